@@ -1,0 +1,108 @@
+// Command roomspec checks the KV-transfer room lifecycle of prefill/decode
+// disaggregated LLM serving against a formal TLA+ spec: it model-checks the
+// spec, decodes captured ZeroMQ control traffic, and replays captures to give
+// every aborted room a verdict.
+//
+// Each subcommand lives in its own file and registers itself in init, so
+// subcommands stay independent of each other.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK        = 0 // ran to completion, nothing wrong found
+	exitViolation = 1 // ran to completion and found a violation
+	exitBadInput  = 2 // bad usage or unreadable / malformed input
+)
+
+// command is one roomspec subcommand.
+type command struct {
+	name    string
+	summary string // one line for the top-level help
+	// run executes the command with its arguments (without the command
+	// name) and returns the process exit code.
+	run func(env *env, args []string) int
+}
+
+// env is what a command may touch of the outside world; tests swap it.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// stderrIsTerminal enables progress bars; it is false under tests.
+	stderrIsTerminal bool
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("roomspec: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	os.Exit(run(&env{
+		stdin:            os.Stdin,
+		stdout:           os.Stdout,
+		stderr:           os.Stderr,
+		stderrIsTerminal: isTerminal(os.Stderr),
+	}, os.Args[1:]))
+}
+
+func run(e *env, args []string) int {
+	if len(args) == 0 {
+		if c, ok := commands[defaultCommand]; ok {
+			return c.run(e, nil)
+		}
+		usage(e.stderr)
+		return exitBadInput
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(e.stdout)
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "roomspec: unknown command %q\n\n", args[0])
+		usage(e.stderr)
+		return exitBadInput
+	}
+	return c.run(e, args[1:])
+}
+
+// defaultCommand runs when roomspec is started with no arguments.
+const defaultCommand = "check"
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: roomspec COMMAND [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'roomspec COMMAND -help' for a command's flags.")
+	fmt.Fprintln(w, "Exit status: 0 clean, 1 violations found, 2 bad input or usage.")
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return fi.Mode()&os.ModeCharDevice != 0 && !strings.EqualFold(os.Getenv("TERM"), "dumb")
+}

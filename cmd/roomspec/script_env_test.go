@@ -1,0 +1,13 @@
+package main
+
+import (
+	"github.com/roomspec/roomspec/internal/sharedpath"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// setupScriptEnv exposes the shared test data to scripts as $SHARED; a
+// script that needs it starts with "[!exists $SHARED] skip".
+func setupScriptEnv(e *testscript.Env) error {
+	e.Setenv("SHARED", sharedpath.Dir())
+	return nil
+}
