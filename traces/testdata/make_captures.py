@@ -1,0 +1,596 @@
+#!/usr/bin/python3
+"""Make the real test captures in traces/testdata/captures.
+
+Starts real libzmq PUSH/PULL peers on loopback under tcpdump (or dumpcap for
+pcapng), sends SGLang-format control messages and writes, next to each
+capture, the sender's ground truth: every multipart message sent, per
+connection, in the order it was sent.
+
+Run as root (tcpdump needs it) with Debian's python3 and its python3-zmq:
+
+    sudo /usr/bin/python3 traces/testdata/make_captures.py            # all small scenarios
+    sudo /usr/bin/python3 traces/testdata/make_captures.py nixl_ranks # one scenario
+    sudo /usr/bin/python3 traces/testdata/make_captures.py --large 1000000
+
+--large N writes traces/testdata/large/large_N.pcap (not committed) with about
+N messages over 8 connections, for benchmarks; its ground truth is only a
+message count (large_N.json), since the test there is speed, not content.
+
+Ground truth (NAME.truth.jsonl) has one JSON object per message sent:
+  conn            "SRC_IP:SRC_PORT->DST_IP:DST_PORT" (sender's local address first;
+                  IPv6 addresses in brackets)
+  seq             0-based index of the message on its connection
+  kind            what the generator meant to send (Registration, TransferInfo, ...)
+  parts           base64 of each frame body
+  before_capture  true if it was sent before the capture started (midstream only)
+"""
+
+import argparse
+import base64
+import json
+import os
+import random
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "captures")
+LARGE = os.path.join(HERE, "large")
+
+# ---------------------------------------------------------------------------
+# SGLang message builders (../shared/design/ROOM-LIFECYCLE.md, "Wire formats").
+
+
+def b(x):
+    return str(x).encode()
+
+
+def u64s(xs):
+    return b"".join(struct.pack("<Q", x) for x in xs)
+
+
+def i32s(xs):
+    return b"".join(struct.pack("<i", x) for x in xs)
+
+
+def u32s(xs):
+    return b"".join(struct.pack("<I", x) for x in xs)
+
+
+def pack_int_lists(lists, fmt):
+    """SGLang's pack_int_lists: empty for [], else (n+1) u32 LE header + lists."""
+    if not lists:
+        return b""
+    bodies = [b"".join(struct.pack("<" + fmt, v) for v in l) for l in lists]
+    head = struct.pack("<I", len(lists)) + b"".join(struct.pack("<I", len(x)) for x in bodies)
+    return head + b"".join(bodies)
+
+
+def nixl_registration(rng, ip, port, agent, rank, meta_len=600, staging=True):
+    return ("Registration", [
+        b"NixlMsgGuard", b"None", b(ip), b(port), agent.encode(),
+        rng.randbytes(meta_len),                          # agent metadata (opaque)
+        u64s([rng.getrandbits(48) << 8 for _ in range(4)]),  # kv ptrs
+        u64s([rng.getrandbits(48) << 8]),                  # aux ptrs
+        pack_int_lists([[rng.getrandbits(40)], [rng.getrandbits(40), 7]], "Q"),  # state ptrs
+        b(rank % 8),                                       # gpu id
+        b"4",                                              # attn tp size
+        b(rank),                                           # engine rank
+        b"131072",                                         # kv item len
+        b"4096,4096",                                      # state item lens
+        b"128,64",                                         # state dims
+        u64s([0x7f0000000000 + rank]) if staging else b"",  # staging base ptr
+        b"1048576" if staging else b"0",                   # staging size
+        b"64",                                             # num slots
+        b"VRAM,VRAM",                                      # mem kinds
+        u64s([131072, 131072]),                            # kv item lens
+        b"0,1",                                            # state layer ids
+        u32s(list(range(8))),                              # kv layer ids
+        b"1",                                              # dcp size
+        b"0",                                              # dcp rank
+    ])
+
+
+def nixl_transfer_info(rng, room, ip, port, agent, npages=8, required=1, old=False, dummy=False):
+    pages = [] if dummy else [rng.randrange(1 << 20) for _ in range(npages)]
+    parts = [
+        b"NixlMsgGuard", b(room), b(ip), b(port), agent.encode(), i32s(pages),
+        b(rng.randrange(1024)), b(required),
+        pack_int_lists([[rng.randrange(1000) for _ in range(3)]], "i") if rng.random() < 0.5 else b"",
+        b(rng.randrange(4096)), b"1" if dummy else b"0",
+    ]
+    return ("TransferInfo", parts[:8] if old else parts)
+
+
+def abort(room, ip=None, port=None):
+    if ip is None:
+        return ("Abort", [b"ABORT", b(room)])
+    return ("Abort", [b"ABORT", b(room), b(ip), b(port)])
+
+
+def abort_ack(room, rank=None):
+    if rank is None:
+        return ("AbortAck", [b"ABORT_ACK", b(room)])
+    return ("AbortAck", [b"ABORT_ACK", b(room), b(rank)])
+
+
+def watermark(rnd, tail, session):
+    return ("Watermark", [b"WATERMARK", b(rnd), b(tail), session.encode()])
+
+
+def staging_rsp(room, chunk, offset, rnd, end, session):
+    return ("StagingRsp", [b"STAGING_RSP", b(room), b(chunk), b(offset), b(rnd), b(end), session.encode()])
+
+
+def mooncake_registration(rng, ip, port, session):
+    # Mooncake frames carry no guard: registration starts with "None".
+    return ("Registration", [
+        b"None", b(ip), b(port), session.encode(),
+        u64s([rng.getrandbits(48) << 8 for _ in range(4)]),
+        u64s([rng.getrandbits(48) << 8]),
+        b"", b"0", b"", b"",
+    ])
+
+
+def mooncake_transfer_info(rng, room, ip, port, session, npages=6, required=1):
+    return ("TransferInfo", [
+        b(room), b(ip), b(port), session.encode(),
+        i32s([rng.randrange(1 << 20) for _ in range(npages)]),
+        b(rng.randrange(1024)), b"", b(required), b(rng.randrange(4096)),
+        i32s([rng.randrange(1 << 20) for _ in range(npages)]),
+    ])
+
+
+def mooncake_status(room, status, rank):
+    return ("Status", [b(room), b(status), b(rank)])
+
+
+# AUX_DATA and CHUNK_READY: ROOM-LIFECYCLE.md names them but gives no layout;
+# these follow the same convention (tag, room, then fields) and are an
+# assumption documented in README.md.
+def aux_data(rng, room, rank, n=64):
+    return ("AuxData", [b"AUX_DATA", b(room), b(rank), rng.randbytes(n)])
+
+
+def chunk_ready(room, chunk, last, rank):
+    return ("ChunkReady", [b"CHUNK_READY", b(room), b(chunk), b(last), b(rank)])
+
+
+# ---------------------------------------------------------------------------
+# Capture process control.
+
+
+class Capture:
+    """tcpdump (pcap) or dumpcap (pcapng) on an interface, with a BPF filter."""
+
+    def __init__(self, path, iface, bpf, tool="tcpdump", nano=False, linktype=None):
+        self.path = path
+        if tool == "tcpdump":
+            cmd = ["tcpdump", "-U", "-n", "-B", "65536", "-s", "262144", "-i", iface, "-w", path]
+            if nano:
+                cmd += ["--time-stamp-precision=nano"]
+            if linktype:
+                cmd += ["-y", linktype]
+            cmd += [bpf]
+            ready = "listening on"
+        else:
+            cmd = ["dumpcap", "-q", "-B", "64", "-s", "262144", "-i", iface,
+                   "-f", bpf, "-w", path]
+            ready = "Capturing on"
+        self.tool = tool
+        self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        # Wait for the tool to say it is listening: before that, packets are lost.
+        while True:
+            line = self.proc.stderr.readline()
+            if not line:
+                raise RuntimeError("%s exited: %s" % (tool, "".join(self.lines)))
+            self.lines.append(line)
+            if ready in line:
+                break
+        time.sleep(0.3)
+
+    def stop(self):
+        # Let the last segments and their ACKs reach the capture buffer.
+        time.sleep(0.7)
+        self.proc.send_signal(signal.SIGINT)
+        rest = self.proc.stderr.read()
+        self.proc.wait()
+        out = "".join(self.lines) + rest
+        if self.tool == "tcpdump":
+            dropped = [l for l in out.splitlines() if "dropped by kernel" in l]
+            if not dropped or not dropped[0].strip().startswith("0 "):
+                raise RuntimeError("tcpdump dropped packets or said nothing:\n" + out)
+        else:
+            # dumpcap -q prints "Packets captured: N" / "Packets received/dropped ... N/M (x%)".
+            ok = False
+            for l in out.splitlines():
+                if "received/dropped" in l:
+                    counts = l.rsplit("': ", 1)[1].split()[0]  # "N/M"
+                    ok = counts.split("/")[1] == "0"
+            if not ok:
+                raise RuntimeError("dumpcap dropped packets or said nothing:\n" + out)
+        sys.stderr.write(out)
+
+
+def fmt_addr(addr):
+    host, port = addr[0], addr[1]
+    if ":" in host:
+        host = "[%s]" % host
+    return "%s:%d" % (host, port)
+
+
+class Scenario:
+    """Owns the sockets of one scenario and records what each PUSH sends."""
+
+    def __init__(self, name, ipv6=False):
+        self.name = name
+        self.ctx = zmq.Context()
+        self.ipv6 = ipv6
+        self.host = "::1" if ipv6 else "127.0.0.1"
+        self.pulls = []   # (socket, port)
+        self.pushes = []  # Conn
+        self.truth = []
+        self.sent = 0
+        self.capturing = True
+
+    def pull(self):
+        s = self.ctx.socket(zmq.PULL)
+        s.setsockopt(zmq.IPV6, 1 if self.ipv6 else 0)
+        s.setsockopt(zmq.RCVHWM, 0)
+        port = s.bind_to_random_port("tcp://" + ("[::1]" if self.ipv6 else "127.0.0.1"),
+                                     min_port=20000, max_port=40000)
+        self.pulls.append((s, port))
+        return port
+
+    def push(self, port):
+        """Connects a new PUSH socket (one TCP connection) to port."""
+        s = self.ctx.socket(zmq.PUSH)
+        s.setsockopt(zmq.IPV6, 1 if self.ipv6 else 0)
+        s.setsockopt(zmq.SNDHWM, 0)
+        s.setsockopt(zmq.LINGER, 5000)
+        mon = s.get_monitor_socket(zmq.EVENT_CONNECTED)
+        s.connect("tcp://%s:%d" % ("[::1]" if self.ipv6 else "127.0.0.1", port))
+        # The CONNECTED event carries the fd: its local address names the connection.
+        while True:
+            ev = recv_monitor_message(mon)
+            if ev["event"] == zmq.EVENT_CONNECTED:
+                fd = ev["value"]
+                break
+        fam = socket.AF_INET6 if self.ipv6 else socket.AF_INET
+        dup = socket.fromfd(fd, fam, socket.SOCK_STREAM)
+        local, remote = dup.getsockname(), dup.getpeername()
+        dup.close()
+        s.disable_monitor()
+        mon.close()
+        c = Conn(self, s, fmt_addr(local) + "->" + fmt_addr(remote))
+        self.pushes.append(c)
+        return c
+
+    def drain(self):
+        """Receives every message sent so far on the PULL sockets."""
+        poller = zmq.Poller()
+        for s, _ in self.pulls:
+            poller.register(s, zmq.POLLIN)
+        got = 0
+        deadline = time.time() + 30
+        while got < self.sent:
+            if time.time() > deadline:
+                raise RuntimeError("only %d of %d messages arrived" % (got, self.sent))
+            for s, _ in poller.poll(1000):
+                while True:
+                    try:
+                        s.recv_multipart(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    got += 1
+        self.sent = 0
+
+    def close(self):
+        for c in self.pushes:
+            c.sock.close()
+        for s, _ in self.pulls:
+            s.close()
+        self.ctx.term()
+
+    def write_truth(self, path):
+        with open(path, "w") as f:
+            for t in self.truth:
+                f.write(json.dumps(t, sort_keys=True) + "\n")
+
+
+class Conn:
+    def __init__(self, sc, sock, name):
+        self.sc, self.sock, self.name, self.seq = sc, sock, name, 0
+
+    def send(self, msg):
+        kind, parts = msg
+        self.sock.send_multipart(parts)
+        self.sc.truth.append({
+            "conn": self.name, "seq": self.seq, "kind": kind,
+            "parts": [base64.b64encode(p).decode() for p in parts],
+            "before_capture": not self.sc.capturing,
+        })
+        self.seq += 1
+        self.sc.sent += 1
+
+
+def bpf_ports(ports):
+    return "tcp and (" + " or ".join("port %d" % p for p in ports) + ")"
+
+
+# ---------------------------------------------------------------------------
+# Scenarios.
+
+
+def nixl_ranks(rng, path, **kw):
+    """4 decode ranks -> 1 prefill PULL port: registration, TransferInfo (11 and
+    8 frames), ABORT (4 and 2 frames), staging messages; prefill -> each decode
+    rank's PULL port: ABORT_ACK. Includes frames > 255 bytes and > 64 KiB."""
+    sc = Scenario("nixl_ranks")
+    prefill = sc.pull()
+    decodes = [sc.pull() for _ in range(4)]
+    cap = Capture(path, kw.get("iface", "lo"), bpf_ports([prefill] + decodes),
+                  tool=kw.get("tool", "tcpdump"), nano=kw.get("nano", False),
+                  linktype=kw.get("linktype"))
+    ranks = [sc.push(prefill) for _ in range(4)]
+    acks = [sc.push(p) for p in decodes]
+    for r, c in enumerate(ranks):
+        agent = "decode-agent-%d" % r
+        # Rank 2's metadata is over 64 KiB: one frame spans several TCP segments.
+        c.send(nixl_registration(rng, "10.0.0.%d" % (r + 2), decodes[r], agent, r,
+                                 meta_len=70000 if r == 2 else 300 + 100 * r, staging=r % 2 == 0))
+    sc.drain()
+    room = 1000
+    for step in range(30):
+        room += rng.randrange(1, 50)
+        for r, c in enumerate(ranks):
+            agent = "decode-agent-%d" % r
+            np = 40000 if step == 7 and r == 1 else rng.randrange(0, 120)  # 160 KB page array once
+            c.send(nixl_transfer_info(rng, room, "10.0.0.%d" % (r + 2), decodes[r], agent,
+                                      npages=np, required=4, old=(step % 5 == 3),
+                                      dummy=(step == 11 and r == 3)))
+        if step % 4 == 1:
+            r = rng.randrange(4)
+            ranks[r].send(abort(room, "10.0.0.%d" % (r + 2), decodes[r]) if step % 8 == 1 else abort(room))
+            acks[r].send(abort_ack(room, 0))
+        if step % 6 == 2:
+            ranks[0].send(watermark(step, rng.randrange(100), "sess-0"))
+            ranks[0].send(staging_rsp(room, 1, 4096 * step, step, 0, "sess-0"))
+        if step % 10 == 0:
+            sc.drain()
+    sc.drain()
+    cap.stop()
+    sc.close()
+    return sc
+
+
+def mooncake(rng, path, **kw):
+    """Mooncake over IPv6: registration without guard, 10-frame TransferInfo,
+    status frames, AUX_DATA, CHUNK_READY, 2-frame ABORT_ACK."""
+    sc = Scenario("mooncake", ipv6=True)
+    prefill = sc.pull()
+    decode = sc.pull()
+    cap = Capture(path, "lo", bpf_ports([prefill, decode]), nano=True)
+    d2p = [sc.push(prefill) for _ in range(2)]
+    p2d = sc.push(decode)
+    for r, c in enumerate(d2p):
+        c.send(mooncake_registration(rng, "fd00::%d" % (r + 1), decode, "sess-%d" % r))
+    for i in range(25):
+        room = 5000 + i
+        for r, c in enumerate(d2p):
+            c.send(mooncake_transfer_info(rng, room, "fd00::%d" % (r + 1), decode, "sess-%d" % r,
+                                          npages=rng.randrange(1, 90), required=2))
+        p2d.send(mooncake_status(room, 3, 0))
+        if i % 3 == 0:
+            p2d.send(chunk_ready(room, 0, 1, 0))
+            p2d.send(aux_data(rng, room, 0, n=300))  # > 255 bytes: long frame
+        if i % 7 == 4:
+            d2p[0].send(abort(room, "fd00::1", decode))
+            p2d.send(abort_ack(room))
+            p2d.send(mooncake_status(room, 0, 0))
+        else:
+            p2d.send(mooncake_status(room, 4, 0))
+    sc.drain()
+    cap.stop()
+    sc.close()
+    return sc
+
+
+def many_conns(rng, path, **kw):
+    """48 decode-side PUSH connections to 3 prefill ports, written as pcapng by
+    dumpcap."""
+    sc = Scenario("many_conns")
+    ports = [sc.pull() for _ in range(3)]
+    cap = Capture(path, "lo", bpf_ports(ports), tool="dumpcap")
+    conns = [sc.push(ports[i % 3]) for i in range(48)]
+    for i, c in enumerate(conns):
+        c.send(nixl_registration(rng, "10.1.0.%d" % i, 30000 + i, "agent-%d" % i, i, meta_len=200))
+    for k in range(6):
+        for i, c in enumerate(conns):
+            room = 70000 + 10 * k + i % 10
+            c.send(nixl_transfer_info(rng, room, "10.1.0.%d" % i, 30000 + i, "agent-%d" % i,
+                                      npages=rng.randrange(1, 30)))
+            if rng.random() < 0.2:
+                c.send(abort(room, "10.1.0.%d" % i, 30000 + i))
+    sc.drain()
+    cap.stop()
+    sc.close()
+    return sc
+
+
+def midstream(rng, path, **kw):
+    """Connections established and used before the capture starts: the capture
+    has no greeting and no handshake for them."""
+    sc = Scenario("midstream")
+    prefill = sc.pull()
+    decode = sc.pull()
+    ranks = [sc.push(prefill) for _ in range(3)]
+    ack = sc.push(decode)
+    sc.capturing = False
+    for r, c in enumerate(ranks):
+        c.send(nixl_registration(rng, "10.2.0.%d" % r, decode, "agent-%d" % r, r, meta_len=500))
+        for i in range(5):
+            c.send(nixl_transfer_info(rng, 200 + i, "10.2.0.%d" % r, decode, "agent-%d" % r,
+                                      npages=rng.randrange(1, 50), required=3))
+    ack.send(abort_ack(199, 0))
+    sc.drain()
+    time.sleep(0.3)
+    cap = Capture(path, "lo", bpf_ports([prefill, decode]))
+    sc.capturing = True
+    for i in range(5, 30):
+        for r, c in enumerate(ranks):
+            c.send(nixl_transfer_info(rng, 200 + i, "10.2.0.%d" % r, decode, "agent-%d" % r,
+                                      npages=rng.randrange(1, 300), required=3))
+        if i % 5 == 0:
+            ranks[i % 3].send(abort(200 + i, "10.2.0.%d" % (i % 3), decode))
+            ack.send(abort_ack(200 + i, 0))
+        time.sleep(0.01)  # one message batch per segment, mostly
+    # A connection that starts inside the capture, for contrast.
+    late = sc.push(prefill)
+    late.send(nixl_registration(rng, "10.2.0.9", decode, "agent-9", 9, meta_len=300))
+    late.send(abort(230))
+    sc.drain()
+    cap.stop()
+    sc.close()
+    return sc
+
+
+def sll2(rng, path, **kw):
+    """nixl_ranks-style traffic captured with -i any (LINUX_SLL2)."""
+    return small_any(rng, path, "LINUX_SLL2")
+
+
+def sll(rng, path, **kw):
+    """The same on -i any with the older LINUX_SLL header."""
+    return small_any(rng, path, "LINUX_SLL")
+
+
+def small_any(rng, path, linktype):
+    sc = Scenario(linktype)
+    prefill = sc.pull()
+    decode = sc.pull()
+    cap = Capture(path, "any", bpf_ports([prefill, decode]), linktype=linktype)
+    ranks = [sc.push(prefill) for _ in range(2)]
+    ack = sc.push(decode)
+    for r, c in enumerate(ranks):
+        c.send(nixl_registration(rng, "10.3.0.%d" % r, decode, "agent-%d" % r, r, meta_len=400))
+    for i in range(12):
+        for r, c in enumerate(ranks):
+            c.send(nixl_transfer_info(rng, 900 + i, "10.3.0.%d" % r, decode, "agent-%d" % r,
+                                      npages=rng.randrange(1, 100), required=2, old=(i == 4)))
+        if i % 4 == 3:
+            ranks[1].send(abort(900 + i, "10.3.0.1", decode))
+            ack.send(abort_ack(900 + i, 1))
+    sc.drain()
+    cap.stop()
+    sc.close()
+    return sc
+
+
+SCENARIOS = {
+    "nixl_ranks": (nixl_ranks, "pcap"),
+    "mooncake": (mooncake, "pcap"),
+    "many_conns": (many_conns, "pcapng"),
+    "midstream": (midstream, "pcap"),
+    "sll2": (sll2, "pcap"),
+    "sll": (sll, "pcap"),
+}
+
+
+# ---------------------------------------------------------------------------
+# Large capture for benchmarks.
+
+
+def large(n, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "large_%d.pcap" % n)
+    rng = random.Random(n)
+    sc = Scenario("large")
+    prefill = sc.pull()
+    decode = sc.pull()
+    cap = Capture(path, "lo", bpf_ports([prefill, decode]))
+    ranks = [sc.push(prefill) for _ in range(6)]
+    acks = [sc.push(decode) for _ in range(2)]
+    # Pre-build a pool of messages: building each one in Python would make the
+    # generator, not the capture, the bottleneck.
+    pool = []
+    for i in range(512):
+        pool.append(nixl_transfer_info(rng, 10000 + i, "10.9.0.1", decode, "agent", npages=rng.randrange(1, 64))[1])
+        pool.append(abort(10000 + i, "10.9.0.1", decode)[1])
+    acks_pool = [abort_ack(10000 + i, 0)[1] for i in range(512)]
+    stop = threading.Event()
+    received = [0]
+
+    def reader():
+        poller = zmq.Poller()
+        for s, _ in sc.pulls:
+            poller.register(s, zmq.POLLIN)
+        while not stop.is_set() or received[0] < n:
+            for s, _ in poller.poll(200):
+                while True:
+                    try:
+                        s.recv_multipart(zmq.NOBLOCK, copy=False)
+                    except zmq.Again:
+                        break
+                    received[0] += 1
+    t = threading.Thread(target=reader)
+    t.start()
+    sent = 0
+    for c in ranks + acks:
+        c.sock.send_multipart(nixl_registration(rng, "10.9.0.1", decode, "agent", 0)[1])
+        sent += 1
+    i = 0
+    while sent < n:
+        if i % 8 == 7:
+            acks[i % 2].sock.send_multipart(acks_pool[i % 512])
+        else:
+            ranks[i % 6].sock.send_multipart(pool[i % 1024])
+        sent += 1
+        i += 1
+        if i % 100000 == 0:
+            # Keep the sender at most a bit ahead of the reader: unbounded
+            # queues would only measure memory, and the readers fall behind.
+            while received[0] < sent - 200000:
+                time.sleep(0.01)
+            sys.stderr.write("\rsent %d" % sent)
+    stop.set()
+    t.join()
+    cap.stop()
+    sc.close()
+    with open(os.path.join(out_dir, "large_%d.json" % n), "w") as f:
+        json.dump({"messages": sent, "connections": len(ranks) + len(acks)}, f)
+    print("\nwrote", path, "with", sent, "messages")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scenarios", nargs="*", help="scenarios to make (default all): " + ", ".join(SCENARIOS))
+    ap.add_argument("--large", type=int, metavar="N", help="make only a large capture of about N messages")
+    ap.add_argument("--out", default=None, help="output directory")
+    a = ap.parse_args()
+    if a.large:
+        large(a.large, a.out or LARGE)
+        return
+    out = a.out or OUT
+    os.makedirs(out, exist_ok=True)
+    for name in a.scenarios or list(SCENARIOS):
+        fn, ext = SCENARIOS[name]
+        # A fixed seed per scenario: reruns differ only in ports and timing.
+        rng = random.Random(name)
+        path = os.path.join(out, "%s.%s" % (name, ext))
+        sc = fn(rng, path)
+        sc.write_truth(os.path.join(out, name + ".truth.jsonl"))
+        print("%s: %d messages on %d connections" % (path, len(sc.truth), len(sc.pushes)))
+
+
+if __name__ == "__main__":
+    main()
