@@ -9,6 +9,7 @@ require (
 	github.com/google/gopacket v1.1.19 // indirect
 	github.com/leanovate/gopter v0.2.11 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

@@ -1,0 +1,107 @@
+package value
+
+import (
+	"cmp"
+	"strings"
+)
+
+// Compare is a total order on values: first by kind, then by content. Sets
+// and functions compare by size first. It is the order of canonical sets;
+// it agrees with TLC's order on integers and strings (so that CHOOSE picks
+// the same element where it matters), not on every kind.
+func Compare(a, b Value) int {
+	if a == b {
+		return 0
+	}
+	ka, kb := a.Kind(), b.Kind()
+	if ka != kb {
+		return cmp.Compare(ka, kb)
+	}
+	switch x := a.(type) {
+	case Bool:
+		y := b.(Bool)
+		switch {
+		case x == y:
+			return 0
+		case !bool(x):
+			return -1
+		}
+		return 1
+	case Int:
+		return cmp.Compare(x, b.(Int))
+	case String:
+		return strings.Compare(string(x), string(b.(String)))
+	case *Model:
+		return strings.Compare(x.Name, b.(*Model).Name)
+	case *Func:
+		y := b.(*Func)
+		if c := cmp.Compare(len(x.keys), len(y.keys)); c != 0 {
+			return c
+		}
+		for i := range x.keys {
+			if c := Compare(x.keys[i], y.keys[i]); c != 0 {
+				return c
+			}
+		}
+		for i := range x.vals {
+			if c := Compare(x.vals[i], y.vals[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	// Sets, explicit or lazy.
+	sa, ea := explicit(a)
+	sb, eb := explicit(b)
+	if ea != nil || eb != nil {
+		// Infinite sets are only ever compared with each other by name.
+		return strings.Compare(Format(a), Format(b))
+	}
+	if sa == sb {
+		return 0
+	}
+	if c := cmp.Compare(len(sa.elems), len(sb.elems)); c != 0 {
+		return c
+	}
+	for i := range sa.elems {
+		if c := Compare(sa.elems[i], sb.elems[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func explicit(v Value) (*Set, error) {
+	if s, ok := v.(*Set); ok {
+		return s, nil
+	}
+	return v.(SetValue).Enumerate()
+}
+
+// Equal reports whether a and b are the same value.
+func Equal(a, b Value) bool {
+	if a == b {
+		return true
+	}
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch x := a.(type) {
+	case Bool, Int, String:
+		return a == b
+	case *Model:
+		return x.Name == b.(*Model).Name
+	case *Func:
+		y := b.(*Func)
+		if len(x.keys) != len(y.keys) || (x.h != 0 && y.h != 0 && x.h != y.h) {
+			return false
+		}
+	case *Set:
+		if y, ok := b.(*Set); ok {
+			if len(x.elems) != len(y.elems) || (x.h != 0 && y.h != 0 && x.h != y.h) {
+				return false
+			}
+		}
+	}
+	return Compare(a, b) == 0
+}

@@ -1,0 +1,188 @@
+package value
+
+import (
+	"slices"
+)
+
+// Func is a function with a finite domain. Tuples and sequences are
+// functions whose domain is 1..n, records are functions whose domain is a
+// set of strings: all share this one representation, so that, as in TLA+,
+// <<a, b>> equals [i \in 1..2 |-> ...] and a record equals the function
+// with the same graph.
+type Func struct {
+	keys []Value // the domain, sorted by Compare
+	vals []Value // vals[i] is the image of keys[i]
+	seq  bool    // keys are exactly 1..len(keys), so lookups index directly
+	h    uint64
+}
+
+// EmptyFunc is the function with the empty domain, also the empty tuple.
+var EmptyFunc = &Func{seq: true}
+
+// NewFunc returns the function mapping keys[i] to vals[i]. The slices are
+// taken over. Keys must be distinct.
+func NewFunc(keys, vals []Value) *Func {
+	if len(keys) == 0 {
+		return EmptyFunc
+	}
+	if !sortedUnique(keys) {
+		idx := make([]int, len(keys))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortFunc(idx, func(a, b int) int { return Compare(keys[a], keys[b]) })
+		k2 := make([]Value, len(keys))
+		v2 := make([]Value, len(vals))
+		for i, j := range idx {
+			k2[i], v2[i] = keys[j], vals[j]
+		}
+		keys, vals = k2, v2
+	}
+	return &Func{keys: keys, vals: vals, seq: isOneToN(keys)}
+}
+
+// NewTuple returns the tuple (sequence) <<elems...>>, taking over elems.
+func NewTuple(elems ...Value) *Func {
+	if len(elems) == 0 {
+		return EmptyFunc
+	}
+	keys := make([]Value, len(elems))
+	for i := range elems {
+		keys[i] = Int(i + 1)
+	}
+	return &Func{keys: keys, vals: elems, seq: true}
+}
+
+// NewRecord returns the record with the given fields; names need not be
+// sorted.
+func NewRecord(names []string, vals []Value) *Func {
+	keys := make([]Value, len(names))
+	for i, n := range names {
+		keys[i] = String(n)
+	}
+	return NewFunc(keys, vals)
+}
+
+func isOneToN(keys []Value) bool {
+	for i, k := range keys {
+		if n, ok := k.(Int); !ok || int(n) != i+1 {
+			return false
+		}
+	}
+	return true
+}
+
+func (*Func) Kind() Kind { return KindFunc }
+
+func (f *Func) hash() uint64 {
+	if f.h != 0 {
+		return f.h
+	}
+	h := uint64(0xbb67ae8584caa73b) ^ uint64(len(f.keys))
+	for i := range f.keys {
+		h = mix(h, f.keys[i].hash())
+		h = mix(h, f.vals[i].hash())
+	}
+	if h == 0 {
+		h = 1
+	}
+	f.h = h
+	return h
+}
+
+// Len returns the size of the domain.
+func (f *Func) Len() int { return len(f.keys) }
+
+// IsSeq reports whether the domain is 1..n for some n >= 0.
+func (f *Func) IsSeq() bool { return f.seq }
+
+// IsRecord reports whether the domain is a non-empty set of strings.
+func (f *Func) IsRecord() bool {
+	if len(f.keys) == 0 {
+		return false
+	}
+	for _, k := range f.keys {
+		if _, ok := k.(String); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Keys returns the domain in canonical order; callers must not modify it.
+func (f *Func) Keys() []Value { return f.keys }
+
+// Vals returns the images, parallel to Keys; callers must not modify it.
+func (f *Func) Vals() []Value { return f.vals }
+
+// Domain returns DOMAIN f.
+func (f *Func) Domain() *Set { return newSorted(f.keys) }
+
+// Apply returns f[x] and whether x is in the domain.
+func (f *Func) Apply(x Value) (Value, bool) {
+	if f.seq {
+		if n, ok := x.(Int); ok && n >= 1 && int64(n) <= int64(len(f.vals)) {
+			return f.vals[n-1], true
+		}
+		return nil, false
+	}
+	i, found := slices.BinarySearchFunc(f.keys, x, Compare)
+	if !found {
+		return nil, false
+	}
+	return f.vals[i], true
+}
+
+// index returns the position of x in the domain, or -1.
+func (f *Func) index(x Value) int {
+	if f.seq {
+		if n, ok := x.(Int); ok && n >= 1 && int64(n) <= int64(len(f.vals)) {
+			return int(n - 1)
+		}
+		return -1
+	}
+	i, found := slices.BinarySearchFunc(f.keys, x, Compare)
+	if !found {
+		return -1
+	}
+	return i
+}
+
+// Update returns [f EXCEPT ![x] = v] and whether x was in the domain (if
+// not, f is returned unchanged, as TLC does).
+func (f *Func) Update(x, v Value) (*Func, bool) {
+	i := f.index(x)
+	if i < 0 {
+		return f, false
+	}
+	if Equal(f.vals[i], v) {
+		return f, true
+	}
+	vals := slices.Clone(f.vals)
+	vals[i] = v
+	return &Func{keys: f.keys, vals: vals, seq: f.seq}, true
+}
+
+// Field returns the value of record field name.
+func (f *Func) Field(name string) (Value, bool) { return f.Apply(String(name)) }
+
+// Append returns the sequence f with v appended; f must be a sequence.
+func (f *Func) Append(v Value) *Func {
+	vals := make([]Value, len(f.vals)+1)
+	copy(vals, f.vals)
+	vals[len(f.vals)] = v
+	return NewTuple(vals...)
+}
+
+// Merge returns f @@ g: f's graph, plus g's for arguments not in DOMAIN f.
+func (f *Func) Merge(g *Func) *Func {
+	keys := slices.Clone(f.keys)
+	vals := slices.Clone(f.vals)
+	for i, k := range g.keys {
+		if f.index(k) < 0 {
+			keys = append(keys, k)
+			vals = append(vals, g.vals[i])
+		}
+	}
+	return NewFunc(keys, vals)
+}

@@ -1,0 +1,314 @@
+package value
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Interval is the set lo..hi (empty when hi < lo).
+type Interval struct{ Lo, Hi int64 }
+
+// Infinite is one of the infinite sets the standard modules define: Nat,
+// Int, STRING, or Seq(S). Membership is decided; enumeration is an error.
+type Infinite struct {
+	Name string   // "Nat", "Int", "STRING" or "Seq"
+	Elem SetValue // for Seq: the element set
+}
+
+// Subset is SUBSET Base.
+type Subset struct{ Base SetValue }
+
+// FuncSet is [Dom -> Rng].
+type FuncSet struct{ Dom, Rng SetValue }
+
+// RecordSet is [f1 : S1, ..., fn : Sn]; Names are sorted.
+type RecordSet struct {
+	Names []string
+	Sets  []SetValue
+}
+
+// Product is S1 \X ... \X Sn.
+type Product struct{ Sets []SetValue }
+
+// Cup is A \cup B kept lazy because one side cannot be enumerated cheaply.
+type Cup struct{ A, B SetValue }
+
+func (*Interval) Kind() Kind  { return KindSet }
+func (*Infinite) Kind() Kind  { return KindSet }
+func (*Subset) Kind() Kind    { return KindSet }
+func (*FuncSet) Kind() Kind   { return KindSet }
+func (*RecordSet) Kind() Kind { return KindSet }
+func (*Product) Kind() Kind   { return KindSet }
+func (*Cup) Kind() Kind       { return KindSet }
+
+func hashLazy(s SetValue) uint64 {
+	e, err := s.Enumerate()
+	if err != nil {
+		return hashString(0x1f83d9abfb41bd6b, Format(s))
+	}
+	return e.hash()
+}
+
+func (s *Interval) hash() uint64  { return hashLazy(s) }
+func (s *Infinite) hash() uint64  { return hashLazy(s) }
+func (s *Subset) hash() uint64    { return hashLazy(s) }
+func (s *FuncSet) hash() uint64   { return hashLazy(s) }
+func (s *RecordSet) hash() uint64 { return hashLazy(s) }
+func (s *Product) hash() uint64   { return hashLazy(s) }
+func (s *Cup) hash() uint64       { return hashLazy(s) }
+
+// Len returns the number of elements of the interval.
+func (s *Interval) Len() int64 {
+	if s.Hi < s.Lo {
+		return 0
+	}
+	return s.Hi - s.Lo + 1
+}
+
+func (s *Interval) Contains(v Value) (bool, error) {
+	n, ok := v.(Int)
+	return ok && int64(n) >= s.Lo && int64(n) <= s.Hi, nil
+}
+
+func (s *Interval) Enumerate() (*Set, error) {
+	n := s.Len()
+	if n > MaxEnumerate {
+		return nil, fmt.Errorf("%d..%d: %w", s.Lo, s.Hi, ErrTooLarge)
+	}
+	elems := make([]Value, n)
+	for i := range elems {
+		elems[i] = Int(s.Lo + int64(i))
+	}
+	return newSorted(elems), nil
+}
+
+func (s *Infinite) Contains(v Value) (bool, error) {
+	switch s.Name {
+	case "Nat":
+		n, ok := v.(Int)
+		return ok && n >= 0, nil
+	case "Int":
+		_, ok := v.(Int)
+		return ok, nil
+	case "STRING":
+		_, ok := v.(String)
+		return ok, nil
+	case "Seq":
+		f, ok := v.(*Func)
+		if !ok || !f.seq {
+			return false, nil
+		}
+		for _, x := range f.vals {
+			if in, err := s.Elem.Contains(x); err != nil || !in {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown infinite set %s", s.Name)
+}
+
+func (s *Infinite) Enumerate() (*Set, error) {
+	return nil, fmt.Errorf("%s: %w", Format(s), ErrInfinite)
+}
+
+func (s *Subset) Contains(v Value) (bool, error) {
+	x, ok := v.(SetValue)
+	if !ok {
+		return false, nil
+	}
+	xs, err := x.Enumerate()
+	if err != nil {
+		return false, err
+	}
+	return xs.SubsetOf(s.Base)
+}
+
+func (s *Subset) Enumerate() (*Set, error) {
+	base, err := s.Base.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	n := len(base.elems)
+	if n >= 24 {
+		return nil, fmt.Errorf("SUBSET of a set of %d elements: %w", n, ErrTooLarge)
+	}
+	out := make([]Value, 0, 1<<n)
+	for mask := uint32(0); mask < 1<<n; mask++ {
+		elems := make([]Value, 0, bits.OnesCount32(mask))
+		for i := 0; i < n; i++ {
+			if mask&(1<<i) != 0 {
+				elems = append(elems, base.elems[i])
+			}
+		}
+		out = append(out, newSorted(elems))
+	}
+	return NewSetOwned(out), nil
+}
+
+func (s *FuncSet) Contains(v Value) (bool, error) {
+	f, ok := v.(*Func)
+	if !ok {
+		return false, nil
+	}
+	dom, err := s.Dom.Enumerate()
+	if err != nil {
+		return false, err
+	}
+	if len(dom.elems) != len(f.keys) {
+		return false, nil
+	}
+	for i, k := range f.keys {
+		if !Equal(k, dom.elems[i]) {
+			return false, nil
+		}
+		if in, err := s.Rng.Contains(f.vals[i]); err != nil || !in {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (s *FuncSet) Enumerate() (*Set, error) {
+	dom, err := s.Dom.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	rng, err := s.Rng.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	sets := make([]*Set, len(dom.elems))
+	for i := range sets {
+		sets[i] = rng
+	}
+	var out []Value
+	err = product(sets, func(vals []Value) {
+		out = append(out, &Func{keys: dom.elems, vals: vals, seq: isOneToN(dom.elems)})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return NewSetOwned(out), nil
+}
+
+func (s *RecordSet) Contains(v Value) (bool, error) {
+	f, ok := v.(*Func)
+	if !ok || len(f.keys) != len(s.Names) {
+		return false, nil
+	}
+	for i, name := range s.Names {
+		x, ok := f.Apply(String(name))
+		if !ok {
+			return false, nil
+		}
+		if in, err := s.Sets[i].Contains(x); err != nil || !in {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (s *RecordSet) Enumerate() (*Set, error) {
+	sets := make([]*Set, len(s.Sets))
+	for i, x := range s.Sets {
+		e, err := x.Enumerate()
+		if err != nil {
+			return nil, err
+		}
+		sets[i] = e
+	}
+	keys := make([]Value, len(s.Names))
+	for i, n := range s.Names {
+		keys[i] = String(n)
+	}
+	var out []Value
+	err := product(sets, func(vals []Value) { out = append(out, NewFunc(keys, vals)) })
+	if err != nil {
+		return nil, err
+	}
+	return NewSetOwned(out), nil
+}
+
+func (s *Product) Contains(v Value) (bool, error) {
+	f, ok := v.(*Func)
+	if !ok || !f.seq || len(f.vals) != len(s.Sets) {
+		return false, nil
+	}
+	for i, x := range f.vals {
+		if in, err := s.Sets[i].Contains(x); err != nil || !in {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (s *Product) Enumerate() (*Set, error) {
+	sets := make([]*Set, len(s.Sets))
+	for i, x := range s.Sets {
+		e, err := x.Enumerate()
+		if err != nil {
+			return nil, err
+		}
+		sets[i] = e
+	}
+	var out []Value
+	err := product(sets, func(vals []Value) { out = append(out, NewTuple(vals...)) })
+	if err != nil {
+		return nil, err
+	}
+	return NewSetOwned(out), nil
+}
+
+func (s *Cup) Contains(v Value) (bool, error) {
+	if in, err := s.A.Contains(v); err != nil || in {
+		return in, err
+	}
+	return s.B.Contains(v)
+}
+
+func (s *Cup) Enumerate() (*Set, error) {
+	a, err := s.A.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.B.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	return a.Union(b), nil
+}
+
+// product calls yield with every tuple of the cartesian product of sets,
+// each in a fresh slice.
+func product(sets []*Set, yield func([]Value)) error {
+	total := int64(1)
+	for _, s := range sets {
+		total *= int64(len(s.elems))
+		if total > MaxEnumerate {
+			return ErrTooLarge
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	idx := make([]int, len(sets))
+	for {
+		vals := make([]Value, len(sets))
+		for i, s := range sets {
+			vals[i] = s.elems[idx[i]]
+		}
+		yield(vals)
+		i := len(sets) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(sets[i].elems) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return nil
+		}
+	}
+}

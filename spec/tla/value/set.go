@@ -1,0 +1,206 @@
+package value
+
+import (
+	"slices"
+)
+
+// SetValue is implemented by every set, explicit or lazy.
+type SetValue interface {
+	Value
+	// Contains reports whether v is an element; it never enumerates an
+	// infinite set.
+	Contains(v Value) (bool, error)
+	// Enumerate returns the set as an explicit, canonical Set.
+	Enumerate() (*Set, error)
+}
+
+// Set is an explicit finite set, sorted by Compare and free of duplicates.
+type Set struct {
+	elems []Value
+	h     uint64 // cached hash; 0 means not yet computed
+}
+
+// EmptySet is the empty set.
+var EmptySet = &Set{}
+
+// NewSet returns the set of the given values; it sorts and deduplicates a
+// copy of elems.
+func NewSet(elems ...Value) *Set {
+	if len(elems) == 0 {
+		return EmptySet
+	}
+	return NewSetOwned(slices.Clone(elems))
+}
+
+// NewSetOwned is NewSet that takes ownership of elems (and reorders it).
+func NewSetOwned(elems []Value) *Set {
+	if len(elems) == 0 {
+		return EmptySet
+	}
+	if !sortedUnique(elems) {
+		slices.SortFunc(elems, Compare)
+		elems = slices.CompactFunc(elems, Equal)
+	}
+	return &Set{elems: elems}
+}
+
+// newSorted wraps elems already sorted and unique.
+func newSorted(elems []Value) *Set {
+	if len(elems) == 0 {
+		return EmptySet
+	}
+	return &Set{elems: elems}
+}
+
+func sortedUnique(elems []Value) bool {
+	for i := 1; i < len(elems); i++ {
+		if Compare(elems[i-1], elems[i]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (*Set) Kind() Kind { return KindSet }
+
+func (s *Set) hash() uint64 {
+	if s.h != 0 {
+		return s.h
+	}
+	h := uint64(0x6a09e667f3bcc908) ^ uint64(len(s.elems))
+	for _, e := range s.elems {
+		h = mix(h, e.hash())
+	}
+	if h == 0 {
+		h = 1
+	}
+	s.h = h
+	return h
+}
+
+// Len returns the number of elements.
+func (s *Set) Len() int { return len(s.elems) }
+
+// Elems returns the elements in canonical order; callers must not modify it.
+func (s *Set) Elems() []Value { return s.elems }
+
+// Contains reports whether v is in s.
+func (s *Set) Contains(v Value) (bool, error) { return s.Has(v), nil }
+
+// Has reports whether v is in s.
+func (s *Set) Has(v Value) bool {
+	_, found := slices.BinarySearchFunc(s.elems, v, Compare)
+	return found
+}
+
+// Enumerate returns s itself.
+func (s *Set) Enumerate() (*Set, error) { return s, nil }
+
+// Union returns s ∪ t.
+func (s *Set) Union(t *Set) *Set {
+	if len(t.elems) == 0 {
+		return s
+	}
+	if len(s.elems) == 0 {
+		return t
+	}
+	out := make([]Value, 0, len(s.elems)+len(t.elems))
+	i, j := 0, 0
+	for i < len(s.elems) && j < len(t.elems) {
+		switch c := Compare(s.elems[i], t.elems[j]); {
+		case c < 0:
+			out = append(out, s.elems[i])
+			i++
+		case c > 0:
+			out = append(out, t.elems[j])
+			j++
+		default:
+			out = append(out, s.elems[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, s.elems[i:]...)
+	out = append(out, t.elems[j:]...)
+	return newSorted(out)
+}
+
+// Intersect returns s ∩ t.
+func (s *Set) Intersect(t *Set) *Set {
+	var out []Value
+	i, j := 0, 0
+	for i < len(s.elems) && j < len(t.elems) {
+		switch c := Compare(s.elems[i], t.elems[j]); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			out = append(out, s.elems[i])
+			i++
+			j++
+		}
+	}
+	return newSorted(out)
+}
+
+// Minus returns s \ t.
+func (s *Set) Minus(t *Set) *Set {
+	var out []Value
+	i, j := 0, 0
+	for i < len(s.elems) {
+		if j >= len(t.elems) {
+			out = append(out, s.elems[i:]...)
+			break
+		}
+		switch c := Compare(s.elems[i], t.elems[j]); {
+		case c < 0:
+			out = append(out, s.elems[i])
+			i++
+		case c > 0:
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	if len(out) == len(s.elems) {
+		return s
+	}
+	return newSorted(out)
+}
+
+// Add returns s ∪ {v}.
+func (s *Set) Add(v Value) *Set {
+	i, found := slices.BinarySearchFunc(s.elems, v, Compare)
+	if found {
+		return s
+	}
+	out := make([]Value, 0, len(s.elems)+1)
+	out = append(out, s.elems[:i]...)
+	out = append(out, v)
+	out = append(out, s.elems[i:]...)
+	return &Set{elems: out}
+}
+
+// SubsetOf reports whether every element of s is in t.
+func (s *Set) SubsetOf(t SetValue) (bool, error) {
+	if ts, ok := t.(*Set); ok {
+		if len(s.elems) > len(ts.elems) {
+			return false, nil
+		}
+		for _, e := range s.elems {
+			if !ts.Has(e) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	for _, e := range s.elems {
+		ok, err := t.Contains(e)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}

@@ -1,0 +1,93 @@
+package value
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCanonicalEquality(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Value
+		eq   bool
+	}{
+		{"set order and duplicates", NewSet(Int(2), Int(1), Int(2)), NewSet(Int(1), Int(2)), true},
+		{"tuple is a function on 1..n", NewTuple(String("a"), String("b")),
+			NewFunc([]Value{Int(2), Int(1)}, []Value{String("b"), String("a")}), true},
+		{"record is a function on strings", NewRecord([]string{"b", "a"}, []Value{Int(2), Int(1)}),
+			NewFunc([]Value{String("a"), String("b")}, []Value{Int(1), Int(2)}), true},
+		{"empty tuple is the empty function", NewTuple(), NewFunc(nil, nil), true},
+		{"interval equals its enumeration", &Interval{1, 3}, NewSet(Int(1), Int(2), Int(3)), true},
+		{"different kinds differ", Int(1), String("1"), false},
+		{"model values by name", &Model{"a"}, &Model{"a"}, true},
+		{"sets of sets", NewSet(NewSet(Int(1)), EmptySet), NewSet(EmptySet, NewSet(Int(1))), true},
+		{"empty set is not the empty function", EmptySet, EmptyFunc, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.eq, Equal(tt.a, tt.b))
+			if tt.eq {
+				assert.Equal(t, Hash(tt.a), Hash(tt.b), "equal values must hash equally")
+				assert.Zero(t, Compare(tt.a, tt.b))
+			} else {
+				assert.NotZero(t, Compare(tt.a, tt.b))
+			}
+		})
+	}
+}
+
+func TestLazySets(t *testing.T) {
+	s := &Subset{Base: NewSet(Int(1), Int(2))}
+	e, err := s.Enumerate()
+	require.NoError(t, err)
+	assert.Equal(t, "{{}, {1}, {2}, {1, 2}}", Format(e))
+
+	fs := &FuncSet{Dom: NewSet(String("x")), Rng: &Interval{0, 1}}
+	e, err = fs.Enumerate()
+	require.NoError(t, err)
+	assert.Equal(t, `{[x |-> 0], [x |-> 1]}`, Format(e))
+	in, err := fs.Contains(NewRecord([]string{"x"}, []Value{Int(1)}))
+	require.NoError(t, err)
+	assert.True(t, in)
+
+	nat := &Infinite{Name: "Nat"}
+	in, _ = nat.Contains(Int(-1))
+	assert.False(t, in)
+	_, err = nat.Enumerate()
+	assert.ErrorIs(t, err, ErrInfinite)
+
+	seq := &Infinite{Name: "Seq", Elem: NewSet(Int(1))}
+	in, _ = seq.Contains(NewTuple(Int(1), Int(1)))
+	assert.True(t, in)
+	in, _ = seq.Contains(NewTuple(Int(2)))
+	assert.False(t, in)
+
+	p := &Product{Sets: []SetValue{NewSet(Int(1), Int(2)), NewSet(String("a"))}}
+	e, err = p.Enumerate()
+	require.NoError(t, err)
+	assert.Equal(t, `{<<1, "a">>, <<2, "a">>}`, Format(e))
+}
+
+func TestSetAlgebra(t *testing.T) {
+	a := NewSet(Int(1), Int(2), Int(3))
+	b := NewSet(Int(2), Int(4))
+	assert.Equal(t, "{1, 2, 3, 4}", Format(a.Union(b)))
+	assert.Equal(t, "{2}", Format(a.Intersect(b)))
+	assert.Equal(t, "{1, 3}", Format(a.Minus(b)))
+	assert.Equal(t, "{0, 1, 2, 3}", Format(a.Add(Int(0))))
+}
+
+func TestFuncOps(t *testing.T) {
+	f := NewTuple(Int(10), Int(20))
+	g, ok := f.Update(Int(2), Int(21))
+	require.True(t, ok)
+	assert.Equal(t, "<<10, 21>>", Format(g))
+	assert.Equal(t, "<<10, 20>>", Format(f), "update must not mutate")
+	_, ok = f.Update(Int(3), Int(0))
+	assert.False(t, ok)
+	h := NewFunc([]Value{String("a")}, []Value{Int(1)}).Merge(NewFunc([]Value{Int(7), String("a")}, []Value{Int(2), Int(3)}))
+	assert.Equal(t, `(7 :> 2 @@ "a" :> 1)`, Format(h))
+	assert.Equal(t, "<<10, 20, 30>>", Format(f.Append(Int(30))))
+}
