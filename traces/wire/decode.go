@@ -1,0 +1,55 @@
+package wire
+
+import "fmt"
+
+// Decode classifies and decodes one multipart message. It never fails: a
+// message that matches no known form comes back as *Unknown with the parts
+// and the reason it matched nothing. The package documentation lists the
+// classification rules.
+func Decode(parts [][]byte) Message {
+	if len(parts) == 0 {
+		return unknown("", parts, ErrNoParts)
+	}
+	// string(b) in a switch does not allocate.
+	switch string(parts[0]) {
+	case nixlGuard:
+		if len(parts) > 1 && string(parts[1]) == noneLiteral {
+			return decodeRegistration(parts)
+		}
+		return decodeTransferInfo(parts)
+	case noneLiteral:
+		return decodeMooncakeRegistration(parts)
+	case abortLiteral:
+		return decodeAbort(parts)
+	case abortAckLit:
+		return decodeAbortAck(parts)
+	case watermarkLit:
+		return decodeWatermark(parts)
+	case stagingReqLit:
+		return decodeStagingReq(parts)
+	case stagingRspLit:
+		return decodeStagingRsp(parts)
+	case auxDataLit:
+		return decodeAuxData(parts)
+	case chunkReadyLit:
+		return decodeChunkReady(parts)
+	}
+	if _, err := parseInt(parts[0]); err == nil {
+		return decodeIntegerLed(parts)
+	}
+	return unknown("", parts, fmt.Errorf("%w: leading frame %s is no SGLang literal and no room", ErrUnrecognized, clip(parts[0])))
+}
+
+// decodeIntegerLed tells apart the two Mooncake forms that start with the
+// room instead of a literal, by frame count.
+func decodeIntegerLed(parts [][]byte) Message {
+	switch n := len(parts); {
+	case n == 3 || n == 4:
+		return decodeMooncakeStatus(parts)
+	case n >= mooncakeTransferInfoMinFrames && n <= mooncakeTransferInfoMaxFrames:
+		return decodeMooncakeTransferInfo(parts)
+	default:
+		return unknown("", parts, fmt.Errorf("%w: leading frame is an integer, but %d frames fit neither a Mooncake status (3 or 4) nor a Mooncake TransferInfo (%d..%d)",
+			ErrUnrecognized, n, mooncakeTransferInfoMinFrames, mooncakeTransferInfoMaxFrames))
+	}
+}
