@@ -85,14 +85,14 @@ def nixl_registration(rng, ip, port, agent, rank, meta_len=600, staging=True):
         b"4",                                              # attn tp size
         b(rank),                                           # engine rank
         b"131072",                                         # kv item len
-        b"4096,4096",                                      # state item lens
-        b"128,64",                                         # state dims
+        pack_int_lists([[4096, 4096]], "I"),               # state item lens
+        pack_int_lists([[128, 64]], "I"),                  # state dims
         u64s([0x7f0000000000 + rank]) if staging else b"",  # staging base ptr
         b"1048576" if staging else b"0",                   # staging size
         b"64",                                             # num slots
         b"VRAM,VRAM",                                      # mem kinds
         u64s([131072, 131072]),                            # kv item lens
-        b"0,1",                                            # state layer ids
+        pack_int_lists([[0, 1]], "I"),                     # state layer ids
         u32s(list(range(8))),                              # kv layer ids
         b"1",                                              # dcp size
         b"0",                                              # dcp rank
@@ -132,16 +132,19 @@ def staging_rsp(room, chunk, offset, rnd, end, session):
 
 def mooncake_registration(rng, ip, port, session):
     # Mooncake frames carry no guard: registration starts with "None".
-    return ("Registration", [
+    # Layout of SGLang's KVArgsRegisterInfo.from_zmq (mooncake/conn.py), the
+    # 10 required frames.
+    return ("MooncakeRegistration", [
         b"None", b(ip), b(port), session.encode(),
-        u64s([rng.getrandbits(48) << 8 for _ in range(4)]),
-        u64s([rng.getrandbits(48) << 8]),
-        b"", b"0", b"", b"",
+        u64s([rng.getrandbits(48) << 8 for _ in range(4)]),  # kv ptrs
+        u64s([rng.getrandbits(48) << 8]),                  # aux ptrs
+        pack_int_lists([[rng.getrandbits(40)]], "Q"),      # state ptrs
+        b"0", b"2", b"131072",                             # tp rank, attn tp size, kv item len
     ])
 
 
 def mooncake_transfer_info(rng, room, ip, port, session, npages=6, required=1):
-    return ("TransferInfo", [
+    return ("MooncakeTransferInfo", [
         b(room), b(ip), b(port), session.encode(),
         i32s([rng.randrange(1 << 20) for _ in range(npages)]),
         b(rng.randrange(1024)), b"", b(required), b(rng.randrange(4096)),
@@ -150,18 +153,19 @@ def mooncake_transfer_info(rng, room, ip, port, session, npages=6, required=1):
 
 
 def mooncake_status(room, status, rank):
-    return ("Status", [b(room), b(status), b(rank)])
+    return ("MooncakeStatus", [b(room), b(status), b(rank)])
 
 
-# AUX_DATA and CHUNK_READY: ROOM-LIFECYCLE.md names them but gives no layout;
-# these follow the same convention (tag, room, then fields) and are an
-# assumption documented in README.md.
-def aux_data(rng, room, rank, n=64):
-    return ("AuxData", [b"AUX_DATA", b(room), b(rank), rng.randbytes(n)])
+# AUX_DATA and CHUNK_READY: ROOM-LIFECYCLE.md names them without a layout;
+# these follow SGLang's send_aux_data_to_endpoint and _send_chunk_ready
+# (mooncake/conn.py) as traces/wire reads them.
+def aux_data(rng, room, buf_idx, aux_idx, n=64):
+    data = rng.randbytes(n)
+    return ("AuxData", [b"AUX_DATA", b(room), b(buf_idx), b(aux_idx), struct.pack(">I", n), data])
 
 
-def chunk_ready(room, chunk, last, rank):
-    return ("ChunkReady", [b"CHUNK_READY", b(room), b(chunk), b(last), b(rank)])
+def chunk_ready(room, chunk, first_page, npages, session):
+    return ("ChunkReady", [b"CHUNK_READY", b(room), b(chunk), b(first_page), b(npages), session.encode()])
 
 
 # ---------------------------------------------------------------------------
@@ -391,8 +395,8 @@ def mooncake(rng, path, **kw):
                                           npages=rng.randrange(1, 90), required=2))
         p2d.send(mooncake_status(room, 3, 0))
         if i % 3 == 0:
-            p2d.send(chunk_ready(room, 0, 1, 0))
-            p2d.send(aux_data(rng, room, 0, n=300))  # > 255 bytes: long frame
+            p2d.send(chunk_ready(room, 0, 64 * i, 16, "sess-0"))
+            p2d.send(aux_data(rng, room, i, 7, n=300))  # > 255 bytes: long frame
         if i % 7 == 4:
             d2p[0].send(abort(room, "fd00::1", decode))
             p2d.send(abort_ack(room))
