@@ -11,7 +11,13 @@ type Error struct {
 	File string
 	Pos  Pos
 	Msg  string
+	// Err is an optional sentinel (ErrModuleNotFound, ErrCycle) for
+	// errors.Is; Msg already describes it.
+	Err error
 }
+
+// Unwrap returns the sentinel behind e, if any.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error renders e as "file:line:col: msg", omitting unknown parts.
 func (e *Error) Error() string {
@@ -54,8 +60,8 @@ func (l ErrorList) Err() error {
 	return l
 }
 
-// Sentinel errors callers can branch on with errors.Is; the *Error returned
-// wraps none of them, the loader wraps these in its messages.
+// Sentinel errors callers can branch on with errors.Is: the loader's *Error
+// values carry them in Err.
 var (
 	// ErrModuleNotFound means an EXTENDS or INSTANCE named a module that is
 	// neither a standard module nor a sibling .tla file.

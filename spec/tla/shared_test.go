@@ -1,0 +1,46 @@
+package tla
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/roomspec/roomspec/internal/sharedpath"
+)
+
+// sharedModules returns every .tla file under the shared tla-examples tree.
+func sharedModules(t testing.TB) []string {
+	dir := sharedpath.Require(t, "tla-examples")
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.tla"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no .tla files under %s", dir)
+	}
+	return files
+}
+
+// TestParseSharedModules parses every module of the shared examples, which
+// nobody here wrote, and checks each comes back with a name and units.
+func TestParseSharedModules(t *testing.T) {
+	for _, f := range sharedModules(t) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseFile(f, src)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if want := trimExt(filepath.Base(f)); m.Name != want {
+			t.Errorf("%s: module name %q, want %q", f, m.Name, want)
+		}
+		if len(m.Units) == 0 {
+			t.Errorf("%s: no units", f)
+		}
+	}
+}
+
+func trimExt(s string) string { return s[:len(s)-len(filepath.Ext(s))] }
