@@ -22,6 +22,7 @@ const (
 	tWF      // WF_
 	tSF      // SF_
 	tOffside // synthetic: a token left of the innermost bullet column
+	tStep    // a proof step number such as <1>, <*> or <+>
 )
 
 // token is one lexeme. lit is the source spelling, for messages.
@@ -190,6 +191,9 @@ func (l *lexer) next() token {
 		return mk(tEnd, "====")
 	case isWord(c):
 		return l.word(pos)
+	case c == '<' && l.stepLen() > 0:
+		l.advance(l.stepLen())
+		return mk(tStep, l.src[start:l.off])
 	case c == '"':
 		return l.str(pos)
 	case c == '\\':
@@ -236,6 +240,23 @@ func (l *lexer) next() token {
 	}
 	l.advance(1)
 	return token{kind: tIllegal, pos: pos, lit: string(c), text: fmt.Sprintf("unexpected character %q", c)}
+}
+
+// stepLen returns the length of a proof step token <digits>, <*> or <+> at
+// the current offset, or 0. No expression contains one: "<" and ">" do not
+// chain, and "<<" is lexed first.
+func (l *lexer) stepLen() int {
+	j := l.off + 1
+	for j < len(l.src) && isDigit(l.src[j]) {
+		j++
+	}
+	if j == l.off+1 && j < len(l.src) && (l.src[j] == '*' || l.src[j] == '+') {
+		j++
+	}
+	if j > l.off+1 && j < len(l.src) && l.src[j] == '>' {
+		return j + 1 - l.off
+	}
+	return 0
 }
 
 // word lexes an identifier, keyword or number.

@@ -1,0 +1,148 @@
+package tla
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// StandardModules are the modules that have no .tla file: the evaluator
+// implements them. A name listed here is never looked up on disk, even when a
+// sibling file of that name exists. TLAPS is listed because specs extend it
+// only for proofs, which the checker ignores.
+var StandardModules = map[string]bool{
+	"Naturals": true, "Integers": true, "Reals": true, "Sequences": true,
+	"FiniteSets": true, "Bags": true, "TLC": true, "TLCExt": true,
+	"Randomization": true, "TLAPS": true,
+}
+
+// Modules is a root module together with every user module it depends on
+// through EXTENDS and INSTANCE, transitively.
+type Modules struct {
+	Root *Module
+	// ByName holds every loaded user module, the root included.
+	ByName map[string]*Module
+	// Order lists the loaded modules with every module after the modules it
+	// depends on (the root last).
+	Order []*Module
+	// Standard lists the standard modules referenced anywhere, sorted by first
+	// reference.
+	Standard []string
+}
+
+// Load parses the module name (with or without ".tla") from fsys and the
+// sibling modules it EXTENDS or INSTANCEs, transitively. Standard modules
+// (StandardModules) have no file and are only recorded. Modules defined as
+// submodules inside a file are resolved there and not looked up on disk.
+// Errors are *Error (syntax errors; a missing module wraps ErrModuleNotFound,
+// a cycle wraps ErrCycle), with the position of the offending reference.
+func Load(fsys fs.FS, name string) (*Modules, error) {
+	name = strings.TrimSuffix(name, ".tla")
+	l := &loader{fsys: fsys, ms: &Modules{ByName: map[string]*Module{}}, state: map[string]int{}, std: map[string]bool{}}
+	root, err := l.load(name, "", Pos{})
+	if err != nil {
+		return nil, err
+	}
+	l.ms.Root = root
+	return l.ms, nil
+}
+
+type loader struct {
+	fsys  fs.FS
+	ms    *Modules
+	state map[string]int // 0 unseen, 1 loading, 2 done
+	stack []string
+	std   map[string]bool
+}
+
+// load reads and resolves the module name, referenced from file at pos (for
+// messages; file is "" for the root).
+func (l *loader) load(name string, file string, pos Pos) (*Module, error) {
+	switch l.state[name] {
+	case 1:
+		cycle := append(append([]string(nil), l.stack[indexOf(l.stack, name):]...), name)
+		return nil, &Error{File: file, Pos: pos, Err: ErrCycle,
+			Msg: fmt.Sprintf("module dependency cycle: %s", strings.Join(cycle, " -> "))}
+	case 2:
+		return l.ms.ByName[name], nil
+	}
+	path := name + ".tla"
+	src, err := fs.ReadFile(l.fsys, path)
+	if err != nil {
+		msg := fmt.Sprintf("expected module %s in %s beside this file (or a standard module), found none", name, path)
+		if !errors.Is(err, fs.ErrNotExist) {
+			msg = fmt.Sprintf("reading module %s: %v", name, err)
+		}
+		return nil, &Error{File: file, Pos: pos, Msg: msg, Err: ErrModuleNotFound}
+	}
+	m, err := ParseFile(path, src)
+	if err != nil {
+		return nil, err
+	}
+	if m.Name != name {
+		return nil, &Error{File: path, Pos: m.At, Msg: fmt.Sprintf("expected module %s in %s, found module %s", name, path, m.Name)}
+	}
+	l.state[name] = 1
+	l.stack = append(l.stack, name)
+	if err := l.resolve(m, path, map[string]bool{}); err != nil {
+		return nil, err
+	}
+	l.stack = l.stack[:len(l.stack)-1]
+	l.state[name] = 2
+	l.ms.ByName[name] = m
+	l.ms.Order = append(l.ms.Order, m)
+	return m, nil
+}
+
+// resolve loads the dependencies of m (and of its submodules); local holds
+// the names of submodules visible at this point.
+func (l *loader) resolve(m *Module, file string, local map[string]bool) error {
+	dep := func(name string, pos Pos) error {
+		if StandardModules[name] {
+			if !l.std[name] {
+				l.std[name] = true
+				l.ms.Standard = append(l.ms.Standard, name)
+			}
+			return nil
+		}
+		if local[name] {
+			return nil
+		}
+		_, err := l.load(name, file, pos)
+		return err
+	}
+	for _, e := range m.Extends {
+		if err := dep(e.Name, e.At); err != nil {
+			return err
+		}
+	}
+	// Submodules are visible to the units that follow them.
+	inner := map[string]bool{}
+	for k := range local {
+		inner[k] = true
+	}
+	for _, u := range m.Units {
+		switch u := u.(type) {
+		case *Instance:
+			if err := dep(u.Module, u.ModuleAt); err != nil {
+				return err
+			}
+		case *Module:
+			if err := l.resolve(u, file, inner); err != nil {
+				return err
+			}
+			inner[u.Name] = true
+		}
+	}
+	return nil
+}
+
+func indexOf(s []string, x string) int {
+	for i, v := range s {
+		if v == x {
+			return i
+		}
+	}
+	return 0
+}

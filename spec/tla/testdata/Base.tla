@@ -1,0 +1,5 @@
+---- MODULE Base ----
+CONSTANT C
+Op == C + 1
+Inner(a) == a + C
+====

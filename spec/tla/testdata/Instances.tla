@@ -1,0 +1,9 @@
+---- MODULE Instances ----
+EXTENDS Base
+VARIABLE v
+B == INSTANCE Base
+P(k) == INSTANCE Base WITH C <- k
+INSTANCE Base WITH C <- 3
+LOCAL L == INSTANCE Base WITH C <- v
+Use == B!Op + P(2)!Op + P(v)!Inner(1) + L!C
+====
