@@ -43,4 +43,16 @@ func TestParseSharedModules(t *testing.T) {
 	}
 }
 
+// sharedModulesIfPresent is sharedModules without skipping.
+func sharedModulesIfPresent() []string {
+	d := sharedpath.Dir()
+	if d == "" {
+		return nil
+	}
+	files, _ := filepath.Glob(filepath.Join(d, "tla-examples", "*", "*.tla"))
+	return files
+}
+
+func globTLA(dir string) ([]string, error) { return filepath.Glob(filepath.Join(dir, "*.tla")) }
+
 func trimExt(s string) string { return s[:len(s)-len(filepath.Ext(s))] }

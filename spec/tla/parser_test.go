@@ -1,0 +1,155 @@
+package tla
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestPrecedence checks operator precedence and associativity against the
+// table in Specifying Systems (section 15.2.1) by printing the parse fully
+// parenthesised.
+func TestPrecedence(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`a + b * c`, `a + (b * c)`},
+		{`a * b + c`, `(a * b) + c`},
+		{`a + b + c`, `(a + b) + c`},
+		{`a - b - c`, `(a - b) - c`},
+		{`a + b - c`, `a + (b - c)`}, // - is 11-11, + is 10-10
+		{`-a + b`, `(-a) + b`},
+		{`-a * b`, `-(a * b)`},
+		{`-a ^ 2`, `-(a ^ 2)`},
+		{`a \in S \cup T`, `a \in (S \cup T)`},
+		{`a = b /\ c = d`, `(a = b) /\ (c = d)`},
+		{`a /\ b => c \/ d`, `(a /\ b) => (c \/ d)`},
+		{`a => b <=> c`, `a => (b <=> c)`},
+		{`~a = b`, `~(a = b)`},
+		{`~a /\ b`, `(~a) /\ b`},
+		{`x' = x + 1`, `(x') = (x + 1)`},
+		{`f[x]' = 1`, `(f[x]') = 1`},
+		{`x'[1]`, `(x')[1]`},
+		{`r.a.b`, `r.a.b`},
+		{`1..N \X S`, `1 .. (N \X S)`}, // \X is 10-13, .. is 9-9
+		{`A \X B \X C`, `A \X B \X C`},
+		{`DOMAIN f \cup S`, `(DOMAIN f) \cup S`},
+		{`SUBSET S \X T`, `SUBSET (S \X T)`},
+		{`UNCHANGED <<x, y>> /\ a`, `(UNCHANGED <<x, y>>) /\ a`},
+		{`[]P => <>Q`, `([]P) => (<>Q)`},
+		{`[][Next]_vars`, `[][Next]_vars`},
+		{`P ~> Q /\ R`, `P ~> (Q /\ R)`},
+		{`1 :> 2 @@ 3 :> 4`, `(1 :> 2) @@ (3 :> 4)`},
+		{`s \o t \o u`, `(s \o t) \o u`},
+		{`a \div b % c`, `(a \div b) % c`},
+		{`a \land b \lor c`, ``}, // conflicting
+		{`a \leq b`, `a <= b`},
+		{`a =< b # c`, ``}, // non-associative
+		{`a \geq b`, `a >= b`},
+		{`a \lnot b`, ``},
+		{`\neg a`, `~a`},
+		{`S \union T \intersect U`, ``},
+		{`S \union T`, `S \cup T`},
+		{`f \circ g`, `f \o g`},
+		{`\A x \in S : P /\ Q`, `\A x \in S : P /\ Q`},
+		{`(\A x \in S : P) /\ Q`, `(\A x \in S : P) /\ Q`},
+		{`a /\ \E x : P /\ Q`, `a /\ (\E x : P /\ Q)`},
+		{`IF a THEN b ELSE c + 1`, `IF a THEN b ELSE c + 1`},
+		{`CHOOSE x \in S : x > 1`, `CHOOSE x \in S : x > 1`},
+		{`M!Op(1) + M(2)!N!X`, `M!Op(1) + M(2)!N!X`},
+		{`LAMBDA x, y : x + y`, `LAMBDA x, y : x + y`},
+		{`a \times b`, `a \X b`},
+	}
+	for _, tt := range tests {
+		x, err := ParseExpr(tt.in)
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("%s: parsed as %s, want a precedence error", tt.in, Print(x))
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.in, err)
+			continue
+		}
+		if got := Print(x); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestJunctionColumns covers the column rule for bulleted lists on
+// expressions whose layout decides their meaning.
+func TestJunctionColumns(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"two items", "/\\ a\n/\\ b", `a /\ b`},
+		{"nested or in and", "/\\ \\/ a\n   \\/ b\n/\\ c", `(a \/ b) /\ c`},
+		{"and of ors", "\\/ /\\ a\n   /\\ b\n\\/ c", `(a /\ b) \/ c`},
+		{"misaligned bullet ends list", "  /\\ a\n  /\\ b\n \\/ c", `(a /\ b) \/ c`},
+		{"deeper bullet is infix", "/\\ a\n  /\\ b", `a /\ b`}, // one item a /\ b, spliced
+		{"item continues right of bullet", "/\\ a =\n    b\n/\\ c", `(a = b) /\ c`},
+		{"list inside parens", "(/\\ a\n /\\ b) \\/ c", `(a /\ b) \/ c`},
+		{"list after IF", "IF p THEN /\\ a\n          /\\ b\n     ELSE c", `IF p THEN a /\ b ELSE c`},
+		{"quantifier body", "\\E x \\in S : /\\ a\n              /\\ b", `\E x \in S : a /\ b`},
+		{"same op spliced", "/\\ a /\\ b\n/\\ c", `a /\ b /\ c`},
+		{"single item", "/\\ a", `/\ a`},
+		{"item is ending infix", "/\\ a\n/\\ b\n=> c", `(a /\ b) => c`},
+	}
+	for _, tt := range tests {
+		x, err := ParseExpr(tt.in)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got := Print(x); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPrintRoundTrip prints every definition body of the shared modules and
+// the testdata specs and parses the text back: the trees must be the same
+// (up to junction layout, which Print writes as infix).
+func TestPrintRoundTrip(t *testing.T) {
+	files, _ := globTLA("testdata")
+	files = append(files, sharedModulesIfPresent()...)
+	n := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseFile(f, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range m.Units {
+			d, ok := u.(*OpDef)
+			if !ok {
+				continue
+			}
+			text := Print(d.Body)
+			back, err := ParseExpr(text)
+			if err != nil {
+				t.Errorf("%s: %s: printed text does not parse: %v\n%s", f, d.Name, err, text)
+				continue
+			}
+			if a, b := shape(d.Body), shape(back); a != b {
+				t.Errorf("%s: %s: round trip changed the tree:\n%s\n---\n%s", f, d.Name, a, b)
+			}
+			n++
+		}
+	}
+	if n < 50 {
+		t.Errorf("only %d definitions round-tripped", n)
+	}
+}
+
+var unitPos = regexp.MustCompile(` @\d+:\d+`)
+
+// shape is Dump without positions and without the bulleted/infix
+// distinction.
+func shape(x Expr) string {
+	s := Dump(x)
+	s = strings.ReplaceAll(s, "bulleted ", "")
+	return unitPos.ReplaceAllString(s, "")
+}
