@@ -26,10 +26,11 @@
 //     message [Unknown] with [ErrFrameCount], never a guess at another kind.
 //  3. The content, for the only family without a literal: a leading frame
 //     that is an ASCII decimal integer is a Mooncake room. Three frames (or
-//     four, the newer form with a failure reason) whose first three are
-//     integers are a [MooncakeStatus]; 8 to 11 frames are a
-//     [MooncakeTransferInfo]. Counts cannot collide: no literal is an
-//     integer, and the two integer-led forms have disjoint frame counts.
+//     four, the newer form with a failure reason) are a [MooncakeStatus],
+//     8 to 11 frames a [MooncakeTransferInfo], and their fields are then
+//     validated as in any other form. Nothing can match twice: no literal
+//     is an integer, and the two integer-led forms have disjoint frame
+//     counts.
 //
 // Once a form is chosen every field is validated; the first field that does
 // not decode makes the whole message [Unknown], with Form set to the kind it
@@ -52,7 +53,9 @@
 // header of n+1 little-endian u32: n, then the byte length of each of the n
 // inner lists, followed by the lists' elements back to back (u64 for format
 // Q, i32 for i, u32 for I). Lengths are checked against the frame before
-// anything is allocated, so a forged header costs nothing.
+// anything is allocated, so a forged header costs nothing; a decoded value
+// is never more than about six times the size of its frames (a frame of
+// empty inner lists, 4 bytes each, decodes to 24-byte slice headers).
 //
 // # Memory
 //

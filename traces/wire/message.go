@@ -87,6 +87,7 @@ type FieldError struct {
 	Err   error  // what is wrong with it
 }
 
+// Error names the frame and field, then what is wrong.
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("frame %d (%s): %v", e.Frame, e.Field, e.Err)
 }
