@@ -86,6 +86,16 @@ var symbols = []string{
 	"{", "}", "#", "%", "^", "|", "&", "$", "?", "_", `\`,
 }
 
+// symbolsByByte indexes symbols by their first byte, keeping the
+// longest-first order, so the lexer tries only the few that can match.
+var symbolsByByte = func() [256][]string {
+	var t [256][]string
+	for _, s := range symbols {
+		t[s[0]] = append(t[s[0]], s)
+	}
+	return t
+}()
+
 // symbolNorm maps symbol synonyms to their normalised spelling.
 var symbolNorm = map[string]string{"#": "/=", "=<": "<="}
 
@@ -229,7 +239,7 @@ func (l *lexer) next() token {
 			return token{kind: tIllegal, pos: pos, lit: w, text: fmt.Sprintf("unknown operator %q", w)}
 		}
 	}
-	for _, s := range symbols {
+	for _, s := range symbolsByByte[c] {
 		if strings.HasPrefix(l.src[l.off:], s) {
 			l.advance(len(s))
 			if n, ok := symbolNorm[s]; ok {

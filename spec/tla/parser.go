@@ -89,6 +89,7 @@ func ParseFile(filename string, src []byte) (m *Module, err error) {
 	line := 1 + strings.Count(s[:loc[0]], "\n")
 	col := loc[0] - strings.LastIndexByte(s[:loc[0]], '\n')
 	p := &parser{file: filename, lx: newLexer(s, loc[0], Pos{line, col})}
+	p.toks = make([]token, 0, (len(s)-loc[0])/16+16)
 	defer p.recover(&err)
 	p.update()
 	m = p.parseModule()
@@ -171,8 +172,22 @@ func (p *parser) expectOp(s, context string) Pos {
 	return pos
 }
 
+// expectOpf is expectOp with a formatted context, built only on error.
+func (p *parser) expectOpf(s, format string, args ...any) Pos {
+	if p.isOp(s) {
+		pos := p.tok.pos
+		p.next()
+		return pos
+	}
+	return p.expectOp(s, fmt.Sprintf(format, args...))
+}
+
 // closing consumes the closing bracket c of the opening o at pos.
 func (p *parser) closing(c, o string, pos Pos) {
+	if p.isOp(c) {
+		p.next()
+		return
+	}
 	p.expectOp(c, fmt.Sprintf(" to close %q at %s", o, pos))
 }
 
@@ -504,7 +519,7 @@ func (p *parser) parseDef(local bool) Unit {
 	default:
 		p.errorf(t.pos, "expected a definition, declaration or \"====\", found %s", t.describe())
 	}
-	p.expectOp("==", fmt.Sprintf(" in the definition of %s", name))
+	p.expectOpf("==", " in the definition of %s", name)
 	if p.isKw("INSTANCE") {
 		in := p.parseInstance(t.pos)
 		in.Name, in.Params, in.Local = name, params, local
@@ -705,7 +720,7 @@ func (p *parser) parsePrimary() Expr {
 				p.errorf(t.pos, "expected a single name or tuple after CHOOSE")
 			}
 			c.Bound = bs[0]
-			p.expectOp(":", fmt.Sprintf(" after CHOOSE at %s", t.pos))
+			p.expectOpf(":", " after CHOOSE at %s", t.pos)
 			c.Body = p.parseExpr()
 			return c
 		case "LAMBDA":
@@ -719,7 +734,7 @@ func (p *parser) parsePrimary() Expr {
 				}
 				p.next()
 			}
-			p.expectOp(":", fmt.Sprintf(" after LAMBDA parameters at %s", t.pos))
+			p.expectOpf(":", " after LAMBDA parameters at %s", t.pos)
 			l.Body = p.parseExpr()
 			return l
 		}
@@ -744,7 +759,7 @@ func (p *parser) parsePrimary() Expr {
 				q.Kind = Exists
 			}
 			q.Bounds = p.parseBounds(true)
-			p.expectOp(":", fmt.Sprintf(" after the bound variables of %s at %s", t.lit, t.pos))
+			p.expectOpf(":", " after the bound variables of %s at %s", t.lit, t.pos)
 			q.Body = p.parseExpr()
 			return q
 		case `\AA`, `\EE`:
@@ -889,7 +904,7 @@ func (p *parser) parseCase() Expr {
 			return c
 		}
 		arm := &CaseArm{At: p.tok.pos, Cond: p.parseExpr()}
-		p.expectOp("->", fmt.Sprintf(" after a CASE condition (CASE at %s)", t.pos))
+		p.expectOpf("->", " after a CASE condition (CASE at %s)", t.pos)
 		arm.Val = p.parseExpr()
 		c.Arms = append(c.Arms, arm)
 		if !p.isOp("[]") {
@@ -1050,7 +1065,7 @@ func (p *parser) parseBracket() Expr {
 			}
 			bounds = append(bounds, rest...)
 		}
-		p.expectOp("|->", fmt.Sprintf(" in function constructor at %s", t.pos))
+		p.expectOpf("|->", " in function constructor at %s", t.pos)
 		f := &FuncCons{At: t.pos, Bounds: bounds, Body: p.parseExpr()}
 		p.closing("]", "[", t.pos)
 		p.pop()

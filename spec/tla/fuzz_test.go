@@ -1,0 +1,75 @@
+package tla
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary text to the parser: it must return a module or
+// an *Error with a position, never panic or hang, and every definition it
+// accepts must print to text that parses back to the same tree.
+func FuzzParse(f *testing.F) {
+	seeds, _ := globTLA("testdata")
+	seeds = append(seeds, sharedModulesIfPresent()...)
+	for _, s := range seeds {
+		src, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		m, err := ParseFile("f.tla", src)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is %T, want *Error", err, err)
+			}
+			if !e.Pos.IsValid() {
+				t.Fatalf("error without position: %v", err)
+			}
+			return
+		}
+		for _, u := range m.Units {
+			d, ok := u.(*OpDef)
+			if !ok {
+				continue
+			}
+			text := Print(d.Body)
+			back, err := ParseExpr(text)
+			if err != nil {
+				t.Fatalf("%s: printed text %q does not parse: %v", d.Name, text, err)
+			}
+			if a, b := shape(d.Body), shape(back); a != b {
+				t.Fatalf("%s: round trip of %q changed the tree:\n%s\n---\n%s", d.Name, text, a, b)
+			}
+		}
+	})
+}
+
+// BenchmarkParseShared parses every shared example module once per
+// iteration; bytes/s is the parser's throughput on real specs.
+func BenchmarkParseShared(b *testing.B) {
+	files := sharedModules(b)
+	var srcs [][]byte
+	total := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs = append(srcs, src)
+		total += len(src)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, src := range srcs {
+			if _, err := ParseFile(filepath.Base(files[i]), src); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
