@@ -98,6 +98,11 @@ func (l *loader) load(name string, file string, pos Pos) (*Module, error) {
 // resolve loads the dependencies of m (and of its submodules); local holds
 // the names of submodules visible at this point.
 func (l *loader) resolve(m *Module, file string, local map[string]bool) error {
+	// Submodules are visible to the units that follow them.
+	visible := map[string]bool{}
+	for k := range local {
+		visible[k] = true
+	}
 	dep := func(name string, pos Pos) error {
 		if StandardModules[name] {
 			if !l.std[name] {
@@ -106,7 +111,7 @@ func (l *loader) resolve(m *Module, file string, local map[string]bool) error {
 			}
 			return nil
 		}
-		if local[name] {
+		if visible[name] {
 			return nil
 		}
 		_, err := l.load(name, file, pos)
@@ -117,11 +122,6 @@ func (l *loader) resolve(m *Module, file string, local map[string]bool) error {
 			return err
 		}
 	}
-	// Submodules are visible to the units that follow them.
-	inner := map[string]bool{}
-	for k := range local {
-		inner[k] = true
-	}
 	for _, u := range m.Units {
 		switch u := u.(type) {
 		case *Instance:
@@ -129,10 +129,10 @@ func (l *loader) resolve(m *Module, file string, local map[string]bool) error {
 				return err
 			}
 		case *Module:
-			if err := l.resolve(u, file, inner); err != nil {
+			if err := l.resolve(u, file, visible); err != nil {
 				return err
 			}
-			inner[u.Name] = true
+			visible[u.Name] = true
 		}
 	}
 	return nil

@@ -24,7 +24,8 @@ func atomic(x Expr) bool {
 		*ActionBox, *ActionAngle, *Fairness:
 		return true
 	case *OpApp:
-		return x.Fix == FixCall
+		// Postfix operators bind tighter than every infix and prefix one.
+		return x.Fix == FixCall || x.Fix == FixPostfix
 	}
 	return false
 }
