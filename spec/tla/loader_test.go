@@ -15,9 +15,9 @@ func mod(name, body string) *fstest.MapFile {
 
 func TestLoad(t *testing.T) {
 	fsys := fstest.MapFS{
-		"Top.tla": mod("Top", "EXTENDS Naturals, Mid\nI == INSTANCE Leaf WITH c <- 1\n---- MODULE Sub ----\nS == 1\n====\nJ == INSTANCE Sub"),
-		"Mid.tla": mod("Mid", "EXTENDS Leaf, Sequences\nM == 2"),
-		"Leaf.tla": mod("Leaf", "EXTENDS Naturals\nCONSTANT c\nL == c"),
+		"Top.tla":    mod("Top", "EXTENDS Naturals, Mid\nI == INSTANCE Leaf WITH c <- 1\n---- MODULE Sub ----\nS == 1\n====\nJ == INSTANCE Sub"),
+		"Mid.tla":    mod("Mid", "EXTENDS Leaf, Sequences\nM == 2"),
+		"Leaf.tla":   mod("Leaf", "EXTENDS Naturals\nCONSTANT c\nL == c"),
 		"Unused.tla": mod("Unused", "syntax error here"),
 	}
 	ms, err := Load(fsys, "Top.tla")
