@@ -223,7 +223,8 @@ type InstanceRef struct {
 //
 // Synonyms map as follows: \land -> /\, \lor -> \/, \lnot and \neg -> ~,
 // # -> /=, =< and \leq -> <=, \geq -> >=, \union -> \cup, \intersect -> \cap,
-// \circ -> \o, \equiv -> <=>. Other user-definable symbols (++, \prec, ...)
+// \circ -> \o, \equiv -> <=>, \oplus -> (+), \ominus -> (-), \odot -> (.),
+// \oslash -> (/), \otimes -> (\X). Other user-definable symbols (++, \prec, ...)
 // keep their spelling. Prefix is the instance path of a module-qualified
 // reference, nil otherwise.
 type OpApp struct {

@@ -50,6 +50,9 @@ func TestPrecedence(t *testing.T) {
 		{`\neg a`, `~a`},
 		{`S \union T \intersect U`, ``},
 		{`S \union T`, `S \cup T`},
+		{`B1 \oplus B2 (+) B3`, `(B1 (+) B2) (+) B3`},
+		{`B1 \ominus B2`, `B1 (-) B2`},
+		{`a \equiv b`, `a <=> b`},
 		{`f \circ g`, `f \o g`},
 		{`\A x \in S : P /\ Q`, `\A x \in S : P /\ Q`},
 		{`(\A x \in S : P) /\ Q`, `(\A x \in S : P) /\ Q`},
@@ -94,6 +97,11 @@ func TestJunctionColumns(t *testing.T) {
 		{"same op spliced", "/\\ a /\\ b\n/\\ c", `a /\ b /\ c`},
 		{"single item", "/\\ a", `/\ a`},
 		{"item is ending infix", "/\\ a\n/\\ b\n=> c", `(a /\ b) => c`},
+		{"list after prefix op mid-line", "(i # j) => ~ /\\ p\n              /\\ q", `(i /= j) => (~(p /\ q))`},
+		{"infix at inner bullet column ends inner list",
+			"/\\ /\\ a\n   /\\ \\/ b\n      \\/ c\n   => d\n/\\ e", `((a /\ (b \/ c)) => d) /\ e`},
+		{"quantifier body on next lines", "\\A i \\in S :\n  /\\ a\n  /\\ b", `\A i \in S : a /\ b`},
+		{"set filter with list", "{ p \\in S :\n    /\\ a\n    /\\ b }", `{p \in S : a /\ b}`},
 	}
 	for _, tt := range tests {
 		x, err := ParseExpr(tt.in)
