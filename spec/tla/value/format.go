@@ -107,6 +107,14 @@ func write(b *strings.Builder, v Value) {
 			}
 			write(b, s)
 		}
+	case *Diff:
+		write(b, x.A)
+		b.WriteString(" \\ ")
+		write(b, x.B)
+	case *Cap:
+		write(b, x.A)
+		b.WriteString(" \\cap ")
+		write(b, x.B)
 	case *Cup:
 		write(b, x.A)
 		b.WriteString(" \\cup ")

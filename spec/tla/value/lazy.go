@@ -30,6 +30,57 @@ type RecordSet struct {
 // Product is S1 \X ... \X Sn.
 type Product struct{ Sets []SetValue }
 
+// Diff is A \ B kept lazy because A is infinite.
+type Diff struct{ A, B SetValue }
+
+func (*Diff) Kind() Kind     { return KindSet }
+func (s *Diff) hash() uint64 { return hashLazy(s) }
+
+func (s *Diff) Contains(v Value) (bool, error) {
+	if in, err := s.A.Contains(v); err != nil || !in {
+		return false, err
+	}
+	in, err := s.B.Contains(v)
+	return !in, err
+}
+
+func (s *Diff) Enumerate() (*Set, error) {
+	a, err := s.A.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.B.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	return a.Minus(b), nil
+}
+
+// Cap is A \cap B where neither side can be enumerated.
+type Cap struct{ A, B SetValue }
+
+func (*Cap) Kind() Kind     { return KindSet }
+func (s *Cap) hash() uint64 { return hashLazy(s) }
+
+func (s *Cap) Contains(v Value) (bool, error) {
+	if in, err := s.A.Contains(v); err != nil || !in {
+		return false, err
+	}
+	return s.B.Contains(v)
+}
+
+func (s *Cap) Enumerate() (*Set, error) {
+	a, err := s.A.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.B.Enumerate()
+	if err != nil {
+		return nil, err
+	}
+	return a.Intersect(b), nil
+}
+
 // Cup is A \cup B kept lazy because one side cannot be enumerated cheaply.
 type Cup struct{ A, B SetValue }
 

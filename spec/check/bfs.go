@@ -1,0 +1,391 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/roomspec/roomspec/spec/tla/eval"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+// Options tune a check.
+type Options struct {
+	// Workers is the number of goroutines computing successors; 0 means
+	// one per CPU.
+	Workers int
+	// Progress, if set, is called now and then from the checking goroutine.
+	Progress func(Progress)
+}
+
+// Progress reports how far a check has got.
+type Progress struct {
+	Distinct, Generated int64
+	Depth, Queue        int
+}
+
+// node is what the checker remembers of a distinct state.
+type node struct {
+	fp     uint64
+	parent int32 // index of the predecessor in the BFS tree; -1 for initial states
+}
+
+// graph is the explored state graph, kept only when properties need it.
+type graph struct {
+	states []eval.State
+	succ   [][]int32 // successor indices (deduplicated), excluding self-loops
+}
+
+type checker struct {
+	m      *Model
+	opts   Options
+	ctx    context.Context
+	nodes  []node
+	seen   map[uint64]int32
+	res    *Result
+	g      *graph // nil unless liveness is checked
+	perms  []map[string]*value.Model
+	live   *liveness
+	states []eval.State // kept for trace reconstruction of small models
+}
+
+// Check explores the model exhaustively.
+func Check(ctx context.Context, m *Model, opts Options) *Result {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	c := &checker{m: m, opts: opts, ctx: ctx, seen: map[uint64]int32{}, res: &Result{Outcome: OK, LoopStart: -1}}
+	c.res.Warnings = append(c.res.Warnings, m.Warnings...)
+	if err := c.run(); err != nil {
+		c.res.Outcome = Failure
+		c.res.Err = err
+	}
+	return c.res
+}
+
+type succ struct {
+	state  eval.State
+	action *eval.Action
+	fp     uint64
+}
+
+func (c *checker) run() error {
+	if err := c.setupSymmetry(); err != nil {
+		return err
+	}
+	if len(c.m.Properties) > 0 {
+		lv, err := newLiveness(c.m)
+		if err != nil {
+			return err
+		}
+		c.live = lv
+		c.g = &graph{}
+	}
+	var frontier []int32
+	var frontierStates []eval.State
+	var initErr error
+	err := c.m.Spec.Init(c.m.Init, func(s eval.State) {
+		if initErr != nil {
+			return
+		}
+		c.res.Generated++
+		ok, err := c.inModel(s)
+		if err != nil {
+			initErr = err
+			return
+		}
+		if !ok {
+			return
+		}
+		fp, err := c.fingerprint(s)
+		if err != nil {
+			initErr = err
+			return
+		}
+		if _, dup := c.seen[fp]; dup {
+			return
+		}
+		id := c.add(fp, -1, s)
+		frontier = append(frontier, id)
+		frontierStates = append(frontierStates, s)
+	})
+	if err == nil {
+		err = initErr
+	}
+	if err != nil {
+		return err
+	}
+	if len(frontier) > 0 {
+		c.res.Depth = 1
+	}
+	// Invariants of initial states.
+	for i, id := range frontier {
+		if done, err := c.checkInvariants(id, frontierStates[i]); done || err != nil {
+			return err
+		}
+	}
+	for len(frontier) > 0 {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+		succs, err := c.expand(frontierStates)
+		if err != nil {
+			return err
+		}
+		var next []int32
+		var nextStates []eval.State
+		for i, id := range frontier {
+			if succs[i].raw == 0 && c.m.CheckDeadlock {
+				c.res.Outcome = Deadlock
+				c.res.Trace, err = c.trace(id)
+				return err
+			}
+			c.res.Generated += int64(succs[i].raw - len(succs[i].list))
+			for _, sc := range succs[i].list {
+				c.res.Generated++
+				tid, dup := c.seen[sc.fp]
+				if !dup {
+					tid = c.add(sc.fp, id, sc.state)
+					next = append(next, tid)
+					nextStates = append(nextStates, sc.state)
+				}
+				if c.g != nil && tid != id {
+					c.g.succ[id] = append(c.g.succ[id], tid)
+				}
+			}
+		}
+		if len(next) > 0 {
+			c.res.Depth++
+		}
+		for i, id := range next {
+			if done, err := c.checkInvariants(id, nextStates[i]); done || err != nil {
+				return err
+			}
+		}
+		frontier, frontierStates = next, nextStates
+		if c.opts.Progress != nil {
+			c.opts.Progress(Progress{Distinct: c.res.Distinct, Generated: c.res.Generated, Depth: c.res.Depth, Queue: len(frontier)})
+		}
+	}
+	if c.live != nil {
+		return c.live.check(c)
+	}
+	return nil
+}
+
+func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
+	id := int32(len(c.nodes))
+	c.nodes = append(c.nodes, node{fp: fp, parent: parent})
+	c.seen[fp] = id
+	c.res.Distinct++
+	if c.g != nil {
+		c.g.states = append(c.g.states, s)
+		c.g.succ = append(c.g.succ, nil)
+	}
+	return id
+}
+
+// expand computes the successors of every state of a level, in parallel,
+// keeping their order.
+func (c *checker) expand(states []eval.State) ([]succList, error) {
+	out := make([]succList, len(states))
+	errs := make([]error, c.opts.Workers)
+	var wg sync.WaitGroup
+	chunk := (len(states) + c.opts.Workers - 1) / c.opts.Workers
+	for w := 0; w < c.opts.Workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(states))
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(w, lo, hi int) {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				if err := c.successors(states[i], &out[i]); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}(w, lo, hi)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// succList is the successors of one state that satisfy the constraints;
+// raw counts all successors, for deadlock detection.
+type succList struct {
+	list []succ
+	raw  int
+}
+
+func (c *checker) successors(s eval.State, out *succList) error {
+	var ferr error
+	err := c.m.Spec.Next(c.m.Next, s, func(t eval.State, a *eval.Action) {
+		if ferr != nil {
+			return
+		}
+		out.raw++
+		ok, err := c.inModel(t)
+		if err == nil && ok {
+			ok, err = c.actionAllowed(s, t)
+		}
+		if err != nil {
+			ferr = err
+			return
+		}
+		if !ok {
+			return
+		}
+		fp, err := c.fingerprint(t)
+		if err != nil {
+			ferr = err
+			return
+		}
+		out.list = append(out.list, succ{state: t, action: a, fp: fp})
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
+}
+
+// inModel evaluates the state constraints.
+func (c *checker) inModel(s eval.State) (bool, error) {
+	for _, k := range c.m.Constraints {
+		ok, err := c.m.Spec.Holds(k.Formula, s)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (c *checker) actionAllowed(s, t eval.State) (bool, error) {
+	for _, k := range c.m.ActionConstraints {
+		ok, err := c.m.Spec.HoldsStep(k.Formula, s, t)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// checkInvariants checks state id; it returns true when one is violated
+// (the result then holds the counterexample).
+func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
+	for _, inv := range c.m.Invariants {
+		ok, err := c.m.Spec.Holds(inv.Formula, s)
+		if err != nil {
+			return true, fmt.Errorf("evaluating invariant %s: %w", inv.Name, err)
+		}
+		if !ok {
+			c.res.Outcome = Invariant
+			c.res.Violated = inv.Name
+			c.res.Trace, err = c.trace(id)
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// fingerprint hashes a state (its view, if any), reduced by symmetry.
+func (c *checker) fingerprint(s eval.State) (uint64, error) {
+	var v value.Value = value.NewTuple(s...)
+	if c.m.View != nil {
+		vv, err := c.m.Spec.Eval(c.m.View, s)
+		if err != nil {
+			return 0, fmt.Errorf("evaluating VIEW: %w", err)
+		}
+		v = vv
+	}
+	if err := normalize(v); err != nil {
+		return 0, err
+	}
+	fp := value.Hash(v)
+	for _, p := range c.perms {
+		if h := value.Hash(value.Permute(v, p)); h < fp {
+			fp = h
+		}
+	}
+	return fp, nil
+}
+
+// normalize rejects state values that cannot be fingerprinted.
+func normalize(v value.Value) error {
+	if _, ok := v.(*value.Infinite); ok {
+		return fmt.Errorf("a variable holds the infinite set %s", value.Format(v))
+	}
+	return nil
+}
+
+// trace rebuilds the path from an initial state to id by re-exploring: the
+// checker keeps only fingerprints of states.
+func (c *checker) trace(id int32) ([]Step, error) {
+	var fps []uint64
+	for i := id; i >= 0; i = c.nodes[i].parent {
+		fps = append(fps, c.nodes[i].fp)
+	}
+	// fps runs from id back to the initial state.
+	var steps []Step
+	var cur eval.State
+	var ferr error
+	err := c.m.Spec.Init(c.m.Init, func(s eval.State) {
+		if cur != nil || ferr != nil {
+			return
+		}
+		fp, err := c.fingerprint(s)
+		if err != nil {
+			ferr = err
+			return
+		}
+		if fp == fps[len(fps)-1] {
+			cur = s
+		}
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		return nil, fmt.Errorf("internal error: cannot rebuild the initial state of the trace")
+	}
+	steps = append(steps, Step{State: cur})
+	for k := len(fps) - 2; k >= 0; k-- {
+		var next eval.State
+		var act *eval.Action
+		err := c.m.Spec.Next(c.m.Next, cur, func(t eval.State, a *eval.Action) {
+			if next != nil || ferr != nil {
+				return
+			}
+			fp, err := c.fingerprint(t)
+			if err != nil {
+				ferr = err
+				return
+			}
+			if fp == fps[k] {
+				next, act = t, a
+			}
+		})
+		if err == nil {
+			err = ferr
+		}
+		if err != nil {
+			return nil, err
+		}
+		if next == nil {
+			return nil, fmt.Errorf("internal error: cannot rebuild step %d of the trace", len(steps))
+		}
+		steps = append(steps, Step{Action: act, State: next})
+		cur = next
+	}
+	return steps, nil
+}

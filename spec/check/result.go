@@ -1,0 +1,45 @@
+package check
+
+import (
+	"github.com/roomspec/roomspec/spec/tla/eval"
+)
+
+// Outcome is what a check found.
+type Outcome string
+
+// Outcomes, as printed in JSON output.
+const (
+	OK        Outcome = "ok"
+	Invariant Outcome = "invariant"
+	Deadlock  Outcome = "deadlock"
+	Violation Outcome = "property"
+	Failure   Outcome = "error"
+)
+
+// Step is one state of a counterexample and the action that led to it
+// (nil for an initial state).
+type Step struct {
+	Action *eval.Action
+	State  eval.State
+}
+
+// Result is the outcome of checking a model.
+type Result struct {
+	Outcome Outcome
+	// Violated names the invariant or property that failed.
+	Violated string
+	// Distinct counts distinct states found; Generated counts every state
+	// computed, duplicates included, as TLC reports them.
+	Distinct, Generated int64
+	// Depth is the number of breadth-first levels (initial states are at
+	// depth 1).
+	Depth int
+	// Trace is the counterexample: the shortest one for an invariant or
+	// deadlock; for a property, a lasso whose cycle starts at LoopStart.
+	Trace     []Step
+	LoopStart int
+	// Err is set when Outcome is Failure.
+	Err error
+	// Warnings collects what the checker ignored.
+	Warnings []string
+}

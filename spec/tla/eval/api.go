@@ -1,0 +1,174 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+// State is an assignment of values to a spec's variables, in the order of
+// Spec.Vars.
+type State []value.Value
+
+// Formula is an expression together with the scope and bound names it is
+// evaluated in: a definition of the spec, or a part of one (an action inside
+// [A]_v, an atom of a temporal property under a quantifier).
+type Formula struct {
+	Expr tla.Expr
+	Name string // for messages: the definition it came from, or its text
+	sc   *scope
+	env  *env
+}
+
+// File returns the source file the formula was written in.
+func (f *Formula) File() string { return f.sc.file }
+
+// String prints the formula as TLA+.
+func (f *Formula) String() string { return tla.Print(f.Expr) }
+
+// Formula returns the definition name (without parameters) of the root
+// module as a formula.
+func (sp *Spec) Formula(name string) (*Formula, error) {
+	e := sp.root.lookup(name)
+	if e == nil {
+		return nil, fmt.Errorf("%s is not defined in module %s", name, sp.Module.Name)
+	}
+	switch e.kind {
+	case entDef:
+		if len(e.def.params) > 0 {
+			return nil, fmt.Errorf("%s takes %d arguments; the model needs a definition without arguments", name, len(e.def.params))
+		}
+		if e.def.fn != nil {
+			return nil, fmt.Errorf("%s is a function, not a formula", name)
+		}
+		return &Formula{Expr: e.def.body, Name: name, sc: e.def.sc}, nil
+	case entConst:
+		return &Formula{Expr: &tla.Ident{At: e.pos, Name: name}, Name: name, sc: sp.root}, nil
+	}
+	return nil, fmt.Errorf("%s is not a definition", name)
+}
+
+// ParseFormula parses src as an expression evaluated in the root scope
+// (used by tests and for ad-hoc checks).
+func (sp *Spec) ParseFormula(src string) (*Formula, error) {
+	e, err := tla.ParseExpr(src)
+	if err != nil {
+		return nil, err
+	}
+	return &Formula{Expr: e, Name: src, sc: sp.root}, nil
+}
+
+func (f *Formula) ctx(s, t State) *ctx {
+	return &ctx{sc: f.sc, env: f.env, s: s, t: t}
+}
+
+// Init calls yield with every state satisfying the conjunction of the
+// initial predicates fs; the first `x = e` or `x \in S` of a conjunction
+// assigns x.
+func (sp *Spec) Init(fs []*Formula, yield func(State)) (err error) {
+	defer recoverError(&err)
+	target := make([]value.Value, len(sp.Vars))
+	en := &enumerator{target: target}
+	var rec func(i int) bool
+	rec = func(i int) bool {
+		if i == len(fs) {
+			if j := slices.Index(target, nil); j >= 0 {
+				c := fs[0].ctx(target, nil)
+				c.fail(fs[0].Expr.Pos(), "the initial predicate does not assign variable %s", sp.Vars[j])
+			}
+			yield(State(slices.Clone(target)))
+			return false
+		}
+		return fs[i].ctx(target, nil).enum(fs[i].Expr, en, func() bool { return rec(i + 1) })
+	}
+	rec(0)
+	return nil
+}
+
+// Next calls yield with every successor of s under the action f and the
+// sub-action that produced it. Successors may repeat.
+func (sp *Spec) Next(f *Formula, s State, yield func(State, *Action)) (err error) {
+	defer recoverError(&err)
+	target := make([]value.Value, len(sp.Vars))
+	c := f.ctx(s, target)
+	en := &enumerator{target: target, primed: true}
+	c.enum(f.Expr, en, func() bool {
+		if i := slices.Index(target, nil); i >= 0 {
+			c.fail(f.Expr.Pos(), "a successor state is not completely specified: the action does not assign %s'", sp.Vars[i])
+		}
+		a := en.label
+		if a == nil {
+			a = &Action{Name: f.Name}
+		}
+		yield(State(slices.Clone(target)), a)
+		return false
+	})
+	return nil
+}
+
+// Eval evaluates a state-level formula in s (nil for a constant formula).
+func (sp *Spec) Eval(f *Formula, s State) (v value.Value, err error) {
+	defer recoverError(&err)
+	return f.ctx(s, nil).eval(f.Expr), nil
+}
+
+// Holds evaluates a boolean state-level formula in s.
+func (sp *Spec) Holds(f *Formula, s State) (b bool, err error) {
+	defer recoverError(&err)
+	return f.ctx(s, nil).bool(f.Expr), nil
+}
+
+// HoldsStep evaluates a boolean action-level formula on the step s -> t.
+func (sp *Spec) HoldsStep(f *Formula, s, t State) (b bool, err error) {
+	defer recoverError(&err)
+	return f.ctx(s, t).bool(f.Expr), nil
+}
+
+// Enabled evaluates ENABLED f in s.
+func (sp *Spec) Enabled(f *Formula, s State) (b bool, err error) {
+	defer recoverError(&err)
+	return f.ctx(s, nil).enabled(f.Expr), nil
+}
+
+// Format prints a state as a TLA+ conjunction, one variable per line.
+func (sp *Spec) Format(s State) string {
+	out := ""
+	for i, name := range sp.Vars {
+		if i > 0 {
+			out += "\n"
+		}
+		out += "/\\ " + name + " = " + value.Format(s[i])
+	}
+	return out
+}
+
+// EnabledAngle evaluates ENABLED <<a>>_sub in s: whether some step from s
+// satisfies a and changes sub. Variables a leaves unconstrained may take
+// any value, so a step that leaves one unassigned counts as changing sub.
+func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
+	defer recoverError(&err)
+	target := make([]value.Value, len(sp.Vars))
+	c := a.ctx(s, target)
+	en := &enumerator{target: target, primed: true, label: &Action{}}
+	c.enum(a.Expr, en, func() bool {
+		t := make(State, len(target))
+		free := false
+		for i, v := range target {
+			if v == nil {
+				free = true
+				v = s[i]
+			}
+			t[i] = v
+		}
+		now := sub.ctx(s, nil).eval(sub.Expr)
+		then := sub.ctx(t, nil).eval(sub.Expr)
+		if free || !value.Equal(now, then) {
+			found = true
+			return true
+		}
+		return false
+	})
+	return found, nil
+}

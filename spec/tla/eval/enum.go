@@ -1,0 +1,313 @@
+package eval
+
+import (
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+// Action names the sub-action of the next-state relation that produced a
+// successor: the first definition entered below the relation itself, with
+// the values of its parameters.
+type Action struct {
+	Name   string
+	Params []value.Value
+}
+
+// String renders the action as Name(p1, p2).
+func (a *Action) String() string {
+	if a == nil {
+		return ""
+	}
+	if len(a.Params) == 0 {
+		return a.Name
+	}
+	s := a.Name + "("
+	for i, p := range a.Params {
+		if i > 0 {
+			s += ", "
+		}
+		s += value.Format(p)
+	}
+	return s + ")"
+}
+
+// enumerator collects the states an action (or initial predicate) allows,
+// TLC style: the first `x' = e` or `x' \in S` of a conjunction assigns x',
+// later ones test it.
+type enumerator struct {
+	target []value.Value // the partial state being built
+	primed bool          // assignments are to primed variables (actions) or not (Init)
+	label  *Action
+	yield  func(label *Action) bool // a complete assignment; true stops the search
+}
+
+// enum explores the ways e can hold, calling k after each; it returns true
+// when the search was stopped.
+func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
+	switch n := e.(type) {
+	case *tla.Junction:
+		if n.Op == tla.And {
+			return c.enumAnd(n.Items, en, k)
+		}
+		for _, it := range n.Items {
+			if c.enum(it, en, k) {
+				return true
+			}
+		}
+		return false
+	case *tla.Bool:
+		if n.Value {
+			return k()
+		}
+		return false
+	case *tla.Ident:
+		if b := c.env.find(n.Name); b != nil {
+			if b.op != nil && b.op.fn == nil && b.op.builtin == "" && len(b.op.params) == 0 {
+				c2 := &ctx{sc: b.op.sc, env: b.op.env, s: c.s, t: c.t, primed: c.primed}
+				return c2.enum(b.op.body, en, k)
+			}
+			break
+		}
+		if ent := c.sc.lookup(n.Name); ent != nil {
+			switch {
+			case ent.kind == entDef && ent.def.fn == nil && len(ent.def.params) == 0:
+				c2 := &ctx{sc: ent.def.sc, s: c.s, t: c.t, primed: c.primed}
+				return c2.enumLabelled(ent.def.name, nil, ent.def.body, en, k)
+			case ent.kind == entVar && !en.primed && c.s[ent.index] == nil:
+				c.fail(n.At, "%s is used before it is assigned a value", n.Name)
+			case ent.kind == entSubst:
+				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, s: c.s, t: c.t, primed: c.primed}
+				return c2.enum(ent.subst.expr, en, k)
+			}
+		}
+	case *tla.OpApp:
+		if op := c.resolveOp(n); op != nil {
+			return c.enumUser(op, n, en, k)
+		}
+		a := n.Args
+		switch n.Name {
+		case "/\\":
+			return c.enumAnd(a, en, k)
+		case "\\/":
+			return c.enum(a[0], en, k) || c.enum(a[1], en, k)
+		case "=":
+			if idx, ok := c.assignable(a[0], en); ok {
+				return c.assign(en, idx, c.eval(a[1]), k)
+			}
+		case "\\in":
+			if idx, ok := c.assignable(a[0], en); ok {
+				s := c.enumerate(a[1])
+				for _, v := range s.Elems() {
+					if c.assign(en, idx, v, k) {
+						return true
+					}
+				}
+				return false
+			}
+		case "UNCHANGED":
+			return c.enumUnchanged(a[0], en, k)
+		}
+	case *tla.Quant:
+		if n.Kind == tla.Exists && !hasUnbounded(n.Bounds) {
+			stop := false
+			c.forBounds(n.Bounds, func(c2 *ctx) bool {
+				stop = c2.enum(n.Body, en, k)
+				return stop
+			})
+			return stop
+		}
+	case *tla.If:
+		if c.bool(n.Cond) {
+			return c.enum(n.Then, en, k)
+		}
+		return c.enum(n.Else, en, k)
+	case *tla.Case:
+		for _, arm := range n.Arms {
+			if c.bool(arm.Cond) {
+				return c.enum(arm.Val, en, k)
+			}
+		}
+		if n.Other != nil {
+			return c.enum(n.Other, en, k)
+		}
+		c.fail(n.At, "no CASE arm is true and there is no OTHER")
+	case *tla.Let:
+		return c.withLet(n.Defs).enum(n.Body, en, k)
+	case *tla.ActionBox:
+		// [A]_v == A \/ UNCHANGED v
+		return c.enum(n.Action, en, k) || c.enumUnchanged(n.Sub, en, k)
+	case *tla.ActionAngle:
+		return c.enum(n.Action, en, func() bool {
+			if c.unchanged(n.Sub) {
+				return false
+			}
+			return k()
+		})
+	}
+	if c.bool(e) {
+		return k()
+	}
+	return false
+}
+
+func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
+	if len(items) == 0 {
+		return k()
+	}
+	return c.enum(items[0], en, func() bool { return c.enumAnd(items[1:], en, k) })
+}
+
+// enumLabelled enumerates the body of a definition, naming the action
+// after it unless an outer definition already did.
+func (c *ctx) enumLabelled(name string, params []value.Value, body tla.Expr, en *enumerator, k func() bool) bool {
+	if en.label != nil || !en.primed {
+		return c.enum(body, en, k)
+	}
+	en.label = &Action{Name: name, Params: params}
+	stop := c.enum(body, en, k)
+	en.label = nil
+	return stop
+}
+
+func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool) bool {
+	var params []*tla.Param
+	var body tla.Expr
+	var c2 *ctx
+	switch {
+	case op.cl != nil && op.cl.builtin == "" && op.cl.fn == nil:
+		params, body = op.cl.params, op.cl.body
+		c2 = &ctx{sc: op.cl.sc, env: op.cl.env, s: c.s, t: c.t, primed: c.primed}
+	case op.def != nil && op.def.fn == nil:
+		params, body = op.def.params, op.def.body
+		c2 = &ctx{sc: op.def.sc, s: c.s, t: c.t, primed: c.primed}
+	case op.ent != nil && op.ent.kind == entSubst && len(n.Args) == 0:
+		c3 := &ctx{sc: op.ent.subst.sc, env: op.ent.subst.env, s: c.s, t: c.t, primed: c.primed}
+		return c3.enum(op.ent.subst.expr, en, k)
+	default:
+		if c.bool(n) {
+			return k()
+		}
+		return false
+	}
+	if len(n.Args) != len(params) {
+		c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
+	}
+	var vals []value.Value
+	for i, a := range n.Args {
+		if params[i].Arity > 0 {
+			c2.env = c2.env.bindOp(params[i].Name, c.opArg(a, params[i]))
+			continue
+		}
+		v := c.eval(a)
+		vals = append(vals, v)
+		c2.env = c2.env.bind(params[i].Name, v)
+	}
+	if op.cl != nil {
+		return c2.enum(body, en, k)
+	}
+	return c2.enumLabelled(n.Name, vals, body, en, k)
+}
+
+// assignable reports whether lhs is a variable this enumeration may still
+// assign: x' in an action, x in an initial predicate.
+func (c *ctx) assignable(lhs tla.Expr, en *enumerator) (int, bool) {
+	if en.primed {
+		p, ok := lhs.(*tla.OpApp)
+		if !ok || p.Name != "'" || len(p.Prefix) > 0 || c.primed {
+			return 0, false
+		}
+		lhs = p.Args[0]
+	}
+	idx, ok := c.varOf(lhs)
+	if !ok || en.target[idx] != nil {
+		return 0, false
+	}
+	return idx, true
+}
+
+// varOf resolves e to a state variable, following instance substitutions.
+func (c *ctx) varOf(e tla.Expr) (int, bool) {
+	id, ok := e.(*tla.Ident)
+	if !ok {
+		return 0, false
+	}
+	if c.env.find(id.Name) != nil {
+		return 0, false
+	}
+	ent := c.sc.lookup(id.Name)
+	if ent == nil {
+		return 0, false
+	}
+	switch ent.kind {
+	case entVar:
+		return ent.index, true
+	case entSubst:
+		c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env}
+		return c2.varOf(ent.subst.expr)
+	}
+	return 0, false
+}
+
+func (c *ctx) assign(en *enumerator, idx int, v value.Value, k func() bool) bool {
+	en.target[idx] = v
+	stop := k()
+	en.target[idx] = nil
+	return stop
+}
+
+// enumUnchanged handles UNCHANGED e: assigns every unassigned variable in e
+// its current value and tests the rest.
+func (c *ctx) enumUnchanged(e tla.Expr, en *enumerator, k func() bool) bool {
+	switch x := e.(type) {
+	case *tla.Tuple:
+		return c.enumUnchangedList(x.Elems, en, k)
+	case *tla.Ident:
+		if idx, ok := c.varOf(x); ok {
+			if !en.primed {
+				c.fail(x.At, "UNCHANGED in an initial predicate")
+			}
+			if en.target[idx] == nil {
+				return c.assign(en, idx, c.s[idx], k)
+			}
+			if value.Equal(en.target[idx], c.s[idx]) {
+				return k()
+			}
+			return false
+		}
+		if b := c.env.find(x.Name); b == nil {
+			if ent := c.sc.lookup(x.Name); ent != nil && ent.kind == entDef && len(ent.def.params) == 0 && ent.def.fn == nil {
+				c2 := &ctx{sc: ent.def.sc, s: c.s, t: c.t, primed: c.primed}
+				return c2.enumUnchanged(ent.def.body, en, k)
+			}
+		}
+	}
+	if c.unchanged(e) {
+		return k()
+	}
+	return false
+}
+
+func (c *ctx) enumUnchangedList(es []tla.Expr, en *enumerator, k func() bool) bool {
+	if len(es) == 0 {
+		return k()
+	}
+	return c.enumUnchanged(es[0], en, func() bool { return c.enumUnchangedList(es[1:], en, k) })
+}
+
+// enabled evaluates ENABLED a in the current state: whether some next state
+// satisfies a.
+func (c *ctx) enabled(a tla.Expr) bool {
+	if c.s == nil || c.primed {
+		c.fail(a.Pos(), "ENABLED needs a current state")
+	}
+	target := make([]value.Value, len(c.s))
+	en := &enumerator{target: target, primed: true, label: &Action{}}
+	c2 := *c
+	c2.t = target
+	found := false
+	c2.enum(a, en, func() bool {
+		found = true
+		return true
+	})
+	return found
+}

@@ -1,0 +1,238 @@
+package eval
+
+import (
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+// ident evaluates a bare name.
+func (c *ctx) ident(n *tla.Ident) value.Value {
+	if b := c.env.find(n.Name); b != nil {
+		if b.op == nil {
+			return b.val
+		}
+		return c.callClosure(b.op, nil, n.At)
+	}
+	if e := c.sc.lookup(n.Name); e != nil {
+		return c.entityValue(e, n.At)
+	}
+	if v, ok := builtinConstant(n.Name); ok {
+		return v
+	}
+	c.fail(n.At, "unknown name %s", n.Name)
+	return nil
+}
+
+func (c *ctx) entityValue(e *entity, at tla.Pos) value.Value {
+	switch e.kind {
+	case entVar:
+		if c.s == nil {
+			c.fail(at, "variable %s has no value in a constant expression", e.name)
+		}
+		v := c.s[e.index]
+		if v == nil {
+			if c.primed {
+				c.fail(at, "%s' is used before it is assigned a value", e.name)
+			}
+			c.fail(at, "%s is used before it is assigned a value", e.name)
+		}
+		return v
+	case entConst:
+		return e.val
+	case entDef:
+		return c.callDef(e.def, nil, at)
+	case entSubst:
+		c2 := &ctx{sc: e.subst.sc, env: e.subst.env, s: c.s, t: c.t, primed: c.primed}
+		return c2.eval(e.subst.expr)
+	case entUnbound:
+		c.fail(at, "constant %s has no value: the model (.cfg) must assign it", e.name)
+	case entInstance:
+		c.fail(at, "%s is a module instance; write %s!Name", e.name, e.name)
+	}
+	c.fail(at, "cannot evaluate %s", e.name)
+	return nil
+}
+
+// callDef applies a definition of a scope to already evaluated arguments.
+func (c *ctx) callDef(d *def, args []value.Value, at tla.Pos) value.Value {
+	if d.fn != nil {
+		if len(args) > 0 {
+			c.fail(at, "%s is a function: write %s[...]", d.name, d.name)
+		}
+		c2 := &ctx{sc: d.sc, s: c.s, t: c.t, primed: c.primed}
+		return c2.funcCons(d.fn.Bounds, d.fn.Body)
+	}
+	if len(args) != len(d.params) {
+		c.fail(at, "%s takes %d arguments, got %d", d.name, len(d.params), len(args))
+	}
+	if len(d.params) == 0 {
+		if v := d.cachedValue(); v != nil {
+			return v
+		}
+		if d.isConstant() {
+			c2 := &ctx{sc: d.sc}
+			v := c2.eval(d.body)
+			d.setCache(v)
+			return v
+		}
+		c2 := &ctx{sc: d.sc, s: c.s, t: c.t, primed: c.primed}
+		return c2.eval(d.body)
+	}
+	c2 := &ctx{sc: d.sc, s: c.s, t: c.t, primed: c.primed}
+	for i, p := range d.params {
+		c2.env = c2.env.bind(p.Name, args[i])
+	}
+	return c2.eval(d.body)
+}
+
+func (c *ctx) callClosure(cl *closure, args []value.Value, at tla.Pos) value.Value {
+	if cl.builtin != "" {
+		return c.applyBuiltinValues(cl.builtin, args, at)
+	}
+	if cl.fn != nil {
+		c2 := &ctx{sc: cl.sc, env: cl.env, s: c.s, t: c.t, primed: c.primed}
+		return c2.funcCons(cl.fn.Bounds, cl.fn.Body)
+	}
+	if len(args) != len(cl.params) {
+		c.fail(at, "%s takes %d arguments, got %d", cl.name, len(cl.params), len(args))
+	}
+	c2 := &ctx{sc: cl.sc, env: cl.env, s: c.s, t: c.t, primed: c.primed}
+	for i, p := range cl.params {
+		c2.env = c2.env.bind(p.Name, args[i])
+	}
+	return c2.eval(cl.body)
+}
+
+// operator is what an OpApp's name resolves to when it is not built in.
+type operator struct {
+	def  *def
+	cl   *closure
+	ent  *entity // a substituted or bound constant used as an operator
+	sc   *scope  // for def: unused; kept for module-qualified lookups
+	name string
+}
+
+// resolveOp finds the user operator n names, following an instance path.
+// It returns nil for a built-in operator.
+func (c *ctx) resolveOp(n *tla.OpApp) *operator {
+	if len(n.Prefix) > 0 {
+		sc := c.instanceScope(n.Prefix)
+		e := sc.lookup(n.Name)
+		if e == nil {
+			c.fail(n.At, "module %s has no definition %s", sc.module, n.Name)
+		}
+		return &operator{def: e.def, ent: e, sc: sc, name: n.Name}
+	}
+	if b := c.env.find(n.Name); b != nil {
+		if b.op != nil {
+			return &operator{cl: b.op, name: n.Name}
+		}
+		return nil
+	}
+	if e := c.sc.lookup(n.Name); e != nil {
+		return &operator{def: e.def, ent: e, sc: c.sc, name: n.Name}
+	}
+	return nil
+}
+
+// instanceScope resolves the instance path M(a)!N!... to a scope.
+func (c *ctx) instanceScope(path []*tla.InstanceRef) *scope {
+	sc := c.sc
+	for _, ref := range path {
+		e := sc.lookup(ref.Name)
+		if e == nil || e.kind != entInstance {
+			c.fail(ref.At, "%s is not a module instance", ref.Name)
+		}
+		args := make([]value.Value, len(ref.Args))
+		for i, a := range ref.Args {
+			args[i] = c.eval(a)
+		}
+		sc = e.inst.scopeOf(c, args, ref.At)
+	}
+	return sc
+}
+
+// userApp evaluates an application of a user-defined operator.
+func (c *ctx) userApp(op *operator, n *tla.OpApp) value.Value {
+	var params []*tla.Param
+	switch {
+	case op.cl != nil:
+		params = op.cl.params
+	case op.def != nil:
+		params = op.def.params
+	case op.ent != nil && len(n.Args) == 0:
+		return c.entityValue(op.ent, n.At)
+	default:
+		c.fail(n.At, "%s is not an operator", n.Name)
+	}
+	if len(n.Args) != len(params) && !(op.cl != nil && op.cl.builtin != "") {
+		c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
+	}
+	args := make([]value.Value, len(n.Args))
+	var ops []*closure
+	for i, a := range n.Args {
+		if i < len(params) && params[i].Arity > 0 {
+			if ops == nil {
+				ops = make([]*closure, len(n.Args))
+			}
+			ops[i] = c.opArg(a, params[i])
+			continue
+		}
+		args[i] = c.eval(a)
+	}
+	if ops == nil {
+		if op.cl != nil {
+			return c.callClosure(op.cl, args, n.At)
+		}
+		return c.callDef(op.def, args, n.At)
+	}
+	// Higher-order call: bind operator parameters as closures.
+	var body tla.Expr
+	var c2 *ctx
+	if op.cl != nil {
+		body = op.cl.body
+		c2 = &ctx{sc: op.cl.sc, env: op.cl.env, s: c.s, t: c.t, primed: c.primed}
+	} else {
+		body = op.def.body
+		c2 = &ctx{sc: op.def.sc, s: c.s, t: c.t, primed: c.primed}
+	}
+	for i, p := range params {
+		if ops[i] != nil {
+			c2.env = c2.env.bindOp(p.Name, ops[i])
+		} else {
+			c2.env = c2.env.bind(p.Name, args[i])
+		}
+	}
+	return c2.eval(body)
+}
+
+// opArg turns an argument passed for an operator parameter into a closure:
+// a LAMBDA, the name of an operator, or a built-in operator symbol.
+func (c *ctx) opArg(a tla.Expr, p *tla.Param) *closure {
+	switch x := a.(type) {
+	case *tla.Lambda:
+		return &closure{name: "LAMBDA", params: x.Params, body: x.Body, sc: c.sc, env: c.env, at: x.At}
+	case *tla.Ident:
+		if b := c.env.find(x.Name); b != nil && b.op != nil {
+			return b.op
+		}
+		if e := c.sc.lookup(x.Name); e != nil && e.kind == entDef {
+			return &closure{name: x.Name, params: e.def.params, body: e.def.body, fn: e.def.fn, sc: e.def.sc, at: x.At}
+		}
+		if isBuiltinOp(x.Name) {
+			return &closure{name: x.Name, builtin: x.Name, at: x.At}
+		}
+	case *tla.OpApp:
+		if len(x.Args) == 0 && len(x.Prefix) > 0 {
+			sc := c.instanceScope(x.Prefix)
+			if e := sc.lookup(x.Name); e != nil && e.kind == entDef {
+				return &closure{name: x.Name, params: e.def.params, body: e.def.body, fn: e.def.fn, sc: e.def.sc, at: x.At}
+			}
+		}
+		if len(x.Args) == 0 && isBuiltinOp(x.Name) {
+			return &closure{name: x.Name, builtin: x.Name, at: x.At}
+		}
+	}
+	c.fail(a.Pos(), "expected an operator of %d arguments for parameter %s", p.Arity, p.Name)
+	return nil
+}

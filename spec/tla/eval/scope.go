@@ -1,0 +1,84 @@
+package eval
+
+import (
+	"fmt"
+
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+// entKind says what a name in a scope stands for.
+type entKind uint8
+
+const (
+	entVar      entKind = iota // a state variable of the root module
+	entConst                   // a constant bound to a value by the model
+	entDef                     // an operator or function definition
+	entSubst                   // a constant or variable of an instantiated module, replaced by an expression
+	entInstance                // a named instance M == INSTANCE ...
+	entUnbound                 // a declared constant with no value (an error if evaluated)
+)
+
+// entity is what a name resolves to in a scope.
+type entity struct {
+	kind  entKind
+	name  string
+	pos   tla.Pos
+	file  string
+	index int         // entVar: variable index
+	val   value.Value // entConst
+	def   *def        // entDef
+	subst *subst      // entSubst
+	inst  *instance   // entInstance
+}
+
+// def is an operator definition (OpDef or FuncDef) with the scope its body
+// is evaluated in.
+type def struct {
+	name   string
+	params []*tla.Param
+	body   tla.Expr
+	fn     *tla.FuncDef // set for function definitions f[x \in S] == e
+	sc     *scope
+	file   string
+	pos    tla.Pos
+
+	// Constant-level zero-parameter definitions are evaluated once.
+	level     int // -1 unknown, else the definition's level (0 constant, 1 state, 2 action, 3 temporal)
+	cached    value.Value
+	computing bool
+}
+
+// subst is `name <- expr` of an instance, evaluated in the instantiating
+// scope with the instantiating environment.
+type subst struct {
+	expr tla.Expr
+	sc   *scope
+	env  *env
+}
+
+// instance is a named, possibly parameterized, instance of a module.
+type instance struct {
+	decl   *tla.Instance
+	outer  *scope
+	module *tla.Module
+	// For an instance without parameters, the scope is built once.
+	sc *scope
+}
+
+// scope maps names to entities for one module (or one instantiation of a
+// module). Definitions of extended modules and unnamed instances are merged
+// in.
+type scope struct {
+	names  map[string]*entity
+	file   string
+	module string
+	spec   *Spec
+}
+
+func (s *scope) lookup(name string) *entity { return s.names[name] }
+
+// errorf reports a problem found while building scopes.
+func buildErr(file string, pos tla.Pos, format string, args ...any) error {
+	return &tla.Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}

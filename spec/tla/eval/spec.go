@@ -1,0 +1,259 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+// Lookup finds a non-standard module by name (a sibling .tla file or a
+// submodule).
+type Lookup func(name string) (*tla.Module, bool)
+
+// Binding gives a constant of the root module a value, or replaces it (or
+// any definition) by another definition of the module (`<-` in a cfg).
+type Binding struct {
+	Name  string
+	Value value.Value // nil when Subst is set
+	Subst string      // name of the replacing definition
+	Pos   tla.Pos     // where the binding was written, for messages
+	File  string
+}
+
+// Spec is a root module with its constants bound: the thing a model
+// checker explores.
+type Spec struct {
+	Module  *tla.Module
+	Vars    []string // state variables, in declaration order
+	root    *scope
+	lookup  Lookup
+	assumes []assume
+	// Warnings lists things the evaluator accepted but ignores.
+	Warnings []string
+}
+
+type assume struct {
+	expr tla.Expr
+	sc   *scope
+}
+
+// NewSpec binds the constants of root (and of the modules it extends) and
+// prepares its definitions for evaluation.
+func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err error) {
+	defer recoverError(&err)
+	sp := &Spec{Module: root, lookup: lookup}
+	sc, err := sp.buildScope(root, nil, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	sp.root = sc
+	for _, b := range bindings {
+		e := sc.names[b.Name]
+		switch {
+		case e == nil:
+			return nil, buildErr(b.File, b.Pos, "the model binds %s, which %s neither declares nor defines", b.Name, root.Name)
+		case b.Subst != "":
+			target := sc.names[b.Subst]
+			if target == nil || target.kind != entDef {
+				return nil, buildErr(b.File, b.Pos, "%s <- %s: %s is not a definition of %s", b.Name, b.Subst, b.Subst, root.Name)
+			}
+			sc.names[b.Name] = &entity{kind: entDef, name: b.Name, def: target.def, pos: target.pos, file: target.file}
+		case e.kind == entUnbound || e.kind == entConst:
+			sc.names[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: e.pos, file: e.file}
+		case e.kind == entDef:
+			// TLC lets a model override a definition by a value.
+			sc.names[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: e.pos, file: e.file}
+		default:
+			return nil, buildErr(b.File, b.Pos, "the model cannot bind %s: it is a variable", b.Name)
+		}
+	}
+	return sp, nil
+}
+
+// flatten returns the units of mod preceded by those of the modules it
+// extends, each module once, extended modules first.
+func (sp *Spec) flatten(mod *tla.Module, seen map[string]bool, out *[]unitIn) error {
+	if seen[mod.Name] {
+		return nil
+	}
+	seen[mod.Name] = true
+	for _, ext := range mod.Extends {
+		if tla.StandardModules[ext.Name] {
+			continue
+		}
+		m, ok := sp.findModule(mod, ext.Name)
+		if !ok {
+			return buildErr(mod.File, ext.At, "EXTENDS %s: no such module", ext.Name)
+		}
+		if err := sp.flatten(m, seen, out); err != nil {
+			return err
+		}
+	}
+	for _, u := range mod.Units {
+		*out = append(*out, unitIn{u, mod})
+	}
+	return nil
+}
+
+type unitIn struct {
+	unit tla.Unit
+	mod  *tla.Module
+}
+
+func (sp *Spec) findModule(from *tla.Module, name string) (*tla.Module, bool) {
+	for _, u := range from.Units {
+		if m, ok := u.(*tla.Module); ok && m.Name == name {
+			return m, true
+		}
+	}
+	if sp.lookup == nil {
+		return nil, false
+	}
+	return sp.lookup(name)
+}
+
+// buildScope builds the scope of mod. For the root module, constants are
+// unbound and variables get indices; for an instance, constants and
+// variables are replaced by substitutions (explicit, or implicit by name in
+// the outer scope).
+func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRoot bool) (*scope, error) {
+	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp}
+	var units []unitIn
+	if err := sp.flatten(mod, map[string]bool{}, &units); err != nil {
+		return nil, err
+	}
+	explicit := map[string]*tla.Subst{}
+	if inst != nil {
+		for _, s := range inst.Subst {
+			explicit[s.Name] = s
+		}
+	}
+	declare := func(name string, pos tla.Pos, file string, isVar bool) {
+		if isRoot {
+			if isVar {
+				sc.names[name] = &entity{kind: entVar, name: name, index: len(sp.Vars), pos: pos, file: file}
+				sp.Vars = append(sp.Vars, name)
+			} else {
+				sc.names[name] = &entity{kind: entUnbound, name: name, pos: pos, file: file}
+			}
+			return
+		}
+		var e tla.Expr = &tla.Ident{At: inst.At, Name: name}
+		if s, ok := explicit[name]; ok {
+			e = s.Expr
+		}
+		sc.names[name] = &entity{kind: entSubst, name: name, pos: pos, file: file,
+			subst: &subst{expr: e, sc: outer.sc, env: outer.env}}
+	}
+	for _, ui := range units {
+		file := ui.mod.File
+		switch u := ui.unit.(type) {
+		case *tla.Constant:
+			for _, p := range u.Names {
+				declare(p.Name, p.At, file, false)
+			}
+		case *tla.Variable:
+			for _, id := range u.Names {
+				declare(id.Name, id.At, file, true)
+			}
+		case *tla.OpDef:
+			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
+				def: &def{name: u.Name, params: u.Params, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}}
+		case *tla.FuncDef:
+			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
+				def: &def{name: u.Name, fn: u, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}}
+		case *tla.Instance:
+			m, ok := sp.findModule(ui.mod, u.Module)
+			if !ok {
+				if tla.StandardModules[u.Module] {
+					continue // INSTANCE Naturals etc. adds nothing we lack
+				}
+				return nil, buildErr(file, u.ModuleAt, "INSTANCE %s: no such module", u.Module)
+			}
+			in := &instance{decl: u, outer: sc, module: m}
+			if u.Name != "" {
+				sc.names[u.Name] = &entity{kind: entInstance, name: u.Name, inst: in, pos: u.At, file: file}
+				continue
+			}
+			isc, err := sp.buildScope(m, u, &ctx{sc: sc}, false)
+			if err != nil {
+				return nil, err
+			}
+			for name, e := range isc.names {
+				if e.kind == entDef || e.kind == entInstance {
+					if _, clash := sc.names[name]; !clash {
+						sc.names[name] = e
+					}
+				}
+			}
+		case *tla.Assume:
+			if isRoot {
+				sp.assumes = append(sp.assumes, assume{u.Body, sc})
+			}
+		case *tla.Module:
+			// Submodules are found by findModule when instantiated.
+		}
+	}
+	return sc, nil
+}
+
+// scopeOf returns the scope of a named instance applied to args (evaluated
+// in c).
+func (in *instance) scopeOf(c *ctx, args []value.Value, at tla.Pos) *scope {
+	if len(in.decl.Params) == 0 {
+		if in.sc == nil {
+			sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer}, false)
+			if err != nil {
+				panic(err)
+			}
+			in.sc = sc
+		}
+		return in.sc
+	}
+	if len(args) != len(in.decl.Params) {
+		c.fail(at, "instance %s takes %d arguments, got %d", in.decl.Name, len(in.decl.Params), len(args))
+	}
+	env := (*env)(nil)
+	for i, p := range in.decl.Params {
+		env = env.bind(p.Name, args[i])
+	}
+	sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, env: env}, false)
+	if err != nil {
+		panic(err)
+	}
+	return sc
+}
+
+// CheckAssumptions evaluates every ASSUME of the root module.
+func (sp *Spec) CheckAssumptions() (err error) {
+	defer recoverError(&err)
+	for _, a := range sp.assumes {
+		c := &ctx{sc: a.sc}
+		v := c.eval(a.expr)
+		if b, ok := v.(value.Bool); !ok || !bool(b) {
+			return &tla.Error{File: a.sc.file, Pos: a.expr.Pos(), Msg: "assumption is false: " + tla.Print(a.expr)}
+		}
+	}
+	return nil
+}
+
+// VarIndex returns the index of variable name, or -1.
+func (sp *Spec) VarIndex(name string) int { return slices.Index(sp.Vars, name) }
+
+// Defined reports whether name is defined (or declared) in the root scope.
+func (sp *Spec) Defined(name string) bool { return sp.root.names[name] != nil }
+
+// Definition returns the body and position of a zero-parameter definition
+// of the root scope.
+func (sp *Spec) Definition(name string) (tla.Expr, error) {
+	e := sp.root.names[name]
+	if e == nil || e.kind != entDef {
+		return nil, fmt.Errorf("%s is not defined in module %s", name, sp.Module.Name)
+	}
+	if len(e.def.params) > 0 {
+		return nil, fmt.Errorf("%s takes %d arguments; a model needs a definition without arguments", name, len(e.def.params))
+	}
+	return e.def.body, nil
+}
