@@ -2,6 +2,7 @@ package tla
 
 import (
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 
@@ -39,6 +40,32 @@ func TestParseSharedModules(t *testing.T) {
 		}
 		if len(m.Units) == 0 {
 			t.Errorf("%s: no units", f)
+		}
+	}
+}
+
+// TestParseListedFiles parses the files named in $TLA_FILES (space
+// separated), for trying the parser on specs outside the repository:
+//
+//	TLA_FILES="$PWD/a.tla $PWD/b.tla" go test ./spec/tla -run ListedFiles -v
+func TestParseListedFiles(t *testing.T) {
+	files := strings.Fields(os.Getenv("TLA_FILES"))
+	if len(files) == 0 {
+		t.Skip("TLA_FILES is empty")
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ParseFile(f, src)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		t.Logf("%s: module %s, %d units", f, m.Name, len(m.Units))
+		if os.Getenv("TLA_DUMP") != "" {
+			t.Logf("\n%s", Dump(m))
 		}
 	}
 }
