@@ -2,8 +2,8 @@ package tla
 
 import (
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/roomspec/roomspec/internal/sharedpath"
