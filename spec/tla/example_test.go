@@ -68,3 +68,16 @@ func ExampleLoad() {
 	// Spec Spec.tla
 	// standard: [Naturals]
 }
+
+func ExampleInspect() {
+	x, _ := tla.ParseExpr(`x' = x + 1 /\ UNCHANGED <<y>> /\ \E i \in S : z' = i`)
+	tla.Inspect(x, func(n tla.Node) bool {
+		if p, ok := n.(*tla.OpApp); ok && p.Name == "'" {
+			fmt.Println("primed:", tla.Print(p.Args[0]), "at", p.Pos())
+		}
+		return true
+	})
+	// Output:
+	// primed: x at 1:2
+	// primed: z at 1:48
+}
