@@ -131,8 +131,9 @@ type Recursive struct {
 }
 
 // Theorem is a THEOREM / LEMMA / COROLLARY / PROPOSITION. Proofs are skipped.
-// Body is nil when the statement could not be read as an expression (for
-// example `ASSUME ... PROVE ...` forms); the model checker ignores theorems.
+// For `ASSUME ... PROVE P` Body is P alone (the assumptions are dropped); it
+// is nil when the statement could not be read as an expression. The model
+// checker ignores theorems.
 type Theorem struct {
 	At   Pos
 	Name string

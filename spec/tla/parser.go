@@ -336,6 +336,17 @@ func (p *parser) parseTheorem() *Theorem {
 	}
 	// A statement may use proof-only forms (ASSUME ... PROVE); the checker
 	// never needs it, so anything unreadable is skipped, not an error.
+	if p.isKw("ASSUME") {
+		// The assumptions (NEW x \in S, ...) may start lines at column 1,
+		// where skipProof would stop; PROVE ends them.
+		for t := p.tok; t.kind != tEOF && t.kind != tSep && t.kind != tEnd &&
+			!(t.kind == tIdent && t.text == "PROVE"); t = p.tok {
+			p.next()
+		}
+		if p.tok.kind == tIdent {
+			p.next()
+		}
+	}
 	save, depth := p.i, len(p.offside)
 	func() {
 		defer func() {

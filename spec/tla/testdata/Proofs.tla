@@ -21,6 +21,12 @@ LEMMA Trivial == ASSUME NEW n \in Nat PROVE n + 0 = n
 
 USE DEF Init
 
+THEOREM Multi ==
+ASSUME NEW n \in Nat,
+NEW m \in Nat
+PROVE n + m = m + n
+BY DEF Init
+
 COROLLARY TRUE
 PROOF OMITTED
 
