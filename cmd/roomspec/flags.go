@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 )
 
 // flagSet is a subcommand's flag set; its -help text goes to stdout and
@@ -11,38 +12,46 @@ import (
 type flagSet struct {
 	*flag.FlagSet
 	env            *env
+	name           string
 	args, describe string
 }
 
 func newFlagSet(e *env, name, args, description string) *flagSet {
-	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), env: e, args: args, describe: description}
+	fs := &flagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), env: e, name: name, args: args, describe: description}
 	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: roomspec %s [flags] %s\n\n%s\n", name, fs.args, fs.describe)
-		n := 0
-		fs.VisitAll(func(*flag.Flag) { n++ })
-		if n > 0 {
-			fmt.Fprintln(w, "\nflags:")
-			fs.PrintDefaults()
-		}
-	}
+	fs.Usage = func() { fs.printUsage(fs.env.stderr) }
 	return fs
 }
 
+func (fs *flagSet) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "usage: roomspec %s [flags] %s\n\n%s\n", fs.name, fs.args, fs.describe)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nflags:")
+		out := fs.Output()
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(out)
+	}
+}
+
 // parse parses args and reports whether the command should go on; if not,
-// code is the exit status (0 after -help, 2 after a bad flag, whose error
-// the flag package has already printed with the usage).
+// code is the exit status: 0 after -help (usage on stdout), 2 after a bad
+// flag (the error and usage on stderr).
 func (fs *flagSet) parse(args []string) (code int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {} // printed below, to the right stream
 	err := fs.Parse(args)
+	fs.Usage = usage
 	switch {
 	case err == nil:
 		return exitOK, true
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(fs.env.stdout)
-		fs.Usage()
+		fs.printUsage(fs.env.stdout)
 		return exitOK, false
 	default:
+		fs.printUsage(fs.env.stderr)
 		return exitBadInput, false
 	}
 }

@@ -91,6 +91,7 @@ func (sp *Spec) Init(fs []*Formula, yield func(State)) (err error) {
 // sub-action that produced it. Successors may repeat.
 func (sp *Spec) Next(f *Formula, s State, yield func(State, *Action)) (err error) {
 	defer recoverError(&err)
+	f = f.unwrap()
 	target := make([]value.Value, len(sp.Vars))
 	c := f.ctx(s, target)
 	en := &enumerator{target: target, primed: true}
@@ -106,6 +107,23 @@ func (sp *Spec) Next(f *Formula, s State, yield func(State, *Action)) (err error
 		return false
 	})
 	return nil
+}
+
+// unwrap replaces a formula that is just the name of a definition without
+// parameters (Next in [][Next]_vars) by the definition's body, so that
+// actions are named after the definitions below it.
+func (f *Formula) unwrap() *Formula {
+	for {
+		id, ok := f.Expr.(*tla.Ident)
+		if !ok || f.env.find(id.Name) != nil {
+			return f
+		}
+		e := f.sc.lookup(id.Name)
+		if e == nil || e.kind != entDef || e.def.fn != nil || len(e.def.params) > 0 {
+			return f
+		}
+		f = &Formula{Expr: e.def.body, Name: id.Name, sc: e.def.sc}
+	}
 }
 
 // Eval evaluates a state-level formula in s (nil for a constant formula).

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+func init() {
+	register(&command{
+		name:    "check",
+		summary: "model-check a TLA+ spec against its TLC configuration",
+		run:     runCheck,
+	})
+}
+
+func runCheck(e *env, args []string) int {
+	fs := newFlagSet(e, "check", "MODULE.tla",
+		"Explores every reachable state of MODULE.tla under the configuration MODULE.cfg\n"+
+			"(or -config FILE), checking invariants, deadlock and temporal properties as TLC does.")
+	config := fs.String("config", "", "TLC configuration `file` (default: MODULE.cfg beside the module)")
+	format := fs.String("format", "text", "output `format`: text or json")
+	workers := fs.Int("workers", 0, "goroutines computing successors (default: one per CPU)")
+	if code, ok := fs.parse(args); !ok {
+		return code
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(e.stderr, "roomspec check: -format must be text or json, not %q\n", *format)
+		return exitBadInput
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitBadInput
+	}
+	module := fs.Arg(0)
+	if *config == "" {
+		*config = strings.TrimSuffix(module, ".tla") + ".cfg"
+	}
+	run := checkRun{module: module, config: *config, workers: *workers, stderr: e.stderr}
+	r := run.do()
+	if *format == "json" {
+		writeCheckJSON(e.stdout, &run, r)
+	} else {
+		writeCheckText(e.stdout, &run, r)
+	}
+	switch {
+	case r.Outcome == check.Failure:
+		if *format == "json" {
+			fmt.Fprintf(e.stderr, "roomspec check: %v\n", r.Err)
+		}
+		return exitBadInput
+	case r.Outcome != check.OK:
+		return exitViolation
+	}
+	return exitOK
+}
+
+// checkRun is one model to check: a module file and its configuration.
+type checkRun struct {
+	module, config string
+	workers        int
+	stderr         io.Writer
+	vars           []string
+	elapsed        time.Duration
+}
+
+func (cr *checkRun) do() *check.Result {
+	fail := func(err error) *check.Result {
+		return &check.Result{Outcome: check.Failure, Err: err, LoopStart: -1}
+	}
+	dir, base := filepath.Split(cr.module)
+	if dir == "" {
+		dir = "."
+	}
+	if _, err := os.Stat(cr.module); err != nil {
+		return fail(err)
+	}
+	mods, err := tla.Load(os.DirFS(dir), strings.TrimSuffix(base, ".tla"))
+	if err != nil {
+		return fail(err)
+	}
+	src, err := os.ReadFile(cr.config)
+	if err != nil {
+		return fail(err)
+	}
+	conf, err := cfg.Parse(filepath.Base(cr.config), src)
+	if err != nil {
+		return fail(err)
+	}
+	if err := conf.Validate(); err != nil {
+		return fail(err)
+	}
+	m, err := check.Build(mods, conf)
+	if err != nil {
+		return fail(err)
+	}
+	cr.vars = m.Spec.Vars
+	start := time.Now()
+	last := start
+	r := check.Check(context.Background(), m, check.Options{
+		Workers: cr.workers,
+		Progress: func(p check.Progress) {
+			if time.Since(last) > 5*time.Second {
+				last = time.Now()
+				fmt.Fprintf(cr.stderr, "progress: depth %d, %d distinct states, %d generated, %d on queue\n",
+					p.Depth, p.Distinct, p.Generated, p.Queue)
+			}
+		},
+	})
+	cr.elapsed = time.Since(start)
+	for _, w := range r.Warnings {
+		fmt.Fprintf(cr.stderr, "warning: %s\n", w)
+	}
+	return r
+}
+
+// jsonStep is one step of a trace in JSON output.
+type jsonStep struct {
+	Action string            `json:"action"`
+	State  map[string]string `json:"state"`
+}
+
+type jsonResult struct {
+	Module          string     `json:"module"`
+	Config          string     `json:"config"`
+	Result          string     `json:"result"`
+	Violated        string     `json:"violated"`
+	DistinctStates  int64      `json:"distinctStates"`
+	StatesGenerated int64      `json:"statesGenerated"`
+	Depth           int        `json:"depth"`
+	Trace           []jsonStep `json:"trace"`
+	LoopStart       int        `json:"loopStart"`
+	Error           string     `json:"error"`
+}
+
+func traceJSON(vars []string, trace []check.Step) []jsonStep {
+	out := make([]jsonStep, 0, len(trace))
+	for _, st := range trace {
+		js := jsonStep{Action: st.Action.String(), State: map[string]string{}}
+		for i, v := range vars {
+			js.State[v] = value.Format(st.State[i])
+		}
+		out = append(out, js)
+	}
+	return out
+}
+
+func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
+	jr := jsonResult{
+		Module: cr.module, Config: cr.config, Result: string(r.Outcome), Violated: r.Violated,
+		DistinctStates: r.Distinct, StatesGenerated: r.Generated, Depth: r.Depth,
+		Trace: traceJSON(cr.vars, r.Trace), LoopStart: r.LoopStart,
+	}
+	if r.Err != nil {
+		jr.Error = r.Err.Error()
+	}
+	b, _ := json.Marshal(jr)
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// writeCheckText prints the result the way TLC does.
+func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
+	switch r.Outcome {
+	case check.Failure:
+		var te *tla.Error
+		if errors.As(r.Err, &te) && te.File != "" && !filepath.IsAbs(te.File) && !strings.Contains(te.File, "/") {
+			// Name files as the user wrote them, relative to the module's folder.
+			te.File = filepath.Join(filepath.Dir(cr.module), te.File)
+		}
+		fmt.Fprintf(w, "Error: %v\n", r.Err)
+		return
+	case check.Invariant:
+		fmt.Fprintf(w, "Error: Invariant %s is violated.\n", r.Violated)
+	case check.Deadlock:
+		fmt.Fprintln(w, "Error: Deadlock reached.")
+	case check.Violation:
+		fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
+	}
+	if len(r.Trace) > 0 {
+		fmt.Fprintln(w, "Error: The behavior up to this point is:")
+		for i, st := range r.Trace {
+			label := "<Initial predicate>"
+			if st.Action != nil {
+				label = "<" + st.Action.String() + ">"
+			}
+			fmt.Fprintf(w, "State %d: %s\n", i+1, label)
+			for j, v := range cr.vars {
+				fmt.Fprintf(w, "/\\ %s = %s\n", v, value.Format(st.State[j]))
+			}
+			fmt.Fprintln(w)
+		}
+		if r.LoopStart >= 0 {
+			fmt.Fprintf(w, "Back to state %d.\n\n", r.LoopStart+1)
+		}
+	}
+	if r.Outcome == check.OK {
+		fmt.Fprintln(w, "Model checking completed. No error has been found.")
+	}
+	fmt.Fprintf(w, "%d states generated, %d distinct states found, 0 states left on queue.\n", r.Generated, r.Distinct)
+	fmt.Fprintf(w, "The depth of the complete state graph search is %d.\n", r.Depth)
+	fmt.Fprintf(w, "Finished in %s.\n", cr.elapsed.Round(time.Millisecond))
+}
