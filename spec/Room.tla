@@ -27,9 +27,10 @@
 (*  - Room ids are model values (Rooms).  A *request* is a pair            *)
 (*    <<room, incarnation>>: with RoomReuse the same room id is used by    *)
 (*    two requests (SGLang's PD re-bootstrap path reuses rooms on          *)
-(*    purpose).  Prefill's dicts are keyed by room id only, so both        *)
-(*    incarnations share them, exactly as in the code; the wire carries    *)
-(*    the room id only.                                                    *)
+(*    purpose) as a retry: incarnation 2 starts once decode aborted        *)
+(*    incarnation 1 (Started).  Prefill's dicts are keyed by room id only, *)
+(*    so both incarnations share them, exactly as in the code; the wire    *)
+(*    carries the room id only.                                            *)
 (*  - Statuses are the strings of KVPoll's names; "Absent" stands for "no  *)
 (*    entry in request_status".  KVPoll(s) gives KVPoll's integer value,   *)
 (*    used by update_status's max rule (Failed=0 ... Success=4).           *)
@@ -175,6 +176,13 @@ Requests == Rooms \X Incarnations
 
 Room(q) == q[1]
 
+\* Room reuse is a retry (PD re-bootstrap): decode starts incarnation i+1 of
+\* a room id only after it aborted incarnation i, and prefill only then
+\* receives the new request.  Prefill may still hold incarnation i.
+\* (IF, not \/: in an action TLC explores both disjuncts, and <<r, 0>> is
+\* not a request.)
+Started(q) == IF q[2] = 1 THEN TRUE ELSE aborted[<<Room(q), q[2] - 1>>]
+
 Statuses == {"Failed", "Bootstrapping", "WaitingForInput", "Transferring",
              "Success"}
 
@@ -282,6 +290,7 @@ Init ==
 SchedulerCreateSender(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "NoSender"
+    /\ Started(q)
     /\ sender' = [sender EXCEPT ![q] = "BootstrapQueue"]
     /\ request_status' =
            [request_status EXCEPT ![Room(q)] =
@@ -500,6 +509,7 @@ BootstrapTimeout(q) ==
 \* @models: nixl/conn.py NixlKVReceiver.init (sends TransferInfo)
 \* @wire: send TransferInfo(room: Room(q), rank: d) decode->prefill
 DecodeSendTransferInfo(d, q) ==
+    /\ Started(q)
     /\ ~aborted[q]
     /\ d \notin ti_sent[q]
     /\ ti_sent' = [ti_sent EXCEPT ![q] = @ \cup {d}]
@@ -516,6 +526,7 @@ DecodeSendTransferInfo(d, q) ==
 \* @models: nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)
 \* @wire: send ABORT(room: Room(q), rank: d) decode->prefill for d \in DecodeRanks
 DecodeAbort(q) ==
+    /\ Started(q)
     /\ ~aborted[q]
     /\ aborted' = [aborted EXCEPT ![q] = TRUE]
     /\ chan' = [d \in DecodeRanks |->
