@@ -188,7 +188,9 @@ func (n *Theorem) Pos() Pos { return n.At }
 
 // Ident is a bare name: a variable, constant, bound variable, parameter or
 // a zero-argument operator. Names with arguments or an instance prefix are
-// OpApp.
+// OpApp. An operator symbol passed as an argument to a higher-order operator
+// (`Fold(+, 0, f)`) is an Ident whose Name is the (normalised) symbol.
+// Parentheses and labels (`lbl:: e`) leave no node of their own.
 type Ident struct {
 	At   Pos
 	Name string

@@ -239,6 +239,11 @@ func (l *lexer) next() token {
 			return token{kind: tIllegal, pos: pos, lit: w, text: fmt.Sprintf("unknown operator %q", w)}
 		}
 	}
+	// "x=<<1>>" is "x = <<1>>": "=<" followed by "<" never makes sense.
+	if strings.HasPrefix(l.src[l.off:], "=<<") {
+		l.advance(1)
+		return mk(tOp, "=")
+	}
 	for _, s := range symbolsByByte[c] {
 		if strings.HasPrefix(l.src[l.off:], s) {
 			l.advance(len(s))
