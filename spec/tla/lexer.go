@@ -104,7 +104,7 @@ type lexer struct {
 	src  string
 	off  int
 	line int
-	col  int // column of src[off]
+	col  int // column of src[off]; a tab advances to the next multiple of 8, plus 1
 }
 
 func newLexer(src string, off int, pos Pos) *lexer {
@@ -113,10 +113,15 @@ func newLexer(src string, off int, pos Pos) *lexer {
 
 func (l *lexer) advance(n int) {
 	for i := 0; i < n && l.off < len(l.src); i++ {
-		if l.src[l.off] == '\n' {
+		switch l.src[l.off] {
+		case '\n':
 			l.line++
 			l.col = 1
-		} else {
+		case '\t':
+			// Tab stops every 8 columns, as in SANY (JavaCC's default), so
+			// bullets aligned in an editor with tabs align here too.
+			l.col = (l.col-1)/8*8 + 9
+		default:
 			l.col++
 		}
 		l.off++

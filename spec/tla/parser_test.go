@@ -98,6 +98,8 @@ func TestJunctionColumns(t *testing.T) {
 		{"quantifier body", "\\E x \\in S : /\\ a\n              /\\ b", `\E x \in S : a /\ b`},
 		{"same op spliced", "/\\ a /\\ b\n/\\ c", `a /\ b /\ c`},
 		{"single item", "/\\ a", `/\ a`},
+		{"tab aligns to column 9", "        /\\ a\n\t/\\ b", `a /\ b`},
+		{"tab after text", "p =>\t/\\ a\n\t/\\ b", `p => (a /\ b)`},
 		{"item is ending infix", "/\\ a\n/\\ b\n=> c", `(a /\ b) => c`},
 		{"list after prefix op mid-line", "(i # j) => ~ /\\ p\n              /\\ q", `(i /= j) => (~(p /\ q))`},
 		{"infix at inner bullet column ends inner list",
