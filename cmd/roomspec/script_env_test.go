@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/roomspec/roomspec/internal/sharedpath"
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/roomspec/roomspec/internal/sharedpath"
 )
 
 // setupScriptEnv exposes the shared test data to scripts as $SHARED; a

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/roomspec/roomspec/spec/tla/eval"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -116,7 +117,10 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 		}
 		return sp.HoldsStep(a.formula, s, t)
 	}
-	for s := 0; s < n; s++ {
+	// Atoms are evaluated for every state and step, in parallel: each
+	// state writes only its own bits. Action atoms first, since the
+	// ENABLED fallback reads them.
+	err := parallel(n, c.opts.Workers, func(s int) error {
 		st := c.g.states[s]
 		for i, a := range atoms {
 			if !a.action {
@@ -124,7 +128,7 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 			}
 			ok, err := evalAction(a, st, st)
 			if err != nil {
-				return nil, fmt.Errorf("evaluating %s: %w", a.text, err)
+				return fmt.Errorf("evaluating %s: %w", a.text, err)
 			}
 			if ok {
 				bitset(g.stbits[s*g.words : (s+1)*g.words]).set(i)
@@ -132,13 +136,20 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 			for e := g.off[s]; e < g.off[s+1]; e++ {
 				ok, err := evalAction(a, st, c.g.states[g.adj[e]])
 				if err != nil {
-					return nil, fmt.Errorf("evaluating %s: %w", a.text, err)
+					return fmt.Errorf("evaluating %s: %w", a.text, err)
 				}
 				if ok {
 					bitset(g.ebits[int(e)*g.words : int(e+1)*g.words]).set(i)
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = parallel(n, c.opts.Workers, func(s int) error {
+		st := c.g.states[s]
 		for i, a := range atoms {
 			if a.action {
 				continue
@@ -152,12 +163,16 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 				ok, err = sp.Holds(a.formula, st)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("evaluating %s: %w", a.text, err)
+				return fmt.Errorf("evaluating %s: %w", a.text, err)
 			}
 			if ok {
 				g.stateAtoms(int32(s)).set(i)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return g, nil
 }
@@ -172,7 +187,7 @@ func (lv *liveness) enabled(c *checker, g *stateGraph, a *atom, s int32) (bool, 
 	if err == nil {
 		return ok, nil
 	}
-	ang := lv.atoms.add(&atom{formula: a.formula, sub: a.sub, action: true, angle: true, text: a.text[len("ENABLED "):]})
+	ang := a.angleAtom
 	if g.edgeAtoms(s, -1).has(ang) {
 		return true, nil
 	}
@@ -182,6 +197,40 @@ func (lv *liveness) enabled(c *checker, g *stateGraph, a *atom, s int32) (bool, 
 		}
 	}
 	return false, nil
+}
+
+// parallel calls f(i) for i in [0, n) on up to workers goroutines and
+// returns the first error.
+func parallel(n, workers int, f func(i int) error) error {
+	if workers < 1 {
+		workers = 1
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, n)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(w, lo, hi int) {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				if err := f(i); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}(w, lo, hi)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func unchangedSub(sp *eval.Spec, sub *eval.Formula, s, t eval.State) (bool, error) {

@@ -47,6 +47,8 @@ type atom struct {
 	enabled, angle bool
 	sub            *eval.Formula
 	text           string
+	// angle is, for an ENABLED <<A>>_v atom, the index of the <<A>>_v atom.
+	angleAtom int
 }
 
 func (t *atomTable) add(a *atom) int {
@@ -170,7 +172,7 @@ func (t *atomTable) toLTL(x *eval.Temporal, neg bool) (*ltl, error) {
 // condition.
 func (t *atomTable) fairAtoms(x *eval.Temporal) (en, ang int) {
 	text := "<<" + x.Fair.String() + ">>_" + x.Sub.String()
-	en = t.add(&atom{formula: x.Fair, sub: x.Sub, enabled: true, text: "ENABLED " + text})
 	ang = t.add(&atom{formula: x.Fair, sub: x.Sub, action: true, angle: true, text: text})
+	en = t.add(&atom{formula: x.Fair, sub: x.Sub, enabled: true, text: "ENABLED " + text, angleAtom: ang})
 	return en, ang
 }
