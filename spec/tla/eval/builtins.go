@@ -2,7 +2,6 @@ package eval
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -533,11 +532,11 @@ func (c *ctx) arith(op string, x, y int64, at tla.Pos) value.Value {
 		}
 		return value.Int(r)
 	case "*":
-		hi, lo := bits.Mul64(uint64(abs(x)), uint64(abs(y)))
-		if hi != 0 || lo > math.MaxInt64 {
+		r, ok := mulInt(x, y)
+		if !ok {
 			overflow()
 		}
-		return value.Int(x * y)
+		return value.Int(r)
 	case "\\div", "/":
 		if y == 0 {
 			c.fail(at, "division by zero")
@@ -563,13 +562,22 @@ func (c *ctx) arith(op string, x, y int64, at tla.Pos) value.Value {
 		if y < 0 {
 			c.fail(at, "negative exponent in %d^%d", x, y)
 		}
-		r := int64(1)
-		for i := int64(0); i < y; i++ {
-			hi, lo := bits.Mul64(uint64(abs(r)), uint64(abs(x)))
-			if hi != 0 || lo > math.MaxInt64 {
-				overflow()
+		// Square and multiply: a huge exponent of 0, 1 or -1 must not
+		// loop y times. b is squared only while a higher bit of y remains,
+		// so an overflowing square means the result overflows too.
+		r, b := int64(1), x
+		for e := y; e > 0; e >>= 1 {
+			var ok bool
+			if e&1 == 1 {
+				if r, ok = mulInt(r, b); !ok {
+					overflow()
+				}
 			}
-			r *= x
+			if e > 1 {
+				if b, ok = mulInt(b, b); !ok {
+					overflow()
+				}
+			}
 		}
 		return value.Int(r)
 	}
@@ -577,11 +585,17 @@ func (c *ctx) arith(op string, x, y int64, at tla.Pos) value.Value {
 	return nil
 }
 
-func abs(x int64) int64 {
-	if x < 0 {
-		return -x
+// mulInt multiplies with overflow detection; the product may be
+// math.MinInt64, whose absolute value does not fit.
+func mulInt(x, y int64) (int64, bool) {
+	if x == 0 || y == 0 {
+		return 0, true
 	}
-	return x
+	r := x * y
+	if r/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
+		return 0, false
+	}
+	return r, true
 }
 
 func permutations(s *value.Set) value.Value {
