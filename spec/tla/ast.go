@@ -48,6 +48,21 @@ type Module struct {
 	Name    string
 	Extends []*Ident
 	Units   []Unit
+	// Comments holds every comment of the module's text, in source order,
+	// for tools that read structured comments such as `\* @action: ...`
+	// (see Doc). Comments of nested submodules are listed in the outermost
+	// module only.
+	Comments []*Comment
+}
+
+// Comment is one `\* ...` line comment or `(* ... *)` block comment; Text
+// includes the delimiters (a line comment without its newline).
+type Comment struct {
+	At   Pos
+	Text string
+	// ownLine is set when nothing but blanks precedes the comment on its
+	// first line; only such comments can document what follows.
+	ownLine bool
 }
 
 // Param is a formal parameter of an operator, or a declared constant. Arity

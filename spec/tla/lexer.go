@@ -101,10 +101,11 @@ var symbolNorm = map[string]string{"#": "/=", "=<": "<="}
 
 // lexer turns source text into tokens on demand.
 type lexer struct {
-	src  string
-	off  int
-	line int
-	col  int // column of src[off]; a tab advances to the next multiple of 8, plus 1
+	comments []*Comment // every comment lexed so far, in source order
+	src      string
+	off      int
+	line     int
+	col      int // column of src[off]; a tab advances to the next multiple of 8, plus 1
 }
 
 func newLexer(src string, off int, pos Pos) *lexer {
@@ -139,6 +140,16 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 func isWord(c byte) bool   { return isLetter(c) || isDigit(c) || c == '_' }
 
+// lineStart reports whether only blanks precede offset off on its line.
+func (l *lexer) lineStart(off int) bool {
+	for i := off - 1; i >= 0 && l.src[i] != '\n'; i-- {
+		if c := l.src[i]; c != ' ' && c != '\t' && c != '\r' && c != '\f' {
+			return false
+		}
+	}
+	return true
+}
+
 // skipSpace skips white space and comments. It returns an illegal token for
 // an unterminated block comment.
 func (l *lexer) skipSpace() *token {
@@ -148,11 +159,13 @@ func (l *lexer) skipSpace() *token {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
 			l.advance(1)
 		case c == '\\' && l.peekByte(1) == '*':
+			start, from := Pos{l.line, l.col}, l.off
 			for l.off < len(l.src) && l.src[l.off] != '\n' {
 				l.advance(1)
 			}
+			l.comments = append(l.comments, &Comment{At: start, Text: strings.TrimRight(l.src[from:l.off], "\r"), ownLine: l.lineStart(from)})
 		case c == '(' && l.peekByte(1) == '*':
-			start := Pos{l.line, l.col}
+			start, from := Pos{l.line, l.col}, l.off
 			depth := 0
 			for {
 				if l.off >= len(l.src) {
@@ -166,6 +179,7 @@ func (l *lexer) skipSpace() *token {
 					depth--
 					l.advance(2)
 					if depth == 0 {
+						l.comments = append(l.comments, &Comment{At: start, Text: l.src[from:l.off], ownLine: l.lineStart(from)})
 						break
 					}
 				} else {

@@ -94,6 +94,7 @@ func ParseFile(filename string, src []byte) (m *Module, err error) {
 	p.update()
 	m = p.parseModule()
 	m.File = filename
+	m.Comments = p.lx.comments
 	return m, nil
 }
 
