@@ -121,7 +121,7 @@ EXTENDS Naturals, Sequences, FiniteSets
 
 CONSTANTS
     Rooms,                  \* room ids (model values)
-    DecodeRanks,            \* decode ranks that bootstrap with this prefill rank
+    DecodeRanks,            \* decode ranks bootstrapped with this prefill rank
     RequiredDstInfoNum,     \* TransferInfo count that completes bootstrap
     NumChunks,              \* KV chunks per request (>= 1)
     \* ---- variant switches (BOOLEAN), one per ingredient ----------------
@@ -142,7 +142,7 @@ CONSTANTS
     WorkerSkipsMissing,     \* fork 90a52f44a: worker skips chunks of rooms
                             \*   missing from transfer_infos (else asserts)
     RoomReuse,              \* a second incarnation reuses each room id
-    TimeoutsFair            \* weak fairness for timeouts (FALSE: PromptTermination)
+    TimeoutsFair            \* timeouts are weakly fair (FALSE: *-prompt cfgs)
 
 VARIABLES
     \* ---- prefill, shared dicts (nixl/conn.py NixlKVManager) -------------
@@ -174,14 +174,14 @@ Incarnations == IF RoomReuse THEN {1, 2} ELSE {1}
 
 Requests == Rooms \X Incarnations
 
-Room(q) == q[1]
+RoomOf(q) == q[1]
 
 \* Room reuse is a retry (PD re-bootstrap): decode starts incarnation i+1 of
 \* a room id only after it aborted incarnation i, and prefill only then
 \* receives the new request.  Prefill may still hold incarnation i.
 \* (IF, not \/: in an action TLC explores both disjuncts, and <<r, 0>> is
 \* not a request.)
-Started(q) == IF q[2] = 1 THEN TRUE ELSE aborted[<<Room(q), q[2] - 1>>]
+Started(q) == IF q[2] = 1 THEN TRUE ELSE aborted[<<RoomOf(q), q[2] - 1>>]
 
 Statuses == {"Failed", "Bootstrapping", "WaitingForInput", "Transferring",
              "Success"}
@@ -235,7 +235,7 @@ CheckStatus(cur) ==
     ELSE "KeyError"
 
 \* The room of a request as the request's own poll sees it.
-Poll(q) == CheckStatus(request_status[Room(q)])
+Poll(q) == CheckStatus(request_status[RoomOf(q)])
 
 \* clear() (nixl/conn.py NixlKVSender.clear): the room leaves every dict.
 ClearedStatus(r) == [request_status EXCEPT ![r] = "Absent"]
@@ -293,8 +293,8 @@ SchedulerCreateSender(q) ==
     /\ Started(q)
     /\ sender' = [sender EXCEPT ![q] = "BootstrapQueue"]
     /\ request_status' =
-           [request_status EXCEPT ![Room(q)] =
-                IF RecordTombstones /\ Room(q) \in tombstones
+           [request_status EXCEPT ![RoomOf(q)] =
+                IF RecordTombstones /\ RoomOf(q) \in tombstones
                 THEN "Failed"
                 ELSE UpdateStatus(@, "Bootstrapping")]
     /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
@@ -333,7 +333,7 @@ SchedulerSend(q) ==
     /\ sender[q] = "WaitingQueue"
     /\ sender' = [sender EXCEPT ![q] = "InflightQueue"]
     /\ queued' = [queued EXCEPT ![q] =
-                      IF transfer_infos[Room(q)] # {} THEN NumChunks ELSE 0]
+                      IF transfer_infos[RoomOf(q)] # {} THEN NumChunks ELSE 0]
     /\ UNCHANGED << request_status, transfer_infos, tombstones,
                     bootstrap_alive, prefill_crashed, posted, chan,
                     ack_chan, ti_sent, aborted, pages_released >>
@@ -352,9 +352,9 @@ SchedulerPollInFlight(q) ==
     /\ sender' = [sender EXCEPT ![q] =
                       IF Poll(q) = "KeyError" THEN @ ELSE "Released"]
     /\ request_status' = IF Poll(q) = "KeyError" THEN request_status
-                         ELSE ClearedStatus(Room(q))
+                         ELSE ClearedStatus(RoomOf(q))
     /\ transfer_infos' = IF Poll(q) = "KeyError" THEN transfer_infos
-                         ELSE ClearedInfos(Room(q))
+                         ELSE ClearedInfos(RoomOf(q))
     /\ UNCHANGED << tombstones, bootstrap_alive, queued, posted, chan,
                     ack_chan, ti_sent, aborted, pages_released >>
 
@@ -407,7 +407,7 @@ BootstrapRecvAbort(d) ==
     /\ chan[d] # << >>
     /\ Head(chan[d]).type = "ABORT"
     /\ ~(AbortAckSent /\ AckWaitsForWrites /\ ~AbortKillsBootstrap
-         /\ \E q \in Requests : Room(q) = Head(chan[d]).room /\ posted[q])
+         /\ \E q \in Requests : RoomOf(q) = Head(chan[d]).room /\ posted[q])
     /\ chan' = [chan EXCEPT ![d] = Tail(@)]
     /\ IF AbortKillsBootstrap
        THEN /\ bootstrap_alive' = FALSE
@@ -417,7 +417,8 @@ BootstrapRecvAbort(d) ==
                 cur == request_status[r]
             IN  /\ bootstrap_alive' = bootstrap_alive
                 /\ request_status' =
-                       IF cur # "Absent" /\ ~(AbortSparesSuccess /\ cur = "Success")
+                       IF /\ cur # "Absent"
+                          /\ ~(AbortSparesSuccess /\ cur = "Success")
                        THEN [request_status EXCEPT
                                  ![r] = UpdateStatus(@, "Failed")]
                        ELSE request_status
@@ -449,7 +450,7 @@ WorkerPost(q) ==
     /\ queued[q] > 0
     /\ ~posted[q]
     /\ queued' = [queued EXCEPT ![q] = @ - 1]
-    /\ LET r == Room(q) IN
+    /\ LET r == RoomOf(q) IN
        IF request_status[r] = "Failed"
        THEN UNCHANGED << request_status, posted >>
        ELSE IF transfer_infos[r] = {}
@@ -459,7 +460,8 @@ WorkerPost(q) ==
                    ELSE [request_status EXCEPT ![r] = UpdateStatus(@, "Failed")]
        ELSE /\ posted' = [posted EXCEPT ![q] = TRUE]
             /\ request_status' =
-                   [request_status EXCEPT ![r] = UpdateStatus(@, "Transferring")]
+                   [request_status EXCEPT
+                        ![r] = UpdateStatus(@, "Transferring")]
     /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
                     prefill_crashed, sender, chan, ack_chan, ti_sent,
                     aborted, pages_released >>
@@ -474,8 +476,9 @@ WorkerComplete(q) ==
     /\ posted' = [posted EXCEPT ![q] = FALSE]
     /\ IF queued[q] = 0
        THEN /\ request_status' =
-                   [request_status EXCEPT ![Room(q)] = UpdateStatus(@, "Success")]
-            /\ transfer_infos' = ClearedInfos(Room(q))
+                   [request_status EXCEPT
+                        ![RoomOf(q)] = UpdateStatus(@, "Success")]
+            /\ transfer_infos' = ClearedInfos(RoomOf(q))
        ELSE UNCHANGED << request_status, transfer_infos >>
     /\ UNCHANGED << tombstones, bootstrap_alive, prefill_crashed, sender,
                     queued, chan, ack_chan, ti_sent, aborted,
@@ -493,9 +496,9 @@ BootstrapTimeout(q) ==
     /\ HasBootstrapTimeout
     /\ ~prefill_crashed
     /\ sender[q] = "BootstrapQueue"
-    /\ request_status[Room(q)] = "Bootstrapping"
+    /\ request_status[RoomOf(q)] = "Bootstrapping"
     /\ request_status' =
-           [request_status EXCEPT ![Room(q)] = UpdateStatus(@, "Failed")]
+           [request_status EXCEPT ![RoomOf(q)] = UpdateStatus(@, "Failed")]
     /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
                     prefill_crashed, sender, queued, posted, chan,
                     ack_chan, ti_sent, aborted, pages_released >>
@@ -507,14 +510,14 @@ BootstrapTimeout(q) ==
 \* write them.  Never after decode aborted q.
 \* @action: environment decode
 \* @models: nixl/conn.py NixlKVReceiver.init (sends TransferInfo)
-\* @wire: send TransferInfo(room: Room(q), rank: d) decode->prefill
+\* @wire: send TransferInfo(room: RoomOf(q), rank: d) decode->prefill
 DecodeSendTransferInfo(d, q) ==
     /\ Started(q)
     /\ ~aborted[q]
     /\ d \notin ti_sent[q]
     /\ ti_sent' = [ti_sent EXCEPT ![q] = @ \cup {d}]
     /\ chan' = [chan EXCEPT ![d] = Append(@, [type |-> "TransferInfo",
-                                              room |-> Room(q), rank |-> d])]
+                                              room |-> RoomOf(q), rank |-> d])]
     /\ UNCHANGED << request_status, transfer_infos, tombstones, bootstrap_alive,
                     prefill_crashed, sender, queued, posted,
                     ack_chan, aborted, pages_released >>
@@ -524,13 +527,13 @@ DecodeSendTransferInfo(d, q) ==
 \* ABORT_ACK decode frees q's KV pages at once.
 \* @action: environment decode
 \* @models: nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)
-\* @wire: send ABORT(room: Room(q), rank: d) decode->prefill for d \in DecodeRanks
+\* @wire: send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \in DecodeRanks
 DecodeAbort(q) ==
     /\ Started(q)
     /\ ~aborted[q]
     /\ aborted' = [aborted EXCEPT ![q] = TRUE]
     /\ chan' = [d \in DecodeRanks |->
-                   Append(chan[d], [type |-> "ABORT", room |-> Room(q),
+                   Append(chan[d], [type |-> "ABORT", room |-> RoomOf(q),
                                     rank |-> d])]
     /\ pages_released' = IF AbortAckSent THEN pages_released
                          ELSE [pages_released EXCEPT ![q] = DecodeRanks]
@@ -548,7 +551,7 @@ DecodeRecvAbortAck(d) ==
     /\ ack_chan' = [ack_chan EXCEPT ![d] = Tail(@)]
     /\ pages_released' =
            [q \in Requests |->
-               IF Room(q) = Head(ack_chan[d]).room /\ aborted[q]
+               IF RoomOf(q) = Head(ack_chan[d]).room /\ aborted[q]
                THEN pages_released[q] \cup {d}
                ELSE pages_released[q]]
     /\ UNCHANGED << request_status, transfer_infos, tombstones, bootstrap_alive,
@@ -623,7 +626,7 @@ AbortReceived(q) ==
     /\ aborted[q]
     /\ \E d \in DecodeRanks :
            \A i \in 1..Len(chan[d]) :
-               ~(chan[d][i].type = "ABORT" /\ chan[d][i].room = Room(q))
+               ~(chan[d][i].type = "ABORT" /\ chan[d][i].room = RoomOf(q))
 
 \* The hazard as prefill's own fault: prefill starts writing q's KV after it
 \* has received an ABORT of q (e.g. the ABORT was dropped for an absent
@@ -636,6 +639,7 @@ NoWriteAfterAbortReceived ==
 \* The worker's claim: no KV chunk is posted for a room that is Failed.
 NoTransferForFailedRoom ==
     [][\A q \in Requests :
-          (~posted[q] /\ posted'[q]) => request_status[Room(q)] # "Failed"]_vars
+          (~posted[q] /\ posted'[q])
+              => request_status[RoomOf(q)] # "Failed"]_vars
 
 =============================================================================
