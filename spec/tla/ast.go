@@ -473,8 +473,9 @@ func (o JunctionOp) String() string {
 
 // Junction is a conjunction or disjunction of two or more items. Bulleted
 // lists (column-aligned /\ or \/) and infix chains `a /\ b /\ c` both come out
-// as one flat Junction; Bulleted says which form was written. A one-item
-// bulleted list is also a Junction with one item.
+// as one flat Junction; Bulleted says which form was written. An item of a
+// bulleted list that is itself a junction of the same operator is spliced
+// into the list. A one-item bulleted list is also a Junction with one item.
 type Junction struct {
 	At       Pos
 	Op       JunctionOp

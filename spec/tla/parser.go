@@ -612,7 +612,7 @@ func (p *parser) parseUnary() Expr {
 	if t.kind == tOp || t.kind == tKeyword {
 		name = t.text
 	}
-	if prec, ok := prefixOps[name]; ok && (t.kind == tOp || t.kind == tKeyword) {
+	if prec, ok := prefixOps[name]; ok {
 		p.next()
 		if name == "-" {
 			name = "-."
@@ -783,8 +783,6 @@ func (p *parser) parsePrimary() Expr {
 		case "[":
 			return p.parseBracket()
 		}
-	case tOffside:
-		p.errorf(t.pos, "expected an expression, found %s", t.describe())
 	}
 	p.errorf(t.pos, "expected an expression, found %s", t.describe())
 	return nil
@@ -893,7 +891,9 @@ func (p *parser) parseBulleted() Expr {
 		p.push(t.pos.Col)
 		item := p.parseExpr()
 		p.pop()
-		if in, ok := item.(*Junction); ok && in.Op == op && !in.Bulleted {
+		// An item that is itself a conjunction (disjunction) for a /\ (\/)
+		// list, bulleted or infix, is spliced in: one flat list.
+		if in, ok := item.(*Junction); ok && in.Op == op {
 			j.Items = append(j.Items, in.Items...)
 		} else {
 			j.Items = append(j.Items, item)
