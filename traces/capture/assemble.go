@@ -85,6 +85,11 @@ type Event struct {
 	SegmentStart bool
 	// Lost is the number of bytes missing for a Gap.
 	Lost int
+	// Pending is the oldest frame whose TCP data is buffered out of order
+	// (waiting for missing bytes, on any connection), or 0 if none: no
+	// later event carries data from an older frame. Consumers that merge
+	// directions use it to restore capture order.
+	Pending int
 }
 
 // Diagnostic is a problem found in the capture, with the frame it is in.
@@ -142,6 +147,8 @@ type Assembler struct {
 	now     time.Time
 	nextID  int
 	nextCon int
+	// queued holds the directions with segments buffered out of order.
+	queued map[*Half]struct{}
 }
 
 // asmContext carries a packet's capture info through gopacket's
@@ -165,7 +172,7 @@ func NewAssembler(opt Options, handler func(*Event)) *Assembler {
 	if opt.CloseAfter == 0 {
 		opt.CloseAfter = 10 * time.Minute
 	}
-	a := &Assembler{opt: opt, handler: handler}
+	a := &Assembler{opt: opt, handler: handler, queued: map[*Half]struct{}{}}
 	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(&factory{a: a}))
 	a.asm.MaxBufferedPagesPerConnection = opt.MaxPagesPerConn
 	a.asm.MaxBufferedPagesTotal = opt.MaxPagesTotal
@@ -240,12 +247,24 @@ func (a *Assembler) emit(h *Half, kind EventKind, frame int, t time.Time) {
 		a.stats.Halves++
 		h.MidStream = !h.synSeen
 		a.ev = Event{Kind: EventStart, Half: h, Frame: frame, Time: t}
-		a.handler(&a.ev)
+		a.fire()
 	}
 	if kind == EventStart {
 		return
 	}
 	a.ev = Event{Kind: kind, Half: h, Frame: frame, Time: t}
+	a.fire()
+}
+
+func (a *Assembler) fire() {
+	a.ev.Pending = 0
+	for h := range a.queued {
+		for _, sg := range h.segs {
+			if int32(sg.seq-h.next) > 0 && (a.ev.Pending == 0 || sg.frame < a.ev.Pending) {
+				a.ev.Pending = sg.frame
+			}
+		}
+	}
 	a.handler(&a.ev)
 }
 
@@ -319,6 +338,9 @@ func (s *stream) Accept(tcp *layers.TCP, _ gopacket.CaptureInfo, dir reassembly.
 				h.segs = append(h.segs[:0], h.segs[maxSegs/2:]...)
 			}
 			h.segs = append(h.segs, seg{seq: seq, n: n, frame: s.a.frame, time: s.a.now})
+			if int32(seq-h.next) > 0 {
+				s.a.queued[h] = struct{}{}
+			}
 		}
 	}
 	return true
@@ -340,7 +362,7 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.Assembl
 			f, t = h.segs[i].frame, h.segs[i].time
 		}
 		a.ev = Event{Kind: EventGap, Half: h, Frame: f, Time: t, Lost: skip}
-		a.handler(&a.ev)
+		a.fire()
 	}
 	if avail > 0 {
 		data := sg.Fetch(avail)
@@ -355,13 +377,16 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.Assembl
 				n = min(n, int(h.segs[j].seq-pos))
 			}
 			a.ev = Event{Kind: EventData, Half: h, Frame: f, Time: t, Data: data[:n], SegmentStart: first}
-			a.handler(&a.ev)
+			a.fire()
 			data = data[n:]
 			pos += uint32(n)
 		}
 	}
 	h.next = pos
 	h.prune()
+	if len(h.segs) == 0 {
+		delete(a.queued, h)
+	}
 	if end && !h.ended {
 		h.ended = true
 		a.emit(h, EventEnd, a.frame, a.now)
@@ -412,6 +437,7 @@ func (s *stream) ReassemblyComplete(_ reassembly.AssemblerContext) bool {
 			s.a.emit(h, EventEnd, s.a.frame, s.a.now)
 		}
 		h.segs = nil
+		delete(s.a.queued, h)
 	}
 	return true
 }
