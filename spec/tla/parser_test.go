@@ -166,3 +166,18 @@ func shape(x Expr) string {
 	s = strings.ReplaceAll(s, "bulleted ", "")
 	return unitPos.ReplaceAllString(s, "")
 }
+
+// TestQuote checks that Quote writes strings the lexer reads back
+// unchanged, including bytes that are not valid UTF-8.
+func TestQuote(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"uote`, `back\slash`, "nl\ntab\tcr\rff\f", "\x8d\xff", "é"} {
+		x, err := ParseExpr(Quote(s))
+		if err != nil {
+			t.Errorf("%q: %v", Quote(s), err)
+			continue
+		}
+		if got := x.(*Str).Value; got != s {
+			t.Errorf("Quote(%q) read back as %q", s, got)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package tla
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -12,6 +11,32 @@ import (
 func Print(x Expr) string {
 	var b strings.Builder
 	printExpr(&b, x)
+	return b.String()
+}
+
+// Quote renders s as a TLA+ string literal. Only the escapes TLA+ knows are
+// used (\" \\ \n \t \r \f); every other byte is written as is.
+func Quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
 	return b.String()
 }
 
@@ -98,7 +123,7 @@ func printExpr(b *strings.Builder, x Expr) {
 	case *Num:
 		b.WriteString(x.Value)
 	case *Str:
-		b.WriteString(strconv.Quote(x.Value))
+		b.WriteString(Quote(x.Value))
 	case *Bool:
 		if x.Value {
 			b.WriteString("TRUE")
