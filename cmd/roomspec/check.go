@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
@@ -26,17 +27,35 @@ func init() {
 }
 
 func runCheck(e *env, args []string) int {
-	fs := newFlagSet(e, "check", "MODULE.tla",
+	fs := newFlagSet(e, "check", "[MODULE.tla]",
 		"Explores every reachable state of MODULE.tla under the configuration MODULE.cfg\n"+
-			"(or -config FILE), checking invariants, deadlock and temporal properties as TLC does.")
+			"(or -config FILE), checking invariants, deadlock and temporal properties as TLC does.\n\n"+
+			"Without MODULE.tla it checks the bundled room-lifecycle spec (Room.tla) under every\n"+
+			"bundled variant (or -variant NAME) and prints the verdict table, variant x property,\n"+
+			"then every counterexample as a step table. Checking goes on after a violation.")
 	config := fs.String("config", "", "TLC configuration `file` (default: MODULE.cfg beside the module)")
 	format := fs.String("format", "text", "output `format`: text or json")
 	workers := fs.Int("workers", 0, "goroutines computing successors (default: one per CPU)")
+	variant := fs.String("variant", "", "check the bundled spec under this variant only (see -list)")
+	list := fs.Bool("list", false, "list the bundled variants and exit")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(e.stderr, "roomspec check: -format must be text or json, not %q\n", *format)
+		return exitBadInput
+	}
+	if *list {
+		for _, v := range spec.Variants() {
+			fmt.Fprintln(e.stdout, v)
+		}
+		return exitOK
+	}
+	if fs.NArg() == 0 {
+		return runBundled(e, *variant, *format, *workers)
+	}
+	if *variant != "" {
+		fmt.Fprintln(e.stderr, "roomspec check: -variant applies to the bundled spec; use -config with a module")
 		return exitBadInput
 	}
 	if fs.NArg() != 1 {
@@ -62,6 +81,32 @@ func runCheck(e *env, args []string) int {
 		return exitBadInput
 	case r.Outcome != check.OK:
 		return exitViolation
+	}
+	return exitOK
+}
+
+// runBundled checks the embedded Room.tla and prints the verdict table.
+func runBundled(e *env, variant, format string, workers int) int {
+	variants := spec.Variants()
+	if variant != "" {
+		variants = []string{variant}
+	}
+	results, err := checkBundled(variants, workers)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
+		return exitBadInput
+	}
+	if format == "json" {
+		writeVerdictJSON(e.stdout, results)
+	} else {
+		fmt.Fprintf(e.stdout, "Room.tla: %d variants checked exhaustively\n\n", len(results))
+		writeVerdictTable(e.stdout, results)
+		writeCounterexamples(e.stdout, results)
+	}
+	for _, r := range results {
+		if r.res.Outcome != check.OK {
+			return exitViolation
+		}
 	}
 	return exitOK
 }

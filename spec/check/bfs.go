@@ -15,6 +15,9 @@ type Options struct {
 	// Workers is the number of goroutines computing successors; 0 means
 	// one per CPU.
 	Workers int
+	// All keeps checking after a violation until every invariant and
+	// property has a verdict (Result.Verdicts).
+	All bool
 	// Progress, if set, is called now and then from the checking goroutine.
 	Progress func(Progress)
 }
@@ -56,6 +59,14 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
 	c := &checker{m: m, opts: opts, ctx: ctx, seen: map[uint64]int32{}, res: &Result{Outcome: OK, LoopStart: -1}}
+	if opts.All {
+		for _, inv := range m.Invariants {
+			c.res.Verdicts = append(c.res.Verdicts, Verdict{Name: inv.Name, Kind: Invariant, Holds: true, LoopStart: -1})
+		}
+		for _, p := range m.Properties {
+			c.res.Verdicts = append(c.res.Verdicts, Verdict{Name: p.Name, Kind: Violation, Holds: true, LoopStart: -1})
+		}
+	}
 	c.res.Warnings = append(c.res.Warnings, m.Warnings...)
 	if err := c.run(); err != nil {
 		c.res.Outcome = Failure
@@ -68,13 +79,14 @@ type succ struct {
 	state  eval.State
 	action *eval.Action
 	fp     uint64
+	broken []int // indices of action-level properties the step violates
 }
 
 func (c *checker) run() error {
 	if err := c.setupSymmetry(); err != nil {
 		return err
 	}
-	if len(c.m.Properties) > 0 {
+	if hasLiveness(c.m) {
 		lv, err := newLiveness(c.m)
 		if err != nil {
 			return err
@@ -142,6 +154,9 @@ func (c *checker) run() error {
 				return err
 			}
 			c.res.Generated += int64(succs[i].raw - len(succs[i].list))
+			if done, err := c.checkSteps(id, succs[i].list); done || err != nil {
+				return err
+			}
 			for _, sc := range succs[i].list {
 				c.res.Generated++
 				tid, dup := c.seen[sc.fp]
@@ -248,7 +263,21 @@ func (c *checker) successors(s eval.State, out *succList) error {
 			ferr = err
 			return
 		}
-		out.list = append(out.list, succ{state: t, action: a, fp: fp})
+		var broken []int
+		for i, p := range c.m.Properties {
+			if p.Always == nil || !p.Step {
+				continue
+			}
+			ok, err := c.m.Spec.HoldsStep(p.Always, s, t)
+			if err != nil {
+				ferr = fmt.Errorf("evaluating property %s: %w", p.Name, err)
+				return
+			}
+			if !ok {
+				broken = append(broken, i)
+			}
+		}
+		out.list = append(out.list, succ{state: t, action: a, fp: fp, broken: broken})
 	})
 	if err != nil {
 		return err
@@ -280,10 +309,31 @@ func (c *checker) actionAllowed(s, t eval.State) (bool, error) {
 // checkInvariants checks state id; it returns true when one is violated
 // (the result then holds the counterexample).
 func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
-	for _, inv := range c.m.Invariants {
+	for i, p := range c.m.Properties {
+		if p.Always == nil || p.Step {
+			continue
+		}
+		if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, p.Always, id, s); done || err != nil {
+			return done, err
+		}
+	}
+	for i, inv := range c.m.Invariants {
+		if c.opts.All && !c.res.Verdicts[i].Holds {
+			continue // the first, shortest counterexample is kept
+		}
 		ok, err := c.m.Spec.Holds(inv.Formula, s)
 		if err != nil {
 			return true, fmt.Errorf("evaluating invariant %s: %w", inv.Name, err)
+		}
+		if !ok && c.opts.All {
+			trace, err := c.trace(id)
+			if err != nil {
+				return true, err
+			}
+			c.res.Verdicts[i].Holds = false
+			c.res.Verdicts[i].Trace = trace
+			c.firstViolation(Invariant, inv.Name, trace, -1)
+			continue
 		}
 		if !ok {
 			c.res.Outcome = Invariant
@@ -293,6 +343,80 @@ func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+func hasLiveness(m *Model) bool {
+	for _, p := range m.Properties {
+		if p.Always == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSafety checks the state-level property []P in state id, recording a
+// violation; it returns true when the search must stop.
+func (c *checker) checkSafety(verdict int, name string, f *eval.Formula, id int32, s eval.State) (bool, error) {
+	if c.opts.All && !c.res.Verdicts[verdict].Holds {
+		return false, nil
+	}
+	ok, err := c.m.Spec.Holds(f, s)
+	if err != nil {
+		return true, fmt.Errorf("evaluating property %s: %w", name, err)
+	}
+	if ok {
+		return false, nil
+	}
+	trace, err := c.trace(id)
+	if err != nil {
+		return true, err
+	}
+	return c.recordSafety(verdict, name, trace), nil
+}
+
+// recordSafety records a violated safety property; it returns true when the
+// search must stop.
+func (c *checker) recordSafety(verdict int, name string, trace []Step) bool {
+	if c.opts.All {
+		c.res.Verdicts[verdict].Holds = false
+		c.res.Verdicts[verdict].Trace = trace
+		c.firstViolation(Violation, name, trace, -1)
+		return false
+	}
+	c.res.Outcome, c.res.Violated, c.res.Trace = Violation, name, trace
+	return true
+}
+
+// checkSteps checks the action-level properties [][A]_v on the steps out of
+// state id, in the order they were generated.
+func (c *checker) checkSteps(id int32, list []succ) (bool, error) {
+	for _, sc := range list {
+		for k := range sc.broken {
+			i := sc.broken[k]
+			v := len(c.m.Invariants) + i
+			if c.opts.All && !c.res.Verdicts[v].Holds {
+				continue
+			}
+			trace, err := c.trace(id)
+			if err != nil {
+				return true, err
+			}
+			trace = append(trace, Step{Action: sc.action, State: sc.state})
+			if c.recordSafety(v, c.m.Properties[i].Name, trace) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// firstViolation records a violation as the result's outcome unless an
+// earlier one already is.
+func (c *checker) firstViolation(kind Outcome, name string, trace []Step, loop int) {
+	if c.res.Outcome != OK {
+		return
+	}
+	c.res.Outcome, c.res.Violated, c.res.Trace, c.res.LoopStart = kind, name, trace, loop
 }
 
 // fingerprint hashes a state (its view, if any), reduced by symmetry.

@@ -15,6 +15,7 @@ import (
 type liveness struct {
 	atoms    *atomTable
 	props    []*ltl // negated properties
+	index    []int  // index[i]: position of props[i] in Model.Properties
 	fairness []fairCond
 }
 
@@ -26,12 +27,16 @@ type fairCond struct {
 
 func newLiveness(m *Model) (*liveness, error) {
 	lv := &liveness{atoms: &atomTable{index: map[string]int{}}}
-	for _, p := range m.Properties {
+	for i, p := range m.Properties {
+		if p.Always != nil {
+			continue // a safety property, checked during the search
+		}
 		f, err := lv.atoms.toLTL(p.Temporal, true)
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", p.Name, err)
 		}
 		lv.props = append(lv.props, f)
+		lv.index = append(lv.index, i)
 	}
 	var addFair func(t *eval.Temporal)
 	addFair = func(t *eval.Temporal) {

@@ -28,6 +28,12 @@ type Named struct {
 type Property struct {
 	Name     string
 	Temporal *eval.Temporal
+	// Always is set for a property []P (P a state predicate) or [][A]_v:
+	// it is a safety property, checked on every state or step during the
+	// search, so its counterexample is a shortest finite trace. Step says
+	// it is action-level.
+	Always *eval.Formula
+	Step   bool
 }
 
 // Model is a spec together with what a configuration asks of it.
@@ -140,7 +146,11 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.Properties = append(m.Properties, Property{n.Name, t})
+		prop := Property{Name: n.Name, Temporal: t}
+		if t.Op == eval.TAlways && t.Args[0].Op == eval.TAtom {
+			prop.Always, prop.Step = t.Args[0].Atom, t.Args[0].Action
+		}
+		m.Properties = append(m.Properties, prop)
 	}
 	if conf.Symmetry != nil {
 		if m.Symmetry, err = def(conf.Symmetry, "SYMMETRY"); err != nil {

@@ -156,10 +156,11 @@ func (p *product) sccs(keep []bool) [][]int32 {
 	return comps
 }
 
-// fairComponent searches the nodes with keep for a strongly connected
-// component in which the tableau accepts and every fairness condition
-// holds; it returns the component's nodes, or nil.
-func (lv *liveness) fairComponent(p *product, g *stateGraph, tb *tableau, keep []bool) []int32 {
+// fairComponents finds, among the nodes with keep, the strongly connected
+// components in which the tableau accepts and every fairness condition
+// holds; each is a place where a behaviour violating the property can loop.
+func (lv *liveness) fairComponents(p *product, g *stateGraph, tb *tableau, keep []bool) [][]int32 {
+	var found [][]int32
 	for _, comp := range p.sccs(keep) {
 		in := make(map[int32]bool, len(comp))
 		for _, v := range comp {
@@ -211,7 +212,8 @@ func (lv *liveness) fairComponent(p *product, g *stateGraph, tb *tableau, keep [
 			continue
 		}
 		if len(badStrong) == 0 {
-			return comp
+			found = append(found, comp)
+			continue
 		}
 		// SF: the action is never taken here, so a fair run must stay where
 		// it is disabled: drop the states that enable it and look again.
@@ -230,12 +232,10 @@ func (lv *liveness) fairComponent(p *product, g *stateGraph, tb *tableau, keep [
 			}
 		}
 		if any {
-			if c := lv.fairComponent(p, g, tb, sub); c != nil {
-				return c
-			}
+			found = append(found, lv.fairComponents(p, g, tb, sub)...)
 		}
 	}
-	return nil
+	return found
 }
 
 // edgeWith returns the index in p.adj of an edge inside the component whose
@@ -265,29 +265,34 @@ func (lv *liveness) check(c *checker) error {
 		for j := range keep {
 			keep[j] = true
 		}
-		comp := lv.fairComponent(p, g, tb, keep)
-		if comp == nil {
+		comps := lv.fairComponents(p, g, tb, keep)
+		if len(comps) == 0 {
 			continue
 		}
-		c.res.Outcome = Violation
-		c.res.Violated = c.m.Properties[i].Name
-		trace, loop, err := lv.lasso(c, g, p, tb, comp)
+		trace, loop, err := lv.lasso(c, g, p, tb, comps)
 		if err != nil {
 			return err
 		}
-		c.res.Trace, c.res.LoopStart = trace, loop
-		return nil
+		name := c.m.Properties[lv.index[i]].Name
+		c.firstViolation(Violation, name, trace, loop)
+		if !c.opts.All {
+			return nil
+		}
+		v := &c.res.Verdicts[len(c.m.Invariants)+lv.index[i]]
+		v.Holds, v.Trace, v.LoopStart = false, trace, loop
 	}
 	return nil
 }
 
 // lasso builds a counterexample: a shortest path from an initial node to
-// the component, then a cycle inside it through a witness of every
-// acceptance and fairness condition.
-func (lv *liveness) lasso(c *checker, g *stateGraph, p *product, tb *tableau, comp []int32) ([]Step, int, error) {
-	in := make(map[int32]bool, len(comp))
-	for _, v := range comp {
-		in[v] = true
+// the nearest fair component, then a cycle inside it through a witness of
+// every acceptance and fairness condition.
+func (lv *liveness) lasso(c *checker, g *stateGraph, p *product, tb *tableau, comps [][]int32) ([]Step, int, error) {
+	compOf := map[int32]int{}
+	for i, comp := range comps {
+		for _, v := range comp {
+			compOf[v] = i
+		}
 	}
 	// Prefix: breadth-first from the initial product nodes.
 	parent := make([]int32, len(p.state))
@@ -305,7 +310,7 @@ func (lv *liveness) lasso(c *checker, g *stateGraph, p *product, tb *tableau, co
 	for len(queue) > 0 && entry < 0 {
 		v := queue[0]
 		queue = queue[1:]
-		if in[v] {
+		if _, ok := compOf[v]; ok {
 			entry = v
 			break
 		}
@@ -319,6 +324,11 @@ func (lv *liveness) lasso(c *checker, g *stateGraph, p *product, tb *tableau, co
 	}
 	if entry < 0 {
 		return nil, 0, fmt.Errorf("internal error: no path to the violating component")
+	}
+	comp := comps[compOf[entry]]
+	in := make(map[int32]bool, len(comp))
+	for _, v := range comp {
+		in[v] = true
 	}
 	var prefix []int32
 	for v := entry; v >= 0; v = parent[v] {

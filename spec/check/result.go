@@ -38,8 +38,24 @@ type Result struct {
 	// deadlock; for a property, a lasso whose cycle starts at LoopStart.
 	Trace     []Step
 	LoopStart int
+	// Verdicts has one entry per invariant and property, in configuration
+	// order, when Options.All is set: the check then goes on after a
+	// violation so that every verdict is known. Outcome, Violated and Trace
+	// describe the first violation found.
+	Verdicts []Verdict
 	// Err is set when Outcome is Failure.
 	Err error
 	// Warnings collects what the checker ignored.
 	Warnings []string
+}
+
+// Verdict is whether one invariant or property holds, with its
+// counterexample if not.
+type Verdict struct {
+	Name string
+	// Kind is Invariant or Violation (a temporal property).
+	Kind      Outcome
+	Holds     bool
+	Trace     []Step
+	LoopStart int
 }

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+// variantResult is the outcome of checking the bundled spec under one
+// variant's configuration, every invariant and property to a verdict.
+type variantResult struct {
+	variant string
+	vars    []string
+	res     *check.Result
+}
+
+// checkBundled checks the embedded Room.tla under each variant.
+func checkBundled(variants []string, workers int) ([]variantResult, error) {
+	mods, err := tla.Load(spec.Files, spec.Module)
+	if err != nil {
+		return nil, err
+	}
+	var out []variantResult
+	for _, v := range variants {
+		src, err := spec.Config(v)
+		if err != nil {
+			return nil, fmt.Errorf("unknown variant %q (bundled: %s)", v, strings.Join(spec.Variants(), ", "))
+		}
+		conf, err := cfg.Parse(v+".cfg", src)
+		if err != nil {
+			return nil, err
+		}
+		m, err := check.Build(mods, conf)
+		if err != nil {
+			return nil, err
+		}
+		r := check.Check(context.Background(), m, check.Options{Workers: workers, All: true})
+		if r.Outcome == check.Failure {
+			return nil, fmt.Errorf("variant %s: %w", v, r.Err)
+		}
+		out = append(out, variantResult{variant: v, vars: m.Spec.Vars, res: r})
+	}
+	return out, nil
+}
+
+// verdictColumns lists the invariants and properties in order of first
+// appearance across variants.
+func verdictColumns(results []variantResult) []string {
+	var cols []string
+	seen := map[string]bool{}
+	for _, r := range results {
+		for _, v := range r.res.Verdicts {
+			if !seen[v.Name] {
+				seen[v.Name] = true
+				cols = append(cols, v.Name)
+			}
+		}
+	}
+	return cols
+}
+
+func verdictCell(v check.Verdict) string {
+	if v.Holds {
+		return "holds"
+	}
+	steps := len(v.Trace) - 1
+	if v.LoopStart >= 0 {
+		return fmt.Sprintf("VIOLATED (%d+loop)", steps)
+	}
+	return fmt.Sprintf("VIOLATED (%d)", steps)
+}
+
+// writeVerdictTable prints variant × property, each cell "holds" or
+// "VIOLATED (n)" with n the steps of the shortest counterexample ("+loop"
+// for a liveness lasso).
+func writeVerdictTable(w io.Writer, results []variantResult) {
+	cols := verdictColumns(results)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "variant\tstates")
+	for _, c := range cols {
+		fmt.Fprintf(tw, "\t%s", c)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%d", r.variant, r.res.Distinct)
+		byName := map[string]check.Verdict{}
+		for _, v := range r.res.Verdicts {
+			byName[v.Name] = v
+		}
+		for _, c := range cols {
+			v, ok := byName[c]
+			if !ok {
+				fmt.Fprint(tw, "\t-")
+				continue
+			}
+			fmt.Fprintf(tw, "\t%s", verdictCell(v))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// writeCounterexamples prints each violation as a step table: the action
+// with its parameters and what it changed.
+func writeCounterexamples(w io.Writer, results []variantResult) {
+	for _, r := range results {
+		for _, v := range r.res.Verdicts {
+			if v.Holds {
+				continue
+			}
+			fmt.Fprintf(w, "\n%s: %s violated (%d steps", r.variant, v.Name, len(v.Trace)-1)
+			if v.LoopStart >= 0 {
+				fmt.Fprintf(w, ", then loops back to step %d", v.LoopStart)
+			}
+			fmt.Fprintln(w, ")")
+			writeStepTable(w, r.vars, v.Trace, v.LoopStart)
+		}
+	}
+}
+
+func writeStepTable(w io.Writer, vars []string, trace []check.Step, loop int) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  step\taction\tchanged")
+	for i, st := range trace {
+		action := "(initial state)"
+		if st.Action != nil {
+			action = st.Action.String()
+		}
+		marker := ""
+		if i == loop {
+			marker = " <- loop"
+		}
+		var changes []string
+		for j, name := range vars {
+			if i == 0 {
+				changes = append(changes, name+" = "+value.Format(st.State[j]))
+				continue
+			}
+			diffValue(name, trace[i-1].State[j], st.State[j], &changes)
+		}
+		if len(changes) == 0 {
+			changes = []string{"(nothing: stuttering)"}
+		}
+		fmt.Fprintf(tw, "  %d%s\t%s\t%s\n", i, marker, action, changes[0])
+		for _, c := range changes[1:] {
+			fmt.Fprintf(tw, "  \t\t%s\n", c)
+		}
+	}
+	if loop >= 0 {
+		fmt.Fprintf(tw, "  \t(back to step %d, forever)\t\n", loop)
+	}
+	tw.Flush()
+}
+
+// diffValue lists what changed from old to new, descending into functions
+// (and records) with the same domain so that only the entries that changed
+// are named: "status[r] = \"Failed\"".
+func diffValue(path string, old, new value.Value, out *[]string) {
+	if value.Equal(old, new) {
+		return
+	}
+	of, ok1 := old.(*value.Func)
+	nf, ok2 := new.(*value.Func)
+	if ok1 && ok2 && value.Equal(of.Domain(), nf.Domain()) && of.Len() > 0 {
+		for i, k := range nf.Keys() {
+			sub := path
+			if s, ok := k.(value.String); ok && nf.IsRecord() {
+				sub += "." + string(s)
+			} else {
+				sub += "[" + value.Format(k) + "]"
+			}
+			diffValue(sub, of.Vals()[i], nf.Vals()[i], out)
+		}
+		return
+	}
+	*out = append(*out, path+" = "+value.Format(new))
+}
+
+// verdictJSON is one line of `roomspec check -format json` on the bundled
+// spec: one per variant and property.
+type verdictJSON struct {
+	Variant        string     `json:"variant"`
+	Property       string     `json:"property"`
+	Holds          bool       `json:"holds"`
+	DistinctStates int64      `json:"distinctStates"`
+	Trace          []jsonStep `json:"trace"`
+	LoopStart      int        `json:"loopStart"`
+}
+
+func writeVerdictJSON(w io.Writer, results []variantResult) {
+	for _, r := range results {
+		for _, v := range r.res.Verdicts {
+			b, _ := json.Marshal(verdictJSON{
+				Variant: r.variant, Property: v.Name, Holds: v.Holds, DistinctStates: r.res.Distinct,
+				Trace: traceJSON(r.vars, v.Trace), LoopStart: v.LoopStart,
+			})
+			fmt.Fprintf(w, "%s\n", b)
+		}
+	}
+}
