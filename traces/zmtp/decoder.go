@@ -1,0 +1,403 @@
+package zmtp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+const (
+	greetingSize = 64
+
+	flagMore    = 0x01
+	flagLong    = 0x02
+	flagCommand = 0x04
+	flagsRsvd   = 0xF8
+)
+
+type state uint8
+
+const (
+	stGreeting state = iota
+	stFrames
+	stResync
+	stDead // not ZMTP, unsupported, or closed: ignore everything
+)
+
+// Decoder decodes ONE direction of one TCP connection. It is not safe for
+// concurrent use.
+//
+// Memory is bounded by the frame being assembled (at most its declared size,
+// and only as its bytes arrive), the message being assembled (at most
+// Options.MaxMessageSize) and, while resynchronizing, Options.ResyncWindow
+// plus one 64 KiB piece of input.
+type Decoder struct {
+	h    Handler
+	opts Options
+
+	state state
+	off   int64 // stream offset of the next byte Feed receives
+
+	// Greeting being assembled.
+	greet      [greetingSize]byte
+	greetN     int
+	greetFirst Mark
+
+	// Frame being assembled.
+	hdr       [9]byte
+	hdrN      int
+	hdrMark   Mark
+	hdrOff    int64
+	inBody    bool
+	flags     byte
+	remaining uint64
+
+	// Message being assembled: the bodies of its parts back to back in
+	// msgBuf, each part's end in ends.
+	inMsg    bool
+	discard  bool // the message went over MaxMessageSize: skip to its end
+	msgFirst Mark
+	msgBuf   []byte
+	ends     []int
+	capHint  int
+
+	cmdBuf []byte
+
+	socketType string
+	identity   string
+	greeting   *Greeting
+
+	rs resync
+}
+
+// NewDecoder returns a decoder that reports to h.
+func NewDecoder(h Handler, opts Options) *Decoder {
+	d := &Decoder{h: h, opts: opts.withDefaults()}
+	if d.opts.MidStream {
+		d.enterResync(0, 0, nil, Mark{})
+	}
+	return d
+}
+
+// Synced reports whether the decoder is at known frame boundaries: after a
+// valid greeting, or after a successful resynchronization (announced by a
+// KindResynced diagnostic).
+func (d *Decoder) Synced() bool { return d.state == stFrames }
+
+// PeerSocketType returns the Socket-Type property of the last READY (or
+// INITIATE) command seen, or "" if none was seen.
+func (d *Decoder) PeerSocketType() string { return d.socketType }
+
+// PeerIdentity returns the Identity property of the last READY (or
+// INITIATE) command seen.
+func (d *Decoder) PeerIdentity() string { return d.identity }
+
+// PeerGreeting returns the greeting seen at the start of the stream, if any.
+func (d *Decoder) PeerGreeting() (Greeting, bool) {
+	if d.greeting == nil {
+		return Greeting{}, false
+	}
+	return *d.greeting, true
+}
+
+// Feed decodes the next in-order bytes of the stream, all with provenance m.
+// segmentStart says data[0] is the first byte of a TCP segment, a likely
+// frame boundary when resynchronizing. Feed does not retain data.
+func (d *Decoder) Feed(data []byte, m Mark, segmentStart bool) {
+	base := d.off
+	d.off += int64(len(data))
+	for len(data) > 0 {
+		var n int
+		switch d.state {
+		case stGreeting:
+			n = d.greetingBytes(data, m, base)
+		case stFrames:
+			n = d.frames(data, m, base)
+		case stResync:
+			// Hand the bytes over in pieces so that one huge Feed cannot
+			// make the resync buffer grow beyond the window plus a piece.
+			n = min(len(data), resyncPiece)
+			d.rsAppend(data[:n], m, segmentStart, base)
+			d.rsRun()
+		default:
+			return
+		}
+		data = data[n:]
+		base += int64(n)
+		segmentStart = false
+	}
+}
+
+// Gap says bytes were lost before the next Feed; m is the provenance of the
+// first byte after the gap, if known. Any partly assembled message is
+// dropped and the decoder resynchronizes.
+func (d *Decoder) Gap(m Mark) {
+	switch d.state {
+	case stDead:
+		return
+	case stResync:
+		d.diag(KindGap, m, d.off, "bytes lost while resynchronizing; restarting the search")
+		d.rs.restart(d.off)
+		return
+	case stGreeting:
+		if d.greetN > 0 {
+			d.diag(KindGap, m, d.off, fmt.Sprintf("bytes lost after %d of %d greeting bytes; resynchronizing", d.greetN, greetingSize))
+		} else {
+			d.diag(KindGap, m, d.off, "bytes lost before the greeting; resynchronizing")
+		}
+	case stFrames:
+		d.diag(KindGap, m, d.off, "bytes lost; resynchronizing")
+		d.dropPartial(m, d.off, "gap")
+	}
+	d.enterResync(d.off, d.off, nil, m)
+}
+
+// Close ends the stream, reporting anything left incomplete. Later calls
+// to Feed, Gap and Close do nothing.
+func (d *Decoder) Close(m Mark) {
+	switch d.state {
+	case stGreeting:
+		if d.greetN > 0 {
+			d.diag(KindTruncated, m, d.off, fmt.Sprintf("stream ended after %d of %d greeting bytes", d.greetN, greetingSize))
+		}
+	case stFrames:
+		switch {
+		case d.inBody:
+			d.diag(KindTruncated, m, d.off, fmt.Sprintf("stream ended inside a frame at offset %d, %d body bytes missing", d.hdrOff, d.remaining))
+		case d.hdrN > 0:
+			d.diag(KindTruncated, m, d.off, fmt.Sprintf("stream ended inside a frame header at offset %d", d.hdrOff))
+		}
+		d.dropPartial(m, d.off, "end of stream")
+	case stResync:
+		d.diag2(Diagnostic{Kind: KindNoSync, Mark: m, Offset: d.off, Skipped: d.off - d.rs.from,
+			Text: fmt.Sprintf("stream ended before frame boundaries were found; %d bytes not decoded", d.off-d.rs.from)})
+	}
+	d.state = stDead
+	d.rs.release()
+	d.msgBuf, d.ends, d.cmdBuf = nil, nil, nil
+}
+
+func (d *Decoder) diag(k Kind, m Mark, off int64, text string) {
+	d.h.Diagnostic(Diagnostic{Kind: k, Mark: m, Offset: off, Text: text})
+}
+
+func (d *Decoder) diag2(x Diagnostic) { d.h.Diagnostic(x) }
+
+// greetingBytes consumes greeting bytes from data and returns how many.
+func (d *Decoder) greetingBytes(data []byte, m Mark, base int64) int {
+	if d.greetN == 0 {
+		d.greetFirst = m
+	}
+	n := copy(d.greet[d.greetN:], data)
+	d.greetN += n
+	g := d.greet[:d.greetN]
+	// Check what has arrived so far, so that a non-ZMTP stream is given up
+	// at its first byte rather than after 64.
+	if g[0] != 0xFF {
+		d.diag(KindNotZMTP, d.greetFirst, base-int64(d.greetN-n),
+			fmt.Sprintf("stream starts with 0x%02x, not a ZMTP greeting signature (0xFF); ignoring this stream", g[0]))
+		d.state = stDead
+		return len(data)
+	}
+	if len(g) > 9 && g[9]&0x01 == 0 {
+		d.diag(KindUnsupported, m, base, "ZMTP 1.0 peer (no greeting); ignoring this stream")
+		d.state = stDead
+		return len(data)
+	}
+	if len(g) > 10 && g[10] < 3 {
+		d.diag(KindUnsupported, m, base, fmt.Sprintf("ZMTP revision %d (ZMTP 2.0 or older) is not supported; ignoring this stream", g[10]))
+		d.state = stDead
+		return len(data)
+	}
+	if d.greetN < greetingSize {
+		return n
+	}
+	gr := Greeting{
+		Major:     g[10],
+		Minor:     g[11],
+		Mechanism: strings.TrimRight(string(g[12:32]), "\x00"),
+		AsServer:  g[32] != 0,
+		First:     d.greetFirst,
+		Last:      m,
+	}
+	d.greeting = &gr
+	d.h.Greeting(gr)
+	switch gr.Mechanism {
+	case "NULL", "PLAIN":
+		d.state = stFrames
+	default:
+		// CURVE and GSSAPI carry messages encrypted inside commands.
+		d.diag(KindUnsupported, m, base+int64(n)-1, fmt.Sprintf("mechanism %q encrypts traffic; ignoring the rest of this stream", gr.Mechanism))
+		d.state = stDead
+		return len(data)
+	}
+	return n
+}
+
+// frames decodes frames from data, whose first byte is at stream offset
+// base. It returns how many bytes it consumed; it stops early only when it
+// switched to resynchronizing, and the rest of data then belongs to the
+// resync search.
+func (d *Decoder) frames(data []byte, m Mark, base int64) int {
+	i := 0
+	for i < len(data) {
+		if d.inBody {
+			n := len(data) - i
+			if uint64(n) > d.remaining {
+				n = int(d.remaining)
+			}
+			switch {
+			case d.flags&flagCommand != 0:
+				d.cmdBuf = append(d.cmdBuf, data[i:i+n]...)
+			case !d.discard:
+				if d.msgBuf == nil {
+					d.msgBuf = make([]byte, 0, d.capHint)
+				}
+				d.msgBuf = append(d.msgBuf, data[i:i+n]...)
+			}
+			d.remaining -= uint64(n)
+			i += n
+			if d.remaining == 0 {
+				d.inBody = false
+				d.endFrame(m)
+			}
+			continue
+		}
+		// Frame header, possibly split across Feed calls.
+		if d.hdrN == 0 {
+			f := data[i]
+			d.hdrMark, d.hdrOff = m, base+int64(i)
+			d.hdr[0] = f
+			d.hdrN = 1
+			i++
+			if f&flagsRsvd != 0 || f&(flagCommand|flagMore) == flagCommand|flagMore {
+				why := "reserved flag bits set"
+				if f&flagsRsvd == 0 {
+					why = "command frame with the MORE flag"
+				}
+				d.diag(KindMalformedFrame, m, d.hdrOff, fmt.Sprintf("frame flags 0x%02x at offset %d: %s; resynchronizing", f, d.hdrOff, why))
+				d.dropPartial(m, d.hdrOff, "malformed frame")
+				d.enterResync(d.hdrOff, d.hdrOff+1, nil, m)
+				return i
+			}
+			continue
+		}
+		need := 2
+		if d.hdr[0]&flagLong != 0 {
+			need = 9
+		}
+		n := copy(d.hdr[d.hdrN:need], data[i:])
+		d.hdrN += n
+		i += n
+		if d.hdrN < need {
+			continue
+		}
+		var size uint64
+		if need == 2 {
+			size = uint64(d.hdr[1])
+		} else {
+			size = binary.BigEndian.Uint64(d.hdr[1:9])
+		}
+		if size > d.opts.MaxFrameSize {
+			d.diag(KindOversize, d.hdrMark, d.hdrOff, fmt.Sprintf("frame at offset %d declares %d bytes, limit %d; resynchronizing", d.hdrOff, size, d.opts.MaxFrameSize))
+			seed := d.hdr[1:d.hdrN]
+			d.dropPartial(m, d.hdrOff, "oversize frame")
+			d.enterResync(d.hdrOff, d.hdrOff+1, seed, d.hdrMark)
+			return i
+		}
+		d.flags = d.hdr[0]
+		d.hdrN = 0
+		d.remaining = size
+		if d.flags&flagCommand == 0 {
+			d.startPart(size)
+		}
+		if size == 0 {
+			d.endFrame(m)
+		} else {
+			d.inBody = true
+		}
+	}
+	return i
+}
+
+// startPart begins a message part of the given size, enforcing
+// MaxMessageSize before any byte of it is stored.
+func (d *Decoder) startPart(size uint64) {
+	if !d.inMsg {
+		d.inMsg = true
+		d.msgFirst = d.hdrMark
+	}
+	if d.discard {
+		return
+	}
+	if uint64(len(d.msgBuf))+size > d.opts.MaxMessageSize {
+		d.diag(KindOversize, d.hdrMark, d.hdrOff, fmt.Sprintf("message reaches %d bytes in part %d, limit %d; dropping it",
+			uint64(len(d.msgBuf))+size, len(d.ends)+1, d.opts.MaxMessageSize))
+		d.discard = true
+		d.msgBuf = d.msgBuf[:0]
+		d.ends = d.ends[:0]
+	}
+}
+
+// endFrame completes the frame whose last byte had provenance m.
+func (d *Decoder) endFrame(m Mark) {
+	if d.flags&flagCommand != 0 {
+		c, err := parseCommand(d.cmdBuf)
+		d.cmdBuf = d.cmdBuf[:0]
+		c.First, c.Last = d.hdrMark, m
+		if err != nil {
+			d.diag(KindMalformedCommand, d.hdrMark, d.hdrOff, fmt.Sprintf("command at offset %d: %v", d.hdrOff, err))
+		}
+		if c.Name == "READY" || c.Name == "INITIATE" {
+			if v, ok := c.Property("Socket-Type"); ok {
+				d.socketType = v
+			}
+			if v, ok := c.Property("Identity"); ok {
+				d.identity = v
+			}
+		}
+		d.h.Command(c)
+		return
+	}
+	if !d.discard {
+		d.ends = append(d.ends, len(d.msgBuf))
+	}
+	if d.flags&flagMore != 0 {
+		return
+	}
+	if d.discard {
+		d.discard = false
+		d.inMsg = false
+		return
+	}
+	// The parts alias msgBuf, which is handed over with them; the next
+	// message gets a fresh buffer sized like this one, so a steady stream
+	// costs two allocations per message (bytes and part headers).
+	buf := d.msgBuf
+	parts := make([][]byte, len(d.ends))
+	start := 0
+	for k, e := range d.ends {
+		parts[k] = buf[start:e:e]
+		start = e
+	}
+	d.capHint = len(buf) + len(buf)/4
+	d.msgBuf = nil
+	d.ends = d.ends[:0]
+	d.inMsg = false
+	d.h.Message(Message{Parts: parts, First: d.msgFirst, Last: m})
+}
+
+// dropPartial discards a partly assembled frame or message, reporting a
+// message that loses parts.
+func (d *Decoder) dropPartial(m Mark, off int64, why string) {
+	if d.inMsg && !d.discard {
+		d.diag(KindDroppedMessage, m, off, fmt.Sprintf("dropped a partial message (%d complete parts, %d bytes) begun in frame %d: %s",
+			len(d.ends), len(d.msgBuf), d.msgFirst.Frame, why))
+	}
+	d.inMsg, d.discard, d.inBody = false, false, false
+	d.hdrN = 0
+	d.remaining = 0
+	d.msgBuf = d.msgBuf[:0]
+	d.ends = d.ends[:0]
+	d.cmdBuf = d.cmdBuf[:0]
+}
