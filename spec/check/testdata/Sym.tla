@@ -1,0 +1,16 @@
+--------------------------------- MODULE Sym ---------------------------------
+(***************************************************************************)
+(* Each process of Procs = {a, b, c} (model values) may join or leave the  *)
+(* set active. Without symmetry every subset of Procs is reachable: 2^3 =  *)
+(* 8 distinct states. Under SYMMETRY Perms the permutations of Procs       *)
+(* identify subsets of equal size: 4 orbits ({}, one, two, all three).     *)
+(***************************************************************************)
+EXTENDS FiniteSets, TLC
+CONSTANT Procs
+VARIABLE active
+Init == active = {}
+Next == \E p \in Procs : \/ p \notin active /\ active' = active \cup {p}
+                         \/ p \in active /\ active' = active \ {p}
+Perms == Permutations(Procs)
+NotAll == Cardinality(active) < 3
+=============================================================================
