@@ -1,0 +1,128 @@
+package decode
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/roomspec/roomspec/traces/capture"
+	"github.com/roomspec/roomspec/traces/zmtp"
+)
+
+// largeCapture returns the benchmark capture made by
+// "make_captures.py --large N", or skips.
+func largeCapture(b *testing.B) []byte {
+	b.Helper()
+	files, _ := filepath.Glob("../testdata/large/large_*.pcap")
+	if len(files) == 0 {
+		b.Skip("no ../testdata/large/large_*.pcap; make one with: sudo /usr/bin/python3 traces/testdata/make_captures.py --large 1000000")
+	}
+	// The one with the fewest messages (by name): the 10x capture is for
+	// whole-process RSS runs. ROOMSPEC_LARGE picks another.
+	best := os.Getenv("ROOMSPEC_LARGE")
+	if best == "" {
+		fewest := -1
+		for _, f := range files {
+			var n int
+			if _, err := fmt.Sscanf(filepath.Base(f), "large_%d.pcap", &n); err == nil && (fewest < 0 || n < fewest) {
+				best, fewest = f, n
+			}
+		}
+	}
+	data, err := os.ReadFile(best)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkDecode is the full pipeline (reassembly, ZMTP, SGLang decoding)
+// over the large capture, read from memory.
+func BenchmarkDecode(b *testing.B) {
+	data := largeCapture(b)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	msgs := 0
+	for b.Loop() {
+		sum, err := Run(bytes.NewReader(data), Options{}, func(*Message) {}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs += sum.Messages
+	}
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchmarkReassemblyOnly reads and reassembles the same capture without
+// decoding ZMTP: the baseline of the decode/reassembly ratio.
+func BenchmarkReassemblyOnly(b *testing.B) {
+	data := largeCapture(b)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := capture.Run(bytes.NewReader(data), capture.Options{}, func(*capture.Event) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGroundTruthCaptures decodes all committed captures (small, so
+// it runs everywhere).
+func BenchmarkGroundTruthCaptures(b *testing.B) {
+	files, _ := filepath.Glob("../testdata/captures/*.pcap*")
+	var all [][]byte
+	total := 0
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, d)
+		total += len(d)
+	}
+	b.SetBytes(int64(total))
+	for b.Loop() {
+		for _, d := range all {
+			if _, err := Run(bytes.NewReader(d), Options{}, func(*Message) {}, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// nopHandler discards a zmtp.Decoder's events.
+type nopHandler struct{ msgs int }
+
+func (h *nopHandler) Greeting(zmtp.Greeting)     {}
+func (h *nopHandler) Command(zmtp.Command)       {}
+func (h *nopHandler) Message(zmtp.Message)       { h.msgs++ }
+func (h *nopHandler) Diagnostic(zmtp.Diagnostic) {}
+
+// BenchmarkReassemblyZMTP is reassembly plus ZMTP framing without SGLang
+// decoding: with the other two it splits the cost of the pipeline.
+func BenchmarkReassemblyZMTP(b *testing.B) {
+	data := largeCapture(b)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		h := &nopHandler{}
+		_, err := capture.Run(bytes.NewReader(data), capture.Options{}, func(e *capture.Event) {
+			m := zmtp.Mark{Frame: e.Frame, Time: e.Time}
+			switch e.Kind {
+			case capture.EventStart:
+				e.Half.State = zmtp.NewDecoder(h, zmtp.Options{MidStream: e.Half.MidStream})
+			case capture.EventData:
+				e.Half.State.(*zmtp.Decoder).Feed(e.Data, m, e.SegmentStart)
+			case capture.EventGap:
+				e.Half.State.(*zmtp.Decoder).Gap(m)
+			case capture.EventEnd:
+				e.Half.State.(*zmtp.Decoder).Close(m)
+			}
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

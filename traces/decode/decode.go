@@ -1,0 +1,297 @@
+// Package decode joins the trace decoders into one pipeline: capture file
+// -> TCP streams (traces/capture) -> ZMTP messages (traces/zmtp) -> SGLang
+// messages (traces/wire). It decides which connections are ZeroMQ, keeps
+// every message's provenance (frame numbers, timestamps, endpoints, socket
+// types) and turns every problem into a diagnostic with a frame number.
+package decode
+
+import (
+	"fmt"
+	"io"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/roomspec/roomspec/traces/capture"
+	"github.com/roomspec/roomspec/traces/wire"
+	"github.com/roomspec/roomspec/traces/zmtp"
+)
+
+// Options tune a decoding run. The zero value decodes every TCP connection
+// that turns out to be ZeroMQ.
+type Options struct {
+	// Ports are treated as ZeroMQ even when a connection on them does not
+	// start with a greeting (the capture lost it, or the connection
+	// started before the capture): such streams are decoded by resync.
+	Ports []uint16
+	// Capture tunes reassembly; its Diagnose field is ignored.
+	Capture capture.Options
+	// ZMTP tunes the ZMTP decoder; its MidStream field is set per stream.
+	ZMTP zmtp.Options
+}
+
+// Message is one decoded multipart message with its provenance.
+type Message struct {
+	// Frame and Time are those of the packet that completed the message,
+	// where Wireshark shows a reassembled PDU: the one carrying its last
+	// byte or, when packets were reordered, the later one that filled the
+	// hole before it. FirstFrame is where its first byte arrived.
+	Frame      int
+	FirstFrame int
+	Time       time.Time
+	Src, Dst   netip.AddrPort
+	// SrcSocket and DstSocket are the ZMTP socket types (PUSH, PULL, ...)
+	// announced in the READY commands, or "" when the handshake was not
+	// captured.
+	SrcSocket, DstSocket string
+	// Parts are the frame bodies; they are not reused.
+	Parts [][]byte
+	Wire  wire.Message
+}
+
+// Diagnostic is a problem found while decoding.
+type Diagnostic struct {
+	Frame int
+	Time  time.Time
+	// Conn is "src->dst" for a problem in one stream, "" for the file.
+	Conn string
+	Kind string // "gap", "resynced", "not-zmtp", "malformed-frame", "capture", ...
+	Msg  string
+	// Offset is the position in the stream's captured bytes (lost bytes
+	// not counted) that a stream diagnostic is about; 0 for the file.
+	Offset int64
+}
+
+func (d Diagnostic) String() string {
+	if d.Conn == "" {
+		return fmt.Sprintf("frame %d: %s", d.Frame, d.Msg)
+	}
+	return fmt.Sprintf("frame %d: %s: %s", d.Frame, d.Conn, d.Msg)
+}
+
+// Summary counts what a run saw.
+type Summary struct {
+	Format      capture.Format
+	Frames      int
+	Connections int // TCP connections
+	Streams     int // directions with data
+	ZMTPStreams int // directions recognised as ZMTP (greeting or resync)
+	NotZMTP     int // directions with data that were not ZMTP
+	Messages    int
+	Unknown     int // messages that matched no SGLang form
+	Gaps        int
+	LostBytes   int64
+	Resyncs     int
+	Diagnostics int
+	// OutOfOrder counts messages emitted after a message of a later frame:
+	// only when more than 65536 messages waited for a resynchronizing
+	// stream.
+	OutOfOrder int
+	// Truncated is set when the file ended inside a record or was corrupt;
+	// everything before the damage was decoded.
+	Truncated bool
+}
+
+func (s Summary) String() string {
+	t := ""
+	if s.Truncated {
+		t = ", file damaged"
+	}
+	return fmt.Sprintf("%d frames, %d TCP connections, %d ZMTP streams (%d not ZMTP), %d messages (%d unknown), %d gaps (%d bytes lost), %d resyncs, %d diagnostics%s",
+		s.Frames, s.Connections, s.ZMTPStreams, s.NotZMTP, s.Messages, s.Unknown, s.Gaps, s.LostBytes, s.Resyncs, s.Diagnostics, t)
+}
+
+// Run decodes the capture read from r, calling onMessage for each message
+// in the order the messages completed (capture order) and onDiag for each
+// problem. Only a file that is not a capture at all is an error.
+func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnostic)) (Summary, error) {
+	p := &pipeline{opt: opt, onMsg: onMessage, onDiag: onDiag, conns: map[int]*[2]*stream{}}
+	copt := opt.Capture
+	copt.Diagnose = func(d capture.Diagnostic) {
+		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: "capture", Msg: d.Msg})
+	}
+	p.order.init(opt.ZMTP)
+	res, err := capture.Run(r, copt, func(e *capture.Event) {
+		p.event(e)
+		p.order.release(p.onMsg, e.Pending, false)
+	})
+	if err != nil {
+		return Summary{}, fmt.Errorf("decode: %w", err)
+	}
+	p.order.release(p.onMsg, 0, true)
+	s := &p.sum
+	s.Format = res.Format
+	s.Frames = res.Stats.Frames
+	s.Connections = res.Stats.Connections
+	s.Streams = res.Stats.Halves
+	s.Gaps = res.Stats.Gaps
+	s.LostBytes = res.Stats.LostBytes
+	s.Truncated = res.Err != nil
+	s.OutOfOrder = p.order.Late
+	return *s, nil
+}
+
+type pipeline struct {
+	opt    Options
+	onMsg  func(*Message)
+	onDiag func(Diagnostic)
+	sum    Summary
+	// conns holds both directions of each open connection, so a message
+	// can name the receiver's socket type.
+	conns map[int]*[2]*stream
+	order reorder
+}
+
+func (p *pipeline) diag(d Diagnostic) {
+	p.sum.Diagnostics++
+	if p.onDiag != nil {
+		p.onDiag(d)
+	}
+}
+
+// stream is the decoding state of one direction.
+type stream struct {
+	p       *pipeline
+	half    *capture.Half
+	name    string
+	dec     *zmtp.Decoder
+	forced  bool // a -port match: fall back to resync instead of giving up
+	retried bool
+	zmtp    bool // counted in ZMTPStreams
+	notZMTP bool
+	lost    int  // bytes of the last capture gap, for the diagnostic
+	dead    bool // the decoder ignores the rest of the stream
+	peer    *stream
+	hold    holding
+	// last is the Frame/Time of the last message: messages of one
+	// stream complete in stream order.
+	lastFrame int
+	lastTime  time.Time
+}
+
+func (p *pipeline) forced(h *capture.Half) bool {
+	return slices.Contains(p.opt.Ports, h.Src.Port()) || slices.Contains(p.opt.Ports, h.Dst.Port())
+}
+
+func (p *pipeline) event(e *capture.Event) {
+	h := e.Half
+	m := zmtp.Mark{Frame: e.Frame, Time: e.Time}
+	switch e.Kind {
+	case capture.EventStart:
+		s := &stream{p: p, half: h, name: h.String(), forced: p.forced(h)}
+		zo := p.opt.ZMTP
+		zo.MidStream = h.MidStream
+		s.dec = zmtp.NewDecoder(s, zo)
+		h.State = s
+		pair := p.conns[h.Conn]
+		if pair == nil {
+			pair = &[2]*stream{}
+			p.conns[h.Conn] = pair
+		}
+		if pair[0] == nil {
+			pair[0] = s
+		} else {
+			pair[1] = s
+			s.peer, pair[0].peer = pair[0], s
+		}
+	case capture.EventData:
+		s := h.State.(*stream)
+		s.dec.Feed(e.Data, m, e.SegmentStart)
+		p.order.track(s, len(e.Data), e.Frame)
+	case capture.EventGap:
+		s := h.State.(*stream)
+		s.lost = e.Lost
+		s.dec.Gap(m)
+		p.order.track(s, 0, e.Frame)
+	case capture.EventEnd:
+		s := h.State.(*stream)
+		s.dec.Close(m)
+		s.dead = true
+		p.order.track(s, 0, e.Frame)
+		if s.notZMTP {
+			p.sum.NotZMTP++
+		}
+		h.State = nil
+		if s.peer != nil {
+			s.peer.peer = nil
+		} else {
+			delete(p.conns, h.Conn)
+		}
+	}
+}
+
+// The zmtp.Handler of one stream.
+
+func (s *stream) Greeting(zmtp.Greeting) {
+	s.markZMTP()
+}
+
+func (s *stream) Command(zmtp.Command) {}
+
+func (s *stream) markZMTP() {
+	if !s.zmtp {
+		s.zmtp = true
+		s.notZMTP = false
+		s.p.sum.ZMTPStreams++
+	}
+}
+
+func (s *stream) Message(zm zmtp.Message) {
+	p := s.p
+	if zm.Last.Frame > s.lastFrame {
+		s.lastFrame, s.lastTime = zm.Last.Frame, zm.Last.Time
+	}
+	m := &Message{
+		Frame:      s.lastFrame,
+		FirstFrame: zm.First.Frame,
+		Time:       s.lastTime,
+		Src:        s.half.Src,
+		Dst:        s.half.Dst,
+		SrcSocket:  s.dec.PeerSocketType(),
+		Parts:      zm.Parts,
+		Wire:       wire.Decode(zm.Parts),
+	}
+	if s.peer != nil {
+		m.DstSocket = s.peer.dec.PeerSocketType()
+	}
+	p.sum.Messages++
+	if m.Wire.Kind() == wire.KindUnknown {
+		p.sum.Unknown++
+	}
+	p.order.push(m)
+}
+
+func (s *stream) Diagnostic(d zmtp.Diagnostic) {
+	p := s.p
+	msg := d.Text
+	switch d.Kind {
+	case zmtp.KindResynced:
+		p.sum.Resyncs++
+		s.markZMTP()
+	case zmtp.KindGap:
+		if s.lost > 0 {
+			msg = fmt.Sprintf("%d bytes lost: %s", s.lost, msg)
+			s.lost = 0
+		}
+	case zmtp.KindNotZMTP:
+		if s.forced && !s.retried {
+			// The port says ZeroMQ: the greeting was lost, so look for
+			// frame boundaries in what follows instead.
+			s.retried = true
+			zo := p.opt.ZMTP
+			zo.MidStream = true
+			s.dec = zmtp.NewDecoder(s, zo)
+			msg += "; the port is forced, so decoding by resync"
+		} else {
+			s.notZMTP = true
+			s.dead = true
+		}
+	case zmtp.KindUnsupported:
+		s.dead = true
+	case zmtp.KindNoSync:
+		if !s.zmtp {
+			s.notZMTP = true
+		}
+	}
+	p.diag(Diagnostic{Frame: d.Mark.Frame, Time: d.Mark.Time, Conn: s.name, Kind: d.Kind.String(), Msg: msg, Offset: d.Offset})
+}

@@ -1,0 +1,185 @@
+package decode
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type truthMsg struct {
+	Conn   string   `json:"conn"`
+	Seq    int      `json:"seq"`
+	Kind   string   `json:"kind"`
+	Parts  []string `json:"parts"`
+	Before bool     `json:"before_capture"`
+}
+
+func captureFiles(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob("../testdata/captures/*.pcap*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no captures in ../testdata/captures: %v", err)
+	}
+	return files
+}
+
+func readTruth(t testing.TB, capPath string) []truthMsg {
+	t.Helper()
+	name := strings.TrimSuffix(strings.TrimSuffix(capPath, ".pcapng"), ".pcap") + ".truth.jsonl"
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []truthMsg
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m truthMsg
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// got is one decoded message reduced to what the ground truth records.
+type got struct {
+	Kind  string
+	Parts []string
+}
+
+type runResult struct {
+	byConn map[string][]got
+	msgs   []*Message
+	diags  []Diagnostic
+	sum    Summary
+}
+
+func decodeBytes(t testing.TB, data []byte, opt Options) runResult {
+	t.Helper()
+	r := runResult{byConn: map[string][]got{}}
+	sum, err := Run(bytes.NewReader(data), opt, func(m *Message) {
+		g := got{Kind: string(m.Wire.Kind())}
+		for _, p := range m.Parts {
+			g.Parts = append(g.Parts, base64.StdEncoding.EncodeToString(p))
+		}
+		k := m.Src.String() + "->" + m.Dst.String()
+		r.byConn[k] = append(r.byConn[k], g)
+		r.msgs = append(r.msgs, m)
+	}, func(d Diagnostic) { r.diags = append(r.diags, d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.sum = sum
+	return r
+}
+
+func decodeFile(t testing.TB, path string, opt Options) runResult {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decodeBytes(t, data, opt)
+}
+
+// TestGroundTruth decodes every committed capture and requires exactly the
+// messages the sender sent, per connection, in order, with the intended
+// kind. In the mid-stream capture the decoder can only start at the
+// resync point it reports: there every message whose first byte lies at or
+// after that offset of the captured stream must be decoded, and nothing
+// else. (The capture started while the connections were idle, so captured
+// offset 0 is the first byte of the first message sent after it; a
+// message's offset is the ZMTP-encoded size of those before it.)
+func TestGroundTruth(t *testing.T) {
+	for _, path := range captureFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			r := decodeFile(t, path, Options{})
+			want := map[string][]got{}
+			firstAfter := map[string]int{}
+			for _, m := range readTruth(t, path) {
+				if _, ok := firstAfter[m.Conn]; !ok {
+					firstAfter[m.Conn] = -1
+				}
+				if !m.Before && firstAfter[m.Conn] < 0 {
+					firstAfter[m.Conn] = len(want[m.Conn])
+				}
+				want[m.Conn] = append(want[m.Conn], got{Kind: m.Kind, Parts: m.Parts})
+			}
+			resyncAt := map[string]int64{}
+			for _, d := range r.diags {
+				if d.Kind == "resynced" {
+					resyncAt[d.Conn] = d.Offset
+				}
+			}
+			midstream := false
+			for conn, w := range want {
+				g := r.byConn[conn]
+				if k := firstAfter[conn]; k > 0 {
+					midstream = true
+					at, ok := resyncAt[conn]
+					if !ok {
+						t.Errorf("%s: no resync reported", conn)
+						continue
+					}
+					off := int64(0)
+					i := k
+					for ; i < len(w) && off < at; i++ {
+						off += zmtpSize(w[i].Parts)
+					}
+					if off != at {
+						t.Errorf("%s: resync offset %d is not a message boundary (next at %d)", conn, at, off)
+					}
+					t.Logf("%s: resync at offset %d costs %d of %d messages sent after the capture began", conn, at, i-k, len(w)-k)
+					w = w[i:]
+				}
+				if d := cmp.Diff(w, g); d != "" {
+					t.Errorf("%s: messages differ from ground truth (-want +got):\n%s", conn, d)
+				}
+			}
+			for conn := range r.byConn {
+				if _, ok := want[conn]; !ok {
+					t.Errorf("messages on %s, which the sender never used", conn)
+				}
+			}
+			for _, d := range r.diags {
+				if midstream && d.Kind == "resynced" {
+					continue
+				}
+				t.Errorf("unexpected diagnostic: %v", d)
+			}
+			if r.sum.Unknown != 0 {
+				t.Errorf("%d unknown messages", r.sum.Unknown)
+			}
+			for i := 1; i < len(r.msgs); i++ {
+				if r.msgs[i].Frame < r.msgs[i-1].Frame {
+					t.Errorf("message %d at frame %d comes after one at frame %d", i, r.msgs[i].Frame, r.msgs[i-1].Frame)
+					break
+				}
+			}
+			t.Logf("%v", r.sum)
+		})
+	}
+}
+
+// zmtpSize is the encoded size of a message: each frame has a 2-byte
+// header, or 9 bytes when its body exceeds 255 bytes.
+func zmtpSize(parts []string) int64 {
+	n := int64(0)
+	for _, p := range parts {
+		b, _ := base64.StdEncoding.DecodeString(p)
+		n += int64(len(b)) + 2
+		if len(b) > 255 {
+			n += 7
+		}
+	}
+	return n
+}

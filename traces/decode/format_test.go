@@ -1,0 +1,92 @@
+package decode
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestFormatGolden pins the text and JSON renderings of a whole capture.
+func TestFormatGolden(t *testing.T) {
+	for _, name := range []string{"sll2.pcap", "mooncake.pcap"} {
+		t.Run(name, func(t *testing.T) {
+			r := decodeFile(t, filepath.Join("../testdata/captures", name), Options{})
+			var text, js strings.Builder
+			for _, m := range r.msgs {
+				text.WriteString(m.Text() + "\n")
+				b, err := m.JSON("")
+				if err != nil {
+					t.Fatal(err)
+				}
+				js.Write(b)
+				js.WriteString("\n")
+			}
+			text.WriteString(r.sum.String() + "\n")
+			for _, g := range []struct{ ext, got string }{{".txt", text.String()}, {".jsonl", js.String()}} {
+				golden := filepath.Join("testdata", name+g.ext)
+				if *update {
+					if err := os.MkdirAll("testdata", 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, []byte(g.got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g.got != string(want) {
+					t.Errorf("%s differs (run go test -update to accept):\n%s", golden, g.got)
+				}
+			}
+		})
+	}
+}
+
+// TestJSONShape checks the documented JSON contract on every message of
+// a capture: types of frame, time, src, dst, kind, room, fields, parts.
+func TestJSONShape(t *testing.T) {
+	r := decodeFile(t, "../testdata/captures/nixl_ranks.pcap", Options{})
+	rooms := 0
+	for _, m := range r.msgs {
+		b, err := m.JSON("x.pcap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := v["frame"].(float64); !ok {
+			t.Errorf("frame not a number: %s", b)
+		}
+		if s, _ := v["time"].(string); len(s) != len("2006-01-02T15:04:05.000000000Z") {
+			t.Errorf("time %q not RFC 3339 with nanoseconds", s)
+		}
+		if _, ok := v["fields"].(map[string]any); !ok {
+			t.Errorf("fields not an object: %s", b)
+		}
+		if p, _ := v["parts"].([]any); len(p) != len(m.Parts) {
+			t.Errorf("parts: %d, want %d", len(p), len(m.Parts))
+		}
+		room, present := v["room"]
+		if !present {
+			t.Errorf("room missing: %s", b)
+		}
+		if room != nil {
+			rooms++
+		}
+		if v["file"] != "x.pcap" || v["src"] == "" || v["kind"] == "" {
+			t.Errorf("file/src/kind: %s", b)
+		}
+	}
+	if rooms == 0 {
+		t.Error("no message had a room")
+	}
+}

@@ -1,0 +1,135 @@
+package decode
+
+import (
+	"container/heap"
+
+	"github.com/roomspec/roomspec/traces/zmtp"
+)
+
+// reorder puts messages back in capture order. The capture layer may
+// deliver a stream's data late, when it was buffered out of order waiting
+// for a retransmission (capture.Event.Pending says from which frame on).
+// And a stream that is looking
+// for frame boundaries (mid-stream start, after a gap) holds bytes until a
+// chain of frames confirms a boundary, and only then emits the messages
+// in them, after other streams have emitted later ones. Messages are kept
+// in a heap until no resynchronizing stream can still produce an older
+// one: each such stream holds at most the zmtp resync window, so the
+// oldest frame it may still emit from is that of the oldest byte within
+// the window. maxPending bounds the heap; past it the oldest message goes
+// out regardless (and may then be out of order).
+type reorder struct {
+	pending  msgHeap
+	seq      int
+	streams  map[*stream]struct{} // streams not at frame boundaries
+	window   int64
+	released int // Frame of the last message released
+	// Late counts messages released after a later one (only past
+	// maxPending).
+	Late int
+}
+
+const maxPending = 1 << 16
+
+func (o *reorder) init(opt zmtp.Options) {
+	o.streams = map[*stream]struct{}{}
+	o.window = int64(opt.ResyncWindow)
+	if o.window <= 0 {
+		o.window = zmtp.DefaultResyncWindow
+	}
+	// The decoder may hold one more input piece beyond the window.
+	o.window += 64 << 10
+}
+
+// holding tracks, for a stream that is not synced, the frames of the
+// bytes it may still be holding.
+type holding struct {
+	fed    int64
+	chunks []heldChunk
+}
+
+type heldChunk struct {
+	end   int64 // stream offset just past the chunk
+	frame int
+}
+
+// track updates s's holding after n bytes from frame were fed (n == 0
+// after a gap or the end).
+func (o *reorder) track(s *stream, n, frame int) {
+	h := &s.hold
+	h.fed += int64(n)
+	if s.dead || s.dec.Synced() {
+		h.chunks = h.chunks[:0]
+		delete(o.streams, s)
+		return
+	}
+	o.streams[s] = struct{}{}
+	if n == 0 && len(h.chunks) > 0 {
+		return
+	}
+	h.chunks = append(h.chunks, heldChunk{end: h.fed, frame: frame})
+	k := 0
+	for k < len(h.chunks)-1 && h.chunks[k].end <= h.fed-o.window {
+		k++
+	}
+	if k > 0 {
+		h.chunks = append(h.chunks[:0], h.chunks[k:]...)
+	}
+}
+
+func (o *reorder) push(m *Message) {
+	heap.Push(&o.pending, pendingMsg{m: m, seq: o.seq})
+	o.seq++
+}
+
+// release hands out, in frame order, every message no stream can still
+// precede; all of them when final. pending is capture.Event.Pending.
+func (o *reorder) release(out func(*Message), pending int, final bool) {
+	if len(o.pending) == 0 {
+		return
+	}
+	limit := int(^uint(0) >> 1)
+	if pending > 0 {
+		limit = pending
+	}
+	if !final {
+		for s := range o.streams {
+			if c := s.hold.chunks; len(c) > 0 && c[0].frame < limit {
+				limit = c[0].frame
+			}
+		}
+	}
+	for len(o.pending) > 0 && (o.pending[0].m.Frame < limit || len(o.pending) > maxPending) {
+		m := heap.Pop(&o.pending).(pendingMsg).m
+		if m.Frame < o.released {
+			o.Late++
+		}
+		o.released = m.Frame
+		if out != nil {
+			out(m)
+		}
+	}
+}
+
+type pendingMsg struct {
+	m   *Message
+	seq int
+}
+
+type msgHeap []pendingMsg
+
+func (h msgHeap) Len() int { return len(h) }
+func (h msgHeap) Less(i, j int) bool {
+	if h[i].m.Frame != h[j].m.Frame {
+		return h[i].m.Frame < h[j].m.Frame
+	}
+	return h[i].seq < h[j].seq
+}
+func (h msgHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *msgHeap) Push(x any)   { *h = append(*h, x.(pendingMsg)) }
+func (h *msgHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
