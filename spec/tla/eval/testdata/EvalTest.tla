@@ -7,6 +7,8 @@ CONSTANTS N, Procs, Big
 
 fact[n \in Nat] == IF n = 0 THEN 1 ELSE n * fact[n-1]
 
+g2[m \in 0..3, n \in 0..3] == IF m = 0 THEN n ELSE g2[m-1, n] + 1
+
 fib[n \in 0..20] == IF n < 2 THEN n ELSE fib[n-1] + fib[n-2]
 
 RECURSIVE SetSum(_)
@@ -51,4 +53,6 @@ ErrEnumInfinite == {k \in Nat : k < 3}
 ErrWrongArity == Inc(1, 2)
 ErrNotSet == 3 \in 4
 ErrMod == 5 % 0
+ErrPow == 2^63
+ErrHuge == CHOOSE k \in 1..Big : TRUE
 =============================================================================
