@@ -404,7 +404,7 @@ func (p *parser) parseInstance(at Pos) *Instance {
 			case tIdent:
 				s.Name = p.tok.text
 			case tOp:
-				if _, ok := infixOps[p.tok.text]; ok || prefixOps[p.tok.text] > 0 || postfixOps[p.tok.text] {
+				if _, ok := infixOps[p.tok.text]; ok || isUserPrefix(p.tok.text) || postfixOps[p.tok.text] {
 					s.Name = p.tok.text
 				}
 			}
@@ -459,7 +459,7 @@ func (p *parser) parseParam() *Param {
 				return &Param{At: t.pos, Name: op.text, Arity: 1}
 			}
 		}
-	case t.kind == tOp && prefixOps[t.text] > 0:
+	case t.kind == tOp && isUserPrefix(t.text):
 		p.next()
 		p.expectOp("_", " after prefix operator "+t.text)
 		name := t.text
@@ -520,7 +520,7 @@ func (p *parser) parseDef(local bool) Unit {
 			p.next()
 			name = t.text
 		}
-	case t.kind == tOp && prefixOps[t.text] > 0 && p.peek(1).kind == tIdent:
+	case t.kind == tOp && isUserPrefix(t.text) && p.peek(1).kind == tIdent:
 		p.next()
 		a := p.ident("")
 		name = t.text
@@ -539,6 +539,11 @@ func (p *parser) parseDef(local bool) Unit {
 	}
 	return &OpDef{At: t.pos, Name: name, Params: params, Body: p.parseExpr(), Local: local}
 }
+
+// isUserPrefix reports whether s is the one prefix operator a module may
+// define: unary minus, written -. in definitions (~, [], DOMAIN and the
+// rest are built in).
+func isUserPrefix(s string) bool { return s == "-." || s == "-" }
 
 func isInfix(s string) bool {
 	_, ok := infixOps[s]
@@ -712,7 +717,7 @@ func (p *parser) parsePrimary() Expr {
 					l.Defs = append(l.Defs, p.parseRecursive())
 					continue
 				}
-				if p.tok.kind != tIdent && !(p.tok.kind == tOp && prefixOps[p.tok.text] > 0) {
+				if p.tok.kind != tIdent && !(p.tok.kind == tOp && isUserPrefix(p.tok.text)) {
 					p.errorf(p.tok.pos, "expected a definition or IN after LET at %s, found %s", t.pos, p.tok.describe())
 				}
 				d := p.parseDef(false)

@@ -181,3 +181,33 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintUnitOperators checks that user-defined operators print in the
+// form they were defined, which parses back (inside LET, for example).
+func TestPrintUnitOperators(t *testing.T) {
+	for _, src := range []string{
+		"LET a ++ b == a + b IN 1 ++ 2",
+		"LET -. a == 0 - a IN -3",
+		"LET a ^+ == a IN 1^+",
+		"LET a \\prec b == a < b IN 1 \\prec 2",
+		"LET F(G(_), x) == G(x) IN F(LAMBDA y : y, 1)",
+	} {
+		x, err := ParseExpr(src)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		text := Print(x)
+		y, err := ParseExpr(text)
+		if err != nil {
+			t.Errorf("%s printed as %s, which does not parse: %v", src, text, err)
+			continue
+		}
+		if shape(x) != shape(y) {
+			t.Errorf("%s printed as %s, which parses differently", src, text)
+		}
+	}
+	if _, err := ParseExpr("LET [] a == a IN 1"); err == nil {
+		t.Error("LET [] a == ... parsed; [] is built in and cannot be defined")
+	}
+}

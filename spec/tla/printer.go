@@ -349,11 +349,20 @@ func printUnit(b *strings.Builder, u Unit) {
 		if u.Local {
 			b.WriteString("LOCAL ")
 		}
-		b.WriteString(u.Name)
-		if len(u.Params) > 0 {
-			b.WriteByte('(')
-			printParams(b, u.Params)
-			b.WriteByte(')')
+		switch ps := u.Params; {
+		case len(ps) == 2 && isInfix(u.Name):
+			b.WriteString(ps[0].Name + " " + u.Name + " " + ps[1].Name)
+		case len(ps) == 1 && postfixOps[u.Name]:
+			b.WriteString(ps[0].Name + u.Name)
+		case len(ps) == 1 && u.Name == "-.":
+			b.WriteString("-. " + ps[0].Name)
+		default:
+			b.WriteString(u.Name)
+			if len(ps) > 0 {
+				b.WriteByte('(')
+				printParams(b, ps)
+				b.WriteByte(')')
+			}
 		}
 		b.WriteString(" == ")
 		printExpr(b, u.Body)
