@@ -15,6 +15,9 @@ type Options struct {
 	// Workers is the number of goroutines computing successors; 0 means
 	// one per CPU.
 	Workers int
+	// Graph keeps the reachable state graph, with the action of every edge,
+	// in Result.Graph.
+	Graph bool
 	// All keeps checking after a violation until every invariant and
 	// property has a verdict (Result.Verdicts).
 	All bool
@@ -68,6 +71,9 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		}
 	}
 	c.res.Warnings = append(c.res.Warnings, m.Warnings...)
+	if opts.Graph {
+		c.res.Graph = &Graph{}
+	}
 	if err := c.run(); err != nil {
 		c.res.Outcome = Failure
 		c.res.Err = err
@@ -131,6 +137,9 @@ func (c *checker) run() error {
 	if len(frontier) > 0 {
 		c.res.Depth = 1
 	}
+	if c.res.Graph != nil {
+		c.res.Graph.Initial = len(frontier)
+	}
 	// Invariants of initial states.
 	for i, id := range frontier {
 		if done, err := c.checkInvariants(id, frontierStates[i]); done || err != nil {
@@ -168,6 +177,9 @@ func (c *checker) run() error {
 				if c.g != nil && tid != id {
 					c.g.succ[id] = append(c.g.succ[id], tid)
 				}
+				if c.res.Graph != nil {
+					c.res.Graph.Edges = append(c.res.Graph.Edges, Edge{From: id, To: tid, Action: sc.action})
+				}
 			}
 		}
 		if len(next) > 0 {
@@ -190,6 +202,9 @@ func (c *checker) run() error {
 }
 
 func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
+	if c.res.Graph != nil {
+		c.res.Graph.States = append(c.res.Graph.States, s)
+	}
 	id := int32(len(c.nodes))
 	c.nodes = append(c.nodes, node{fp: fp, parent: parent})
 	c.seen[fp] = id

@@ -43,6 +43,8 @@ type Result struct {
 	// violation so that every verdict is known. Outcome, Violated and Trace
 	// describe the first violation found.
 	Verdicts []Verdict
+	// Graph is the reachable state graph, when Options.Graph is set.
+	Graph *Graph
 	// Err is set when Outcome is Failure.
 	Err error
 	// Warnings collects what the checker ignored.
@@ -58,4 +60,18 @@ type Verdict struct {
 	Holds     bool
 	Trace     []Step
 	LoopStart int
+}
+
+// Graph is a reachable state graph: States[i] is the state with index i
+// (initial states first), Edges the steps between them in the order found.
+type Graph struct {
+	States  []eval.State
+	Initial int // States[:Initial] are the initial states
+	Edges   []Edge
+}
+
+// Edge is one step of the state graph and the action that takes it.
+type Edge struct {
+	From, To int32
+	Action   *eval.Action
 }
