@@ -121,6 +121,11 @@ func TestNext(t *testing.T) {
 		{"CaseAction", s05, []string{"x=10 y=0"}, 0},
 		{"CaseAction", s15, []string{"x=11 y=1"}, 0},
 		{"CaseAction", s75, []string{"x=7 y=5"}, 0},
+		{"ForallConj", s15, []string{"x=3 y=5", "x=4 y=5", "x=5 y=5"}, 0},
+		{"ForallAssign", s15, []string{"x=3 y=30"}, 0},
+		{"ForallEmpty", s15, []string{"x=9 y=5"}, 0},
+		{"ImpliesAssign", s15, []string{"x=7 y=5"}, 0},
+		{"ImpliesAssign", s05, []string{"x=7 y=5", "x=8 y=5"}, 0},
 		{"LetAction", s15, []string{"x=2 y=2"}, 0},
 		{"SetNext", s15, []string{"x=1 y=5", "x=2 y=5"}, 0},
 		// [A]_v allows stuttering; <<A>>_v requires v to change.

@@ -106,6 +106,12 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			}
 		case "UNCHANGED":
 			return c.enumUnchanged(a[0], en, k)
+		case "=>":
+			// As TLC: P => A assigns through A when P holds.
+			if c.bool(a[0]) {
+				return c.enum(a[1], en, k)
+			}
+			return k()
 		}
 	case *tla.Quant:
 		if n.Kind == tla.Exists && !hasUnbounded(n.Bounds) {
@@ -115,6 +121,23 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 				return stop
 			})
 			return stop
+		}
+		if n.Kind == tla.Forall && !hasUnbounded(n.Bounds) {
+			// As TLC: \A over a finite set is the conjunction of its
+			// instances, so its body may assign.
+			var insts []*ctx
+			c.forBounds(n.Bounds, func(c2 *ctx) bool {
+				insts = append(insts, c2)
+				return false
+			})
+			var conj func(i int) bool
+			conj = func(i int) bool {
+				if i == len(insts) {
+					return k()
+				}
+				return insts[i].enum(n.Body, en, func() bool { return conj(i + 1) })
+			}
+			return conj(0)
 		}
 	case *tla.If:
 		if c.bool(n.Cond) {

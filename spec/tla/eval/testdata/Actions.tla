@@ -41,6 +41,12 @@ BoxInc == [Inc]_vars
 AngleInc == <<Inc>>_vars
 AngleStutter == <<UNCHANGED x /\ y' = y>>_vars
 AngleOther == <<x' = x /\ y' = y + 1>>_x
+\* TLC enumerates \A over a finite set as the conjunction of its instances,
+\* and P => A as A when P holds (else as TRUE).
+ForallConj == y' = y /\ \A k \in {1, 2} : x' \in 1..5 /\ x' > k
+ForallAssign == \A k \in {3} : x' = k /\ y' = k * 10
+ForallEmpty == (\A k \in {} : x' = k) /\ x' = 9 /\ y' = y
+ImpliesAssign == y' = y /\ (x = 1 => x' = 7) /\ x' \in {7, 8}
 Guarded == x > 100 /\ x' = 0 /\ y' = 0
 EnabledGuarded == ENABLED Guarded
 EnabledInc == ENABLED Inc
