@@ -57,9 +57,13 @@ type Decoder struct {
 	inMsg    bool
 	discard  bool // the message went over MaxMessageSize: skip to its end
 	msgFirst Mark
+	msgOff   int64
 	msgBuf   []byte
 	ends     []int
-	capHint  int
+
+	// Emitted messages are carved from these and never written again.
+	slab     []byte
+	partSlab [][]byte
 
 	cmdBuf []byte
 
@@ -250,9 +254,6 @@ func (d *Decoder) frames(data []byte, m Mark, base int64) int {
 			case d.flags&flagCommand != 0:
 				d.cmdBuf = append(d.cmdBuf, data[i:i+n]...)
 			case !d.discard:
-				if d.msgBuf == nil {
-					d.msgBuf = make([]byte, 0, d.capHint)
-				}
 				d.msgBuf = append(d.msgBuf, data[i:i+n]...)
 			}
 			d.remaining -= uint64(n)
@@ -325,7 +326,7 @@ func (d *Decoder) frames(data []byte, m Mark, base int64) int {
 func (d *Decoder) startPart(size uint64) {
 	if !d.inMsg {
 		d.inMsg = true
-		d.msgFirst = d.hdrMark
+		d.msgFirst, d.msgOff = d.hdrMark, d.hdrOff
 	}
 	if d.discard {
 		return
@@ -344,7 +345,7 @@ func (d *Decoder) endFrame(m Mark) {
 	if d.flags&flagCommand != 0 {
 		c, err := parseCommand(d.cmdBuf)
 		d.cmdBuf = d.cmdBuf[:0]
-		c.First, c.Last = d.hdrMark, m
+		c.First, c.Last, c.Offset = d.hdrMark, m, d.hdrOff
 		if err != nil {
 			d.diag(KindMalformedCommand, d.hdrMark, d.hdrOff, fmt.Sprintf("command at offset %d: %v", d.hdrOff, err))
 		}
@@ -370,21 +371,60 @@ func (d *Decoder) endFrame(m Mark) {
 		d.inMsg = false
 		return
 	}
-	// The parts alias msgBuf, which is handed over with them; the next
-	// message gets a fresh buffer sized like this one, so a steady stream
-	// costs two allocations per message (bytes and part headers).
-	buf := d.msgBuf
-	parts := make([][]byte, len(d.ends))
-	start := 0
-	for k, e := range d.ends {
-		parts[k] = buf[start:e:e]
-		start = e
-	}
-	d.capHint = len(buf) + len(buf)/4
-	d.msgBuf = nil
+	msg := Message{Parts: d.carve(), First: d.msgFirst, Last: m, Offset: d.msgOff}
 	d.ends = d.ends[:0]
 	d.inMsg = false
-	d.h.Message(Message{Parts: parts, First: d.msgFirst, Last: m})
+	if cap(d.msgBuf) > maxKeptBuf {
+		d.msgBuf = nil
+	} else {
+		d.msgBuf = d.msgBuf[:0]
+	}
+	d.h.Message(msg)
+}
+
+const (
+	slabSize     = 8 << 10 // bytes shared by the small messages handed out
+	bigMessage   = 1 << 10 // messages above this get their own allocation
+	partSlabSize = 256     // part headers shared by the messages handed out
+	maxKeptBuf   = 1 << 20 // a larger assembly buffer is not kept for reuse
+)
+
+// carve copies the assembled message out of msgBuf into memory the
+// receiver owns. Small messages share slabs, so a steady stream costs a
+// small fraction of an allocation per message; the price is that holding
+// on to one small message keeps its (at most 8 KiB) slab alive. Capacities
+// are clipped so that appending to a part or to Parts cannot reach a
+// neighbour.
+func (d *Decoder) carve() [][]byte {
+	buf := d.msgBuf
+	var out []byte
+	if len(buf) > bigMessage {
+		out = make([]byte, len(buf))
+	} else {
+		if len(d.slab) < len(buf) {
+			d.slab = make([]byte, slabSize)
+		}
+		out = d.slab[:len(buf):len(buf)]
+		d.slab = d.slab[len(buf):]
+	}
+	copy(out, buf)
+	n := len(d.ends)
+	var parts [][]byte
+	if n > partSlabSize/8 {
+		parts = make([][]byte, n)
+	} else {
+		if len(d.partSlab) < n {
+			d.partSlab = make([][]byte, partSlabSize)
+		}
+		parts = d.partSlab[:n:n]
+		d.partSlab = d.partSlab[n:]
+	}
+	start := 0
+	for k, e := range d.ends {
+		parts[k] = out[start:e:e]
+		start = e
+	}
+	return parts
 }
 
 // dropPartial discards a partly assembled frame or message, reporting a

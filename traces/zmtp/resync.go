@@ -241,10 +241,9 @@ func (d *Decoder) step(w *walker, end int64) walkResult {
 	return walkPending
 }
 
-// advance steps walker i to end. It returns the boundary of a walker that
-// became confirmed.
-func (d *Decoder) advance(i int, end int64) (int64, bool) {
-	w := &d.rs.walkers[i]
+// advance steps w to end. It returns the boundary of a walker that became
+// confirmed.
+func (d *Decoder) advance(w *walker, end int64) (int64, bool) {
 	if d.step(w, end) == walkReject {
 		w.gone = true
 		return 0, false
@@ -258,20 +257,24 @@ func (d *Decoder) advance(i int, end int64) (int64, bool) {
 // rsSearch advances the walkers and starts new ones. It returns the
 // boundary of a confirmed candidate, if any.
 func (d *Decoder) rsSearch() (int64, bool) {
-	r := &d.rs
-	end := r.end()
-	b, ok := d.rsRound(end)
+	b, ok := d.rsRound(d.rs.end())
+	d.rs.compact()
+	if !ok {
+		d.rsTrim()
+	}
+	return b, ok
+}
+
+// compact removes the walkers that are gone.
+func (r *resync) compact() {
 	live := r.walkers[:0]
 	for _, w := range r.walkers {
 		if !w.gone {
 			live = append(live, w)
 		}
 	}
+	clear(r.walkers[len(live):])
 	r.walkers = live
-	if !ok {
-		d.rsTrim()
-	}
-	return b, ok
 }
 
 func (d *Decoder) rsRound(end int64) (int64, bool) {
@@ -280,19 +283,29 @@ func (d *Decoder) rsRound(end int64) (int64, bool) {
 		if r.walkers[i].gone {
 			continue
 		}
-		if b, ok := d.advance(i, end); ok {
+		if b, ok := d.advance(&r.walkers[i], end); ok {
 			return b, true
 		}
 	}
-	for r.scan < end && len(r.walkers) < maxWalkers {
+	r.compact()
+	for r.scan < end {
+		if len(r.walkers) >= maxWalkers {
+			// Most candidates die at once; only the live ones count.
+			if r.compact(); len(r.walkers) >= maxWalkers {
+				break
+			}
+		}
 		c := r.scan
 		r.scan++
 		if r.owner[c-r.base] != ownFree {
 			continue
 		}
-		r.walkers = append(r.walkers, walker{start: c, pos: c, boundary: -1})
-		if b, ok := d.advance(len(r.walkers)-1, end); ok {
+		w := walker{start: c, pos: c, boundary: -1}
+		if b, ok := d.advance(&w, end); ok {
 			return b, true
+		}
+		if !w.gone {
+			r.walkers = append(r.walkers, w)
 		}
 	}
 	return 0, false

@@ -124,6 +124,9 @@ type Command struct {
 	// Topic is a SUBSCRIBE's or CANCEL's subscription prefix.
 	Topic       []byte
 	First, Last Mark
+	// Offset is the stream offset of the command's first byte (lost bytes
+	// are not counted), comparable with Diagnostic.Offset.
+	Offset int64
 }
 
 // Property returns the metadata property name, matched case-insensitively.
@@ -146,6 +149,10 @@ type Message struct {
 	// First is the provenance of the message's first byte (its first frame's
 	// flags), Last of its last byte.
 	First, Last Mark
+	// Offset is the stream offset of the message's first byte (lost bytes
+	// are not counted). After a KindResynced diagnostic, messages start at
+	// or after its Offset.
+	Offset int64
 }
 
 // Kind classifies a Diagnostic so callers can branch on it.
