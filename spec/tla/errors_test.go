@@ -33,6 +33,7 @@ func TestMalformed(t *testing.T) {
 		{"bullet breaks item", head + "A == /\\ x =\n     1\n====\n", "3:6", `expected an expression, found "1" at 3:6 (left of the enclosing /\ or \/ bullet`},
 		{"IF without ELSE", head + "A == IF x THEN y\n====\n", "3:1", `expected ELSE after IF ... THEN (IF at 2:6), found "===="`},
 		{"CASE without arrow", head + "A == CASE x y\n====\n", "2:13", `expected "->" after a CASE condition (CASE at 2:6), found "y"`},
+		{"CASE with only OTHER", head + "A == CASE OTHER -> 1\n====\n", "2:11", `expected an expression, found "OTHER"`},
 		{"unclosed set", head + "A == {1, 2\n====\n", "3:1", `expected "}" to close "{" at 2:6`},
 		{"unclosed tuple", head + "A == <<1, 2\nB == 1\n====\n", "3:1", `expected ">>" to close "<<" at 2:6, found "B"`},
 		{"bracket without form", head + "A == [x]\n====\n", "2:8", `expected "|->", "->", EXCEPT or "]_" in "[" at 2:6, found "]"`},

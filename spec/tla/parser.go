@@ -914,7 +914,7 @@ func (p *parser) parseCase() Expr {
 	p.next()
 	c := &Case{At: t.pos}
 	for {
-		if p.isKw("OTHER") {
+		if p.isKw("OTHER") && len(c.Arms) > 0 {
 			p.next()
 			p.expectOp("->", " after OTHER")
 			c.Other = p.parseExpr()
@@ -1005,10 +1005,12 @@ func (p *parser) parseBrace() Expr {
 		p.next()
 		return &SetEnum{At: t.pos}
 	}
+	// {(x \in S) : ...} maps; only a bare name or tuple starts a filter.
+	bare := p.tok.kind == tIdent || p.isOp("<<")
 	first := p.parseExpr()
 	if p.isOp(":") {
 		p.next()
-		if b, ok := asBound(first); ok {
+		if b, ok := asBound(first); ok && bare {
 			f := &SetFilter{At: t.pos, Bound: b, Pred: p.parseExpr()}
 			p.closing("}", "{", t.pos)
 			return f

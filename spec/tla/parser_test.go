@@ -62,6 +62,8 @@ func TestPrecedence(t *testing.T) {
 		{`M!Op(1) + M(2)!N!X`, `M!Op(1) + M(2)!N!X`},
 		{`LAMBDA x, y : x + y`, `LAMBDA x, y : x + y`},
 		{`a \times b`, `a \X b`},
+		{`{x \in S : x \in T}`, `{x \in S : x \in T}`},
+		{`{(x \in S) : x \in T}`, `{(x \in S) : x \in T}`},
 		{`x=<<1>>`, `x = <<1>>`},
 		{`x=<1`, `x <= 1`},
 	}

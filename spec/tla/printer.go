@@ -180,7 +180,12 @@ func printExpr(b *strings.Builder, x Expr) {
 		b.WriteByte('}')
 	case *SetMap:
 		b.WriteByte('{')
-		printExpr(b, x.Elem)
+		if _, ok := asBound(x.Elem); ok {
+			// Unparenthesised, {x \in S : ...} would read as a filter.
+			printOperand(b, x.Elem)
+		} else {
+			printExpr(b, x.Elem)
+		}
 		b.WriteString(" : ")
 		printBounds(b, x.Bounds)
 		b.WriteByte('}')
