@@ -202,20 +202,42 @@ func requireFairCounterexample(t *testing.T, m *Model, r *Result, prop string) {
 	require.GreaterOrEqual(t, r.LoopStart, 0, "a liveness counterexample is a lasso")
 	require.Less(t, r.LoopStart, len(r.Trace))
 	requireBehaviour(t, m, r.Trace, r.LoopStart)
-	l := &lasso{t: t, sp: m.Spec, loop: r.LoopStart}
-	for _, s := range r.Trace {
-		l.states = append(l.states, s.State)
-	}
+	l := newLasso(t, m, r.Trace, r.LoopStart)
 	for _, f := range m.Fairness {
 		assert.True(t, l.eval(f)[0], "the counterexample violates the fairness condition %s", f)
 	}
+	assert.False(t, l.eval(property(t, m, prop))[0], "the counterexample satisfies %s", prop)
+}
+
+// requireSafetyCounterexample checks that r's finite trace refutes the
+// safety property prop: every extension of it violates prop, among them
+// stuttering forever in its last state. Fairness does not matter here.
+func requireSafetyCounterexample(t *testing.T, m *Model, r *Result, prop string) {
+	t.Helper()
+	require.Equal(t, Violation, r.Outcome)
+	require.Equal(t, prop, r.Violated)
+	require.Equal(t, -1, r.LoopStart, "TLC reports a finite trace for a safety property")
+	requireBehaviour(t, m, r.Trace, -1)
+	l := newLasso(t, m, r.Trace, len(r.Trace)-1)
+	assert.False(t, l.eval(property(t, m, prop))[0], "the trace satisfies %s", prop)
+}
+
+func newLasso(t *testing.T, m *Model, trace []Step, loop int) *lasso {
+	l := &lasso{t: t, sp: m.Spec, loop: loop}
+	for _, s := range trace {
+		l.states = append(l.states, s.State)
+	}
+	return l
+}
+
+func property(t *testing.T, m *Model, name string) *eval.Temporal {
 	for _, p := range m.Properties {
-		if p.Name == prop {
-			assert.False(t, l.eval(p.Temporal)[0], "the counterexample satisfies %s", prop)
-			return
+		if p.Name == name {
+			return p.Temporal
 		}
 	}
-	t.Fatalf("no property %s in the model", prop)
+	t.Fatalf("no property %s in the model", name)
+	return nil
 }
 
 type propertyCase struct {
@@ -223,6 +245,8 @@ type propertyCase struct {
 	module   string
 	conf     string
 	violated string // "" when every property holds
+	safety   bool   // violated is a safety property: expect a finite trace
+	anyShape bool   // accept a finite trace or a lasso
 	distinct int64
 	shared   string // subdirectory of ../shared/tla-examples; "" for testdata
 }
@@ -260,6 +284,10 @@ func runPropertyCases(t *testing.T, cases []propertyCase) {
 			}
 			if tc.violated == "" {
 				assert.Equal(t, OK, r.Outcome, "violated %s", r.Violated)
+				return
+			}
+			if tc.safety || tc.anyShape && r.LoopStart < 0 {
+				requireSafetyCounterexample(t, m, r, tc.violated)
 				return
 			}
 			requireFairCounterexample(t, m, r, tc.violated)
@@ -345,6 +373,29 @@ func TestLivenessOwn(t *testing.T) {
 	add("SpecSF", "InfOftenOne", true)
 	add("SpecWF", "EventuallyAlwaysZero", false)
 	add("SpecSF", "DoneStays", true) // [][A]_v that holds
+	// Deadlock.tla: terminal states stutter forever.
+	for _, c := range []struct {
+		spec, prop              string
+		holds, safety, anyShape bool
+	}{
+		{"Spec", "Reaches3", false, false, false},
+		{"FairSpec", "Reaches3", true, false, false},
+		{"FairSpec", "Stays3", true, false, false},
+		{"FairSpec", "InfOften3", true, false, false},
+		{"FairSpec", "AlwaysBelow3", false, true, false},
+		// A property without temporal operators is a condition on the
+		// initial states (TLC checks it there only and reports the
+		// initial state; a one-state lasso is as good a refutation).
+		{"Spec", "StartsAtZero", true, false, false},
+		{"Spec", "StartsAtOne", false, false, true},
+	} {
+		tc := propertyCase{name: "Deadlock/" + c.spec + "/" + c.prop, module: "Deadlock", distinct: 4, safety: c.safety, anyShape: c.anyShape,
+			conf: "SPECIFICATION " + c.spec + "\nPROPERTY " + c.prop + "\nCHECK_DEADLOCK FALSE\n"}
+		if !c.holds {
+			tc.violated = c.prop
+		}
+		cases = append(cases, tc)
+	}
 	runPropertyCases(t, cases)
 }
 
@@ -359,13 +410,7 @@ func TestActionProperty(t *testing.T) {
 	if r.LoopStart >= 0 {
 		requireFairCounterexample(t, m, r, "NeverDecrease")
 	} else {
-		requireBehaviour(t, m, r.Trace, -1)
-		n := len(r.Trace)
-		prop := m.Properties[0].Temporal
-		require.Equal(t, eval.TAlways, prop.Op)
-		ok, err := m.Spec.HoldsStep(prop.Args[0].Atom, r.Trace[n-2].State, r.Trace[n-1].State)
-		require.NoError(t, err)
-		assert.False(t, ok, "the last step of the trace satisfies the property")
+		requireSafetyCounterexample(t, m, r, "NeverDecrease")
 	}
 	t.Run("shortest", func(t *testing.T) {
 		if why, ok := knownBugs["ActionProperty/shortest"]; ok && !*runKnownBugs {
@@ -400,7 +445,10 @@ func TestSafetyFeatures(t *testing.T) {
 		trace    string // the x (or active) values of the trace, "" if none
 	}{
 		{"deadlock", "Deadlock", "INIT Init\nNEXT Next\n", Deadlock, "", 0, "0 1 2 3"},
+		{"deadlock under stuttering", "Deadlock", "SPECIFICATION Spec\n", Deadlock, "", 0, "0 1 2 3"},
 		{"no deadlock check", "Deadlock", "INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n", OK, "", 4, ""},
+		{"no deadlock outside constraint", "Deadlock", "INIT Init\nNEXT Next\nCONSTRAINT Below2\n", OK, "", 2, ""},
+		{"no deadlock outside action constraint", "Deadlock", "INIT Init\nNEXT Next\nACTION_CONSTRAINT StepBelow2\n", OK, "", 2, ""},
 		{"constraint", "Constrained", "INIT Init\nNEXT Next\nCONSTRAINT XBound\nINVARIANT TypeOK\n", OK, "", 6, ""},
 		{"action constraint", "Constrained",
 			"INIT Init\nNEXT Next\nCONSTRAINT XBound\nACTION_CONSTRAINT OnlyZeroHasY\nINVARIANT TypeOK\n", OK, "", 4, ""},
