@@ -112,6 +112,7 @@ func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnos
 	}
 	p.order.init(opt.ZMTP)
 	res, err := capture.Run(r, copt, func(e *capture.Event) {
+		p.order.curPending = e.Pending
 		p.event(e)
 		p.order.release(p.onMsg, e.Pending, false)
 	})
@@ -258,7 +259,7 @@ func (s *stream) Message(zm zmtp.Message) {
 	if m.Wire.Kind() == wire.KindUnknown {
 		p.sum.Unknown++
 	}
-	p.order.push(m)
+	p.order.push(m, p.onMsg)
 }
 
 func (s *stream) Diagnostic(d zmtp.Diagnostic) {

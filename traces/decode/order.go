@@ -24,6 +24,8 @@ type reorder struct {
 	streams  map[*stream]struct{} // streams not at frame boundaries
 	window   int64
 	released int // Frame of the last message released
+	// curPending is capture.Event.Pending of the event being handled.
+	curPending int
 	// Late counts messages released after a later one (only past
 	// maxPending).
 	Late int
@@ -77,7 +79,16 @@ func (o *reorder) track(s *stream, n, frame int) {
 	}
 }
 
-func (o *reorder) push(m *Message) {
+// push queues m, or hands it straight to out when nothing can precede
+// it (the common case: every stream in sync, nothing buffered).
+func (o *reorder) push(m *Message, out func(*Message)) {
+	if len(o.pending) == 0 && len(o.streams) == 0 && o.curPending == 0 {
+		o.released = m.Frame
+		if out != nil {
+			out(m)
+		}
+		return
+	}
 	heap.Push(&o.pending, pendingMsg{m: m, seq: o.seq})
 	o.seq++
 }
