@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 )
 
@@ -31,7 +32,8 @@ type Modules struct {
 	Standard []string
 }
 
-// Load parses the module name (with or without ".tla") from fsys and the
+// Load parses the module name (with or without ".tla", possibly in a
+// slash-separated subdirectory of fsys) from fsys and the
 // sibling modules it EXTENDS or INSTANCEs, transitively. Standard modules
 // (StandardModules) have no file and are only recorded. Modules defined as
 // submodules inside a file are resolved there and not looked up on disk.
@@ -39,6 +41,14 @@ type Modules struct {
 // a cycle wraps ErrCycle), with the position of the offending reference.
 func Load(fsys fs.FS, name string) (*Modules, error) {
 	name = strings.TrimSuffix(name, ".tla")
+	if dir := path.Dir(name); dir != "." {
+		// "specs/Foo": siblings are looked up beside it, in specs.
+		sub, err := fs.Sub(fsys, dir)
+		if err != nil {
+			return nil, &Error{File: name + ".tla", Msg: err.Error(), Err: ErrModuleNotFound}
+		}
+		fsys, name = sub, path.Base(name)
+	}
 	l := &loader{fsys: fsys, ms: &Modules{ByName: map[string]*Module{}}, state: map[string]int{}, std: map[string]bool{}}
 	root, err := l.load(name, "", Pos{})
 	if err != nil {

@@ -82,6 +82,20 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+func TestLoadSubdirectory(t *testing.T) {
+	fsys := fstest.MapFS{
+		"specs/A.tla": mod("A", "EXTENDS B"),
+		"specs/B.tla": mod("B", "X == 1"),
+	}
+	ms, err := Load(fsys, "specs/A.tla")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms.Order) != 2 || ms.Root.Name != "A" {
+		t.Errorf("loaded %d modules, root %s", len(ms.Order), ms.Root.Name)
+	}
+}
+
 // TestLoadShared loads every shared example module with its siblings.
 func TestLoadShared(t *testing.T) {
 	for _, f := range sharedModules(t) {
