@@ -256,11 +256,6 @@ var runKnownBugs = flag.Bool("knownbugs", false, "also run the cases of knownBug
 // knownBugs lists cases that expose a checker bug not fixed yet; they are
 // skipped with the reason rather than left to hang the package's tests.
 var knownBugs = map[string]string{
-	// fairComponents (product.go) puts an SF condition whose action is
-	// never enabled in a component into badStrong, then recurses on the
-	// states that do not enable it: the same component, forever.
-	"SimpleAllocator2/ClientsWillObtain": "spec/check: fairComponents recurses forever on a component that never enables an SF action",
-	"SimpleAllocator2/InfOftenSatisfied": "spec/check: fairComponents recurses forever on a component that never enables an SF action",
 	// [][A]_v is checked on the state graph like a liveness property: the
 	// counterexample is a lasso through some violating step, not TLC's
 	// shortest finite trace.
@@ -373,6 +368,20 @@ func TestLivenessOwn(t *testing.T) {
 	add("SpecSF", "InfOftenOne", true)
 	add("SpecWF", "EventuallyAlwaysZero", false)
 	add("SpecSF", "DoneStays", true) // [][A]_v that holds
+	// Fairness of an action that can only stutter is no fairness.
+	add("SpecIdle", "EventuallyDone", false)
+	add("SpecIdle", "InfOftenOne", false)
+	// Quantifiers over temporal formulas, ENABLED inside a property.
+	add("SpecNoFair", "DoneSettles", true)
+	add("SpecWF", "DoneSettles", true)
+	add("SpecWF", "XSettles", false)
+	add("SpecWF", "XVisitsAll", false)
+	add("SpecSF", "XVisitsAll", false)
+	add("SpecWF", "XVisitsBoth", true)
+	add("SpecNoFair", "XChanges", false)
+	add("SpecWF", "XChanges", true)
+	add("SpecNoFair", "BOftenEnabled", false)
+	add("SpecWF", "BOftenEnabled", true)
 	// Deadlock.tla: terminal states stutter forever.
 	for _, c := range []struct {
 		spec, prop              string

@@ -52,7 +52,10 @@ type atom struct {
 }
 
 func (t *atomTable) add(a *atom) int {
-	key := fmt.Sprintf("%v|%v|%v|%s|%p|%p", a.action, a.enabled, a.angle, a.text, a.formula.Expr, a.sub)
+	// The key names the formula itself, not just its expression: instances
+	// of a quantified property (\A v \in S : []<>(x = v)) share the
+	// expression but bind v to different values.
+	key := fmt.Sprintf("%v|%v|%v|%s|%p|%p", a.action, a.enabled, a.angle, a.text, a.formula, a.sub)
 	if i, ok := t.index[key]; ok {
 		return i
 	}

@@ -199,7 +199,12 @@ func (lv *liveness) fairComponents(p *product, g *stateGraph, tb *tableau, keep 
 				continue
 			}
 			if f.strong {
-				badStrong = append(badStrong, f)
+				// SF holds in a component that never enables the action;
+				// only the others must be cut out (and cutting makes the
+				// node set smaller, so the recursion below ends).
+				if slices.ContainsFunc(comp, func(v int32) bool { return g.stateAtoms(p.state[v]).has(f.en) }) {
+					badStrong = append(badStrong, f)
+				}
 				continue
 			}
 			// WF: some state of the component disables the action.

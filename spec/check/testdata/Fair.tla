@@ -27,12 +27,28 @@ Next == Toggle \/ B
 SpecNoFair == Init /\ [][Next]_vars
 SpecWF == Init /\ [][Next]_vars /\ WF_vars(Toggle) /\ WF_vars(B)
 SpecSF == Init /\ [][Next]_vars /\ WF_vars(Toggle) /\ SF_vars(B)
+\* Idle only stutters, so ENABLED <<Idle>>_vars is always false and
+\* WF_vars(Idle) constrains nothing: SpecIdle allows what SpecNoFair does.
+Idle == UNCHANGED vars
+SpecIdle == Init /\ [][Next]_vars /\ WF_vars(Idle)
 
 EventuallyDone == <>done
 DoneForever == <>[]done
 OneLeadsToDone == (x = 1) ~> done
 InfOftenOne == []<>(x = 1)
 EventuallyAlwaysZero == <>[](x = 0)
+\* Quantified temporal formulas. done changes at most once, so it settles
+\* on some value in every behaviour (holds under any spec); x settles only
+\* if the clock may stop (fails under SpecWF, where Toggle keeps firing).
+DoneSettles == \E d \in BOOLEAN : <>[](done = d)
+XSettles == \E v \in {0, 1} : <>[](x = v)
+\* x never becomes 2, whatever the fairness; each instance must be checked.
+XVisitsAll == \A v \in {0, 1, 2} : []<>(x = v)
+XVisitsBoth == \A v \in {0, 1} : []<>(x = v)
+\* Under SpecWF x always changes again; without fairness it may not.
+XChanges == \A v \in {0, 1} : (x = v) ~> (x # v)
+\* B is enabled (as an action, stuttering or not) whenever x = 1.
+BOftenEnabled == []<>(ENABLED B)
 \* A safety property checked as a temporal property: x never decreases.
 \* Toggle from (1,F) to (0,F) violates it at the third state.
 NeverDecrease == [][x' >= x]_x
