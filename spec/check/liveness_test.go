@@ -467,6 +467,11 @@ func TestSafetyFeatures(t *testing.T) {
 		// (up to the order in which processes join).
 		{"symmetry invariant", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\nSYMMETRY Perms\nINVARIANT NotAll\n",
 			Invariant, "NotAll", 0, "0 1 2 3"},
+		// NoneActive fails in the initial state: a trace of one state.
+		{"invariant in initial state", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\nINVARIANT NoneActive\n",
+			Invariant, "NoneActive", 0, "0"},
+		{"no symmetry, functions", "Leader", "CONSTANTS Procs = {a, b, c}\n None = None\nINIT Init\nNEXT Next\nINVARIANT LeaderBusy\n", OK, "", 20, ""},
+		{"symmetry, functions", "Leader", "CONSTANTS Procs = {a, b, c}\n None = None\nINIT Init\nNEXT Next\nSYMMETRY Perms\nINVARIANT LeaderBusy\n", OK, "", 7, ""},
 		{"no view", "View", "INIT Init\nNEXT Next\nCONSTRAINT StepBound\n", OK, "", 10, ""},
 		{"view", "View", "INIT Init\nNEXT Next\nCONSTRAINT StepBound\nVIEW XOnly\n", OK, "", 3, ""},
 	}
@@ -484,6 +489,13 @@ func TestSafetyFeatures(t *testing.T) {
 				return
 			}
 			requireBehaviour(t, m, r.Trace, -1)
+			// The initial state has no action; every other step names one.
+			assert.Nil(t, r.Trace[0].Action)
+			for i, s := range r.Trace[1:] {
+				if assert.NotNil(t, s.Action, "step %d", i+1) {
+					assert.NotEmpty(t, s.Action.Name, "step %d", i+1)
+				}
+			}
 			var got []string
 			for _, s := range r.Trace {
 				v := s.State[0]

@@ -4,6 +4,8 @@
 (* set active. Without symmetry every subset of Procs is reachable: 2^3 =  *)
 (* 8 distinct states. Under SYMMETRY Perms the permutations of Procs       *)
 (* identify subsets of equal size: 4 orbits ({}, one, two, all three).     *)
+(* NotAll fails after 4 states ({} and three joins); NoneActive fails in   *)
+(* the initial state.                                                      *)
 (***************************************************************************)
 EXTENDS FiniteSets, TLC
 CONSTANT Procs
@@ -13,4 +15,5 @@ Next == \E p \in Procs : \/ p \notin active /\ active' = active \cup {p}
                          \/ p \in active /\ active' = active \ {p}
 Perms == Permutations(Procs)
 NotAll == Cardinality(active) < 3
+NoneActive == active /= {}
 =============================================================================
