@@ -112,7 +112,12 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 		test := c.opArg(a[1], &tla.Param{Name: "Test", Arity: 1})
 		var out []value.Value
 		for _, x := range s.Vals() {
-			if b, ok := c.callClosure(test, []value.Value{x}, n.At).(value.Bool); ok && bool(b) {
+			v := c.callClosure(test, []value.Value{x}, n.At)
+			b, ok := v.(value.Bool)
+			if !ok {
+				c.fail(a[1].Pos(), "the test of SelectSeq must be a boolean, found %s", value.Format(v))
+			}
+			if b {
 				out = append(out, x)
 			}
 		}
@@ -124,7 +129,11 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 		vals := append([]value.Value(nil), s.Vals()...)
 		for i := 1; i < len(vals); i++ {
 			for j := i; j > 0; j-- {
-				b, _ := c.callClosure(less, []value.Value{vals[j], vals[j-1]}, n.At).(value.Bool)
+				v := c.callClosure(less, []value.Value{vals[j], vals[j-1]}, n.At)
+				b, ok := v.(value.Bool)
+				if !ok {
+					c.fail(a[1].Pos(), "the order of SortSeq must be a boolean, found %s", value.Format(v))
+				}
 				if !bool(b) {
 					break
 				}

@@ -3,7 +3,9 @@ package eval_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -380,6 +382,8 @@ func TestEvalErrors(t *testing.T) {
 		{"ErrNotSet", "4", "expected a set"},
 		{"ErrMod", "%", "must be positive"},
 		{"ErrPow", "^", "overflow"},
+		{"ErrSelectSeq", "Inc", "must be a boolean, found 2"},
+		{"ErrSortSeq", "Plus", "must be a boolean, found 3"},
 		{"ErrHuge", "..", "too large"},
 	}
 	for _, tc := range cases {
@@ -433,4 +437,27 @@ func TestIncomparableValues(t *testing.T) {
 		v, err := sp.Eval(f, nil)
 		assert.Error(t, err, "%s evaluated to %v", expr, v)
 	}
+}
+
+// TestDeepRecursion evaluates a recursion without end in a child process:
+// it must end with an error, not kill the process with a stack overflow
+// (TLC reports a StackOverflowError as an error of the spec).
+func TestDeepRecursion(t *testing.T) {
+	if os.Getenv("ROOMSPEC_EVAL_RECURSION_CHILD") == "1" {
+		sp := evalTestSpec(t)
+		f, err := sp.Formula("ErrLoop")
+		require.NoError(t, err)
+		_, err = sp.Eval(f, nil)
+		fmt.Printf("evaluation error: %v\n", err)
+		return
+	}
+	if !*runKnownBugs {
+		t.Skip("known bug (run with -knownbugs to see it): an unbounded recursion overflows the Go stack, which is fatal")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDeepRecursion$")
+	cmd.Env = append(os.Environ(), "ROOMSPEC_EVAL_RECURSION_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	tail := string(out[max(0, len(out)-2000):])
+	require.NoError(t, err, "child failed:\n%s", tail)
+	assert.Contains(t, string(out), "evaluation error: EvalTest.tla:", tail)
 }

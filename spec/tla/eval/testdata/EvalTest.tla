@@ -23,6 +23,11 @@ Fold(Op(_, _), seq, init) ==
   IN F(Len(seq))
 Plus(p, q) == p + q
 
+\* Recursion without end: an error, not a crash (TestDeepRecursion).
+RECURSIVE Loop(_)
+Loop(n) == Loop(n + 1)
+ErrLoop == Loop(0)
+
 r == [name |-> "r", val |-> 1, sub |-> [k |-> 0]]
 f2 == [i \in 1..2 |-> [j \in 1..2 |-> i * 10 + j]]
 
@@ -54,5 +59,7 @@ ErrWrongArity == Inc(1, 2)
 ErrNotSet == 3 \in 4
 ErrMod == 5 % 0
 ErrPow == 2^63
+ErrSelectSeq == SelectSeq(<<1, 2>>, Inc)
+ErrSortSeq == SortSeq(<<2, 1>>, Plus)
 ErrHuge == CHOOSE k \in 1..Big : TRUE
 =============================================================================
