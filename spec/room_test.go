@@ -1,0 +1,775 @@
+package spec_test
+
+// These tests hold each rule of ROOM-LIFECYCLE.md ("Update rules", "Abort",
+// "Prefill room timeline") against Room.tla, under the variant whose
+// switches the rule depends on. The expected values come from the design
+// document (and a Go transcription of its update rules), never from the
+// spec itself, so a wrong rule in Room.tla makes a row fail;
+// TestMutantsAreCaught shows that for a few plausible mistakes.
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/spec/tla/eval"
+	"github.com/roomspec/roomspec/spec/tla/value"
+)
+
+// names gives the test expressions short names for the (single) room, its
+// first request and the two decode ranks: every bundled cfg has
+// Rooms = {r} and DecodeRanks = {d1, d2}.
+const names = `LET R == CHOOSE x \in Rooms : TRUE
+    Q == <<R, 1>>
+    D == CHOOSE x \in DecodeRanks : TRUE
+    E == CHOOSE x \in DecodeRanks : x # D
+IN `
+
+// statuses are KVPoll's names in KVPoll order (ROOM-LIFECYCLE.md "Status
+// values": Failed=0 ... Success=4).
+var statuses = []string{"Failed", "Bootstrapping", "WaitingForInput", "Transferring", "Success"}
+
+// buildModel loads module Room from fsys and binds it to variant's cfg.
+func buildModel(fsys fs.FS, variant string) (*check.Model, error) {
+	mods, err := tla.Load(fsys, spec.Module)
+	if err != nil {
+		return nil, err
+	}
+	src, err := spec.Config(variant)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := cfg.Parse(variant+".cfg", src)
+	if err != nil {
+		return nil, err
+	}
+	return check.Build(mods, conf)
+}
+
+var models = map[string]*check.Model{}
+
+// model returns the bundled spec under variant, built once per test binary.
+func model(t testing.TB, variant string) *check.Model {
+	t.Helper()
+	if m, ok := models[variant]; ok {
+		return m
+	}
+	m, err := buildModel(spec.Files, variant)
+	require.NoError(t, err, "variant %s", variant)
+	models[variant] = m
+	return m
+}
+
+// evalConst evaluates a constant-level expression of the spec and prints
+// the value as TLA+.
+func evalConst(m *check.Model, expr string) (string, error) {
+	return evalIn(m, nil, expr)
+}
+
+// evalIn evaluates a state-level expression in s (nil: constant-level).
+func evalIn(m *check.Model, s eval.State, expr string) (string, error) {
+	f, err := m.Spec.ParseFormula(names + expr)
+	if err != nil {
+		return "", fmt.Errorf("parse %s: %w", expr, err)
+	}
+	v, err := m.Spec.Eval(f, s)
+	if err != nil {
+		return "", fmt.Errorf("eval %s: %w", expr, err)
+	}
+	return value.Format(v), nil
+}
+
+// q quotes a status the way value.Format prints TLA+ strings.
+func q(s string) string { return `"` + s + `"` }
+
+// wantUpdate is update_status as ROOM-LIFECYCLE.md states it, in Go:
+// absent + Failed is a no-op, absent + other inserts; present + Failed
+// overwrites anything; otherwise max by KVPoll, except that NIXL's Failed
+// is sticky while the entry exists.
+func wantUpdate(cur, s string, sticky bool) string {
+	switch {
+	case cur == "Absent" && s == "Failed":
+		return "Absent"
+	case cur == "Absent":
+		return s
+	case s == "Failed":
+		return "Failed"
+	case sticky && cur == "Failed":
+		return "Failed"
+	case slices.Index(statuses, s) > slices.Index(statuses, cur):
+		return s
+	}
+	return cur
+}
+
+// opRow is one rule of the design evaluated as a constant expression.
+type opRow struct {
+	rule    string
+	variant string
+	expr    string
+	want    string
+}
+
+// operatorRows are the update and read rules, one row per rule of
+// ROOM-LIFECYCLE.md "Update rules" and "Status values".
+var operatorRows = []opRow{
+	{"KVPoll Failed=0", "upstream", `KVPoll("Failed")`, "0"},
+	{"KVPoll Bootstrapping=1", "upstream", `KVPoll("Bootstrapping")`, "1"},
+	{"KVPoll WaitingForInput=2", "upstream", `KVPoll("WaitingForInput")`, "2"},
+	{"KVPoll Transferring=3", "upstream", `KVPoll("Transferring")`, "3"},
+	{"KVPoll Success=4", "upstream", `KVPoll("Success")`, "4"},
+
+	{"absent + Failed is a no-op (no resurrection)", "upstream", `UpdateStatus("Absent", "Failed")`, q("Absent")},
+	{"absent + Failed is a no-op, not sticky either", "mooncake", `UpdateStatus("Absent", "Failed")`, q("Absent")},
+	{"absent + Bootstrapping inserts", "upstream", `UpdateStatus("Absent", "Bootstrapping")`, q("Bootstrapping")},
+	{"absent + WaitingForInput inserts", "upstream", `UpdateStatus("Absent", "WaitingForInput")`, q("WaitingForInput")},
+	{"absent + Transferring inserts", "upstream", `UpdateStatus("Absent", "Transferring")`, q("Transferring")},
+	{"absent + Success inserts", "upstream", `UpdateStatus("Absent", "Success")`, q("Success")},
+
+	{"present + Failed overwrites Success", "upstream", `UpdateStatus("Success", "Failed")`, q("Failed")},
+	{"present + Failed overwrites Success (Mooncake)", "mooncake", `UpdateStatus("Success", "Failed")`, q("Failed")},
+	{"present + Failed overwrites Transferring", "upstream", `UpdateStatus("Transferring", "Failed")`, q("Failed")},
+	{"present + Failed overwrites Bootstrapping", "mooncake", `UpdateStatus("Bootstrapping", "Failed")`, q("Failed")},
+
+	{"present + other is max: lower is ignored", "upstream", `UpdateStatus("Transferring", "Bootstrapping")`, q("Transferring")},
+	{"present + other is max: higher wins", "upstream", `UpdateStatus("Bootstrapping", "WaitingForInput")`, q("WaitingForInput")},
+	{"Bootstrapping after WaitingForInput is swallowed by max", "upstream", `UpdateStatus("WaitingForInput", "Bootstrapping")`, q("WaitingForInput")},
+	{"present + other is max: Success stays over Transferring", "mooncake", `UpdateStatus("Success", "Transferring")`, q("Success")},
+
+	{"NIXL sticky Failed: WaitingForInput does not revive it", "upstream", `UpdateStatus("Failed", "WaitingForInput")`, q("Failed")},
+	{"NIXL sticky Failed: Success does not revive it", "upstream", `UpdateStatus("Failed", "Success")`, q("Failed")},
+	{"NIXL sticky Failed also in the fix", "fixed", `UpdateStatus("Failed", "Transferring")`, q("Failed")},
+	{"Mooncake Failed not sticky: Success is max", "mooncake", `UpdateStatus("Failed", "Success")`, q("Success")},
+	{"Mooncake Failed not sticky: WaitingForInput is max", "mooncake", `UpdateStatus("Failed", "WaitingForInput")`, q("WaitingForInput")},
+	{"ablation not-sticky: Bootstrapping is max", "ablate-not-sticky", `UpdateStatus("Failed", "Bootstrapping")`, q("Bootstrapping")},
+
+	{"NIXL check_status: absent reads WaitingForInput", "upstream", `CheckStatus("Absent")`, q("WaitingForInput")},
+	{"NIXL check_status before PR #30352 too", "pre-30352", `CheckStatus("Absent")`, q("WaitingForInput")},
+	{"common/Mooncake check_status: absent raises KeyError", "mooncake", `CheckStatus("Absent")`, q("KeyError")},
+	{"fix: absent room of a live sender reads Failed", "fixed", `CheckStatus("Absent")`, q("Failed")},
+	{"check_status: a present room reads its entry", "upstream", `CheckStatus("Transferring")`, q("Transferring")},
+	{"check_status: a present Failed reads Failed in the fix", "fixed", `CheckStatus("Failed")`, q("Failed")},
+	{"check_status: a present room reads its entry (Mooncake)", "mooncake", `CheckStatus("Success")`, q("Success")},
+}
+
+// checkOpRows evaluates rows on the models got returns and lists every row
+// whose value differs from the design.
+func checkOpRows(rows []opRow, get func(variant string) (*check.Model, error)) []string {
+	var bad []string
+	for _, r := range rows {
+		m, err := get(r.variant)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", r.variant, err))
+			continue
+		}
+		got, err := evalConst(m, r.expr)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s [%s]: %v", r.rule, r.variant, err))
+			continue
+		}
+		if got != r.want {
+			bad = append(bad, fmt.Sprintf("%s [%s]: %s = %s, want %s", r.rule, r.variant, r.expr, got, r.want))
+		}
+	}
+	return bad
+}
+
+func TestOperatorRules(t *testing.T) {
+	for _, r := range operatorRows {
+		t.Run(r.variant+"/"+r.rule, func(t *testing.T) {
+			m := model(t, r.variant)
+			got, err := evalConst(m, r.expr)
+			require.NoError(t, err)
+			assert.Equal(t, r.want, got, "%s", r.expr)
+		})
+	}
+}
+
+// TestUpdateStatusExhaustive compares UpdateStatus with the Go
+// transcription of the design on every (current entry, written status)
+// pair, with Failed sticky (upstream) and not (mooncake).
+func TestUpdateStatusExhaustive(t *testing.T) {
+	for _, variant := range []string{"upstream", "mooncake"} {
+		m := model(t, variant)
+		sticky, err := evalConst(m, "FailedSticky")
+		require.NoError(t, err)
+		for _, cur := range append([]string{"Absent"}, statuses...) {
+			for _, s := range statuses {
+				got, err := evalConst(m, fmt.Sprintf("UpdateStatus(%q, %q)", cur, s))
+				require.NoError(t, err)
+				assert.Equal(t, q(wantUpdate(cur, s, sticky == "TRUE")), got,
+					"%s: UpdateStatus(%q, %q)", variant, cur, s)
+			}
+		}
+	}
+}
+
+// assign sets a variable to an expression evaluated in the initial state.
+type assign struct{ name, expr string }
+
+// stepRow is an action-level rule: from the initial state of variant with
+// the given assignments, action has exactly one successor in which every
+// expression of want has its value and exactly the variables in changed
+// differ from the state before; or, with disabled, no successor at all.
+type stepRow struct {
+	rule     string
+	variant  string
+	given    []assign
+	action   string
+	disabled bool
+	want     map[string]string
+	changed  []string
+}
+
+// abortOnD puts an ABORT of R at the head of decode rank D's channel.
+var abortOnD = assign{"chan", `[chan EXCEPT ![D] = <<[type |-> "ABORT", room |-> R, rank |-> D]>>]`}
+
+func status(s string) assign {
+	return assign{"request_status", fmt.Sprintf("[request_status EXCEPT ![R] = %q]", s)}
+}
+
+func senderAt(pos string) assign {
+	return assign{"sender", fmt.Sprintf("[sender EXCEPT ![Q] = %q]", pos)}
+}
+
+var (
+	allInfos  = assign{"transfer_infos", `[transfer_infos EXCEPT ![R] = DecodeRanks]`}
+	oneInfo   = assign{"transfer_infos", `[transfer_infos EXCEPT ![R] = {E}]`}
+	tombstone = assign{"tombstones", `{R}`}
+	tiOnD     = assign{"chan", `[chan EXCEPT ![D] = <<[type |-> "TransferInfo", room |-> R, rank |-> D]>>]`}
+	oneQueued = assign{"queued", `[queued EXCEPT ![Q] = 1]`}
+	isPosted  = assign{"posted", `[posted EXCEPT ![Q] = TRUE]`}
+)
+
+var stepRows = []stepRow{
+	// Prefill room timeline 3: the bootstrap timeout.
+	{rule: "bootstrap timeout fails a Bootstrapping room", variant: "upstream",
+		given:  []assign{status("Bootstrapping"), senderAt("BootstrapQueue")},
+		action: `BootstrapTimeout(Q)`,
+		want:   map[string]string{"request_status[R]": q("Failed")}, changed: []string{"request_status"}},
+	{rule: "bootstrap timeout does not fire on WaitingForInput", variant: "upstream",
+		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
+	{rule: "bootstrap timeout does not fire on an absent room", variant: "upstream",
+		given: []assign{senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
+	{rule: "bootstrap timeout does not fire on Transferring", variant: "mooncake",
+		given: []assign{status("Transferring"), senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
+	{rule: "the fork has no bootstrap timeout", variant: "fork-90a52f44a",
+		given: []assign{status("Bootstrapping"), senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
+
+	// Abort.
+	{rule: "ABORT of an absent room changes no request_status and records nothing", variant: "upstream",
+		given: []assign{abortOnD, oneInfo}, action: `BootstrapRecvAbort(D)`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "tombstones": "{}", "transfer_infos[R]": "{E}"},
+		changed: []string{"chan"}},
+	{rule: "fix: ABORT of an absent room records a tombstone", variant: "fixed",
+		given: []assign{abortOnD}, action: `BootstrapRecvAbort(D)`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "tombstones": "{R}"},
+		changed: []string{"chan", "tombstones"}},
+	{rule: "ABORT of a present, not Success room sets Failed", variant: "upstream",
+		given: []assign{abortOnD, status("WaitingForInput")}, action: `BootstrapRecvAbort(D)`,
+		want: map[string]string{"request_status[R]": q("Failed")}, changed: []string{"chan", "request_status"}},
+	{rule: "NIXL ABORT leaves a Success room alone", variant: "upstream",
+		given: []assign{abortOnD, status("Success")}, action: `BootstrapRecvAbort(D)`,
+		want: map[string]string{"request_status[R]": q("Success")}, changed: []string{"chan"}},
+	{rule: "Mooncake ABORT fails even a Success room and ACKs", variant: "mooncake",
+		given: []assign{abortOnD, status("Success")}, action: `BootstrapRecvAbort(D)`,
+		want: map[string]string{
+			"request_status[R]": q("Failed"),
+			"ack_chan[D]":       `<<[type |-> "ABORT_ACK", room |-> R, rank |-> D]>>`,
+		},
+		changed: []string{"ack_chan", "chan", "request_status"}},
+	{rule: "Mooncake ACKs an ABORT of an absent room too", variant: "mooncake",
+		given: []assign{abortOnD}, action: `BootstrapRecvAbort(D)`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "Len(ack_chan[D])": "1"},
+		changed: []string{"ack_chan", "chan"}},
+	{rule: "ABORT keeps transfer_infos upstream", variant: "upstream",
+		given: []assign{abortOnD, allInfos, status("WaitingForInput")}, action: `BootstrapRecvAbort(D)`,
+		want: map[string]string{"transfer_infos[R]": "DecodeRanks"}, changed: []string{"chan", "request_status"}},
+	{rule: "fork: ABORT pops transfer_infos of an absent room", variant: "fork-90a52f44a",
+		given: []assign{abortOnD, oneInfo}, action: `BootstrapRecvAbort(D)`,
+		want:    map[string]string{"transfer_infos[R]": "{}", "request_status[R]": q("Absent")},
+		changed: []string{"chan", "transfer_infos"}},
+	{rule: "fork: ABORT pops transfer_infos and fails a present room", variant: "fork-90a52f44a",
+		given: []assign{abortOnD, allInfos, status("Success")}, action: `BootstrapRecvAbort(D)`,
+		want:    map[string]string{"transfer_infos[R]": "{}", "request_status[R]": q("Failed")},
+		changed: []string{"chan", "request_status", "transfer_infos"}},
+	{rule: "before PR #30352 the first ABORT kills the bootstrap thread", variant: "pre-30352",
+		given: []assign{abortOnD, status("Bootstrapping")}, action: `BootstrapRecvAbort(D)`,
+		want:    map[string]string{"bootstrap_alive": "FALSE", "request_status[R]": q("Bootstrapping")},
+		changed: []string{"bootstrap_alive", "chan"}},
+	{rule: "a dead bootstrap thread reads no more messages", variant: "pre-30352",
+		given: []assign{tiOnD, {"bootstrap_alive", "FALSE"}}, action: `BootstrapRecvTransferInfo(D)`, disabled: true},
+
+	// Timeline 1-2: TransferInfo and the sender.
+	{rule: "a TransferInfo short of required_dst_info_num only stores it", variant: "upstream",
+		given: []assign{tiOnD}, action: `BootstrapRecvTransferInfo(D)`,
+		want:    map[string]string{"transfer_infos[R]": "{D}", "request_status[R]": q("Absent")},
+		changed: []string{"chan", "transfer_infos"}},
+	{rule: "the last TransferInfo inserts WaitingForInput with no sender", variant: "upstream",
+		given: []assign{tiOnD, oneInfo}, action: `BootstrapRecvTransferInfo(D)`,
+		want:    map[string]string{"transfer_infos[R]": "DecodeRanks", "request_status[R]": q("WaitingForInput"), "sender[Q]": q("NoSender")},
+		changed: []string{"chan", "request_status", "transfer_infos"}},
+	{rule: "the last TransferInfo lifts Bootstrapping to WaitingForInput", variant: "upstream",
+		given: []assign{tiOnD, oneInfo, status("Bootstrapping"), senderAt("BootstrapQueue")}, action: `BootstrapRecvTransferInfo(D)`,
+		want: map[string]string{"request_status[R]": q("WaitingForInput")}, changed: []string{"chan", "request_status", "transfer_infos"}},
+	{rule: "the last TransferInfo does not revive a sticky Failed", variant: "upstream",
+		given: []assign{tiOnD, oneInfo, status("Failed")}, action: `BootstrapRecvTransferInfo(D)`,
+		want: map[string]string{"request_status[R]": q("Failed")}, changed: []string{"chan", "transfer_infos"}},
+	{rule: "Mooncake: the last TransferInfo revives a Failed room (max)", variant: "mooncake",
+		given: []assign{tiOnD, oneInfo, status("Failed")}, action: `BootstrapRecvTransferInfo(D)`,
+		want: map[string]string{"request_status[R]": q("WaitingForInput")}, changed: []string{"chan", "request_status", "transfer_infos"}},
+	{rule: "fix: a tombstoned room ignores TransferInfo", variant: "fixed",
+		given: []assign{tiOnD, oneInfo, tombstone}, action: `BootstrapRecvTransferInfo(D)`,
+		want: map[string]string{"request_status[R]": q("Absent"), "transfer_infos[R]": "{E}"}, changed: []string{"chan"}},
+	{rule: "creating the sender inserts Bootstrapping", variant: "upstream",
+		action: `SchedulerCreateSender(Q)`,
+		want:   map[string]string{"request_status[R]": q("Bootstrapping"), "sender[Q]": q("BootstrapQueue")}, changed: []string{"request_status", "sender"}},
+	{rule: "the sender's Bootstrapping is swallowed by an earlier WaitingForInput", variant: "upstream",
+		given: []assign{status("WaitingForInput")}, action: `SchedulerCreateSender(Q)`,
+		want: map[string]string{"request_status[R]": q("WaitingForInput")}, changed: []string{"sender"}},
+	{rule: "fix: a sender of a tombstoned room fails at once", variant: "fixed",
+		given: []assign{tombstone}, action: `SchedulerCreateSender(Q)`,
+		want: map[string]string{"request_status[R]": q("Failed")}, changed: []string{"request_status", "sender"}},
+
+	// Timeline 3: bootstrap poll.
+	{rule: "bootstrap poll waits while Bootstrapping", variant: "upstream",
+		given: []assign{status("Bootstrapping"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`, disabled: true},
+	{rule: "bootstrap poll finalizes on WaitingForInput", variant: "upstream",
+		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		want: map[string]string{"sender[Q]": q("WaitingQueue"), "request_status[R]": q("WaitingForInput")}, changed: []string{"sender"}},
+	{rule: "bootstrap poll releases a Failed request without clear()", variant: "upstream",
+		given: []assign{status("Failed"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		want: map[string]string{"sender[Q]": q("Released"), "request_status[R]": q("Failed")}, changed: []string{"sender"}},
+	{rule: "NIXL bootstrap poll of an absent room reads WaitingForInput and finalizes", variant: "upstream",
+		given: []assign{senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		want: map[string]string{"sender[Q]": q("WaitingQueue")}, changed: []string{"sender"}},
+	{rule: "Mooncake bootstrap poll of an absent room: KeyError kills prefill", variant: "mooncake",
+		given: []assign{senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		want: map[string]string{"prefill_crashed": "TRUE", "sender[Q]": q("BootstrapQueue")}, changed: []string{"prefill_crashed"}},
+
+	// Timeline 4: send -> add_transfer_request.
+	{rule: "add_transfer_request enqueues nothing without transfer_infos", variant: "upstream",
+		given: []assign{status("WaitingForInput"), senderAt("WaitingQueue")}, action: `SchedulerSend(Q)`,
+		want: map[string]string{"queued[Q]": "0", "sender[Q]": q("InflightQueue")}, changed: []string{"sender"}},
+	{rule: "add_transfer_request enqueues every chunk with transfer_infos", variant: "upstream",
+		given: []assign{status("WaitingForInput"), senderAt("WaitingQueue"), allInfos}, action: `SchedulerSend(Q)`,
+		want: map[string]string{"queued[Q]": "NumChunks", "sender[Q]": q("InflightQueue")}, changed: []string{"queued", "sender"}},
+
+	// Timeline 5: transfer worker.
+	{rule: "worker skips a chunk of a Failed room", variant: "upstream",
+		given: []assign{status("Failed"), allInfos, oneQueued}, action: `WorkerPost(Q)`,
+		want: map[string]string{"queued[Q]": "0", "posted[Q]": "FALSE", "request_status[R]": q("Failed")}, changed: []string{"queued"}},
+	{rule: "worker marks Transferring and posts the writes", variant: "upstream",
+		given: []assign{status("WaitingForInput"), allInfos, oneQueued}, action: `WorkerPost(Q)`,
+		want: map[string]string{"posted[Q]": "TRUE", "request_status[R]": q("Transferring")}, changed: []string{"posted", "queued", "request_status"}},
+	{rule: "worker without transfer_infos: exception -> Failed", variant: "upstream",
+		given: []assign{status("WaitingForInput"), oneQueued}, action: `WorkerPost(Q)`,
+		want: map[string]string{"posted[Q]": "FALSE", "request_status[R]": q("Failed")}, changed: []string{"queued", "request_status"}},
+	{rule: "worker exception on an absent room is a no-op Failed", variant: "upstream",
+		given: []assign{oneQueued}, action: `WorkerPost(Q)`,
+		want: map[string]string{"request_status[R]": q("Absent")}, changed: []string{"queued"}},
+	{rule: "fork: worker skips a room missing from transfer_infos", variant: "fork-90a52f44a",
+		given: []assign{status("WaitingForInput"), oneQueued}, action: `WorkerPost(Q)`,
+		want: map[string]string{"request_status[R]": q("WaitingForInput"), "posted[Q]": "FALSE"}, changed: []string{"queued"}},
+	{rule: "last chunk done: Success and transfer_infos popped", variant: "upstream",
+		given: []assign{status("Transferring"), allInfos, isPosted}, action: `WorkerComplete(Q)`,
+		want: map[string]string{"request_status[R]": q("Success"), "transfer_infos[R]": "{}"}, changed: []string{"posted", "request_status", "transfer_infos"}},
+	{rule: "a write done on a Failed room leaves it Failed (NIXL)", variant: "upstream",
+		given: []assign{status("Failed"), allInfos, isPosted}, action: `WorkerComplete(Q)`,
+		want: map[string]string{"request_status[R]": q("Failed"), "transfer_infos[R]": "{}"}, changed: []string{"posted", "transfer_infos"}},
+
+	// Timeline 6: in-flight poll and clear().
+	{rule: "in-flight poll on Success releases and clear()s the room", variant: "upstream",
+		given: []assign{status("Success"), allInfos, senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "transfer_infos[R]": "{}", "sender[Q]": q("Released")},
+		changed: []string{"request_status", "sender", "transfer_infos"}},
+	{rule: "in-flight poll on Failed releases and clear()s the room", variant: "mooncake",
+		given: []assign{status("Failed"), oneInfo, senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "transfer_infos[R]": "{}", "sender[Q]": q("Released")},
+		changed: []string{"request_status", "sender", "transfer_infos"}},
+	{rule: "in-flight poll keeps WaitingForInput, with no timeout", variant: "upstream",
+		given: []assign{status("WaitingForInput"), senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`, disabled: true},
+	{rule: "in-flight poll keeps Transferring, with no timeout", variant: "upstream",
+		given: []assign{status("Transferring"), allInfos, senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`, disabled: true},
+	{rule: "NIXL in-flight poll of an absent room keeps it (the silent pin)", variant: "upstream",
+		given: []assign{senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`, disabled: true},
+	{rule: "fix: in-flight poll of an absent room reads Failed and releases", variant: "fixed",
+		given: []assign{senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`,
+		want: map[string]string{"sender[Q]": q("Released"), "request_status[R]": q("Absent")}, changed: []string{"sender"}},
+	{rule: "Mooncake in-flight poll of an absent room: KeyError kills prefill", variant: "mooncake",
+		given: []assign{senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`,
+		want: map[string]string{"prefill_crashed": "TRUE", "sender[Q]": q("InflightQueue")}, changed: []string{"prefill_crashed"}},
+	{rule: "a crashed prefill takes no more steps", variant: "mooncake",
+		given: []assign{status("Success"), senderAt("InflightQueue"), {"prefill_crashed", "TRUE"}}, action: `SchedulerPollInFlight(Q)`, disabled: true},
+
+	// Decode (environment).
+	{rule: "decode sends ABORT once to every prefill rank and frees pages (no ACK)", variant: "upstream",
+		action: `DecodeAbort(Q)`,
+		want: map[string]string{
+			"aborted[Q]":        "TRUE",
+			"pages_released[Q]": "DecodeRanks",
+			"chan":              `[d \in DecodeRanks |-> <<[type |-> "ABORT", room |-> R, rank |-> d]>>]`,
+		},
+		changed: []string{"aborted", "chan", "pages_released"}},
+	{rule: "decode never resends ABORT", variant: "upstream",
+		given: []assign{{"aborted", `[aborted EXCEPT ![Q] = TRUE]`}}, action: `DecodeAbort(Q)`, disabled: true},
+	{rule: "Mooncake decode defers page release until the ACK", variant: "mooncake",
+		action: `DecodeAbort(Q)`,
+		want:   map[string]string{"pages_released[Q]": "{}"}, changed: []string{"aborted", "chan"}},
+}
+
+// stateFrom is the initial state of m with the assignments applied; each
+// expression is evaluated in the initial state.
+func stateFrom(m *check.Model, given []assign) (eval.State, error) {
+	var inits []eval.State
+	if err := m.Spec.Init(m.Init, func(s eval.State) { inits = append(inits, s) }); err != nil {
+		return nil, err
+	}
+	if len(inits) != 1 {
+		return nil, fmt.Errorf("%d initial states, want 1", len(inits))
+	}
+	s := slices.Clone(inits[0])
+	for _, a := range given {
+		i := slices.Index(m.Spec.Vars, a.name)
+		if i < 0 {
+			return nil, fmt.Errorf("no variable %s", a.name)
+		}
+		f, err := m.Spec.ParseFormula(names + a.expr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a.name, err)
+		}
+		v, err := m.Spec.Eval(f, inits[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a.name, err)
+		}
+		s[i] = v
+	}
+	return s, nil
+}
+
+// checkStep runs one row on m and lists what differs from the rule.
+func checkStep(m *check.Model, r stepRow) []string {
+	s, err := stateFrom(m, r.given)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	f, err := m.Spec.ParseFormula(names + r.action)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var succs []eval.State
+	if err := m.Spec.Next(f, s, func(t eval.State, _ *eval.Action) { succs = append(succs, t) }); err != nil {
+		return []string{err.Error()}
+	}
+	if r.disabled {
+		if len(succs) > 0 {
+			return []string{fmt.Sprintf("%s is enabled, want disabled; a successor:\n%s", r.action, m.Spec.Format(succs[0]))}
+		}
+		return nil
+	}
+	if len(succs) != 1 {
+		return []string{fmt.Sprintf("%s has %d successors, want 1", r.action, len(succs))}
+	}
+	t := succs[0]
+	var bad []string
+	var changed []string
+	for i, name := range m.Spec.Vars {
+		if !value.Equal(s[i], t[i]) {
+			changed = append(changed, name)
+		}
+	}
+	slices.Sort(changed)
+	want := slices.Sorted(slices.Values(r.changed))
+	if !slices.Equal(changed, want) {
+		bad = append(bad, fmt.Sprintf("%s changes %v, want %v", r.action, changed, want))
+	}
+	for _, expr := range slices.Sorted(maps.Keys(r.want)) {
+		wantV, err := evalConst(m, r.want[expr])
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		got, err := evalIn(m, t, expr)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		if got != wantV {
+			bad = append(bad, fmt.Sprintf("after %s: %s = %s, want %s", r.action, expr, got, wantV))
+		}
+	}
+	return bad
+}
+
+func TestActionRules(t *testing.T) {
+	for _, r := range stepRows {
+		t.Run(r.variant+"/"+r.rule, func(t *testing.T) {
+			for _, msg := range checkStep(model(t, r.variant), r) {
+				t.Error(msg)
+			}
+		})
+	}
+}
+
+// fact is a rule that must hold on every reachable step of an action.
+type fact struct {
+	rule, variant, action string
+	// holds must hold on every edge of action; witness on at least one
+	// (so that an implication is not vacuous); with none, the action
+	// must take no step at all.
+	holds, witness string
+	none           bool
+}
+
+const timeoutRule = `request_status[R] = "Bootstrapping" /\ request_status'[R] = "Failed"`
+
+// facts are the action-level rules checked over whole state graphs.
+var facts = []fact{
+	{rule: "the bootstrap timeout fires only while Bootstrapping, and fails the room", variant: "upstream",
+		action: "BootstrapTimeout", holds: timeoutRule, witness: "TRUE"},
+	{rule: "the bootstrap timeout fires only while Bootstrapping (Mooncake)", variant: "mooncake",
+		action: "BootstrapTimeout", holds: timeoutRule, witness: "TRUE"},
+	{rule: "the fork never times out", variant: "fork-90a52f44a", action: "BootstrapTimeout", holds: "TRUE", none: true},
+	{rule: "an ABORT of an absent room changes no request_status (upstream)", variant: "upstream", action: "BootstrapRecvAbort",
+		holds:   `request_status[R] = "Absent" => (request_status' = request_status /\ tombstones' = {})`,
+		witness: `request_status[R] = "Absent"`},
+	{rule: "an ABORT of an absent room records a tombstone (fixed)", variant: "fixed", action: "BootstrapRecvAbort",
+		holds:   `request_status[R] = "Absent" => (request_status' = request_status /\ R \in tombstones')`,
+		witness: `request_status[R] = "Absent"`},
+	{rule: "only the fork's ABORT pops transfer_infos (upstream keeps them)", variant: "upstream", action: "BootstrapRecvAbort",
+		holds: `transfer_infos' = transfer_infos`, witness: `transfer_infos[R] # {}`},
+	{rule: "only the fork's ABORT pops transfer_infos (mooncake keeps them)", variant: "mooncake", action: "BootstrapRecvAbort",
+		holds: `transfer_infos' = transfer_infos`, witness: `transfer_infos[R] # {}`},
+	{rule: "only the fork's ABORT pops transfer_infos (fixed keeps them)", variant: "fixed", action: "BootstrapRecvAbort",
+		holds: `transfer_infos' = transfer_infos`, witness: `transfer_infos[R] # {}`},
+	{rule: "the fork's ABORT always pops transfer_infos", variant: "fork-90a52f44a", action: "BootstrapRecvAbort",
+		holds: `transfer_infos'[R] = {}`, witness: `transfer_infos[R] # {}`},
+	// Without room reuse only the fork's pop reaches a send with no
+	// transfer_infos.
+	{rule: "add_transfer_request enqueues every chunk with transfer_infos", variant: "upstream", action: "SchedulerSend",
+		holds: `queued'[Q] = IF transfer_infos[R] = {} THEN 0 ELSE NumChunks`, witness: `transfer_infos[R] # {}`},
+	{rule: "add_transfer_request enqueues nothing without transfer_infos", variant: "fork-90a52f44a", action: "SchedulerSend",
+		holds: `queued'[Q] = IF transfer_infos[R] = {} THEN 0 ELSE NumChunks`, witness: `transfer_infos[R] = {}`},
+	{rule: "clear() after a terminal in-flight poll makes the room absent", variant: "upstream", action: "SchedulerPollInFlight",
+		holds:   `request_status[R] \in {"Success", "Failed"} /\ request_status'[R] = "Absent" /\ transfer_infos'[R] = {} /\ sender'[Q] = "Released"`,
+		witness: `request_status[R] = "Failed"`},
+	{rule: "the worker never posts for a Failed room", variant: "mooncake", action: "WorkerPost",
+		holds: `posted'[Q] => request_status[R] # "Failed"`, witness: `request_status[R] = "Failed"`},
+}
+
+// graphOfModel explores every reachable state of m and keeps the graph.
+// Invariants and properties are dropped so that a violation does not stop
+// the search: the facts are about all reachable steps.
+func graphOfModel(m *check.Model) (*check.Graph, error) {
+	mm := *m
+	mm.Invariants, mm.Properties = nil, nil
+	res := check.Check(context.Background(), &mm, check.Options{Graph: true, Workers: 1})
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	if res.Outcome != check.OK || len(res.Graph.Edges) == 0 {
+		return nil, fmt.Errorf("exploration: %s, %d edges", res.Outcome, len(res.Graph.Edges))
+	}
+	return res.Graph, nil
+}
+
+// stepHoldsErr evaluates an action-level formula on an edge.
+func stepHoldsErr(m *check.Model, g *check.Graph, e check.Edge, expr string) (bool, error) {
+	f, err := m.Spec.ParseFormula(names + expr)
+	if err != nil {
+		return false, err
+	}
+	return m.Spec.HoldsStep(f, g.States[e.From], g.States[e.To])
+}
+
+// checkFact lists what in g contradicts f.
+func checkFact(m *check.Model, g *check.Graph, f fact) []string {
+	n, witnessed := 0, 0
+	for _, e := range g.Edges {
+		if e.Action.Name != f.action {
+			continue
+		}
+		n++
+		ok, err := stepHoldsErr(m, g, e, f.holds)
+		if err != nil {
+			return []string{err.Error()}
+		}
+		if !ok {
+			return []string{fmt.Sprintf("%s [%s]: %s step violates %s:\n%s\n-->\n%s", f.rule, f.variant, e.Action, f.holds,
+				m.Spec.Format(g.States[e.From]), m.Spec.Format(g.States[e.To]))}
+		}
+		if f.witness != "" {
+			if ok, err := stepHoldsErr(m, g, e, f.witness); err != nil {
+				return []string{err.Error()}
+			} else if ok {
+				witnessed++
+			}
+		}
+	}
+	switch {
+	case f.none && n > 0:
+		return []string{fmt.Sprintf("%s [%s]: %d %s steps, want none", f.rule, f.variant, n, f.action)}
+	case !f.none && witnessed == 0:
+		return []string{fmt.Sprintf("%s [%s]: no %s step where %s", f.rule, f.variant, f.action, f.witness)}
+	}
+	return nil
+}
+
+// TestReachableSteps asserts rules over every reachable step of a variant,
+// each with a witness step, so that no rule holds vacuously.
+func TestReachableSteps(t *testing.T) {
+	graphs := map[string]*check.Graph{}
+	for _, f := range facts {
+		t.Run(f.variant+"/"+f.rule, func(t *testing.T) {
+			m := model(t, f.variant)
+			if graphs[f.variant] == nil {
+				g, err := graphOfModel(m)
+				require.NoError(t, err)
+				graphs[f.variant] = g
+			}
+			for _, msg := range checkFact(m, graphs[f.variant], f) {
+				t.Error(msg)
+			}
+		})
+	}
+}
+
+// graphOf is graphOfModel for the bundled variant.
+func graphOf(t *testing.T, variant string) (*check.Model, *check.Graph) {
+	t.Helper()
+	m := model(t, variant)
+	g, err := graphOfModel(m)
+	require.NoError(t, err)
+	return m, g
+}
+
+// stepHolds is stepHoldsErr failing the test on an error.
+func stepHolds(t *testing.T, m *check.Model, g *check.Graph, e check.Edge, expr string) bool {
+	t.Helper()
+	ok, err := stepHoldsErr(m, g, e, expr)
+	require.NoError(t, err)
+	return ok
+}
+
+// TestFailedStickiness counts reachable steps that take a Failed room to a
+// live status: none where NIXL's Failed is sticky (though Failed rooms do
+// take steps), some in Mooncake, where max lets a later TransferInfo
+// revive it.
+func TestFailedStickiness(t *testing.T) {
+	for _, tc := range []struct {
+		variant string
+		revives bool
+	}{{"upstream", false}, {"fixed", false}, {"mooncake", true}} {
+		t.Run(tc.variant, func(t *testing.T) {
+			m, g := graphOf(t, tc.variant)
+			fromFailed, revived := 0, 0
+			for _, e := range g.Edges {
+				if !stepHolds(t, m, g, e, `request_status[R] = "Failed"`) {
+					continue
+				}
+				fromFailed++
+				if stepHolds(t, m, g, e, `request_status'[R] \notin {"Failed", "Absent"}`) {
+					revived++
+				}
+			}
+			assert.Positive(t, fromFailed, "steps from a Failed room")
+			if tc.revives {
+				assert.Positive(t, revived, "steps reviving a Failed room")
+			} else {
+				assert.Zero(t, revived, "steps reviving a Failed room")
+			}
+		})
+	}
+}
+
+// mutant is a plausible mistake in Room.tla and the variants whose rows
+// must notice it.
+type mutant struct {
+	name, old, new string
+}
+
+var mutants = []mutant{
+	{"absent + Failed resurrects", `THEN IF s = "Failed" THEN "Absent" ELSE s`, `THEN s`},
+	{"Failed not sticky", `ELSE IF FailedSticky /\ cur = "Failed" THEN "Failed"`, ``},
+	{"max is min", `ELSE IF KVPoll(s) > KVPoll(cur) THEN s ELSE cur`, `ELSE IF KVPoll(s) < KVPoll(cur) THEN s ELSE cur`},
+	{"Failed does not overwrite Success", `ELSE IF s = "Failed" THEN "Failed"`, `ELSE IF s = "Failed" /\ cur # "Success" THEN "Failed"`},
+	{"KVPoll order swapped", `[] s = "Transferring"    -> 3`, `[] s = "Transferring"    -> 1`},
+	{"fix reads absent as WaitingForInput", `ELSE IF AbsentLiveSenderFails THEN "Failed"`, ``},
+	{"timeout fires in any status", `    /\ request_status[RoomOf(q)] = "Bootstrapping"
+    /\ request_status' =
+           [request_status EXCEPT ![RoomOf(q)] = UpdateStatus(@, "Failed")]`, `    /\ request_status' =
+           [request_status EXCEPT ![RoomOf(q)] = UpdateStatus(@, "Failed")]`},
+	{"ABORT always pops transfer_infos", `transfer_infos' = IF AbortPopsTransferInfos`, `transfer_infos' = IF TRUE`},
+	{"no tombstone", `tombstones' = IF RecordTombstones /\ cur = "Absent"`, `tombstones' = IF FALSE`},
+	{"add_transfer_request enqueues without transfer_infos", `IF transfer_infos[RoomOf(q)] # {} THEN NumChunks ELSE 0]`, `NumChunks]`},
+	{"clear() keeps transfer_infos", `ELSE ClearedInfos(RoomOf(q))
+    /\ UNCHANGED << tombstones, bootstrap_alive, queued, posted, chan,`, `ELSE transfer_infos
+    /\ UNCHANGED << tombstones, bootstrap_alive, queued, posted, chan,`},
+	// (Making the ABORT handler write Failed into an absent room is not a
+	// mutant: update_status makes that write a no-op.)
+	{"NIXL ABORT fails a Success room", `/\ ~(AbortSparesSuccess /\ cur = "Success")`, `/\ TRUE`},
+	{"no KeyError", `ELSE IF AbsentReadsWaiting THEN "WaitingForInput"`, `ELSE IF TRUE THEN "WaitingForInput"`},
+	{"TransferInfo inserts before all ranks sent", `IF Cardinality(tis) = RequiredDstInfoNum`, `IF Cardinality(tis) >= 1`},
+	{"last chunk keeps transfer_infos", `            /\ transfer_infos' = ClearedInfos(RoomOf(q))`, `            /\ transfer_infos' = transfer_infos`},
+}
+
+// TestMutantsAreCaught makes each mistake in a copy of Room.tla and
+// requires the operator and action rows to reject the copy: the rows can
+// fail.
+func TestMutantsAreCaught(t *testing.T) {
+	src, err := fs.ReadFile(spec.Files, "Room.tla")
+	require.NoError(t, err)
+	require.Empty(t, checkOpRows(operatorRows, func(v string) (*check.Model, error) { return model(t, v), nil }),
+		"the unmutated spec must pass")
+	for _, mu := range mutants {
+		t.Run(mu.name, func(t *testing.T) {
+			require.Equal(t, 1, strings.Count(string(src), mu.old), "the mutation must match Room.tla exactly once")
+			fsys := fstest.MapFS{"Room.tla": {Data: []byte(strings.Replace(string(src), mu.old, mu.new, 1))}}
+			built := map[string]*check.Model{}
+			get := func(v string) (*check.Model, error) {
+				if m, ok := built[v]; ok {
+					return m, nil
+				}
+				m, err := buildModel(fsys, v)
+				built[v] = m
+				return m, err
+			}
+			bad := checkOpRows(operatorRows, get)
+			factFindings := 0
+			for _, r := range stepRows {
+				m, err := get(r.variant)
+				require.NoError(t, err)
+				bad = append(bad, checkStep(m, r)...)
+			}
+			graphs := map[string]*check.Graph{}
+			for _, f := range facts {
+				m, err := get(f.variant)
+				require.NoError(t, err)
+				if graphs[f.variant] == nil {
+					g, err := graphOfModel(m)
+					require.NoError(t, err)
+					graphs[f.variant] = g
+				}
+				fbad := checkFact(m, graphs[f.variant], f)
+				factFindings += len(fbad)
+				bad = append(bad, fbad...)
+			}
+			assert.NotEmpty(t, bad, "no row noticed the mutant")
+			if len(bad) > 0 {
+				t.Logf("%d findings (%d from reachable-step facts), first: %s", len(bad), factFindings, bad[0])
+			}
+		})
+	}
+}
