@@ -57,6 +57,20 @@ type ctx struct {
 	env    *env
 	s, t   []value.Value
 	primed bool // s is the next state (we are under a prime)
+	depth  int  // nested operator and function calls
+}
+
+// maxDepth bounds nested operator and function calls: a recursion without
+// end must be an error of the spec, not a fatal overflow of the Go stack.
+const maxDepth = 10000
+
+// call returns the context in which a body of scope sc with bound names
+// env is evaluated when called from c (at the call site at).
+func (c *ctx) call(sc *scope, env *env, at tla.Pos) *ctx {
+	if c.depth >= maxDepth {
+		c.fail(at, "more than %d nested operator or function calls: a recursion without end?", maxDepth)
+	}
+	return &ctx{sc: sc, env: env, s: c.s, t: c.t, primed: c.primed, depth: c.depth + 1}
 }
 
 // Error is an evaluation error at a position in a source file.

@@ -63,16 +63,14 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 	case *tla.Ident:
 		if b := c.env.find(n.Name); b != nil {
 			if b.op != nil && b.op.fn == nil && b.op.builtin == "" && len(b.op.params) == 0 {
-				c2 := &ctx{sc: b.op.sc, env: b.op.env, s: c.s, t: c.t, primed: c.primed}
-				return c2.enum(b.op.body, en, k)
+				return c.call(b.op.sc, b.op.env, n.At).enum(b.op.body, en, k)
 			}
 			break
 		}
 		if ent := c.sc.lookup(n.Name); ent != nil {
 			switch {
 			case ent.kind == entDef && ent.def.fn == nil && len(ent.def.params) == 0:
-				c2 := &ctx{sc: ent.def.sc, s: c.s, t: c.t, primed: c.primed}
-				return c2.enumLabelled(ent.def.name, nil, ent.def.body, en, k)
+				return c.call(ent.def.sc, nil, n.At).enumLabelled(ent.def.name, nil, ent.def.body, en, k)
 			case ent.kind == entVar && !en.primed && c.s[ent.index] == nil:
 				c.fail(n.At, "%s is used before it is assigned a value", n.Name)
 			case ent.kind == entSubst:
@@ -199,10 +197,10 @@ func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool
 	switch {
 	case op.cl != nil && op.cl.builtin == "" && op.cl.fn == nil:
 		params, body = op.cl.params, op.cl.body
-		c2 = &ctx{sc: op.cl.sc, env: op.cl.env, s: c.s, t: c.t, primed: c.primed}
+		c2 = c.call(op.cl.sc, op.cl.env, n.At)
 	case op.def != nil && op.def.fn == nil:
 		params, body = op.def.params, op.def.body
-		c2 = &ctx{sc: op.def.sc, s: c.s, t: c.t, primed: c.primed}
+		c2 = c.call(op.def.sc, nil, n.At)
 	case op.ent != nil && op.ent.kind == entSubst && len(n.Args) == 0:
 		c3 := &ctx{sc: op.ent.subst.sc, env: op.ent.subst.env, s: c.s, t: c.t, primed: c.primed}
 		return c3.enum(op.ent.subst.expr, en, k)

@@ -414,7 +414,7 @@ func (c *ctx) funcApp(n *tla.FuncApp) value.Value {
 	// A (possibly recursive) function definition is applied without
 	// building the whole function.
 	if id, ok := n.Func.(*tla.Ident); ok {
-		if fd, fc := c.funcDefOf(id.Name); fd != nil {
+		if fd, fc := c.funcDefOf(id.Name, n.At); fd != nil {
 			return fc.applyFuncDef(fd, arg, n.At)
 		}
 	}
@@ -432,15 +432,15 @@ func (c *ctx) funcApp(n *tla.FuncApp) value.Value {
 
 // funcDefOf resolves name to a function definition and the context its
 // body is evaluated in.
-func (c *ctx) funcDefOf(name string) (*tla.FuncDef, *ctx) {
+func (c *ctx) funcDefOf(name string, at tla.Pos) (*tla.FuncDef, *ctx) {
 	if b := c.env.find(name); b != nil {
 		if b.op != nil && b.op.fn != nil {
-			return b.op.fn, &ctx{sc: b.op.sc, env: b.op.env, s: c.s, t: c.t, primed: c.primed}
+			return b.op.fn, c.call(b.op.sc, b.op.env, at)
 		}
 		return nil, nil
 	}
 	if e := c.sc.lookup(name); e != nil && e.kind == entDef && e.def.fn != nil {
-		return e.def.fn, &ctx{sc: e.def.sc, s: c.s, t: c.t, primed: c.primed}
+		return e.def.fn, c.call(e.def.sc, nil, at)
 	}
 	return nil, nil
 }

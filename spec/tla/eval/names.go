@@ -59,8 +59,7 @@ func (c *ctx) callDef(d *def, args []value.Value, at tla.Pos) value.Value {
 		if len(args) > 0 {
 			c.fail(at, "%s is a function: write %s[...]", d.name, d.name)
 		}
-		c2 := &ctx{sc: d.sc, s: c.s, t: c.t, primed: c.primed}
-		return c2.funcCons(d.fn.Bounds, d.fn.Body)
+		return c.call(d.sc, nil, at).funcCons(d.fn.Bounds, d.fn.Body)
 	}
 	if len(args) != len(d.params) {
 		c.fail(at, "%s takes %d arguments, got %d", d.name, len(d.params), len(args))
@@ -70,15 +69,15 @@ func (c *ctx) callDef(d *def, args []value.Value, at tla.Pos) value.Value {
 			return v
 		}
 		if d.isConstant() {
-			c2 := &ctx{sc: d.sc}
+			c2 := c.call(d.sc, nil, at)
+			c2.s, c2.t, c2.primed = nil, nil, false
 			v := c2.eval(d.body)
 			d.setCache(v)
 			return v
 		}
-		c2 := &ctx{sc: d.sc, s: c.s, t: c.t, primed: c.primed}
-		return c2.eval(d.body)
+		return c.call(d.sc, nil, at).eval(d.body)
 	}
-	c2 := &ctx{sc: d.sc, s: c.s, t: c.t, primed: c.primed}
+	c2 := c.call(d.sc, nil, at)
 	for i, p := range d.params {
 		c2.env = c2.env.bind(p.Name, args[i])
 	}
@@ -90,13 +89,12 @@ func (c *ctx) callClosure(cl *closure, args []value.Value, at tla.Pos) value.Val
 		return c.applyBuiltinValues(cl.builtin, args, at)
 	}
 	if cl.fn != nil {
-		c2 := &ctx{sc: cl.sc, env: cl.env, s: c.s, t: c.t, primed: c.primed}
-		return c2.funcCons(cl.fn.Bounds, cl.fn.Body)
+		return c.call(cl.sc, cl.env, at).funcCons(cl.fn.Bounds, cl.fn.Body)
 	}
 	if len(args) != len(cl.params) {
 		c.fail(at, "%s takes %d arguments, got %d", cl.name, len(cl.params), len(args))
 	}
-	c2 := &ctx{sc: cl.sc, env: cl.env, s: c.s, t: c.t, primed: c.primed}
+	c2 := c.call(cl.sc, cl.env, at)
 	for i, p := range cl.params {
 		c2.env = c2.env.bind(p.Name, args[i])
 	}
@@ -191,10 +189,10 @@ func (c *ctx) userApp(op *operator, n *tla.OpApp) value.Value {
 	var c2 *ctx
 	if op.cl != nil {
 		body = op.cl.body
-		c2 = &ctx{sc: op.cl.sc, env: op.cl.env, s: c.s, t: c.t, primed: c.primed}
+		c2 = c.call(op.cl.sc, op.cl.env, n.At)
 	} else {
 		body = op.def.body
-		c2 = &ctx{sc: op.def.sc, s: c.s, t: c.t, primed: c.primed}
+		c2 = c.call(op.def.sc, nil, n.At)
 	}
 	for i, p := range params {
 		if ops[i] != nil {

@@ -27,6 +27,8 @@ Plus(p, q) == p + q
 RECURSIVE Loop(_)
 Loop(n) == Loop(n + 1)
 ErrLoop == Loop(0)
+loopf[n \in Nat] == loopf[n + 1]
+ErrLoopFn == loopf[0]
 
 r == [name |-> "r", val |-> 1, sub |-> [k |-> 0]]
 f2 == [i \in 1..2 |-> [j \in 1..2 |-> i * 10 + j]]
