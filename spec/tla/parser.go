@@ -6,8 +6,10 @@ import (
 	"strings"
 )
 
-// opInfo is the precedence range and associativity of an infix operator, as
-// in the table of Specifying Systems, section 15.2.1.
+// opInfo is the precedence range and associativity of an operator. The
+// values are SANY's (tla2sany ConfigConstants, divided by 10), which follow
+// the table in Specifying Systems, section 15.2.1, except that SUBSET, UNION
+// and DOMAIN bind at 10-13.
 type opInfo struct {
 	lo, hi int
 	left   bool // left-associative
@@ -39,14 +41,17 @@ var infixOps = map[string]opInfo{
 	`\star`: {13, 13, true}, `\subset`: {5, 5, false}, `\subseteq`: {5, 5, false},
 	`\succ`: {5, 5, false}, `\succeq`: {5, 5, false}, `\supset`: {5, 5, false},
 	`\supseteq`: {5, 5, false}, `\uplus`: {9, 13, true}, `\wr`: {9, 14, false},
-	`\notin`: {5, 5, false}, `\`: {8, 8, false}, `\X`: {10, 13, false},
+	`\notin`: {5, 5, false}, `\`: {8, 8, false}, `\X`: {10, 13, false}, "##": {9, 13, true},
 }
 
-// prefixOps maps prefix operators to their precedence (the low end of the
-// range; the operand takes everything binding tighter).
-var prefixOps = map[string]int{
-	"~": 4, "[]": 4, "<>": 4, "ENABLED": 4, "UNCHANGED": 4, "DOMAIN": 9, "SUBSET": 8,
-	"UNION": 8, "-": 12, "-.": 12,
+// prefixOps maps prefix operators to their precedence range: the operand
+// takes every infix operator binding tighter than the whole range, an infix
+// operator binding looser applies to the prefix expression, and one whose
+// range overlaps is a conflict that needs parentheses (as in SANY).
+var prefixOps = map[string]opInfo{
+	"~": {4, 4, false}, "[]": {4, 15, false}, "<>": {4, 15, false}, "ENABLED": {4, 15, false},
+	"UNCHANGED": {4, 15, false}, "DOMAIN": {10, 13, false}, "SUBSET": {10, 13, false},
+	"UNION": {10, 13, false}, "-": {12, 12, false}, "-.": {12, 12, false},
 }
 
 var postfixOps = map[string]bool{"'": true, "^+": true, "^*": true, "^#": true}
@@ -602,7 +607,10 @@ func (p *parser) parseBinary(min int) Expr {
 			lhs = &OpApp{At: t.pos, Name: t.text, Args: []Expr{lhs, rhs}, Fix: FixInfix}
 		}
 		if n := p.tok; n.kind == tOp {
-			if ni, ok := infixOps[n.text]; ok && ni.lo >= min && ni.lo <= info.hi && info.lo <= ni.hi &&
+			// As SANY: the operator just applied meets the next one; unless
+			// one clearly binds tighter, or it is the same left-associative
+			// operator, the reading is ambiguous.
+			if ni, ok := infixOps[n.text]; ok && ni.lo <= info.hi && info.lo <= ni.hi &&
 				!(n.text == t.text && info.left) {
 				p.errorf(n.pos, "expected parentheses: %q at %s and %q at %s have conflicting precedence",
 					t.lit, t.pos, n.lit, n.pos)
@@ -617,12 +625,18 @@ func (p *parser) parseUnary() Expr {
 	if t.kind == tOp || t.kind == tKeyword {
 		name = t.text
 	}
-	if prec, ok := prefixOps[name]; ok {
+	if info, ok := prefixOps[name]; ok {
 		p.next()
 		if name == "-" {
 			name = "-."
 		}
-		x := p.parseBinary(prec + 1)
+		x := p.parseBinary(info.hi + 1)
+		if n := p.tok; n.kind == tOp {
+			if ni, ok := infixOps[n.text]; ok && ni.lo <= info.hi && info.lo <= ni.hi {
+				p.errorf(n.pos, "expected parentheses: prefix %q at %s and %q at %s have conflicting precedence",
+					t.lit, t.pos, n.lit, n.pos)
+			}
+		}
 		return &OpApp{At: t.pos, Name: name, Args: []Expr{x}, Fix: FixPrefix}
 	}
 	return p.parsePostfix(p.parsePrimary())

@@ -34,7 +34,15 @@ func TestPrecedence(t *testing.T) {
 		{`1..N \X S`, `1 .. (N \X S)`}, // \X is 10-13, .. is 9-9
 		{`A \X B \X C`, `A \X B \X C`},
 		{`DOMAIN f \cup S`, `(DOMAIN f) \cup S`},
-		{`SUBSET S \X T`, `SUBSET (S \X T)`},
+		{`SUBSET S \X T`, ``}, // SUBSET is 10-13 in SANY, as is \X
+		{`SUBSET S \ T`, `(SUBSET S) \ T`},
+		{`DOMAIN f + 1`, ``},
+		{`DOMAIN f .. 3`, `(DOMAIN f) .. 3`},
+		{`[]x = 1`, ``}, // [] is 4-15: SANY asks for [](x = 1)
+		{`[](x = 1) /\ <>y`, `([](x = 1)) /\ (<>y)`},
+		{`ENABLED A /\ B`, `(ENABLED A) /\ B`},
+		{`a \cdot b + c`, ``},
+		{`a ## b ## c`, `(a ## b) ## c`},
 		{`UNCHANGED <<x, y>> /\ a`, `(UNCHANGED <<x, y>>) /\ a`},
 		{`[]P => <>Q`, `([]P) => (<>Q)`},
 		{`[][Next]_vars`, `[][Next]_vars`},
