@@ -123,7 +123,11 @@ func (l *lexer) advance(n int) {
 			// bullets aligned in an editor with tabs align here too.
 			l.col = (l.col-1)/8*8 + 9
 		default:
-			l.col++
+			// Columns count code points, as SANY does: UTF-8 continuation
+			// bytes (in strings and comments) take no column.
+			if c := l.src[l.off]; c < 0x80 || c >= 0xC0 {
+				l.col++
+			}
 		}
 		l.off++
 	}

@@ -108,6 +108,7 @@ func TestJunctionColumns(t *testing.T) {
 		{"quantifier body", "\\E x \\in S : /\\ a\n              /\\ b", `\E x \in S : a /\ b`},
 		{"same op spliced", "/\\ a /\\ b\n/\\ c", `a /\ b /\ c`},
 		{"single item", "/\\ a", `/\ a`},
+		{"columns count code points", "/\\ x = \"é\" /\\ \\/ a\n              \\/ b", `(x = "é") /\ (a \/ b)`},
 		{"tab aligns to column 9", "        /\\ a\n\t/\\ b", `a /\ b`},
 		{"tab after text", "p =>\t/\\ a\n\t/\\ b", `p => (a /\ b)`},
 		{"item is ending infix", "/\\ a\n/\\ b\n=> c", `(a /\ b) => c`},
