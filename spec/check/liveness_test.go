@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -251,23 +250,9 @@ type propertyCase struct {
 	shared   string // subdirectory of ../shared/tla-examples; "" for testdata
 }
 
-var runKnownBugs = flag.Bool("knownbugs", false, "also run the cases of knownBugs")
-
-// knownBugs lists cases that expose a checker bug not fixed yet; they are
-// skipped with the reason rather than left to hang the package's tests.
-var knownBugs = map[string]string{
-	// [][A]_v is checked on the state graph like a liveness property: the
-	// counterexample is a lasso through some violating step, not TLC's
-	// shortest finite trace.
-	"ActionProperty/shortest": "spec/check: a violated [][A]_v property gets a lasso, not the shortest trace to the violating step",
-}
-
 func runPropertyCases(t *testing.T, cases []propertyCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if why, ok := knownBugs[tc.name]; ok && !*runKnownBugs {
-				t.Skipf("known bug (run with -knownbugs to see it): %s", why)
-			}
 			t.Parallel()
 			src := "testdata"
 			if tc.shared != "" {
@@ -422,9 +407,6 @@ func TestActionProperty(t *testing.T) {
 		requireSafetyCounterexample(t, m, r, "NeverDecrease")
 	}
 	t.Run("shortest", func(t *testing.T) {
-		if why, ok := knownBugs["ActionProperty/shortest"]; ok && !*runKnownBugs {
-			t.Skipf("known divergence from TLC (run with -knownbugs to see it): %s", why)
-		}
 		// TLC checks [][A]_v while it explores and reports the shortest
 		// trace to a violating step, with no loop: (0,F) -> (1,F) -> (0,F).
 		var lines []string
