@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +138,9 @@ func TestNext(t *testing.T) {
 		// The instance's CNext with c <- x and Limit <- 2.
 		{"InstNext", state(value.Int(2), value.Int(1)), []string{"x=2 y=2"}, 0},
 		{"InstNext", state(value.Int(1), value.Int(3)), []string{"x=2 y=3"}, 0},
+		{"CPNext", s05, []string{"x=1 y=5"}, 0},
+		{"CPNext", s15, nil, 0},
+		{"CPNext3", s15, []string{"x=2 y=3"}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.action+"/"+show(sp, tc.from), func(t *testing.T) {
@@ -290,4 +294,74 @@ func TestHoldsStep(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// TestInstanceTemporal decomposes C!CSpec, a specification defined in an
+// instantiated module: CInit /\ [][CNext]_c with c <- x.
+func TestInstanceTemporal(t *testing.T) {
+	sp := actionsSpec(t)
+	tf, err := sp.Temporal(formula(t, sp, "InstSpecX"))
+	require.NoError(t, err)
+	require.Equal(t, eval.TAnd, tf.Op, "%s", tf)
+	require.Len(t, tf.Args, 2)
+	init, box := tf.Args[0], tf.Args[1]
+	require.Equal(t, eval.TAtom, init.Op)
+	require.Equal(t, eval.TAlways, box.Op)
+	require.NotNil(t, box.Args[0].Box)
+	s := state(value.Int(0), value.Int(7))
+	ok, err := sp.Holds(init.Atom, s)
+	require.NoError(t, err)
+	assert.True(t, ok, "CInit with c <- x holds where x = 0")
+	// [CNext]_c on x: 0 -> 1 is a CNext step, 0 -> 2 is not, 0 -> 0 stutters.
+	for _, tc := range []struct {
+		to   int
+		want bool
+	}{{1, true}, {2, false}, {0, true}} {
+		ok, err := sp.HoldsStep(box.Args[0].Atom, s, state(value.Int(int64(tc.to)), value.Int(7)))
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, ok, "x: 0 -> %d", tc.to)
+	}
+}
+
+// TestBindings checks how a model binds constants: by value, by another
+// definition (<- in a cfg), and the errors for names it cannot bind.
+func TestBindings(t *testing.T) {
+	mods, err := tla.Load(os.DirFS("testdata"), "EvalTest")
+	require.NoError(t, err)
+	procs := eval.Binding{Name: "Procs", Value: modelValues("p1")}
+	big := eval.Binding{Name: "Big", Value: value.Int(1)}
+	// N <- r: N is replaced by the definition r (a record).
+	sp, err := eval.NewSpec(mods.Root, nil, []eval.Binding{{Name: "N", Subst: "r"}, procs, big})
+	require.NoError(t, err)
+	f, err := sp.ParseFormula("N.val")
+	require.NoError(t, err)
+	v, err := sp.Eval(f, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "1", value.Format(v))
+	// A constant left unbound is an error when it is used.
+	sp, err = eval.NewSpec(mods.Root, nil, []eval.Binding{procs, big})
+	require.NoError(t, err)
+	f, err = sp.ParseFormula("N + 1")
+	require.NoError(t, err)
+	_, err = sp.Eval(f, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "constant N has no value")
+	// Binding a name the module does not have, or substituting a name
+	// that is not a definition, is an error at NewSpec.
+	_, err = eval.NewSpec(mods.Root, nil, []eval.Binding{{Name: "Nope", Value: value.Int(1)}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Nope")
+	_, err = eval.NewSpec(mods.Root, nil, []eval.Binding{{Name: "N", Subst: "Nope"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Nope is not a definition")
+	// A variable cannot be bound.
+	amods, err := tla.Load(os.DirFS("testdata"), "Actions")
+	require.NoError(t, err)
+	lookup := func(n string) (*tla.Module, bool) {
+		m, ok := amods.ByName[n]
+		return m, ok
+	}
+	_, err = eval.NewSpec(amods.Root, lookup, []eval.Binding{{Name: "x", Value: value.Int(1)}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "variable")
 }

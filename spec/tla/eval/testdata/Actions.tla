@@ -65,4 +65,8 @@ InstInit == C!CInit /\ CInit
 InstNext == \/ C!CNext /\ UNCHANGED y
             \/ CNext /\ UNCHANGED x
 InstSpecX == C!CSpec
+\* A parameterized instance: the limit is an argument.
+CP(l) == INSTANCE Counter WITH c <- x, Limit <- l
+CPNext == CP(1)!CNext /\ UNCHANGED y
+CPNext3 == \E l \in {1, 3} : CP(l)!CNext /\ y' = l
 =============================================================================
