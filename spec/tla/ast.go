@@ -4,6 +4,21 @@
 //
 // The package is pure: it never touches the file system itself (Load takes an
 // fs.FS), so the evaluator and the model checker can be tested on strings.
+//
+// The parser follows SANY, the reference front end, where it matters for
+// meaning: operator precedence ranges and the rule that overlapping ranges
+// need parentheses (a = b = c is an error); bulleted /\ and \/ lists, where
+// a token at or left of a bullet's column ends the current item and a bullet
+// of the same kind in the same column continues the list (columns count code
+// points, tabs stop every 8 columns); and text before the module header or
+// after its closing ==== is ignored. Proofs are skipped, PlusCal lives in
+// comments. The first syntax error stops parsing and is returned as an
+// *Error saying what was expected.
+//
+// Conventions of the tree: built-in operator synonyms are normalised to one
+// spelling (see OpApp); same-operator junction chains and bulleted lists are
+// flat Junctions; parentheses and labels leave no node; unary minus is the
+// prefix OpApp "-." (so -1 is "-." applied to Num 1).
 package tla
 
 import "fmt"
