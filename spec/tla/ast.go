@@ -250,10 +250,13 @@ type InstanceRef struct {
 // one spelling each:
 //
 //	/\ \/ ~ => <=> = /= < > <= >= \in \notin \subseteq \subset \supseteq
-//	\supset \cup \cap \ (set minus) \X is never an OpApp (see Cross)
-//	+ - * / \div % ^ .. -. (unary minus) \o :> @@ ' (prime)
-//	DOMAIN SUBSET UNION ENABLED UNCHANGED [] <> ~> -+-> \cdot
+//	\supset \cup \cap \ (set minus) + - * / \div % ^ .. -. (unary minus)
+//	\o :> @@ ' (prime) DOMAIN SUBSET UNION ENABLED UNCHANGED [] <> ~> -+->
+//	\cdot
 //
+// A /\ or \/ between operands is a Junction and \X a Cross, never an OpApp
+// (an OpApp named /\ or \/ does not occur). Fix says how it was written:
+// infix and postfix OpApps have their operator's position as At.
 // Synonyms map as follows: \land -> /\, \lor -> \/, \lnot and \neg -> ~,
 // # -> /=, =< and \leq -> <=, \geq -> >=, \union -> \cup, \intersect -> \cap,
 // \circ -> \o, \equiv -> <=>, \oplus -> (+), \ominus -> (-), \odot -> (.),
