@@ -111,13 +111,13 @@ func FuzzDecoder(f *testing.F) {
 		for i := 0; len(in) > 0; i++ {
 			n := len(in)
 			if len(cuts) > 0 {
-				c := cuts[i%len(cuts)]
+				c := int(cuts[i%len(cuts)])
 				if c == 0 {
 					h.frames++
 					d.Gap(Mark{Frame: h.frames})
-					continue
+					c = 1 // keep going even when every cut is a gap
 				}
-				n = min(int(c), n)
+				n = min(c, n)
 			}
 			h.frames++
 			d.Feed(in[:n], Mark{Frame: h.frames}, i%3 == 0)

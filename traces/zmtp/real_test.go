@@ -187,7 +187,11 @@ func writeRealSeeds(t *testing.T, capName string, hi int, h *realHalf) {
 		}
 	}
 	stream = stream[:min(len(stream), 6000)]
-	writeSeed(t, seed{name: fmt.Sprintf("real-%s-%d", capName, hi), data: stream, cuts: []byte{255, 200}, mode: 0})
+	var mode byte
+	if h.midStream {
+		mode = 1
+	}
+	writeSeed(t, seed{name: fmt.Sprintf("real-%s-%d", capName, hi), data: stream, cuts: []byte{255, 200}, mode: mode})
 	if len(stream) > 1000 {
 		writeSeed(t, seed{name: fmt.Sprintf("real-%s-%d-mid", capName, hi), data: stream[777:], cuts: []byte{255}, mode: 1})
 	}
