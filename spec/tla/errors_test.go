@@ -69,3 +69,21 @@ func TestMalformed(t *testing.T) {
 		})
 	}
 }
+
+func TestErrorList(t *testing.T) {
+	var l ErrorList
+	if l.Err() != nil {
+		t.Error("empty list is an error")
+	}
+	l = append(l, &Error{File: "a.tla", Pos: Pos{1, 2}, Msg: "first"})
+	if got := l.Err().Error(); got != "a.tla:1:2: first" {
+		t.Errorf("one error: %q", got)
+	}
+	l = append(l, &Error{Msg: "second"})
+	if got := l.Error(); got != "a.tla:1:2: first (and 1 more errors)" {
+		t.Errorf("two errors: %q", got)
+	}
+	if got := (&Error{Msg: "bare"}).Error(); got != "bare" {
+		t.Errorf("no file or position: %q", got)
+	}
+}

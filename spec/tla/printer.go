@@ -107,9 +107,18 @@ func printParams(b *strings.Builder, ps []*Param) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(p.Name)
-		if p.Arity > 0 {
-			b.WriteString("(" + strings.TrimSuffix(strings.Repeat("_, ", p.Arity), ", ") + ")")
+		switch {
+		case p.Arity == 2 && isInfix(p.Name):
+			b.WriteString("_ " + p.Name + " _")
+		case p.Arity == 1 && postfixOps[p.Name]:
+			b.WriteString("_" + p.Name)
+		case p.Arity == 1 && p.Name == "-.":
+			b.WriteString("-. _")
+		default:
+			b.WriteString(p.Name)
+			if p.Arity > 0 {
+				b.WriteString("(" + strings.TrimSuffix(strings.Repeat("_, ", p.Arity), ", ") + ")")
+			}
 		}
 	}
 }
