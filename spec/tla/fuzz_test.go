@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,7 +33,18 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		var kept []Unit
+		var all strings.Builder
+		all.WriteString("---- MODULE F ----\n")
 		for _, u := range m.Units {
+			if th, ok := u.(*Theorem); ok && th.Body == nil {
+				continue
+			}
+			if _, ok := u.(*Module); ok {
+				continue
+			}
+			kept = append(kept, u)
+			all.WriteString(PrintUnit(u) + "\n")
 			d, ok := u.(*OpDef)
 			if !ok {
 				continue
@@ -44,6 +56,19 @@ func FuzzParse(f *testing.F) {
 			}
 			if a, b := shape(d.Body), shape(back); a != b {
 				t.Fatalf("%s: round trip of %q changed the tree:\n%s\n---\n%s", d.Name, text, a, b)
+			}
+		}
+		all.WriteString("====\n")
+		back, err := ParseFile("F.tla", []byte(all.String()))
+		if err != nil {
+			t.Fatalf("printed units do not parse: %v\n%s", err, all.String())
+		}
+		if len(back.Units) != len(kept) {
+			t.Fatalf("%d units printed, %d read back:\n%s", len(kept), len(back.Units), all.String())
+		}
+		for i, u := range kept {
+			if a, b := shapeNode(u), shapeNode(back.Units[i]); a != b {
+				t.Fatalf("unit %d changed in a print round trip:\n%s\n---\n%s", i, a, b)
 			}
 		}
 	})
