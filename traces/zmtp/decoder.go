@@ -35,8 +35,9 @@ type Decoder struct {
 	h    Handler
 	opts Options
 
-	state state
-	off   int64 // stream offset of the next byte Feed receives
+	state  state
+	closed bool
+	off    int64 // stream offset of the next byte Feed receives
 
 	// Greeting being assembled.
 	greet      [greetingSize]byte
@@ -85,7 +86,7 @@ func NewDecoder(h Handler, opts Options) *Decoder {
 
 // Synced reports whether the decoder is at known frame boundaries: after a
 // valid greeting, or after a successful resynchronization (announced by a
-// KindResynced diagnostic).
+// KindResynced diagnostic). After Close it keeps its last value.
 func (d *Decoder) Synced() bool { return d.state == stFrames }
 
 // PeerSocketType returns the Socket-Type property of the last READY (or
@@ -108,6 +109,9 @@ func (d *Decoder) PeerGreeting() (Greeting, bool) {
 // segmentStart says data[0] is the first byte of a TCP segment, a likely
 // frame boundary when resynchronizing. Feed does not retain data.
 func (d *Decoder) Feed(data []byte, m Mark, segmentStart bool) {
+	if d.closed {
+		return
+	}
 	base := d.off
 	d.off += int64(len(data))
 	for len(data) > 0 {
@@ -136,6 +140,9 @@ func (d *Decoder) Feed(data []byte, m Mark, segmentStart bool) {
 // first byte after the gap, if known. Any partly assembled message is
 // dropped and the decoder resynchronizes.
 func (d *Decoder) Gap(m Mark) {
+	if d.closed {
+		return
+	}
 	switch d.state {
 	case stDead:
 		return
@@ -159,6 +166,10 @@ func (d *Decoder) Gap(m Mark) {
 // Close ends the stream, reporting anything left incomplete. Later calls
 // to Feed, Gap and Close do nothing.
 func (d *Decoder) Close(m Mark) {
+	if d.closed {
+		return
+	}
+	d.closed = true
 	switch d.state {
 	case stGreeting:
 		if d.greetN > 0 {
@@ -170,15 +181,17 @@ func (d *Decoder) Close(m Mark) {
 			d.diag(KindTruncated, m, d.off, fmt.Sprintf("stream ended inside a frame at offset %d, %d body bytes missing", d.hdrOff, d.remaining))
 		case d.hdrN > 0:
 			d.diag(KindTruncated, m, d.off, fmt.Sprintf("stream ended inside a frame header at offset %d", d.hdrOff))
+		case d.inMsg:
+			d.diag(KindTruncated, m, d.off, fmt.Sprintf("stream ended after part %d of a message, before its last part", len(d.ends)))
 		}
 		d.dropPartial(m, d.off, "end of stream")
 	case stResync:
 		d.diag2(Diagnostic{Kind: KindNoSync, Mark: m, Offset: d.off, Skipped: d.off - d.rs.from,
 			Text: fmt.Sprintf("stream ended before frame boundaries were found; %d bytes not decoded", d.off-d.rs.from)})
 	}
-	d.state = stDead
 	d.rs.release()
 	d.msgBuf, d.ends, d.cmdBuf = nil, nil, nil
+	d.inMsg, d.inBody, d.hdrN = false, false, 0
 }
 
 func (d *Decoder) diag(k Kind, m Mark, off int64, text string) {

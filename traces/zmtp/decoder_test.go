@@ -33,8 +33,8 @@ func TestHandshakeAndMessages(t *testing.T) {
 				var r recorder
 				d := NewDecoder(&r, Options{})
 				feedChunks(d, s.bytes, sp.sizes...)
-				synced := d.Synced()
 				d.Close(mark(0))
+				synced := d.Synced()
 				if len(r.diags) != 0 {
 					t.Fatalf("diagnostics: %v", r.diags)
 				}
@@ -612,5 +612,80 @@ func TestResyncFalsePositives(t *testing.T) {
 			n++
 		}
 		t.Logf("%s: %d start offsets, on average %.2f whole messages skipped", g.name, n, float64(lost)/float64(n))
+	}
+}
+
+// The ZMTP rows of issue 6's malformed-input list: each gives a diagnostic
+// naming the capture frame, never a panic, bounded memory, and what can
+// still be decoded is.
+func TestMalformedInput(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	var msgs [][][]byte
+	for range 40 {
+		msgs = append(msgs, sglangLike(r))
+	}
+	s := buildStream(handshake(1), msgs)
+	hs := len(handshake(1))
+	noise := make([]byte, 50000)
+	fillRandom(r, noise)
+	// Each chunk is one capture frame; chunk i has frame number i+1.
+	type chunk struct {
+		data []byte
+		gap  bool // a Gap before this chunk
+	}
+	tests := []struct {
+		name      string
+		opts      Options
+		chunks    []chunk
+		kinds     []Kind // diagnostic kinds, in order
+		frame     int    // capture frame of the first diagnostic
+		wantFirst int    // messages emitted before the trouble
+		wantAfter bool   // and the sent messages after it (a suffix)
+	}{
+		{"truncated greeting", Options{}, []chunk{{data: s.bytes[:40]}}, []Kind{KindTruncated}, 2, 0, false},
+		{"truncated frame", Options{}, []chunk{{data: s.bytes[:hs]}, {data: s.bytes[hs : s.starts[2]+30]}},
+			[]Kind{KindTruncated, KindDroppedMessage}, 3, 2, false},
+		{"garbage bytes", Options{}, []chunk{{data: s.bytes[:s.starts[3]]}, {data: []byte("\xffGARBAGE\x00\x07")}, {data: s.bytes[s.starts[3]:]}},
+			[]Kind{KindMalformedFrame, KindResynced}, 2, 3, true},
+		{"huge declared size", Options{}, []chunk{{data: s.bytes[:s.starts[3]]}, {data: []byte{flagLong, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0}}, {data: s.bytes[s.starts[3]:]}},
+			[]Kind{KindOversize, KindResynced}, 2, 3, true},
+		{"gap in the stream", Options{}, []chunk{{data: s.bytes[:s.starts[5]+40]}, {data: s.bytes[s.starts[9]+7:], gap: true}},
+			[]Kind{KindGap, KindDroppedMessage, KindResynced}, 2, 5, true},
+		{"not ZMTP", Options{}, []chunk{{data: []byte("SSH-2.0-OpenSSH_9.2\r\n")}, {data: noise}}, []Kind{KindNotZMTP}, 1, 0, false},
+		{"not ZMTP, mid-stream", Options{MidStream: true}, []chunk{{data: noise}, {data: noise}}, []Kind{KindNoSync}, 3, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rec recorder
+			d := NewDecoder(&rec, tt.opts)
+			for i, c := range tt.chunks {
+				if c.gap {
+					d.Gap(mark(i + 1))
+				}
+				d.Feed(c.data, mark(i+1), true)
+				if len(d.rs.buf) > d.opts.ResyncWindow+resyncPiece || len(d.msgBuf) > len(s.bytes) {
+					t.Fatalf("buffers grew to %d and %d bytes", len(d.rs.buf), len(d.msgBuf))
+				}
+			}
+			d.Close(mark(len(tt.chunks) + 1))
+			if !equalKinds(rec.kinds(), tt.kinds) {
+				t.Fatalf("diagnostics %v, want kinds %v", rec.diags, tt.kinds)
+			}
+			if rec.diags[0].Mark.Frame != tt.frame {
+				t.Errorf("first diagnostic in frame %d, want %d: %v", rec.diags[0].Mark.Frame, tt.frame, rec.diags[0])
+			}
+			got := rec.parts()
+			if len(got) < tt.wantFirst || checkSuffix(t, got[:tt.wantFirst], msgs[:tt.wantFirst], "before") != 0 {
+				t.Fatalf("%d messages, want the first %d intact", len(got), tt.wantFirst)
+			}
+			rest := got[tt.wantFirst:]
+			if tt.wantAfter {
+				if k := checkSuffix(t, rest, msgs, "after"); len(rest) == 0 || k > len(msgs)-20 {
+					t.Errorf("only %d messages after the trouble", len(rest))
+				}
+			} else if len(rest) != 0 {
+				t.Errorf("%d messages after the trouble, want none", len(rest))
+			}
+		})
 	}
 }

@@ -47,12 +47,12 @@ func Example() {
 	d.Feed(stream[:cut], zmtp.Mark{Frame: 4}, true)
 	d.Feed(stream[cut:], zmtp.Mark{Frame: 5}, true)
 	d.Close(zmtp.Mark{Frame: 6})
-	fmt.Println("synced:", d.Synced() || d.PeerSocketType() == "PUSH")
+	fmt.Println("synced:", d.Synced(), "peer:", d.PeerSocketType())
 	// Output:
 	// greeting: ZMTP 3.1 NULL (frame 4..4)
 	// command: READY Socket-Type=PUSH
 	// message: ["ABORT" "42"] (frames 4..5)
-	// synced: true
+	// synced: true peer: PUSH
 }
 
 // A capture that began in the middle of a connection: the decoder looks
