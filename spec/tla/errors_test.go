@@ -34,6 +34,7 @@ func TestMalformed(t *testing.T) {
 		{"IF without ELSE", head + "A == IF x THEN y\n====\n", "3:1", `expected ELSE after IF ... THEN (IF at 2:6), found "===="`},
 		{"CASE without arrow", head + "A == CASE x y\n====\n", "2:13", `expected "->" after a CASE condition (CASE at 2:6), found "y"`},
 		{"CASE with only OTHER", head + "A == CASE OTHER -> 1\n====\n", "2:11", `expected an expression, found "OTHER"`},
+		{"operator-named instance", head + "a ++ b == INSTANCE M\n====\n", "2:11", `expected an expression after ++ ==, found INSTANCE`},
 		{"unclosed set", head + "A == {1, 2\n====\n", "3:1", `expected "}" to close "{" at 2:6`},
 		{"unclosed tuple", head + "A == <<1, 2\nB == 1\n====\n", "3:1", `expected ">>" to close "<<" at 2:6, found "B"`},
 		{"bracket without form", head + "A == [x]\n====\n", "2:8", `expected "|->", "->", EXCEPT or "]_" in "[" at 2:6, found "]"`},

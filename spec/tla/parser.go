@@ -538,6 +538,9 @@ func (p *parser) parseDef(local bool) Unit {
 	}
 	p.expectOpf("==", " in the definition of %s", name)
 	if p.isKw("INSTANCE") {
+		if !isName(name) {
+			p.errorf(p.tok.pos, "expected an expression after %s ==, found INSTANCE (an instance is named M or M(p), not an operator symbol)", name)
+		}
 		in := p.parseInstance(t.pos)
 		in.Name, in.Params, in.Local = name, params, local
 		return in
@@ -549,6 +552,9 @@ func (p *parser) parseDef(local bool) Unit {
 // define: unary minus, written -. in definitions (~, [], DOMAIN and the
 // rest are built in).
 func isUserPrefix(s string) bool { return s == "-." || s == "-" }
+
+// isName reports whether s is an identifier rather than an operator symbol.
+func isName(s string) bool { return s != "" && isWord(s[0]) && s != "_" }
 
 func isInfix(s string) bool {
 	_, ok := infixOps[s]
