@@ -186,7 +186,7 @@ func (d *Decoder) Close(m Mark) {
 		}
 		d.dropPartial(m, d.off, "end of stream")
 	case stResync:
-		d.diag2(Diagnostic{Kind: KindNoSync, Mark: m, Offset: d.off, Skipped: d.off - d.rs.from,
+		d.report(Diagnostic{Kind: KindNoSync, Mark: m, Offset: d.off, Skipped: d.off - d.rs.from,
 			Text: fmt.Sprintf("stream ended before frame boundaries were found; %d bytes not decoded", d.off-d.rs.from)})
 	}
 	d.rs.release()
@@ -198,7 +198,7 @@ func (d *Decoder) diag(k Kind, m Mark, off int64, text string) {
 	d.h.Diagnostic(Diagnostic{Kind: k, Mark: m, Offset: off, Text: text})
 }
 
-func (d *Decoder) diag2(x Diagnostic) { d.h.Diagnostic(x) }
+func (d *Decoder) report(x Diagnostic) { d.h.Diagnostic(x) }
 
 // greetingBytes consumes greeting bytes from data and returns how many.
 func (d *Decoder) greetingBytes(data []byte, m Mark, base int64) int {

@@ -122,7 +122,9 @@ func (d *Decoder) rsAppend(data []byte, m Mark, segStart bool, base int64) {
 		r.scan = max(r.scan, base)
 	}
 	if base != r.end() {
-		panic(fmt.Sprintf("zmtp: internal error: resync bytes at %d, expected %d", base, r.end()))
+		// Cannot happen: callers hand over contiguous bytes. Should it
+		// anyway, treat it as a discontinuity rather than misplace bytes.
+		r.restart(base)
 	}
 	if n := len(r.marks); n == 0 || r.marks[n-1].m != m {
 		r.marks = append(r.marks, markAt{base, m})
@@ -369,7 +371,7 @@ func (d *Decoder) rsTrim() {
 func (d *Decoder) rsAccept(b int64) {
 	r := &d.rs
 	last := r.markOf(b - 1)
-	d.diag2(Diagnostic{Kind: KindResynced, Mark: last, Offset: b, Skipped: b - r.from,
+	d.report(Diagnostic{Kind: KindResynced, Mark: last, Offset: b, Skipped: b - r.from,
 		Text: fmt.Sprintf("frame boundaries found at offset %d after skipping %d bytes", b, b-r.from)})
 
 	// Detach the buffer: replaying may start a new search, which must not
