@@ -98,3 +98,30 @@ func BenchmarkParseShared(b *testing.B) {
 		}
 	}
 }
+
+// TestTruncatedModules parses every prefix (in steps of a few bytes) of the
+// testdata and shared modules: short input must give a module or an *Error
+// with a position, never a panic.
+func TestTruncatedModules(t *testing.T) {
+	files, _ := globTLA("testdata")
+	files = append(files, sharedModulesIfPresent()...)
+	n := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k <= len(src); k += 13 {
+			_, err := ParseFile(f, src[:k])
+			n++
+			if err == nil {
+				continue
+			}
+			var e *Error
+			if !errors.As(err, &e) || !e.Pos.IsValid() {
+				t.Fatalf("%s[:%d]: %v (%T), want *Error with a position", f, k, err, err)
+			}
+		}
+	}
+	t.Logf("%d prefixes parsed", n)
+}
