@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/NAME, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./cmd/roomspec -update to create it")
+	assert.Equal(t, string(want), string(got), "golden file %s differs (go test ./cmd/roomspec -run %s -update)", path, t.Name())
+}
+
+// TestVerdictTable holds the verdict table of the bundled Room.tla and every
+// counterexample: `roomspec check` with no arguments.
+func TestVerdictTable(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(&env{stdout: &out, stderr: &errb}, []string{"check"})
+	require.Empty(t, errb.String())
+	assert.Equal(t, exitViolation, code, "shipped variants violate properties")
+	golden(t, "verdicts.golden", out.Bytes())
+
+	// The README shows the table exactly as the command prints it.
+	table := strings.SplitN(out.String(), "\n\n", 3)[1] + "\n"
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "```\n"+table+"```",
+		"README's verdict table is stale: paste the table printed by `go run ./cmd/roomspec check`")
+}
+
+// TestDiagram holds the room-status diagram, and checks that the README
+// shows exactly what `roomspec diagram` prints.
+func TestDiagram(t *testing.T) {
+	var out bytes.Buffer
+	code := run(&env{stdout: &out, stderr: &bytes.Buffer{}}, []string{"diagram"})
+	require.Equal(t, exitOK, code)
+	golden(t, "diagram.mermaid.golden", out.Bytes())
+	var dot bytes.Buffer
+	require.Equal(t, exitOK, run(&env{stdout: &dot, stderr: &bytes.Buffer{}}, []string{"diagram", "-format", "dot"}))
+	golden(t, "diagram.dot.golden", dot.Bytes())
+
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "```mermaid\n"+out.String()+"```",
+		"README's diagram is stale: paste the output of `go run ./cmd/roomspec diagram`")
+	assert.True(t, strings.HasPrefix(out.String(), "stateDiagram-v2\n"))
+}
