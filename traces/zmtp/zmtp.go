@@ -67,9 +67,12 @@ type Options struct {
 	// (which parse as empty frames) can never confirm a candidate.
 	ResyncChain int
 	// ResyncWindow bounds the bytes buffered while searching for a
-	// resynchronization point; a candidate needing more is abandoned, so
-	// frames larger than the window cannot serve as resync evidence. Zero
-	// means DefaultResyncWindow.
+	// resynchronization point. Frames before a candidate boundary are
+	// checked as they stream past, whatever their size, but the bytes from
+	// the boundary on must be kept until ResyncChain more frames confirm
+	// it: a candidate needing more than the window is abandoned, so a
+	// stream made only of frames larger than window/ResyncChain cannot
+	// resynchronize. Zero means DefaultResyncWindow.
 	ResyncWindow int
 	// SegmentStartsOnly restricts resync candidates to offsets where a TCP
 	// segment started. By default every byte offset is a candidate, because
