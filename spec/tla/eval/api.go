@@ -57,7 +57,11 @@ func (sp *Spec) ParseFormula(src string) (*Formula, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Formula{Expr: e, Name: src, sc: sp.root}, nil
+	// Positions in e are in src, not in the module's file: errors name
+	// "expr", as tla.ParseExpr's do. Definitions used by e keep their scope.
+	sc := *sp.root
+	sc.file = "expr"
+	return &Formula{Expr: e, Name: src, sc: &sc}, nil
 }
 
 func (f *Formula) ctx(s, t State) *ctx {

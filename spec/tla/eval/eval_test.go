@@ -406,6 +406,41 @@ func TestEvalErrors(t *testing.T) {
 	}
 }
 
+// TestParseFormulaErrors: errors in an expression given to ParseFormula are
+// located in that expression ("expr"), errors in the definitions it uses
+// in the module's file.
+func TestParseFormulaErrors(t *testing.T) {
+	sp := evalTestSpec(t)
+	src, err := os.ReadFile(filepath.Join("testdata", "EvalTest.tla"))
+	require.NoError(t, err)
+	lines := strings.Split(string(src), "\n")
+	cases := []struct {
+		expr string
+		file string
+		pos  tla.Pos
+	}{
+		{"1 + Unknown", "expr", tla.Pos{Line: 1, Col: 5}},
+		{"<<1>> \\o Head(<<>>)", "expr", tla.Pos{Line: 1, Col: 10}},
+	}
+	line, col := lineOf(t, lines, "ErrHead ==", "Head")
+	cases = append(cases, struct {
+		expr string
+		file string
+		pos  tla.Pos
+	}{"1 + ErrHead", "EvalTest.tla", tla.Pos{Line: line, Col: col}})
+	for _, tc := range cases {
+		t.Run(tc.expr, func(t *testing.T) {
+			f, err := sp.ParseFormula(tc.expr)
+			require.NoError(t, err)
+			_, err = sp.Eval(f, nil)
+			var te *tla.Error
+			require.True(t, errors.As(err, &te), "error %v", err)
+			assert.Equal(t, tc.file, filepath.Base(te.File))
+			assert.Equal(t, tc.pos, te.Pos)
+		})
+	}
+}
+
 var runKnownBugs = flag.Bool("knownbugs", false, "also run tests of known divergences from TLC")
 
 // TestIncomparableValues: TLC refuses to compare values of different kinds
