@@ -689,3 +689,30 @@ func TestMalformedInput(t *testing.T) {
 		})
 	}
 }
+
+// Large frames: resync needs ResyncChain of them after the boundary inside
+// the window. Frames of 30 000 bytes fit (6 × 30 000 < 256 KiB); frames of
+// 70 000 do not, and the decoder then honestly never syncs.
+func TestResyncLargeFrames(t *testing.T) {
+	for _, tt := range []struct {
+		size int
+		sync bool
+	}{{30000, true}, {70000, false}} {
+		r := rand.New(rand.NewPCG(17, 18))
+		var msgs [][][]byte
+		for range 20 {
+			p := make([]byte, tt.size)
+			fillRandom(r, p)
+			msgs = append(msgs, [][]byte{p})
+		}
+		s := buildStream(nil, msgs)
+		var rec recorder
+		d := NewDecoder(&rec, Options{MidStream: true})
+		feedChunks(d, s.bytes[1000:], 1448)
+		d.Close(mark(0))
+		k := checkSuffix(t, rec.parts(), msgs, fmt.Sprint(tt.size))
+		if synced := len(rec.messages) > 0; synced != tt.sync {
+			t.Errorf("frames of %d bytes: synced %v after skipping %d messages, want %v: %v", tt.size, synced, k, tt.sync, rec.diags)
+		}
+	}
+}
