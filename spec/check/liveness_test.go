@@ -434,28 +434,31 @@ func TestSafetyFeatures(t *testing.T) {
 		violated string
 		distinct int64  // 0: not checked
 		trace    string // the x (or active) values of the trace, "" if none
+		// generated counts every successor computed, also those outside
+		// the constraints (as TLC does): 0 means not checked.
+		generated int64
 	}{
-		{"deadlock", "Deadlock", "INIT Init\nNEXT Next\n", Deadlock, "", 0, "0 1 2 3"},
-		{"deadlock under stuttering", "Deadlock", "SPECIFICATION Spec\n", Deadlock, "", 0, "0 1 2 3"},
-		{"no deadlock check", "Deadlock", "INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n", OK, "", 4, ""},
-		{"no deadlock outside constraint", "Deadlock", "INIT Init\nNEXT Next\nCONSTRAINT Below2\n", OK, "", 2, ""},
-		{"no deadlock outside action constraint", "Deadlock", "INIT Init\nNEXT Next\nACTION_CONSTRAINT StepBelow2\n", OK, "", 2, ""},
-		{"constraint", "Constrained", "INIT Init\nNEXT Next\nCONSTRAINT XBound\nINVARIANT TypeOK\n", OK, "", 6, ""},
+		{"deadlock", "Deadlock", "INIT Init\nNEXT Next\n", Deadlock, "", 0, "0 1 2 3", 0},
+		{"deadlock under stuttering", "Deadlock", "SPECIFICATION Spec\n", Deadlock, "", 0, "0 1 2 3", 0},
+		{"no deadlock check", "Deadlock", "INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n", OK, "", 4, "", 4},
+		{"no deadlock outside constraint", "Deadlock", "INIT Init\nNEXT Next\nCONSTRAINT Below2\n", OK, "", 2, "", 3},
+		{"no deadlock outside action constraint", "Deadlock", "INIT Init\nNEXT Next\nACTION_CONSTRAINT StepBelow2\n", OK, "", 2, "", 3},
+		{"constraint", "Constrained", "INIT Init\nNEXT Next\nCONSTRAINT XBound\nINVARIANT TypeOK\n", OK, "", 6, "", 13},
 		{"action constraint", "Constrained",
-			"INIT Init\nNEXT Next\nCONSTRAINT XBound\nACTION_CONSTRAINT OnlyZeroHasY\nINVARIANT TypeOK\n", OK, "", 4, ""},
-		{"no symmetry", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\n", OK, "", 8, ""},
-		{"symmetry", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\nSYMMETRY Perms\n", OK, "", 4, ""},
+			"INIT Init\nNEXT Next\nCONSTRAINT XBound\nACTION_CONSTRAINT OnlyZeroHasY\nINVARIANT TypeOK\n", OK, "", 4, "", 9},
+		{"no symmetry", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\n", OK, "", 8, "", 25},
+		{"symmetry", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\nSYMMETRY Perms\n", OK, "", 4, "", 13},
 		// The shortest path to all three active: {} {a} {a, b} {a, b, c}
 		// (up to the order in which processes join).
 		{"symmetry invariant", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\nSYMMETRY Perms\nINVARIANT NotAll\n",
-			Invariant, "NotAll", 0, "0 1 2 3"},
+			Invariant, "NotAll", 0, "0 1 2 3", 0},
 		// NoneActive fails in the initial state: a trace of one state.
 		{"invariant in initial state", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\nINVARIANT NoneActive\n",
-			Invariant, "NoneActive", 0, "0"},
-		{"no symmetry, functions", "Leader", "CONSTANTS Procs = {a, b, c}\n None = None\nINIT Init\nNEXT Next\nINVARIANT LeaderBusy\n", OK, "", 20, ""},
-		{"symmetry, functions", "Leader", "CONSTANTS Procs = {a, b, c}\n None = None\nINIT Init\nNEXT Next\nSYMMETRY Perms\nINVARIANT LeaderBusy\n", OK, "", 7, ""},
-		{"no view", "View", "INIT Init\nNEXT Next\nCONSTRAINT StepBound\n", OK, "", 10, ""},
-		{"view", "View", "INIT Init\nNEXT Next\nCONSTRAINT StepBound\nVIEW XOnly\n", OK, "", 3, ""},
+			Invariant, "NoneActive", 0, "0", 0},
+		{"no symmetry, functions", "Leader", "CONSTANTS Procs = {a, b, c}\n None = None\nINIT Init\nNEXT Next\nINVARIANT LeaderBusy\n", OK, "", 20, "", 49},
+		{"symmetry, functions", "Leader", "CONSTANTS Procs = {a, b, c}\n None = None\nINIT Init\nNEXT Next\nSYMMETRY Perms\nINVARIANT LeaderBusy\n", OK, "", 7, "", 19},
+		{"no view", "View", "INIT Init\nNEXT Next\nCONSTRAINT StepBound\n", OK, "", 10, "", 11},
+		{"view", "View", "INIT Init\nNEXT Next\nCONSTRAINT StepBound\nVIEW XOnly\n", OK, "", 3, "", 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -465,6 +468,9 @@ func TestSafetyFeatures(t *testing.T) {
 			assert.Equal(t, tc.violated, r.Violated)
 			if tc.distinct > 0 {
 				assert.Equal(t, tc.distinct, r.Distinct, "distinct states")
+			}
+			if tc.generated > 0 {
+				assert.Equal(t, tc.generated, r.Generated, "states generated")
 			}
 			if tc.trace == "" {
 				assert.Empty(t, r.Trace)

@@ -13,6 +13,9 @@
 (* become 1 only at x = 0, and from (0,1) incrementing gives x' = 1 with   *)
 (* y' = 1, which the action constraint forbids, so (0,1) can only toggle   *)
 (* back. Reachable: (0,0), (1,0), (2,0), (0,1): 4 distinct states.         *)
+(*                                                                         *)
+(* Every state has 2 successors (increment, toggle), so TLC generates      *)
+(* 1 + 6 * 2 = 13 states under XBound and 1 + 4 * 2 = 9 with OnlyZeroHasY. *)
 (***************************************************************************)
 EXTENDS Naturals
 VARIABLES x, y

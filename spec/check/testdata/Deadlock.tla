@@ -14,6 +14,10 @@
 (* Without fairness the count may stop at 0, so <>(x = 3) fails; under     *)
 (* FairSpec it must reach 3 and stay: <>(x = 3), <>[](x = 3) and          *)
 (* []<>(x = 3) hold. [](x < 3) fails at x = 3, after 4 states.            *)
+(*                                                                         *)
+(* States generated (TLC counts every successor computed, also those       *)
+(* outside the constraints): 1 initial + 3 successors = 4; with Below2 or  *)
+(* StepBelow2, 1 + (0 -> 1) + (1 -> 2, not kept) = 3.                      *)
 (***************************************************************************)
 EXTENDS Naturals
 VARIABLE x

@@ -12,6 +12,12 @@
 (* Under SYMMETRY Perms (permutations of Procs; None stays fixed) a state  *)
 (* is determined up to permutation by k, and whether there is a leader:    *)
 (* k = 0..3 without a leader, k = 1..3 with one: 7 states.                 *)
+(*                                                                         *)
+(* Successors: each idle process may become busy (3 - k), and either one   *)
+(* of the k busy ones becomes leader (no leader yet) or the leader goes    *)
+(* idle (1). Without a leader 3 successors: 8 * 3 = 24; with one 4 - k:    *)
+(* sum over k of C(3, k) * k * (4 - k) = 9 + 12 + 3 = 24. Generated:       *)
+(* 1 + 48 = 49. Under symmetry: 4 * 3 + (3 + 2 + 1) = 18, so 19.           *)
 (***************************************************************************)
 EXTENDS TLC
 CONSTANTS Procs, None

@@ -6,6 +6,8 @@
 (* identify subsets of equal size: 4 orbits ({}, one, two, all three).     *)
 (* NotAll fails after 4 states ({} and three joins); NoneActive fails in   *)
 (* the initial state.                                                      *)
+(* Every state has 3 successors (one per process): 1 + 8 * 3 = 25 states   *)
+(* generated without symmetry, 1 + 4 * 3 = 13 with it.                     *)
 (***************************************************************************)
 EXTENDS FiniteSets, TLC
 CONSTANT Procs
