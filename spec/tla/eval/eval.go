@@ -287,7 +287,7 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 // forBound calls f with each element of a single bound (one name or a
 // tuple pattern); f returns true to stop.
 func (c *ctx) forBound(b *tla.Bound, f func(*ctx, value.Value) bool) {
-	s := c.enumerate(b.Set)
+	s := c.domain(b.Set)
 	for _, elem := range s.Elems() {
 		c2 := c.bindPattern(b, elem)
 		if f(c2, elem) {
@@ -338,7 +338,7 @@ func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) {
 		if sets[i] == nil {
 			// In TLA+ the sets of one quantifier cannot refer to the
 			// names it binds, so each is evaluated once, outside.
-			sets[i] = c.enumerate(sl.b.Set)
+			sets[i] = c.domain(sl.b.Set)
 		}
 		for _, elem := range sets[i].Elems() {
 			var c3 *ctx
@@ -537,4 +537,55 @@ func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	c2 := *c
 	c2.s, c2.t, c2.primed = c.t, nil, true
 	return &c2
+}
+
+// notConstant marks, in a scope's set cache, an expression that depends on
+// bound names or variables.
+type notConstantT struct{}
+
+var notConstant = notConstantT{}
+
+// domain evaluates the set of a quantifier, CHOOSE or function
+// constructor. A set that depends on neither variables nor bound names
+// (Node \ {0}, [type : {"a"}, x : S]) is enumerated once per scope. Whether
+// an expression is closed is decided by its syntactic position, so the
+// decision is cached with it.
+func (c *ctx) domain(e tla.Expr) *value.Set {
+	if v, ok := c.sc.sets.Load(e); ok {
+		if s, ok := v.(*value.Set); ok {
+			return s
+		}
+		return c.enumerate(e)
+	}
+	if !c.closed(e) {
+		c.sc.sets.Store(e, notConstant)
+		return c.enumerate(e)
+	}
+	s := (&ctx{sc: c.sc}).enumerate(e)
+	c.sc.sets.Store(e, s)
+	return s
+}
+
+// closed reports whether e refers to no bound name of c and no variable.
+func (c *ctx) closed(e tla.Expr) bool {
+	if c.env != nil {
+		bound := false
+		walk(e, func(x tla.Expr) bool {
+			switch n := x.(type) {
+			case *tla.Ident:
+				bound = bound || c.env.find(n.Name) != nil
+			case *tla.OpApp:
+				bound = bound || (len(n.Prefix) == 0 && c.env.find(n.Name) != nil)
+			case *tla.AtSign:
+				bound = true
+			}
+			return !bound
+		})
+		if bound {
+			return false
+		}
+	}
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	return exprLevel(e, c.sc) == 0
 }

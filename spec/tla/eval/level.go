@@ -5,24 +5,35 @@ import (
 	"github.com/roomspec/roomspec/spec/tla/value"
 )
 
+// cachedValue returns the value of a constant-level definition once it has
+// been computed; workers read it without locking.
 func (d *def) cachedValue() value.Value {
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	return d.cached
+	if b := d.cached.Load(); b != nil {
+		return b.v
+	}
+	return nil
 }
 
-func (d *def) setCache(v value.Value) {
-	cacheMu.Lock()
-	d.cached = v
-	cacheMu.Unlock()
-}
+func (d *def) setCache(v value.Value) { d.cached.Store(&valueBox{v}) }
+
+// valueBox lets an interface value live behind an atomic pointer.
+type valueBox struct{ v value.Value }
 
 // isConstant reports whether d's body depends on no state variable, so its
 // value can be computed once.
 func (d *def) isConstant() bool {
+	if l := d.constLevel.Load(); l != 0 {
+		return l == 1
+	}
 	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	return levelOfDef(d) == 0
+	l := levelOfDef(d)
+	cacheMu.Unlock()
+	if l == 0 {
+		d.constLevel.Store(1)
+	} else {
+		d.constLevel.Store(2)
+	}
+	return l == 0
 }
 
 // levelOfDef computes (and records) whether a definition is constant (0) or

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -44,9 +46,11 @@ type def struct {
 	pos    tla.Pos
 
 	// Constant-level zero-parameter definitions are evaluated once.
-	level     int // -1 unknown, else the definition's level (0 constant, 1 state, 2 action, 3 temporal)
-	cached    value.Value
+	level     int // -1 unknown, else 0 (constant) or 1 (depends on variables); guarded by cacheMu
 	computing bool
+	// constLevel caches isConstant for lock-free reads: 0 unknown, 1 constant, 2 not.
+	constLevel atomic.Int32
+	cached     atomic.Pointer[valueBox]
 }
 
 // subst is `name <- expr` of an instance, evaluated in the instantiating
@@ -70,6 +74,9 @@ type instance struct {
 // module). Definitions of extended modules and unnamed instances are merged
 // in.
 type scope struct {
+	// sets caches the values of constant set expressions used as
+	// quantifier domains (tla.Expr -> *value.Set, or notConstant).
+	sets   *sync.Map
 	names  map[string]*entity
 	file   string
 	module string

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -119,7 +120,7 @@ func (sp *Spec) findModule(from *tla.Module, name string) (*tla.Module, bool) {
 // variables are replaced by substitutions (explicit, or implicit by name in
 // the outer scope).
 func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRoot bool) (*scope, error) {
-	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp}
+	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp, sets: &sync.Map{}}
 	var units []unitIn
 	if err := sp.flatten(mod, map[string]bool{}, &units); err != nil {
 		return nil, err

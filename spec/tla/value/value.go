@@ -101,6 +101,20 @@ func (m *Model) hash() uint64 { return hashString(0x2545f4914f6cdd1d, m.Name) }
 // Hash returns the fingerprint of v.
 func Hash(v Value) uint64 { return v.hash() }
 
+// HashTuple returns Hash(NewTuple(vals...)) without building the tuple:
+// the fingerprint of a state is the fingerprint of its variables' tuple.
+func HashTuple(vals []Value) uint64 {
+	h := uint64(0xbb67ae8584caa73b) ^ uint64(len(vals))
+	for i, v := range vals {
+		h = mix(h, Int(i+1).hash())
+		h = mix(h, v.hash())
+	}
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
 func mix(h, x uint64) uint64 {
 	h ^= x + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
 	h ^= h >> 33

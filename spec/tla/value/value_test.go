@@ -91,3 +91,9 @@ func TestFuncOps(t *testing.T) {
 	assert.Equal(t, `(7 :> 2 @@ "a" :> 1)`, Format(h))
 	assert.Equal(t, "<<10, 20, 30>>", Format(f.Append(Int(30))))
 }
+
+func TestHashTuple(t *testing.T) {
+	vals := []Value{Int(1), String("a"), NewSet(Int(2))}
+	assert.Equal(t, Hash(NewTuple(vals...)), HashTuple(vals))
+	assert.Equal(t, Hash(EmptyFunc), HashTuple(nil))
+}
