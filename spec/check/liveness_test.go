@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -390,7 +391,43 @@ func TestLivenessOwn(t *testing.T) {
 		}
 		cases = append(cases, tc)
 	}
+	// Refine.tla: properties defined in an instantiated module.
+	for _, c := range []struct {
+		spec, prop string
+		holds      bool
+	}{
+		{"SpecUp", "CountsUp", true},
+		{"Spec", "CountsUp", false},
+		{"SpecUpFair", "TopReached", true},
+		{"SpecUp", "TopReached", false},
+	} {
+		tc := propertyCase{name: "Refine/" + c.spec + "/" + c.prop, module: "Refine", distinct: 4, anyShape: true,
+			conf: "SPECIFICATION " + c.spec + "\nPROPERTY " + c.prop + "\nCHECK_DEADLOCK FALSE\n"}
+		if !c.holds {
+			tc.violated = c.prop
+		}
+		cases = append(cases, tc)
+	}
 	runPropertyCases(t, cases)
+}
+
+var runKnownBugs = flag.Bool("knownbugs", false, "also run tests of known divergences from TLC")
+
+// TestConjunctiveSafetyShape: TLC splits a property into its conjuncts and
+// checks Init-level and [][A]_v conjuncts while exploring, so a refinement
+// property like C!CSpec (CInit /\ [][CNext]_c) that a step violates gets
+// the shortest finite trace, here 0, 1, 2, 3, 0 with no loop.
+func TestConjunctiveSafetyShape(t *testing.T) {
+	if !*runKnownBugs {
+		t.Skip("known divergence from TLC (run with -knownbugs to see it): a conjunction of safety properties is checked as a liveness property and gets a lasso")
+	}
+	m, r := checkWith(t, "testdata", "Refine", "SPECIFICATION Spec\nPROPERTY CountsUp\nCHECK_DEADLOCK FALSE\n")
+	requireSafetyCounterexample(t, m, r, "CountsUp")
+	var got []string
+	for _, s := range r.Trace {
+		got = append(got, value.Format(s.State[0]))
+	}
+	assert.Equal(t, "0 1 2 3 0", strings.Join(got, " "))
 }
 
 // TestActionProperty checks a [][A]_v property that a step violates (x
