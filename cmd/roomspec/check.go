@@ -15,6 +15,7 @@ import (
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/spec/tla/eval"
 	"github.com/roomspec/roomspec/spec/tla/value"
 )
 
@@ -151,6 +152,9 @@ func (cr *checkRun) do() *check.Result {
 		return fail(err)
 	}
 	cr.vars = m.Spec.Vars
+	// TLC's Print and PrintT write to the console; ours go to stderr so
+	// that stdout stays the report.
+	defer eval.SetPrintHook(eval.SetPrintHook(func(s string) { fmt.Fprintln(cr.stderr, s) }))
 	start := time.Now()
 	last := start
 	r := check.Check(context.Background(), m, check.Options{
