@@ -276,6 +276,9 @@ func runPropertyCases(t *testing.T, cases []propertyCase) {
 	}
 }
 
+// mcRealTime is MCRealTimeHourClock.cfg without its PROPERTY line.
+const mcRealTime = "CONSTANTS Rho = 1\n MaxReal = 5\n SecondsPerHour = 2\nINIT BigInit\nNEXT BigNext\n"
+
 // TestLivenessShared checks temporal properties of the shared example
 // models where TLC finds them violated (and a few where it does not).
 func TestLivenessShared(t *testing.T) {
@@ -317,6 +320,15 @@ func TestLivenessShared(t *testing.T) {
 		{name: "SimpleAllocator2/InfOftenSatisfied", shared: "allocator--SimpleAllocator", module: "SimpleAllocator",
 			conf:     "CONSTANTS Clients = {c1, c2, c3}\n Resources = {r1, r2}\nSPECIFICATION SimpleAllocator2\nPROPERTY InfOftenSatisfied\n",
 			violated: "InfOftenSatisfied", distinct: 400},
+		// The manifest's liveness failure, with its own cfg: ErrorTemporal
+		// fails (TLC finds a lasso); NonZeno and ImpliedTemporal fail too,
+		// since INIT/NEXT has no fairness and time may stop.
+		{name: "MCRealTimeHourClock/ErrorTemporal", shared: "SpecifyingSystems-RealTime--MCRealTimeHourClock", module: "MCRealTimeHourClock",
+			conf: mcRealTime + "PROPERTY ErrorTemporal\n", violated: "ErrorTemporal"},
+		{name: "MCRealTimeHourClock/NonZeno", shared: "SpecifyingSystems-RealTime--MCRealTimeHourClock", module: "MCRealTimeHourClock",
+			conf: mcRealTime + "PROPERTY NonZeno\n", violated: "NonZeno"},
+		{name: "MCRealTimeHourClock/ImpliedTemporal", shared: "SpecifyingSystems-RealTime--MCRealTimeHourClock", module: "MCRealTimeHourClock",
+			conf: mcRealTime + "PROPERTY ImpliedTemporal\n", violated: "ImpliedTemporal"},
 		// Without the fairness of Spec (INIT/NEXT has none) a philosopher
 		// may starve.
 		{name: "DiningPhilosophers/NoFairness", shared: "DiningPhilosophers--DiningPhilosophers", module: "DiningPhilosophers",
