@@ -111,7 +111,17 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 	g.ebits = make([]uint64, len(g.adj)*g.words)
 	g.stbits = make([]uint64, n*g.words)
 	atoms := lv.atoms.atoms
-	evalAction := func(a *atom, s, t eval.State) (bool, error) {
+	// <<Next>>_v for the spec's own Next holds exactly on the graph's
+	// steps that change v, and ENABLED <<Next>>_v where such a step leaves.
+	isNext := func(a *atom) bool { return c.m.Next != nil && a.formula.SameAction(c.m.Next) }
+	evalAction := func(a *atom, s, t eval.State, stutter bool) (bool, error) {
+		if a.angle && isNext(a) {
+			if stutter {
+				return false, nil // a stuttering step changes no v
+			}
+			same, err := unchangedSub(sp, a.sub, s, t)
+			return !same, err
+		}
 		if a.angle {
 			ok, err := sp.HoldsStep(a.formula, s, t)
 			if err != nil || !ok {
@@ -131,7 +141,7 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 			if !a.action {
 				continue
 			}
-			ok, err := evalAction(a, st, st)
+			ok, err := evalAction(a, st, st, true)
 			if err != nil {
 				return fmt.Errorf("evaluating %s: %w", a.text, err)
 			}
@@ -139,7 +149,7 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 				bitset(g.stbits[s*g.words : (s+1)*g.words]).set(i)
 			}
 			for e := g.off[s]; e < g.off[s+1]; e++ {
-				ok, err := evalAction(a, st, c.g.states[g.adj[e]])
+				ok, err := evalAction(a, st, c.g.states[g.adj[e]], false)
 				if err != nil {
 					return fmt.Errorf("evaluating %s: %w", a.text, err)
 				}
@@ -162,6 +172,8 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 			var ok bool
 			var err error
 			switch {
+			case a.enabled && isNext(a):
+				ok = lv.enabledFromGraph(g, a, int32(s))
 			case a.enabled:
 				ok, err = lv.enabled(c, g, a, int32(s))
 			default:
@@ -192,16 +204,22 @@ func (lv *liveness) enabled(c *checker, g *stateGraph, a *atom, s int32) (bool, 
 	if err == nil {
 		return ok, nil
 	}
+	return lv.enabledFromGraph(g, a, s), nil
+}
+
+// enabledFromGraph decides ENABLED <<A>>_v from the <<A>>_v values of the
+// explored steps out of s.
+func (lv *liveness) enabledFromGraph(g *stateGraph, a *atom, s int32) bool {
 	ang := a.angleAtom
 	if g.edgeAtoms(s, -1).has(ang) {
-		return true, nil
+		return true
 	}
 	for e := g.off[s]; e < g.off[s+1]; e++ {
 		if g.edgeAtoms(s, e).has(ang) {
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 // parallel calls f(i) for i in [0, n) on up to workers goroutines and

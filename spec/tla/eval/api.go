@@ -194,3 +194,13 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 	})
 	return found, nil
 }
+
+// SameAction reports whether f and g are the same action: after expanding
+// names of definitions without parameters, the same expression in the same
+// scope with no bound names. The checker uses it to recognize WF_v(Next)
+// for the spec's own next-state relation, whose steps are exactly the
+// edges of the explored graph.
+func (f *Formula) SameAction(g *Formula) bool {
+	a, b := f.unwrap(), g.unwrap()
+	return a.Expr == b.Expr && a.sc == b.sc && a.env == nil && b.env == nil
+}
