@@ -173,6 +173,15 @@ func (c *checker) run() error {
 					tid = c.add(sc.fp, id, sc.state)
 					next = append(next, tid)
 					nextStates = append(nextStates, sc.state)
+					if len(next) == 1 {
+						c.res.Depth++
+					}
+					// As TLC: a new state's invariants are checked when it
+					// is generated, so a violation found expanding one state
+					// comes before a deadlock of a state queued after it.
+					if done, err := c.checkInvariants(tid, sc.state); done || err != nil {
+						return err
+					}
 				}
 				if c.g != nil && tid != id {
 					c.g.succ[id] = append(c.g.succ[id], tid)
@@ -180,14 +189,6 @@ func (c *checker) run() error {
 				if c.res.Graph != nil {
 					c.res.Graph.Edges = append(c.res.Graph.Edges, Edge{From: id, To: tid, Action: sc.action})
 				}
-			}
-		}
-		if len(next) > 0 {
-			c.res.Depth++
-		}
-		for i, id := range next {
-			if done, err := c.checkInvariants(id, nextStates[i]); done || err != nil {
-				return err
 			}
 		}
 		frontier, frontierStates = next, nextStates

@@ -442,6 +442,22 @@ func TestConjunctiveSafetyShape(t *testing.T) {
 	assert.Equal(t, "0 1 2 3 0", strings.Join(got, " "))
 }
 
+// TestInvariantBeforeDeadlock: TLC checks a new state's invariants as it
+// generates it, and a state for deadlock when it takes it from its queue.
+// In Order.tla the violation of NotThree (found expanding 1) comes before
+// the deadlock of 2, which is queued after 1.
+func TestInvariantBeforeDeadlock(t *testing.T) {
+	m, r := checkWith(t, "testdata", "Order", "INIT Init\nNEXT Next\nINVARIANT NotThree\n")
+	require.Equal(t, Invariant, r.Outcome, "violated %q", r.Violated)
+	assert.Equal(t, "NotThree", r.Violated)
+	requireBehaviour(t, m, r.Trace, -1)
+	var got []string
+	for _, s := range r.Trace {
+		got = append(got, value.Format(s.State[0]))
+	}
+	assert.Equal(t, "0 1 3", strings.Join(got, " "))
+}
+
 // TestActionProperty checks a [][A]_v property that a step violates (x
 // goes from 1 back to 0). Whatever its shape, the counterexample must be a
 // behaviour of the spec containing a violating step.
@@ -489,6 +505,10 @@ func TestSafetyFeatures(t *testing.T) {
 	}{
 		{"deadlock", "Deadlock", "INIT Init\nNEXT Next\n", Deadlock, "", 0, "0 1 2 3", 0},
 		{"deadlock under stuttering", "Deadlock", "SPECIFICATION Spec\n", Deadlock, "", 0, "0 1 2 3", 0},
+		// Without the invariant, the deadlock of 2; with deadlock checking
+		// off, the violation (see TestInvariantBeforeDeadlock for both).
+		{"deadlock at depth 1", "Order", "INIT Init\nNEXT Next\n", Deadlock, "", 0, "0 2", 0},
+		{"invariant at depth 2", "Order", "INIT Init\nNEXT Next\nINVARIANT NotThree\nCHECK_DEADLOCK FALSE\n", Invariant, "NotThree", 0, "0 1 3", 0},
 		{"no deadlock check", "Deadlock", "INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n", OK, "", 4, "", 4},
 		{"no deadlock outside constraint", "Deadlock", "INIT Init\nNEXT Next\nCONSTRAINT Below2\n", OK, "", 2, "", 3},
 		{"no deadlock outside action constraint", "Deadlock", "INIT Init\nNEXT Next\nACTION_CONSTRAINT StepBelow2\n", OK, "", 2, "", 3},
