@@ -74,6 +74,11 @@ func TestInit(t *testing.T) {
 		{"InitFalse", nil},
 		{"InitBoth", []string{`x=1 y="a"`, `x=1 y="b"`, `x=2 y="a"`, `x=2 y="b"`}},
 		{"InstInit", []string{"x=0 y=0"}},
+		// \E, \/, IF and \A in initial predicates.
+		{"InitExists", []string{"x=1 y=-1", "x=2 y=-2"}},
+		{"InitOr", []string{"x=0 y=0", "x=1 y=7", "x=1 y=8"}},
+		{"InitIf", []string{`x=0 y="zero"`, `x=1 y="one"`}},
+		{"InitForall", []string{"x=4 y=4"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,11 @@ Init == x \in 0..2 /\ y = x * 10
 InitTest == x = 1 /\ y = 2 /\ x = 1
 InitFalse == x = 1 /\ y = 2 /\ x = 2
 InitBoth == x \in {1, 2} /\ y \in {"a", "b"}
+InitExists == \E v \in 1..2 : x = v /\ y = -v
+InitOr == \/ x = 0 /\ y = 0
+          \/ x = 1 /\ y \in {7, 8}
+InitIf == x \in 0..1 /\ IF x = 0 THEN y = "zero" ELSE y = "one"
+InitForall == \A k \in {4} : x = k /\ y = k
 InitMissing == x = 1
 InitUseBefore == y = x + 1 /\ x = 1
 
