@@ -289,7 +289,7 @@ func (g *gen) actCall(cx *ctx, w *strings.Builder, def *tla.OpDef, args []tla.Ex
 	for _, c := range codes {
 		ps = append(ps, "int("+c+")")
 	}
-	all := append([]string{"s"}, codes...)
+	all := append([]string{"s", "t"}, codes...)
 	fmt.Fprintf(w, "if c.act%s(%s, func(t *State) bool {\nreturn yield(Action{ID: Act%s, Params: [MaxParams]int{%s}}, t)\n}) {\nreturn true\n}\n",
 		a.goName, strings.Join(all, ", "), a.goName, strings.Join(ps, ", "))
 	// The action method yields complete successors; nothing follows.
@@ -315,14 +315,14 @@ func (g *gen) compileAction(def *tla.OpDef, types []*typ) *actionInfo {
 		sig = append(sig, v+" "+g.goType(types[i]))
 	}
 	var w strings.Builder
-	fmt.Fprintf(&w, "func (c *Config) act%s(s *State, %s yield func(*State) bool) bool {\nvar t State\n", a.goName, strings.Join(append(sig, ""), ", "))
+	fmt.Fprintf(&w, "func (c *Config) act%s(s, t *State, %s yield func(*State) bool) bool {\n", a.goName, strings.Join(append(sig, ""), ", "))
 	g.act(cx, &w, def.Body, func(c2 *ctx) {
 		for _, v := range g.vars {
 			if !c2.asg[v.name] {
 				g.fail(def.At, "action %s does not assign %s' on some path", def.Name, v.name)
 			}
 		}
-		w.WriteString("if yield(&t) {\nreturn true\n}\nreturn false\n")
+		w.WriteString("if yield(t) {\nreturn true\n}\nreturn false\n")
 	})
 	w.WriteString("}\n")
 	a.nondet = g.nondet

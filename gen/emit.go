@@ -417,16 +417,16 @@ type Wire struct {
 			args = append(args, "p_"+p.Name)
 		}
 		doc := g.docOf(a.def, a.goName)
-		all := strings.Join(append([]string{"s"}, args...), ", ")
+		all := strings.Join(append([]string{"s", "&t"}, args...), ", ")
 		if a.nondet {
-			w("%s//\n// It calls yield with each successor of s; it stops when yield returns\n// true and reports whether it was stopped.\nfunc (c *Config) %s(%s) bool {\nreturn c.act%s(%s, yield)\n}\n\n",
+			w("%s//\n// It calls yield with each successor of s; it stops when yield returns\n// true and reports whether it was stopped.\nfunc (c *Config) %s(%s) bool {\nvar t State\nreturn c.act%s(%s, yield)\n}\n\n",
 				doc, a.goName, strings.Join(append(append([]string{"s *State"}, sig...), "yield func(*State) bool"), ", "), a.goName, all)
 		} else {
-			w("%s//\n// It returns the successor of s and true, or false when the action is\n// not enabled.\nfunc (c *Config) %s(%s) (State, bool) {\nvar r State\nok := false\nc.act%s(%s, func(t *State) bool {\nr, ok = *t, true\nreturn true\n})\nreturn r, ok\n}\n\n",
+			w("%s//\n// It returns the successor of s and true, or false when the action is\n// not enabled.\nfunc (c *Config) %s(%s) (State, bool) {\nvar r, t State\nok := false\nc.act%s(%s, func(t *State) bool {\nr, ok = *t, true\nreturn true\n})\nreturn r, ok\n}\n\n",
 				doc, a.goName, strings.Join(append([]string{"s *State"}, sig...), ", "), a.goName, all)
 		}
 	}
-	w("// Next calls yield with every successor of s under %s and the action\n// (with parameters) that produced it, as the interpreter labels them.\n// The yielded state is only valid during the call: copy *t to keep it.\n// Next stops when yield returns true and reports whether it was stopped.\nfunc (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {\n%s}\n\n", g.nextName, g.nextCode)
+	w("// Next calls yield with every successor of s under %s and the action\n// (with parameters) that produced it, as the interpreter labels them.\n// The yielded state is only valid during the call: copy *t to keep it.\n// Next stops when yield returns true and reports whether it was stopped.\nfunc (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {\nt := new(State)\n%s}\n\n", g.nextName, g.nextCode)
 	// Action printing.
 	w("// ActionString prints a as the interpreter's eval.Action does: Name(p1, p2).\nfunc (c *Config) ActionString(a Action) string {\nvar b strings.Builder\nswitch a.ID {\n")
 	for _, a := range g.actions {

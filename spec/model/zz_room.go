@@ -602,8 +602,7 @@ var Actions = []ActionInfo{
 	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
 }
 
-func (c *Config) actSchedulerCreateSender(s *State, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actSchedulerCreateSender(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(!s.PrefillCrashed) {
 		return false
 	}
@@ -641,7 +640,7 @@ func (c *Config) actSchedulerCreateSender(s *State, p_q Requests, yield func(*St
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
-	if yield(&t) {
+	if yield(t) {
 		return true
 	}
 	return false
@@ -655,17 +654,16 @@ func (c *Config) actSchedulerCreateSender(s *State, p_q Requests, yield func(*St
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) SchedulerCreateSender(s *State, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actSchedulerCreateSender(s, p_q, func(t *State) bool {
+	c.actSchedulerCreateSender(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actSchedulerPollBootstrap(s *State, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actSchedulerPollBootstrap(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(!s.PrefillCrashed) {
 		return false
 	}
@@ -701,7 +699,7 @@ func (c *Config) actSchedulerPollBootstrap(s *State, p_q Requests, yield func(*S
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
-	if yield(&t) {
+	if yield(t) {
 		return true
 	}
 	return false
@@ -716,17 +714,16 @@ func (c *Config) actSchedulerPollBootstrap(s *State, p_q Requests, yield func(*S
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) SchedulerPollBootstrap(s *State, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actSchedulerPollBootstrap(s, p_q, func(t *State) bool {
+	c.actSchedulerPollBootstrap(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actSchedulerSend(s *State, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actSchedulerSend(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(!s.PrefillCrashed) {
 		return false
 	}
@@ -761,7 +758,7 @@ func (c *Config) actSchedulerSend(s *State, p_q Requests, yield func(*State) boo
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
-	if yield(&t) {
+	if yield(t) {
 		return true
 	}
 	return false
@@ -774,17 +771,16 @@ func (c *Config) actSchedulerSend(s *State, p_q Requests, yield func(*State) boo
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) SchedulerSend(s *State, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actSchedulerSend(s, p_q, func(t *State) bool {
+	c.actSchedulerSend(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actSchedulerPollInFlight(s *State, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actSchedulerPollInFlight(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(!s.PrefillCrashed) {
 		return false
 	}
@@ -827,7 +823,7 @@ func (c *Config) actSchedulerPollInFlight(s *State, p_q Requests, yield func(*St
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
-	if yield(&t) {
+	if yield(t) {
 		return true
 	}
 	return false
@@ -840,17 +836,16 @@ func (c *Config) actSchedulerPollInFlight(s *State, p_q Requests, yield func(*St
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) SchedulerPollInFlight(s *State, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actSchedulerPollInFlight(s, p_q, func(t *State) bool {
+	c.actSchedulerPollInFlight(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actBootstrapRecvTransferInfo(s *State, p_d DecodeRanks, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yield func(*State) bool) bool {
 	if !(!s.PrefillCrashed) {
 		return false
 	}
@@ -886,7 +881,7 @@ func (c *Config) actBootstrapRecvTransferInfo(s *State, p_d DecodeRanks, yield f
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
-		if yield(&t) {
+		if yield(t) {
 			return true
 		}
 		return false
@@ -919,7 +914,7 @@ func (c *Config) actBootstrapRecvTransferInfo(s *State, p_d DecodeRanks, yield f
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
-		if yield(&t) {
+		if yield(t) {
 			return true
 		}
 		return false
@@ -933,17 +928,16 @@ func (c *Config) actBootstrapRecvTransferInfo(s *State, p_d DecodeRanks, yield f
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) BootstrapRecvTransferInfo(s *State, p_d DecodeRanks) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actBootstrapRecvTransferInfo(s, p_d, func(t *State) bool {
+	c.actBootstrapRecvTransferInfo(s, &t, p_d, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actBootstrapRecvAbort(s *State, p_d DecodeRanks, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(*State) bool) bool {
 	if !(!s.PrefillCrashed) {
 		return false
 	}
@@ -985,7 +979,7 @@ func (c *Config) actBootstrapRecvAbort(s *State, p_d DecodeRanks, yield func(*St
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
-		if yield(&t) {
+		if yield(t) {
 			return true
 		}
 		return false
@@ -1036,7 +1030,7 @@ func (c *Config) actBootstrapRecvAbort(s *State, p_d DecodeRanks, yield func(*St
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
-		if yield(&t) {
+		if yield(t) {
 			return true
 		}
 		return false
@@ -1056,17 +1050,16 @@ func (c *Config) actBootstrapRecvAbort(s *State, p_d DecodeRanks, yield func(*St
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) BootstrapRecvAbort(s *State, p_d DecodeRanks) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actBootstrapRecvAbort(s, p_d, func(t *State) bool {
+	c.actBootstrapRecvAbort(s, &t, p_d, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actWorkerPost(s *State, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(!s.PrefillCrashed) {
 		return false
 	}
@@ -1097,7 +1090,7 @@ func (c *Config) actWorkerPost(s *State, p_q Requests, yield func(*State) bool) 
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
-		if yield(&t) {
+		if yield(t) {
 			return true
 		}
 		return false
@@ -1125,7 +1118,7 @@ func (c *Config) actWorkerPost(s *State, p_q Requests, yield func(*State) bool) 
 			t.TiSent = s.TiSent
 			t.Aborted = s.Aborted
 			t.PagesReleased = s.PagesReleased
-			if yield(&t) {
+			if yield(t) {
 				return true
 			}
 			return false
@@ -1147,7 +1140,7 @@ func (c *Config) actWorkerPost(s *State, p_q Requests, yield func(*State) bool) 
 			t.TiSent = s.TiSent
 			t.Aborted = s.Aborted
 			t.PagesReleased = s.PagesReleased
-			if yield(&t) {
+			if yield(t) {
 				return true
 			}
 			return false
@@ -1163,17 +1156,16 @@ func (c *Config) actWorkerPost(s *State, p_q Requests, yield func(*State) bool) 
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) WorkerPost(s *State, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actWorkerPost(s, p_q, func(t *State) bool {
+	c.actWorkerPost(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actWorkerComplete(s *State, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actWorkerComplete(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(!s.PrefillCrashed) {
 		return false
 	}
@@ -1199,7 +1191,7 @@ func (c *Config) actWorkerComplete(s *State, p_q Requests, yield func(*State) bo
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
-		if yield(&t) {
+		if yield(t) {
 			return true
 		}
 		return false
@@ -1216,7 +1208,7 @@ func (c *Config) actWorkerComplete(s *State, p_q Requests, yield func(*State) bo
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
-		if yield(&t) {
+		if yield(t) {
 			return true
 		}
 		return false
@@ -1229,17 +1221,16 @@ func (c *Config) actWorkerComplete(s *State, p_q Requests, yield func(*State) bo
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) WorkerComplete(s *State, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actWorkerComplete(s, p_q, func(t *State) bool {
+	c.actWorkerComplete(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actBootstrapTimeout(s *State, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actBootstrapTimeout(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(c.HasBootstrapTimeout) {
 		return false
 	}
@@ -1270,7 +1261,7 @@ func (c *Config) actBootstrapTimeout(s *State, p_q Requests, yield func(*State) 
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
-	if yield(&t) {
+	if yield(t) {
 		return true
 	}
 	return false
@@ -1283,17 +1274,16 @@ func (c *Config) actBootstrapTimeout(s *State, p_q Requests, yield func(*State) 
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) BootstrapTimeout(s *State, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actBootstrapTimeout(s, p_q, func(t *State) bool {
+	c.actBootstrapTimeout(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actDecodeSendTransferInfo(s *State, p_d DecodeRanks, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actDecodeSendTransferInfo(s, t *State, p_d DecodeRanks, p_q Requests, yield func(*State) bool) bool {
 	if !(c.Started(s, p_q)) {
 		return false
 	}
@@ -1326,7 +1316,7 @@ func (c *Config) actDecodeSendTransferInfo(s *State, p_d DecodeRanks, p_q Reques
 	t.AckChan = s.AckChan
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
-	if yield(&t) {
+	if yield(t) {
 		return true
 	}
 	return false
@@ -1338,17 +1328,16 @@ func (c *Config) actDecodeSendTransferInfo(s *State, p_d DecodeRanks, p_q Reques
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) DecodeSendTransferInfo(s *State, p_d DecodeRanks, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actDecodeSendTransferInfo(s, p_d, p_q, func(t *State) bool {
+	c.actDecodeSendTransferInfo(s, &t, p_d, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actDecodeAbort(s *State, p_q Requests, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actDecodeAbort(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(c.Started(s, p_q)) {
 		return false
 	}
@@ -1386,7 +1375,7 @@ func (c *Config) actDecodeAbort(s *State, p_q Requests, yield func(*State) bool)
 	t.Posted = s.Posted
 	t.AckChan = s.AckChan
 	t.TiSent = s.TiSent
-	if yield(&t) {
+	if yield(t) {
 		return true
 	}
 	return false
@@ -1399,17 +1388,16 @@ func (c *Config) actDecodeAbort(s *State, p_q Requests, yield func(*State) bool)
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) DecodeAbort(s *State, p_q Requests) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actDecodeAbort(s, p_q, func(t *State) bool {
+	c.actDecodeAbort(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
 	return r, ok
 }
 
-func (c *Config) actDecodeRecvAbortAck(s *State, p_d DecodeRanks, yield func(*State) bool) bool {
-	var t State
+func (c *Config) actDecodeRecvAbortAck(s, t *State, p_d DecodeRanks, yield func(*State) bool) bool {
 	if !(!(len(s.AckChan[p_d]) == 0)) {
 		return false
 	}
@@ -1444,7 +1432,7 @@ func (c *Config) actDecodeRecvAbortAck(s *State, p_d DecodeRanks, yield func(*St
 	t.Chan = s.Chan
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
-	if yield(&t) {
+	if yield(t) {
 		return true
 	}
 	return false
@@ -1456,9 +1444,9 @@ func (c *Config) actDecodeRecvAbortAck(s *State, p_d DecodeRanks, yield func(*St
 // It returns the successor of s and true, or false when the action is
 // not enabled.
 func (c *Config) DecodeRecvAbortAck(s *State, p_d DecodeRanks) (State, bool) {
-	var r State
+	var r, t State
 	ok := false
-	c.actDecodeRecvAbortAck(s, p_d, func(t *State) bool {
+	c.actDecodeRecvAbortAck(s, &t, p_d, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
@@ -1470,11 +1458,12 @@ func (c *Config) DecodeRecvAbortAck(s *State, p_d DecodeRanks) (State, bool) {
 // The yielded state is only valid during the call: copy *t to keep it.
 // Next stops when yield returns true and reports whether it was stopped.
 func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
+	t := new(State)
 	if func() bool {
 		for v21 := Requests(0); int(v21) < c.Requests.Size(); v21++ {
 			if func() bool {
 				a22 := v21
-				if c.actSchedulerCreateSender(s, a22, func(t *State) bool {
+				if c.actSchedulerCreateSender(s, t, a22, func(t *State) bool {
 					return yield(Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(a22)}}, t)
 				}) {
 					return true
@@ -1492,7 +1481,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v29 := Requests(0); int(v29) < c.Requests.Size(); v29++ {
 			if func() bool {
 				a30 := v29
-				if c.actSchedulerPollBootstrap(s, a30, func(t *State) bool {
+				if c.actSchedulerPollBootstrap(s, t, a30, func(t *State) bool {
 					return yield(Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(a30)}}, t)
 				}) {
 					return true
@@ -1510,7 +1499,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v34 := Requests(0); int(v34) < c.Requests.Size(); v34++ {
 			if func() bool {
 				a35 := v34
-				if c.actSchedulerSend(s, a35, func(t *State) bool {
+				if c.actSchedulerSend(s, t, a35, func(t *State) bool {
 					return yield(Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(a35)}}, t)
 				}) {
 					return true
@@ -1528,7 +1517,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v42 := Requests(0); int(v42) < c.Requests.Size(); v42++ {
 			if func() bool {
 				a43 := v42
-				if c.actSchedulerPollInFlight(s, a43, func(t *State) bool {
+				if c.actSchedulerPollInFlight(s, t, a43, func(t *State) bool {
 					return yield(Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(a43)}}, t)
 				}) {
 					return true
@@ -1546,7 +1535,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v53 := DecodeRanks(0); int(v53) < c.DecodeRanks.Size(); v53++ {
 			if func() bool {
 				a54 := v53
-				if c.actBootstrapRecvTransferInfo(s, a54, func(t *State) bool {
+				if c.actBootstrapRecvTransferInfo(s, t, a54, func(t *State) bool {
 					return yield(Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(a54)}}, t)
 				}) {
 					return true
@@ -1564,7 +1553,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v69 := DecodeRanks(0); int(v69) < c.DecodeRanks.Size(); v69++ {
 			if func() bool {
 				a70 := v69
-				if c.actBootstrapRecvAbort(s, a70, func(t *State) bool {
+				if c.actBootstrapRecvAbort(s, t, a70, func(t *State) bool {
 					return yield(Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(a70)}}, t)
 				}) {
 					return true
@@ -1582,7 +1571,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v83 := Requests(0); int(v83) < c.Requests.Size(); v83++ {
 			if func() bool {
 				a84 := v83
-				if c.actWorkerPost(s, a84, func(t *State) bool {
+				if c.actWorkerPost(s, t, a84, func(t *State) bool {
 					return yield(Action{ID: ActWorkerPost, Params: [MaxParams]int{int(a84)}}, t)
 				}) {
 					return true
@@ -1600,7 +1589,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v98 := Requests(0); int(v98) < c.Requests.Size(); v98++ {
 			if func() bool {
 				a99 := v98
-				if c.actWorkerComplete(s, a99, func(t *State) bool {
+				if c.actWorkerComplete(s, t, a99, func(t *State) bool {
 					return yield(Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(a99)}}, t)
 				}) {
 					return true
@@ -1618,7 +1607,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v106 := Requests(0); int(v106) < c.Requests.Size(); v106++ {
 			if func() bool {
 				a107 := v106
-				if c.actBootstrapTimeout(s, a107, func(t *State) bool {
+				if c.actBootstrapTimeout(s, t, a107, func(t *State) bool {
 					return yield(Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(a107)}}, t)
 				}) {
 					return true
@@ -1638,7 +1627,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 				if func() bool {
 					a113 := v111
 					a114 := v112
-					if c.actDecodeSendTransferInfo(s, a113, a114, func(t *State) bool {
+					if c.actDecodeSendTransferInfo(s, t, a113, a114, func(t *State) bool {
 						return yield(Action{ID: ActDecodeSendTransferInfo, Params: [MaxParams]int{int(a113), int(a114)}}, t)
 					}) {
 						return true
@@ -1657,7 +1646,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v121 := Requests(0); int(v121) < c.Requests.Size(); v121++ {
 			if func() bool {
 				a122 := v121
-				if c.actDecodeAbort(s, a122, func(t *State) bool {
+				if c.actDecodeAbort(s, t, a122, func(t *State) bool {
 					return yield(Action{ID: ActDecodeAbort, Params: [MaxParams]int{int(a122)}}, t)
 				}) {
 					return true
@@ -1675,7 +1664,7 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		for v131 := DecodeRanks(0); int(v131) < c.DecodeRanks.Size(); v131++ {
 			if func() bool {
 				a132 := v131
-				if c.actDecodeRecvAbortAck(s, a132, func(t *State) bool {
+				if c.actDecodeRecvAbortAck(s, t, a132, func(t *State) bool {
 					return yield(Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(a132)}}, t)
 				}) {
 					return true

@@ -1,0 +1,128 @@
+package model_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/spec/tla/eval"
+)
+
+// The largest bundled cfgs (about 30,000 states each).
+var benchVariants = []string{"fixed-reuse", "upstream-reuse"}
+
+// reachable returns the reachable states of a cfg in both representations.
+func reachable(b *testing.B, name string) (*check.Model, *model.Config, []eval.State, []model.State) {
+	m, c := variant(b, name)
+	var is []eval.State
+	seen := map[string]bool{}
+	add := func(s eval.State) {
+		if k := m.Spec.Format(s); !seen[k] {
+			seen[k] = true
+			is = append(is, s)
+		}
+	}
+	if err := m.Spec.Init(m.Init, add); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < len(is); i++ {
+		if err := m.Spec.Next(m.Next, is[i], func(t eval.State, _ *eval.Action) { add(t) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var cs []model.State
+	exploreFast(c, func(s *model.State) { cs = append(cs, *s) })
+	if len(cs) != len(is) {
+		b.Fatalf("%d compiled states, %d interpreted", len(cs), len(is))
+	}
+	runtime.GC()
+	return m, c, is, cs
+}
+
+// BenchmarkSuccessors computes the successors of every reachable state;
+// succ/s is the rate of successor generation.
+func BenchmarkSuccessors(b *testing.B) {
+	for _, name := range benchVariants {
+		m, c, is, cs := reachable(b, name)
+		b.Run(name+"/compiled", func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				for i := range cs {
+					c.Next(&cs[i], func(model.Action, *model.State) bool { n++; return false })
+				}
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "succ/s")
+		})
+		b.Run(name+"/interpreter", func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				for _, s := range is {
+					if err := m.Spec.Next(m.Next, s, func(eval.State, *eval.Action) { n++ }); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "succ/s")
+		})
+	}
+}
+
+// BenchmarkExplore is a full exhaustive breadth-first exploration with
+// fingerprints (what a model checker's state search does, without
+// properties), compiled and interpreted.
+func BenchmarkExplore(b *testing.B) {
+	for _, name := range benchVariants {
+		m, c := variant(b, name)
+		b.Run(name+"/compiled", func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				n = exploreFast(c, nil)
+			}
+			b.ReportMetric(float64(n), "states")
+		})
+		// Without properties, so that the checker explores every state.
+		bare := *m
+		bare.Invariants, bare.Properties = nil, nil
+		b.Run(name+"/interpreter", func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				r := check.Check(b.Context(), &bare, check.Options{Workers: 1})
+				if r.Err != nil {
+					b.Fatal(r.Err)
+				}
+				n = int(r.Distinct)
+			}
+			b.ReportMetric(float64(n), "states")
+		})
+	}
+}
+
+// exploreFast is breadth-first search keyed by Hash, as a checker would
+// do it with the compiled model.
+func exploreFast(c *model.Config, visit func(*model.State)) int {
+	seen := map[uint64]bool{}
+	var queue []model.State
+	c.Inits(func(s *model.State) bool {
+		if h := s.Hash(); !seen[h] {
+			seen[h] = true
+			queue = append(queue, *s)
+		}
+		return false
+	})
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if visit != nil {
+			visit(&s)
+		}
+		c.Next(&s, func(_ model.Action, t *model.State) bool {
+			if h := t.Hash(); !seen[h] {
+				seen[h] = true
+				queue = append(queue, *t)
+			}
+			return false
+		})
+	}
+	return len(seen)
+}
