@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -564,6 +565,43 @@ func TestSafetyFeatures(t *testing.T) {
 				got = append(got, value.Format(v))
 			}
 			assert.Equal(t, tc.trace, strings.Join(got, " "))
+		})
+	}
+}
+
+// TestCounterexamplesDeterministic: the counterexample must not depend on
+// the number of workers (outputs are compared and recorded).
+func TestCounterexamplesDeterministic(t *testing.T) {
+	cases := []struct{ src, module, conf string }{
+		{"testdata", "Fair", fairConf("SpecWF", "EventuallyDone")},
+		{"testdata", "Order", "INIT Init\nNEXT Next\nINVARIANT NotThree\n"},
+		{"testdata", "Sym", "CONSTANT Procs = {a, b, c}\nINIT Init\nNEXT Next\nSYMMETRY Perms\nINVARIANT NotAll\n"},
+		{"ewd840--EWD840", "EWD840", "CONSTANTS N = 3\nSPECIFICATION Spec\nCHECK_DEADLOCK FALSE\nPROPERTY FalseLiveness\n"},
+		{"allocator--SimpleAllocator", "SimpleAllocator",
+			"CONSTANTS Clients = {c1, c2, c3}\n Resources = {r1, r2}\nSPECIFICATION SimpleAllocator2\nPROPERTY ClientsWillObtain\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.module, func(t *testing.T) {
+			src := tc.src
+			if src != "testdata" {
+				src = filepath.Join(sharedpath.Require(t, "tla-examples"), src)
+			}
+			m, r := checkWith(t, src, tc.module, tc.conf)
+			require.NotEqual(t, OK, r.Outcome)
+			r1 := Check(context.Background(), m, Options{Workers: 1})
+			require.NoError(t, r1.Err)
+			r4 := Check(context.Background(), m, Options{Workers: 4})
+			require.NoError(t, r4.Err)
+			show := func(r *Result) string {
+				var b strings.Builder
+				fmt.Fprintf(&b, "%s %s loop=%d\n", r.Outcome, r.Violated, r.LoopStart)
+				for _, s := range r.Trace {
+					b.WriteString(m.Spec.Format(s.State) + "\n")
+				}
+				return b.String()
+			}
+			assert.Equal(t, show(r1), show(r))
+			assert.Equal(t, show(r1), show(r4))
 		})
 	}
 }
