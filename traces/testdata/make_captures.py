@@ -555,7 +555,7 @@ def large(n, out_dir):
     i = 0
     while sent < n:
         if i % 8 == 7:
-            acks[i % 2].sock.send_multipart(acks_pool[i % 512])
+            acks[(i // 8) % 2].sock.send_multipart(acks_pool[i % 512])
         else:
             ranks[i % 6].sock.send_multipart(pool[i % 1024])
         sent += 1
