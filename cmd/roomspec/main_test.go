@@ -16,13 +16,14 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScripts runs the CLI scenarios in testdata/script/*.txtar. Scripts
-// that read ../shared get $SHARED set to its path, or skip where it is absent.
+// TestScripts runs the CLI scenarios in testdata/script/*.txtar (see
+// setupScriptEnv for the variables and conditions they may use).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup:               setupScriptEnv,
+		Condition:           scriptCondition,
 	})
 }

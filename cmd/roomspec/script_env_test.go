@@ -1,13 +1,32 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
+
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/roomspec/roomspec/internal/sharedpath"
 )
 
-// setupScriptEnv exposes the shared test data to scripts as $SHARED; a
-// script that needs it starts with "[!exists $SHARED] skip".
+// setupScriptEnv gives scripts the paths of test data: $SHARED, the shared
+// folder beside the checkout (a script that needs it starts with
+// "[!shared] skip"), and $CAPTURES, the committed real captures.
 func setupScriptEnv(e *testscript.Env) error {
 	e.Setenv("SHARED", sharedpath.Dir())
+	caps, err := filepath.Abs("../../traces/testdata/captures")
+	if err != nil {
+		return err
+	}
+	e.Setenv("CAPTURES", caps)
 	return nil
+}
+
+// scriptCondition implements the scripts' custom conditions: [shared] is
+// true when ../shared is present.
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "shared":
+		return sharedpath.Dir() != "", nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
