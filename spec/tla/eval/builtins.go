@@ -59,12 +59,13 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 	case "~":
 		return value.Bool(!c.bool(a[0]))
 	case "=":
-		return value.Bool(value.Equal(c.eval(a[0]), c.eval(a[1])))
+		return value.Bool(c.equal(c.eval(a[0]), c.eval(a[1]), n.At))
 	case "/=":
-		return value.Bool(!value.Equal(c.eval(a[0]), c.eval(a[1])))
+		return value.Bool(!c.equal(c.eval(a[0]), c.eval(a[1]), n.At))
 	case "\\in", "\\notin":
 		x := c.eval(a[0])
 		s := c.set(a[1])
+		c.comparableMember(x, s, n.At)
 		in, err := s.Contains(x)
 		if err != nil {
 			c.fail(n.At, "%v", err)
@@ -228,10 +229,11 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 	case ">=":
 		return value.Bool(c.asInt(a[0], at) >= c.asInt(a[1], at))
 	case "=":
-		return value.Bool(value.Equal(a[0], a[1]))
+		return value.Bool(c.equal(a[0], a[1], at))
 	case "/=":
-		return value.Bool(!value.Equal(a[0], a[1]))
+		return value.Bool(!c.equal(a[0], a[1], at))
 	case "\\in", "\\notin":
+		c.comparableMember(a[0], c.asSet(a[1], at), at)
 		in, err := c.asSet(a[1], at).Contains(a[0])
 		if err != nil {
 			c.fail(at, "%v", err)
@@ -484,6 +486,46 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 	}
 	c.fail(at, "unknown operator %s", name)
 	return nil
+}
+
+// equal is = as TLC evaluates it: values of different kinds cannot be
+// compared ("Attempted to check equality of integer 1 with non-integer"),
+// except model values, which differ from every other value. Only the
+// outermost kinds are checked.
+func (c *ctx) equal(x, y value.Value, at tla.Pos) bool {
+	if kx, ky := x.Kind(), y.Kind(); kx != ky && kx != value.KindModel && ky != value.KindModel {
+		c.fail(at, "cannot compare %s with %s, a value of another kind", value.Format(x), value.Format(y))
+	}
+	return value.Equal(x, y)
+}
+
+// comparableMember fails, as TLC does, when x \in s would compare x with
+// an element of another kind (model values aside): an explicit set with
+// such an element, or an interval when x is not an integer.
+func (c *ctx) comparableMember(x value.Value, s value.SetValue, at tla.Pos) {
+	k := x.Kind()
+	if k == value.KindModel {
+		return
+	}
+	other := func(e value.Value) bool { return e.Kind() != k && e.Kind() != value.KindModel }
+	switch s := s.(type) {
+	case *value.Set:
+		elems := s.Elems()
+		// Sets are sorted by kind first: when the first and last
+		// elements have x's kind, all do.
+		if len(elems) == 0 || elems[0].Kind() == k && elems[len(elems)-1].Kind() == k {
+			return
+		}
+		for _, e := range elems {
+			if other(e) {
+				c.fail(at, "cannot look for %s in %s: it holds %s, a value of another kind", value.Format(x), value.Format(s), value.Format(e))
+			}
+		}
+	case *value.Interval:
+		if k != value.KindInt {
+			c.fail(at, "cannot look for %s in %s, a set of integers", value.Format(x), value.Format(s))
+		}
+	}
 }
 
 // bagAdd adds n copies of x to bag b, dropping elements whose count falls
