@@ -344,8 +344,9 @@ func fairConf(spec, prop string) string {
 	return "SPECIFICATION " + spec + "\nPROPERTY " + prop + "\n"
 }
 
-// TestLivenessOwn checks the hand-made Fair.tla, whose expected verdicts
-// are derived in its header comment (4 distinct states throughout).
+// TestLivenessOwn checks the hand-made Fair.tla, Deadlock.tla and
+// Refine.tla, whose expected verdicts and state counts are derived in
+// their header comments.
 func TestLivenessOwn(t *testing.T) {
 	var cases []propertyCase
 	add := func(spec, prop string, holds bool) {

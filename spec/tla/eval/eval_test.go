@@ -322,6 +322,7 @@ var evalCases = []struct {
 	{`Assert(TRUE, "ok")`, `TRUE`},
 }
 
+// TestEval evaluates each of evalCases in EvalTest.tla's root scope.
 func TestEval(t *testing.T) {
 	sp := evalTestSpec(t)
 	for _, tc := range evalCases {
