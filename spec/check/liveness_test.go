@@ -382,6 +382,16 @@ func TestLivenessOwn(t *testing.T) {
 	add("SpecWF", "XChanges", true)
 	add("SpecNoFair", "BOftenEnabled", false)
 	add("SpecWF", "BOftenEnabled", true)
+	// B fires only if SF forces it; x stops only without fairness.
+	add("SpecWF", "BHappens", false)
+	add("SpecSF", "BHappens", true)
+	add("SpecWF", "NotStuckAtZero", true)
+	add("SpecNoFair", "NotStuckAtZero", false)
+	add("SpecWF", "DoneThenTicks", true)
+	add("SpecNoFair", "DoneThenTicks", false)
+	add("SpecNoFair", "DoneSettlesStep", true)
+	add("SpecSF", "DoneAndTicks", true)
+	add("SpecWF", "DoneAndTicks", false)
 	// Deadlock.tla: terminal states stutter forever.
 	for _, c := range []struct {
 		spec, prop              string

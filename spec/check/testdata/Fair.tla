@@ -49,6 +49,19 @@ XVisitsBoth == \A v \in {0, 1} : []<>(x = v)
 XChanges == \A v \in {0, 1} : (x = v) ~> (x # v)
 \* B is enabled (as an action, stuttering or not) whenever x = 1.
 BOftenEnabled == []<>(ENABLED B)
+\* More shapes: an action inside <>, a negation, an implication between
+\* temporal formulas, <>[] of an action, a conjunction. BHappens: under
+\* SpecWF B need never fire (the toggling run), under SpecSF it must.
+\* NotStuckAtZero: staying at x = 0 needs the clock to stop, which
+\* WF(Toggle) forbids. DoneThenTicks: under SpecWF x toggles forever, also
+\* after done; without fairness it may stop. DoneSettlesStep: done changes
+\* at most once, so eventually no step changes it. DoneAndTicks: both hold
+\* under SpecSF; EventuallyDone fails under SpecWF.
+BHappens == <><<B>>_vars
+NotStuckAtZero == ~<>[](x = 0)
+DoneThenTicks == <>done => []<>(x = 1)
+DoneSettlesStep == <>[][UNCHANGED done]_vars
+DoneAndTicks == EventuallyDone /\ InfOftenOne
 \* A safety property checked as a temporal property: x never decreases.
 \* Toggle from (1,F) to (0,F) violates it at the third state.
 NeverDecrease == [][x' >= x]_x
