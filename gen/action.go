@@ -60,14 +60,18 @@ func (g *gen) act(cx *ctx, w *strings.Builder, e tla.Expr, k func(cx *ctx)) {
 		return
 	case *tla.Ident:
 		if cx.lookup(n.Name) == nil && g.varIdx[n.Name] == nil {
-			if def := g.defs[n.Name]; def != nil && len(def.Params) == 0 && g.isAction(def) {
-				g.actCall(cx, w, def, nil, n.At, k)
-				return
+			if def := g.defs[n.Name]; def != nil && len(def.Params) == 0 {
+				g.unlabelledGuard(cx, def, n.At)
+				if g.isAction(def) {
+					g.actCall(cx, w, def, nil, n.At, k)
+					return
+				}
 			}
 		}
 	case *tla.OpApp:
 		if len(n.Prefix) == 0 {
 			if def := g.defs[n.Name]; def != nil {
+				g.unlabelledGuard(cx, def, n.At)
 				if g.isAction(def) {
 					g.actCall(cx, w, def, n.Args, n.At, k)
 					return
@@ -187,6 +191,15 @@ func (g *gen) act(cx *ctx, w *strings.Builder, e tla.Expr, k func(cx *ctx)) {
 	c, _ := g.expr(cx, e, boolT)
 	fmt.Fprintf(w, "if !%s {\nreturn false\n}\n", paren(c))
 	k(cx)
+}
+
+// unlabelledGuard rejects a state predicate entered directly below Next:
+// the interpreter names the successors after the first definition it
+// enters, even a guard, which gen's action methods cannot mirror.
+func (g *gen) unlabelledGuard(cx *ctx, def *tla.OpDef, at tla.Pos) {
+	if !cx.labelled && !cx.init && !g.isAction(def) {
+		g.unsupported(at, "%s below %s assigns no primed variable (gen names successors after the first action definition below %s; write guards inside the actions)", def.Name, g.nextName, g.nextName)
+	}
 }
 
 func assigned(cx *ctx, v *varInfo) *ctx {
