@@ -113,7 +113,11 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 	atoms := lv.atoms.atoms
 	// <<Next>>_v for the spec's own Next holds exactly on the graph's
 	// steps that change v, and ENABLED <<Next>>_v where such a step leaves.
-	isNext := func(a *atom) bool { return c.m.Next != nil && a.formula.SameAction(c.m.Next) }
+	// Only when nothing cuts the graph: constraints drop successors (Next
+	// stays enabled where the graph has no step), and symmetry or a view
+	// fold a step into a self-loop.
+	exact := len(c.m.Constraints) == 0 && len(c.m.ActionConstraints) == 0 && c.m.Symmetry == nil && c.m.View == nil
+	isNext := func(a *atom) bool { return exact && c.m.Next != nil && a.formula.SameAction(c.m.Next) }
 	evalAction := func(a *atom, s, t eval.State, stutter bool) (bool, error) {
 		if a.angle && isNext(a) {
 			if stutter {

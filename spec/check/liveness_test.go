@@ -415,6 +415,14 @@ func TestLivenessOwn(t *testing.T) {
 		}
 		cases = append(cases, tc)
 	}
+	// Constraints cut the explored graph, not the spec: at x = 1 Next is
+	// still enabled (x' = 2), so stuttering there forever violates
+	// WF_x(Next). No fair behaviour stays below 2, and none violates
+	// Reaches3 (TLC evaluates ENABLED on the spec, not on the graph).
+	for _, c := range []string{"CONSTRAINT Below2", "ACTION_CONSTRAINT StepBelow2"} {
+		cases = append(cases, propertyCase{name: "Deadlock/FairSpec/Reaches3/" + c, module: "Deadlock", distinct: 2,
+			conf: "SPECIFICATION FairSpec\nPROPERTY Reaches3\n" + c + "\n"})
+	}
 	// Refine.tla: properties defined in an instantiated module.
 	for _, c := range []struct {
 		spec, prop string
