@@ -54,16 +54,20 @@ type Decoder struct {
 	remaining uint64
 
 	// Message being assembled: the bodies of its parts back to back in
-	// msgBuf, each part's end in ends.
+	// buf[msgStart:], each part's end (relative to msgStart) in ends.
+	// buf[:msgStart] holds messages already emitted, which are never
+	// written again: the message is assembled where the receiver will own
+	// it, so its bytes are copied once, from the input.
 	inMsg    bool
 	discard  bool // the message went over MaxMessageSize: skip to its end
 	msgFirst Mark
 	msgOff   int64
-	msgBuf   []byte
+	buf      []byte
+	msgStart int
 	ends     []int
 
-	// Emitted messages are carved from these and never written again.
-	slab     []byte
+	// Emitted messages' part headers are carved from this and never
+	// written again.
 	partSlab [][]byte
 
 	cmdBuf []byte
@@ -190,7 +194,7 @@ func (d *Decoder) Close(m Mark) {
 			Text: fmt.Sprintf("stream ended before frame boundaries were found; %d bytes not decoded", d.off-d.rs.from)})
 	}
 	d.rs.release()
-	d.msgBuf, d.ends, d.cmdBuf = nil, nil, nil
+	d.buf, d.msgStart, d.ends, d.cmdBuf = nil, 0, nil, nil
 	d.inMsg, d.inBody, d.hdrN = false, false, 0
 }
 
@@ -267,7 +271,7 @@ func (d *Decoder) frames(data []byte, m Mark, base int64) int {
 			case d.flags&flagCommand != 0:
 				d.cmdBuf = append(d.cmdBuf, data[i:i+n]...)
 			case !d.discard:
-				d.msgBuf = append(d.msgBuf, data[i:i+n]...)
+				d.appendBody(data[i : i+n])
 			}
 			d.remaining -= uint64(n)
 			i += n
@@ -277,8 +281,13 @@ func (d *Decoder) frames(data []byte, m Mark, base int64) int {
 			}
 			continue
 		}
-		// Frame header, possibly split across Feed calls.
 		if d.hdrN == 0 {
+			// The common case: a valid header wholly inside data.
+			if n, ok := d.fastHeader(data[i:], m, base+int64(i)); ok {
+				i += n
+				continue
+			}
+			// Frame header, possibly split across Feed calls, or bad.
 			f := data[i]
 			d.hdrMark, d.hdrOff = m, base+int64(i)
 			d.hdr[0] = f
@@ -319,20 +328,56 @@ func (d *Decoder) frames(data []byte, m Mark, base int64) int {
 			d.enterResync(d.hdrOff, d.hdrOff+1, seed, d.hdrMark)
 			return i
 		}
-		d.flags = d.hdr[0]
 		d.hdrN = 0
-		d.remaining = size
-		if d.flags&flagCommand == 0 {
-			d.startPart(size)
-		}
-		if size == 0 {
-			d.endFrame(m)
-		} else {
-			d.inBody = true
-		}
+		d.startFrame(d.hdr[0], size, m)
 	}
 	return i
 }
+
+// fastHeader decodes a frame header that lies wholly in b (whose first
+// byte is at stream offset off) and is valid, and then starts its frame.
+// It reports false, having changed nothing, for anything else: the
+// byte-at-a-time path handles split and invalid headers.
+func (d *Decoder) fastHeader(b []byte, m Mark, off int64) (int, bool) {
+	if len(b) < 2 {
+		return 0, false
+	}
+	f := b[0]
+	if f&flagsRsvd != 0 || f&(flagCommand|flagMore) == flagCommand|flagMore {
+		return 0, false
+	}
+	hl, size := 2, uint64(b[1])
+	if f&flagLong != 0 {
+		if len(b) < 9 {
+			return 0, false
+		}
+		hl, size = 9, binary.BigEndian.Uint64(b[1:9])
+	}
+	if size > d.opts.MaxFrameSize {
+		return 0, false
+	}
+	d.hdrMark, d.hdrOff = m, off
+	d.startFrame(f, size, m)
+	return hl, true
+}
+
+// startFrame begins the frame whose header (flags f, body size) ended in
+// a byte with provenance m.
+func (d *Decoder) startFrame(f byte, size uint64, m Mark) {
+	d.flags = f
+	d.remaining = size
+	if f&flagCommand == 0 {
+		d.startPart(size)
+	}
+	if size == 0 {
+		d.endFrame(m)
+	} else {
+		d.inBody = true
+	}
+}
+
+// msgLen is the number of body bytes of the message being assembled.
+func (d *Decoder) msgLen() int { return len(d.buf) - d.msgStart }
 
 // startPart begins a message part of the given size, enforcing
 // MaxMessageSize before any byte of it is stored.
@@ -344,13 +389,41 @@ func (d *Decoder) startPart(size uint64) {
 	if d.discard {
 		return
 	}
-	if uint64(len(d.msgBuf))+size > d.opts.MaxMessageSize {
+	if uint64(d.msgLen())+size > d.opts.MaxMessageSize {
 		d.diag(KindOversize, d.hdrMark, d.hdrOff, fmt.Sprintf("message reaches %d bytes in part %d, limit %d; dropping it",
-			uint64(len(d.msgBuf))+size, len(d.ends)+1, d.opts.MaxMessageSize))
+			uint64(d.msgLen())+size, len(d.ends)+1, d.opts.MaxMessageSize))
 		d.discard = true
-		d.msgBuf = d.msgBuf[:0]
+		d.buf = d.buf[:d.msgStart]
 		d.ends = d.ends[:0]
 	}
+}
+
+const (
+	slabSize     = 8 << 10 // bytes shared by the small messages handed out
+	partSlabSize = 256     // part headers shared by the messages handed out
+	maxKeptBuf   = 1 << 20 // a larger buffer is not kept after its message
+)
+
+// appendBody adds body bytes to the message being assembled. Small
+// messages share slabs, so a steady stream costs a small fraction of an
+// allocation per message; the price is that holding on to one small
+// message keeps its (at most 8 KiB) slab alive. A message that does not
+// fit the rest of the slab moves, with the bytes it has so far, to a new
+// one; a large message grows its own buffer by doubling, as its bytes
+// arrive, never on a declared size.
+func (d *Decoder) appendBody(p []byte) {
+	if len(d.buf)+len(p) > cap(d.buf) {
+		have := d.msgLen()
+		need := have + len(p)
+		size := slabSize
+		if need > slabSize/2 {
+			size = int(min(2*uint64(need), max(uint64(need), d.opts.MaxMessageSize)))
+		}
+		nb := make([]byte, have, size)
+		copy(nb, d.buf[d.msgStart:])
+		d.buf, d.msgStart = nb, 0
+	}
+	d.buf = append(d.buf, p...)
 }
 
 // endFrame completes the frame whose last byte had provenance m.
@@ -374,7 +447,7 @@ func (d *Decoder) endFrame(m Mark) {
 		return
 	}
 	if !d.discard {
-		d.ends = append(d.ends, len(d.msgBuf))
+		d.ends = append(d.ends, d.msgLen())
 	}
 	if d.flags&flagMore != 0 {
 		return
@@ -387,40 +460,22 @@ func (d *Decoder) endFrame(m Mark) {
 	msg := Message{Parts: d.carve(), First: d.msgFirst, Last: m, Offset: d.msgOff}
 	d.ends = d.ends[:0]
 	d.inMsg = false
-	if cap(d.msgBuf) > maxKeptBuf {
-		d.msgBuf = nil
-	} else {
-		d.msgBuf = d.msgBuf[:0]
-	}
 	d.h.Message(msg)
 }
 
-const (
-	slabSize     = 8 << 10 // bytes shared by the small messages handed out
-	bigMessage   = 1 << 10 // messages above this get their own allocation
-	partSlabSize = 256     // part headers shared by the messages handed out
-	maxKeptBuf   = 1 << 20 // a larger assembly buffer is not kept for reuse
-)
-
-// carve copies the assembled message out of msgBuf into memory the
-// receiver owns. Small messages share slabs, so a steady stream costs a
-// small fraction of an allocation per message; the price is that holding
-// on to one small message keeps its (at most 8 KiB) slab alive. Capacities
-// are clipped so that appending to a part or to Parts cannot reach a
-// neighbour.
+// carve hands the assembled message to the receiver: its parts are
+// sub-slices of buf, which is never written again below the new msgStart.
+// Capacities are clipped so that appending to a part or to Parts cannot
+// reach a neighbour.
 func (d *Decoder) carve() [][]byte {
-	buf := d.msgBuf
-	var out []byte
-	if len(buf) > bigMessage {
-		out = make([]byte, len(buf))
+	body := d.buf[d.msgStart:len(d.buf):len(d.buf)]
+	if cap(d.buf) > maxKeptBuf {
+		// The message grew a buffer of its own: let it go with the
+		// message instead of keeping it alive for the next ones.
+		d.buf, d.msgStart = nil, 0
 	} else {
-		if len(d.slab) < len(buf) {
-			d.slab = make([]byte, slabSize)
-		}
-		out = d.slab[:len(buf):len(buf)]
-		d.slab = d.slab[len(buf):]
+		d.msgStart = len(d.buf)
 	}
-	copy(out, buf)
 	n := len(d.ends)
 	var parts [][]byte
 	if n > partSlabSize/8 {
@@ -434,7 +489,7 @@ func (d *Decoder) carve() [][]byte {
 	}
 	start := 0
 	for k, e := range d.ends {
-		parts[k] = out[start:e:e]
+		parts[k] = body[start:e:e]
 		start = e
 	}
 	return parts
@@ -445,12 +500,12 @@ func (d *Decoder) carve() [][]byte {
 func (d *Decoder) dropPartial(m Mark, off int64, why string) {
 	if d.inMsg && !d.discard {
 		d.diag(KindDroppedMessage, m, off, fmt.Sprintf("dropped a partial message (%d complete parts, %d bytes) begun in frame %d: %s",
-			len(d.ends), len(d.msgBuf), d.msgFirst.Frame, why))
+			len(d.ends), d.msgLen(), d.msgFirst.Frame, why))
 	}
 	d.inMsg, d.discard, d.inBody = false, false, false
 	d.hdrN = 0
 	d.remaining = 0
-	d.msgBuf = d.msgBuf[:0]
+	d.buf = d.buf[:d.msgStart]
 	d.ends = d.ends[:0]
 	d.cmdBuf = d.cmdBuf[:0]
 }

@@ -663,8 +663,8 @@ func TestMalformedInput(t *testing.T) {
 					d.Gap(mark(i + 1))
 				}
 				d.Feed(c.data, mark(i+1), true)
-				if len(d.rs.buf) > d.opts.ResyncWindow+resyncPiece || len(d.msgBuf) > len(s.bytes) {
-					t.Fatalf("buffers grew to %d and %d bytes", len(d.rs.buf), len(d.msgBuf))
+				if len(d.rs.buf) > d.opts.ResyncWindow+resyncPiece || d.msgLen() > len(s.bytes) {
+					t.Fatalf("buffers grew to %d and %d bytes", len(d.rs.buf), d.msgLen())
 				}
 			}
 			d.Close(mark(len(tt.chunks) + 1))

@@ -144,7 +144,7 @@ func checkBounds(t *testing.T, d *Decoder, o Options) {
 	if n := len(d.rs.walkers); n > maxWalkers {
 		t.Fatalf("%d resync walkers", n)
 	}
-	if n := uint64(len(d.msgBuf)); n > o.MaxMessageSize {
+	if n := uint64(d.msgLen()); n > o.MaxMessageSize {
 		t.Fatalf("message buffer %d bytes, limit %d", n, o.MaxMessageSize)
 	}
 	if n := uint64(len(d.cmdBuf)); n > o.MaxFrameSize {
