@@ -39,3 +39,32 @@ func BenchmarkDecodeRegistration(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecoderTransferInfo is BenchmarkDecodeTransferInfo with a
+// Decoder, as traces/decode uses it.
+func BenchmarkDecoderTransferInfo(b *testing.B) {
+	pages := make([]int32, 32)
+	for i := range pages {
+		pages[i] = int32(1000 + 3*i)
+	}
+	parts := nixlTransferInfo(8815551612345678901, pages, []byte{}, "128", "0")
+	var d Decoder
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := d.Decode(parts).(*TransferInfo); !ok {
+			b.Fatal("not a TransferInfo")
+		}
+	}
+}
+
+// BenchmarkDecoderAbort is BenchmarkDecodeAbort with a Decoder.
+func BenchmarkDecoderAbort(b *testing.B) {
+	parts := msg("ABORT", 8815551612345678901, "10.0.0.2", 41000)
+	var d Decoder
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := d.Decode(parts).(*Abort); !ok {
+			b.Fatal("not an Abort")
+		}
+	}
+}

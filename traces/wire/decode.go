@@ -7,6 +7,10 @@ import "fmt"
 // and the reason it matched nothing. The package documentation lists the
 // classification rules.
 func Decode(parts [][]byte) Message {
+	return decode(unpooled, parts)
+}
+
+func decode(a *alloc, parts [][]byte) Message {
 	if len(parts) == 0 {
 		return unknown("", parts, ErrNoParts)
 	}
@@ -14,40 +18,40 @@ func Decode(parts [][]byte) Message {
 	switch string(parts[0]) {
 	case nixlGuard:
 		if len(parts) > 1 && string(parts[1]) == noneLiteral {
-			return decodeRegistration(parts)
+			return decodeRegistration(a, parts)
 		}
-		return decodeTransferInfo(parts)
+		return decodeTransferInfo(a, parts)
 	case noneLiteral:
-		return decodeMooncakeRegistration(parts)
+		return decodeMooncakeRegistration(a, parts)
 	case abortLiteral:
-		return decodeAbort(parts)
+		return decodeAbort(a, parts)
 	case abortAckLit:
-		return decodeAbortAck(parts)
+		return decodeAbortAck(a, parts)
 	case watermarkLit:
-		return decodeWatermark(parts)
+		return decodeWatermark(a, parts)
 	case stagingReqLit:
-		return decodeStagingReq(parts)
+		return decodeStagingReq(a, parts)
 	case stagingRspLit:
-		return decodeStagingRsp(parts)
+		return decodeStagingRsp(a, parts)
 	case auxDataLit:
-		return decodeAuxData(parts)
+		return decodeAuxData(a, parts)
 	case chunkReadyLit:
-		return decodeChunkReady(parts)
+		return decodeChunkReady(a, parts)
 	}
 	if _, err := parseInt(parts[0]); err == nil {
-		return decodeIntegerLed(parts)
+		return decodeIntegerLed(a, parts)
 	}
 	return unknown("", parts, fmt.Errorf("%w: leading frame %s is no SGLang literal and no room", ErrUnrecognized, clip(parts[0])))
 }
 
 // decodeIntegerLed tells apart the two Mooncake forms that start with the
 // room instead of a literal, by frame count.
-func decodeIntegerLed(parts [][]byte) Message {
+func decodeIntegerLed(a *alloc, parts [][]byte) Message {
 	switch n := len(parts); {
 	case n == 3 || n == 4:
-		return decodeMooncakeStatus(parts)
+		return decodeMooncakeStatus(a, parts)
 	case n >= mooncakeTransferInfoMinFrames && n <= mooncakeTransferInfoMaxFrames:
-		return decodeMooncakeTransferInfo(parts)
+		return decodeMooncakeTransferInfo(a, parts)
 	default:
 		return unknown("", parts, fmt.Errorf("%w: leading frame is an integer, but %d frames fit neither a Mooncake status (3 or 4) nor a Mooncake TransferInfo (%d..%d)",
 			ErrUnrecognized, n, mooncakeTransferInfoMinFrames, mooncakeTransferInfoMaxFrames))

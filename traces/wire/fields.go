@@ -72,15 +72,18 @@ type elem interface{ ~int32 | ~uint32 | ~uint64 }
 // decodeArray reads a frame of back-to-back little-endian elements of w
 // bytes (numpy's tobytes(), struct.pack("<nQ")). An empty frame is an empty,
 // non-nil slice, so JSON shows [] rather than null (null means absent).
-func decodeArray[T elem](b []byte, w int) ([]T, error) {
+func decodeArray[T elem](a *alloc, b []byte, w int) ([]T, error) {
 	if len(b)%w != 0 {
 		return nil, fmt.Errorf("%d bytes is not a whole number of %d-byte elements", len(b), w)
 	}
-	out := make([]T, len(b)/w)
-	for i := range out {
-		if w == 4 {
+	p, _ := arrays[T](a)
+	out := p.take(len(b) / w)
+	if w == 4 {
+		for i := range out {
 			out[i] = T(binary.LittleEndian.Uint32(b[4*i:]))
-		} else {
+		}
+	} else {
+		for i := range out {
 			out[i] = T(binary.LittleEndian.Uint64(b[8*i:]))
 		}
 	}
@@ -91,7 +94,7 @@ func decodeArray[T elem](b []byte, w int) ([]T, error) {
 // outer list, else n, then n inner byte lengths (u32 LE each), then the
 // inner lists. Every length is checked against the frame before anything is
 // allocated, and every byte must be accounted for.
-func decodePacked[T elem](b []byte, w int) ([][]T, error) {
+func decodePacked[T elem](a *alloc, b []byte, w int) ([][]T, error) {
 	if len(b) == 0 {
 		return [][]T{}, nil
 	}
@@ -114,11 +117,12 @@ func decodePacked[T elem](b []byte, w int) ([][]T, error) {
 	if total != uint64(len(b)) {
 		return nil, fmt.Errorf("pack_int_lists: header accounts for %d bytes, frame has %d", total, len(b))
 	}
-	out := make([][]T, n)
+	_, lists := arrays[T](a)
+	out := lists.take(int(n))
 	off := header
 	for i := range out {
 		l := uint64(binary.LittleEndian.Uint32(b[4+4*i:]))
-		out[i], _ = decodeArray[T](b[off:off+l], w) // lengths checked above
+		out[i], _ = decodeArray[T](a, b[off:off+l], w) // lengths checked above
 		off += l
 	}
 	return out, nil
@@ -130,6 +134,7 @@ func decodePacked[T elem](b []byte, w int) ([][]T, error) {
 type reader struct {
 	parts [][]byte
 	err   *FieldError
+	a     *alloc
 }
 
 func (r *reader) fail(i int, field string, err error) {
@@ -164,7 +169,9 @@ func (r *reader) optInt(i int, field string) *int64 {
 	if r.err != nil {
 		return nil
 	}
-	return &v
+	p := r.a.i64.one()
+	*p = v
+	return p
 }
 
 func (r *reader) port(i int, field string) int {
@@ -183,7 +190,7 @@ func (r *reader) str(i int, field string) string {
 		r.fail(i, field, err)
 		return ""
 	}
-	return string(r.parts[i])
+	return r.a.str(r.parts[i])
 }
 
 // flag reads is_dummy's "0" or "1".
@@ -213,7 +220,7 @@ func array[T elem](r *reader, i int, field string, w int) []T {
 	if r.err != nil {
 		return nil
 	}
-	v, err := decodeArray[T](r.parts[i], w)
+	v, err := decodeArray[T](r.a, r.parts[i], w)
 	if err != nil {
 		r.fail(i, field, err)
 	}
@@ -224,7 +231,7 @@ func packed[T elem](r *reader, i int, field string, w int) [][]T {
 	if r.err != nil {
 		return nil
 	}
-	v, err := decodePacked[T](r.parts[i], w)
+	v, err := decodePacked[T](r.a, r.parts[i], w)
 	if err != nil {
 		r.fail(i, field, err)
 	}
@@ -257,8 +264,9 @@ func (r *reader) optPtr(i int, field string) *uint64 {
 		r.fail(i, field, fmt.Errorf("%d bytes, want 8 (u64) or none", len(r.parts[i])))
 		return nil
 	}
-	v := binary.LittleEndian.Uint64(r.parts[i])
-	return &v
+	p := r.a.u64.one()
+	*p = binary.LittleEndian.Uint64(r.parts[i])
+	return p
 }
 
 // optList reads a comma-separated ASCII list such as "VRAM,VRAM".

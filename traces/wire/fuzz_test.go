@@ -101,6 +101,14 @@ func FuzzDecode(f *testing.F) {
 		if again := Decode(parts); !reflect.DeepEqual(m, again) {
 			t.Fatalf("Decode is not deterministic:\n%#v\n%#v", m, again)
 		}
+		var d Decoder
+		if _, ok := m.(*Unknown); !ok {
+			pooled := d.Decode(parts)
+			d.Decode(parts) // carved next to the first: must not touch it
+			if !reflect.DeepEqual(m, pooled) {
+				t.Fatalf("Decoder.Decode differs from Decode:\n%#v\n%#v", pooled, m)
+			}
+		}
 		if _, err := json.Marshal(m); err != nil {
 			t.Fatalf("json.Marshal(%T): %v", m, err)
 		}

@@ -42,12 +42,12 @@ const (
 	mooncakeRegistrationMaxFrames = 18
 )
 
-func decodeMooncakeRegistration(parts [][]byte) Message {
+func decodeMooncakeRegistration(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n < mooncakeRegistrationMinFrames || n > mooncakeRegistrationMaxFrames {
 		return unknown(KindMooncakeRegistration, parts, fmt.Errorf("%w: Mooncake registration has %d..%d frames, got %d",
 			ErrFrameCount, mooncakeRegistrationMinFrames, mooncakeRegistrationMaxFrames, n))
 	}
-	r := &reader{parts: parts}
+	r := &reader{parts: parts, a: a}
 	m := &MooncakeRegistration{Frames: len(parts)}
 	m.DecodeIP = r.str(1, "decode_ip")
 	m.DecodePort = r.port(2, "decode_port")
@@ -114,9 +114,10 @@ const (
 	mooncakeTransferInfoMaxFrames = 11
 )
 
-func decodeMooncakeTransferInfo(parts [][]byte) Message {
-	r := &reader{parts: parts}
-	m := &MooncakeTransferInfo{Frames: len(parts)}
+func decodeMooncakeTransferInfo(a *alloc, parts [][]byte) Message {
+	r := &reader{parts: parts, a: a}
+	m := a.mooncakeTransferInfo.one()
+	m.Frames = len(parts)
 	m.RoomID = r.int(0, "room")
 	m.DecodeIP = r.str(1, "decode_ip")
 	m.DecodePort = r.port(2, "decode_port")
@@ -127,7 +128,8 @@ func decodeMooncakeTransferInfo(parts [][]byte) Message {
 	} else {
 		m.KVPageIndices = array[int32](r, 4, "kv_page_indices", 4)
 		aux := r.int(5, "aux_index")
-		m.AuxIndex = &aux
+		m.AuxIndex = a.i64.one()
+		*m.AuxIndex = aux
 		m.StateIndices = packed[int32](r, 6, "state_indices", 4)
 	}
 	m.RequiredDstInfoNum = r.int(7, "required_dst_info_num")
@@ -185,9 +187,10 @@ type MooncakeStatus struct {
 	Frames      int    `json:"frames"`           // 3 or 4
 }
 
-func decodeMooncakeStatus(parts [][]byte) Message {
-	r := &reader{parts: parts}
-	m := &MooncakeStatus{Frames: len(parts)}
+func decodeMooncakeStatus(a *alloc, parts [][]byte) Message {
+	r := &reader{parts: parts, a: a}
+	m := a.mooncakeStatus.one()
+	m.Frames = len(parts)
 	m.RoomID = r.int(0, "room")
 	m.Status = r.int(1, "status")
 	if r.ok() {
@@ -235,11 +238,11 @@ type AuxData struct {
 	Data        []byte `json:"data"`         // frame 5; frame 4 is its length
 }
 
-func decodeAuxData(parts [][]byte) Message {
+func decodeAuxData(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 6 {
 		return unknown(KindAuxData, parts, fmt.Errorf("%w: AUX_DATA has 6 frames, got %d", ErrFrameCount, n))
 	}
-	r := &reader{parts: parts}
+	r := &reader{parts: parts, a: a}
 	m := &AuxData{}
 	m.RoomID = r.int(1, "room")
 	m.BufferIndex = r.int(2, "buffer_index")
@@ -284,11 +287,11 @@ type ChunkReady struct {
 	Frames    int    `json:"frames"`           // 6 or 7
 }
 
-func decodeChunkReady(parts [][]byte) Message {
+func decodeChunkReady(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 6 && n != 7 {
 		return unknown(KindChunkReady, parts, fmt.Errorf("%w: CHUNK_READY has 6 or 7 frames, got %d", ErrFrameCount, n))
 	}
-	r := &reader{parts: parts}
+	r := &reader{parts: parts, a: a}
 	m := &ChunkReady{Frames: len(parts)}
 	m.RoomID = r.int(1, "room")
 	m.Chunk = r.int(2, "chunk")

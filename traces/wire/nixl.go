@@ -61,12 +61,12 @@ const (
 	registrationMaxFrames = 24
 )
 
-func decodeRegistration(parts [][]byte) Message {
+func decodeRegistration(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n < registrationMinFrames || n > registrationMaxFrames {
 		return unknown(KindRegistration, parts, fmt.Errorf("%w: Registration has %d..%d frames, got %d",
 			ErrFrameCount, registrationMinFrames, registrationMaxFrames, n))
 	}
-	r := &reader{parts: parts}
+	r := &reader{parts: parts, a: a}
 	m := &Registration{Frames: len(parts)}
 	m.DecodeIP = r.str(2, "decode_ip")
 	m.DecodePort = r.port(3, "decode_port")
@@ -136,13 +136,14 @@ const (
 	transferInfoMaxFrames = 11
 )
 
-func decodeTransferInfo(parts [][]byte) Message {
+func decodeTransferInfo(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n < transferInfoMinFrames || n > transferInfoMaxFrames {
 		return unknown(KindTransferInfo, parts, fmt.Errorf("%w: TransferInfo has %d..%d frames (11, or 8 before 2026), got %d",
 			ErrFrameCount, transferInfoMinFrames, transferInfoMaxFrames, n))
 	}
-	r := &reader{parts: parts}
-	m := &TransferInfo{Frames: len(parts)}
+	r := &reader{parts: parts, a: a}
+	m := a.transferInfo.one()
+	m.Frames = len(parts)
 	m.RoomID = r.int(1, "room")
 	m.DecodeIP = r.str(2, "decode_ip")
 	m.DecodePort = r.port(3, "decode_port")
@@ -205,12 +206,13 @@ type Abort struct {
 	Frames     int    `json:"frames"`                // 4 or 2
 }
 
-func decodeAbort(parts [][]byte) Message {
+func decodeAbort(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 4 && n != 2 {
 		return unknown(KindAbort, parts, fmt.Errorf("%w: ABORT has 4 or 2 frames, got %d", ErrFrameCount, n))
 	}
-	r := &reader{parts: parts}
-	m := &Abort{Frames: len(parts)}
+	r := &reader{parts: parts, a: a}
+	m := a.abort.one()
+	m.Frames = len(parts)
 	m.RoomID = r.int(1, "room")
 	if len(parts) == 4 {
 		m.DecodeIP = r.str(2, "decode_ip")
@@ -244,16 +246,18 @@ type AbortAck struct {
 	Frames      int    `json:"frames"`       // 3 or 2
 }
 
-func decodeAbortAck(parts [][]byte) Message {
+func decodeAbortAck(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 3 && n != 2 {
 		return unknown(KindAbortAck, parts, fmt.Errorf("%w: ABORT_ACK has 3 or 2 frames, got %d", ErrFrameCount, n))
 	}
-	r := &reader{parts: parts}
-	m := &AbortAck{Frames: len(parts)}
+	r := &reader{parts: parts, a: a}
+	m := a.abortAck.one()
+	m.Frames = len(parts)
 	m.RoomID = r.int(1, "room")
 	if len(parts) == 3 {
 		rank := r.int(2, "prefill_rank")
-		m.PrefillRank = &rank
+		m.PrefillRank = a.i64.one()
+		*m.PrefillRank = rank
 	}
 	if !r.ok() {
 		return unknown(KindAbortAck, parts, r.err)
@@ -283,11 +287,11 @@ type Watermark struct {
 	Session string `json:"session"` // frame 3
 }
 
-func decodeWatermark(parts [][]byte) Message {
+func decodeWatermark(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 4 {
 		return unknown(KindWatermark, parts, fmt.Errorf("%w: WATERMARK has 4 frames, got %d", ErrFrameCount, n))
 	}
-	r := &reader{parts: parts}
+	r := &reader{parts: parts, a: a}
 	m := &Watermark{}
 	m.Round = r.int(1, "round")
 	m.Tail = r.int(2, "tail")
@@ -321,11 +325,11 @@ type StagingReq struct {
 	Session    string `json:"session"`     // frame 4
 }
 
-func decodeStagingReq(parts [][]byte) Message {
+func decodeStagingReq(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 5 {
 		return unknown(KindStagingReq, parts, fmt.Errorf("%w: STAGING_REQ has 5 frames, got %d", ErrFrameCount, n))
 	}
-	r := &reader{parts: parts}
+	r := &reader{parts: parts, a: a}
 	m := &StagingReq{}
 	m.RoomID = r.int(1, "room")
 	m.Chunk = r.int(2, "chunk")
@@ -360,11 +364,11 @@ type StagingRsp struct {
 	Session string `json:"session"` // frame 6
 }
 
-func decodeStagingRsp(parts [][]byte) Message {
+func decodeStagingRsp(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 7 {
 		return unknown(KindStagingRsp, parts, fmt.Errorf("%w: STAGING_RSP has 7 frames, got %d", ErrFrameCount, n))
 	}
-	r := &reader{parts: parts}
+	r := &reader{parts: parts, a: a}
 	m := &StagingRsp{}
 	m.RoomID = r.int(1, "room")
 	m.Chunk = r.int(2, "chunk")

@@ -1,0 +1,133 @@
+package wire
+
+// Decoder decodes messages as [Decode] does, with the same results, but
+// amortizes allocations over many messages: the decoded values and their
+// index arrays are carved from blocks it allocates a few kilobytes at a
+// time, and repeated short strings (addresses, agent names, sessions) are
+// shared rather than copied again. A decoded value is never written again
+// after Decode returns, so callers may keep it; the price of keeping one is
+// that its block (a few kilobytes) stays alive with it.
+//
+// A Decoder is not safe for concurrent use. The zero value is ready to use.
+type Decoder struct {
+	a alloc
+}
+
+// Decode classifies and decodes one multipart message, exactly as the
+// package-level [Decode] does.
+func (d *Decoder) Decode(parts [][]byte) Message {
+	if d.a.strs == nil {
+		d.a.init()
+	}
+	return decode(&d.a, parts)
+}
+
+// Block sizes, in elements. A block holds about 8 KiB of its type.
+const (
+	structBlock = 64
+	indexBlock  = 2048
+	listBlock   = 256
+	int64Block  = 512
+	// Strings longer than maxInternLen, or beyond maxInterned distinct
+	// ones, are copied as usual: the table stays small whatever the input.
+	maxInternLen = 64
+	maxInterned  = 4096
+)
+
+// alloc hands out the memory of decoded values. Its zero value (used by
+// the package-level Decode, and never written to) allocates every value
+// on its own.
+type alloc struct {
+	strs map[string]string
+
+	i32  pool[int32]
+	u32  pool[uint32]
+	u64  pool[uint64]
+	i32s pool[[]int32]
+	u32s pool[[]uint32]
+	u64s pool[[]uint64]
+	i64  pool[int64]
+
+	transferInfo         pool[TransferInfo]
+	abort                pool[Abort]
+	abortAck             pool[AbortAck]
+	mooncakeTransferInfo pool[MooncakeTransferInfo]
+	mooncakeStatus       pool[MooncakeStatus]
+}
+
+var unpooled = &alloc{}
+
+func (a *alloc) init() {
+	a.strs = make(map[string]string)
+	a.i32.block, a.u32.block, a.u64.block = indexBlock, indexBlock, indexBlock/2
+	a.i32s.block, a.u32s.block, a.u64s.block = listBlock, listBlock, listBlock
+	a.i64.block = int64Block
+	a.transferInfo.block = structBlock
+	a.abort.block = structBlock
+	a.abortAck.block = structBlock
+	a.mooncakeTransferInfo.block = structBlock
+	a.mooncakeStatus.block = structBlock
+}
+
+// str returns b as a string, shared with earlier equal strings when the
+// alloc interns.
+func (a *alloc) str(b []byte) string {
+	if a.strs == nil {
+		return string(b)
+	}
+	if s, ok := a.strs[string(b)]; ok { // no allocation for the lookup
+		return s
+	}
+	s := string(b)
+	if len(b) <= maxInternLen && len(a.strs) < maxInterned {
+		a.strs[s] = s
+	}
+	return s
+}
+
+// pool carves slices of T from blocks of block elements; with block 0 it
+// allocates each slice on its own and never changes.
+type pool[T any] struct {
+	free  []T
+	block int
+}
+
+// take returns a zeroed slice of n elements, non-nil even when empty (JSON
+// shows [] for it, null for an absent field). Capacity is clipped so that
+// appending cannot reach a neighbour.
+func (p *pool[T]) take(n int) []T {
+	if n == 0 {
+		return []T{}
+	}
+	if p.block == 0 || n > p.block/4 {
+		return make([]T, n)
+	}
+	if len(p.free) < n {
+		p.free = make([]T, p.block)
+	}
+	s := p.free[:n:n]
+	p.free = p.free[n:]
+	return s
+}
+
+// one returns a pointer to a zeroed T.
+func (p *pool[T]) one() *T {
+	if p.block == 0 {
+		return new(T)
+	}
+	return &p.take(1)[0]
+}
+
+// arrays returns the pools for index arrays of T and for lists of them.
+func arrays[T elem](a *alloc) (*pool[T], *pool[[]T]) {
+	var z T
+	switch any(z).(type) {
+	case int32:
+		return any(&a.i32).(*pool[T]), any(&a.i32s).(*pool[[]T])
+	case uint32:
+		return any(&a.u32).(*pool[T]), any(&a.u32s).(*pool[[]T])
+	case uint64:
+		return any(&a.u64).(*pool[T]), any(&a.u64s).(*pool[[]T])
+	}
+	return &pool[T]{}, &pool[[]T]{} // not reached: elem has no other types
+}
