@@ -141,6 +141,22 @@ type pipeline struct {
 	// can name the receiver's socket type.
 	conns map[int]*[2]*stream
 	order reorder
+	wire  wire.Decoder
+	// msgs is a block the Messages are carved from: handed out, never
+	// reused.
+	msgs []Message
+}
+
+// msgBlock is how many Messages are allocated at once (about 12 KiB).
+const msgBlock = 64
+
+func (p *pipeline) newMessage() *Message {
+	if len(p.msgs) == 0 {
+		p.msgs = make([]Message, msgBlock)
+	}
+	m := &p.msgs[0]
+	p.msgs = p.msgs[1:]
+	return m
 }
 
 func (p *pipeline) diag(d Diagnostic) {
@@ -242,7 +258,8 @@ func (s *stream) Message(zm zmtp.Message) {
 	if zm.Last.Frame > s.lastFrame {
 		s.lastFrame, s.lastTime = zm.Last.Frame, zm.Last.Time
 	}
-	m := &Message{
+	m := p.newMessage()
+	*m = Message{
 		Frame:      s.lastFrame,
 		FirstFrame: zm.First.Frame,
 		Time:       s.lastTime,
@@ -250,7 +267,7 @@ func (s *stream) Message(zm zmtp.Message) {
 		Dst:        s.half.Dst,
 		SrcSocket:  s.dec.PeerSocketType(),
 		Parts:      zm.Parts,
-		Wire:       wire.Decode(zm.Parts),
+		Wire:       p.wire.Decode(zm.Parts),
 	}
 	if s.peer != nil {
 		m.DstSocket = s.peer.dec.PeerSocketType()

@@ -1,0 +1,18 @@
+//go:build unix
+
+package decode
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime is the user and system CPU time of the whole process so far,
+// garbage collector and other threads included.
+func cpuTime() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}
