@@ -281,16 +281,16 @@ func (c *checker) successors(s eval.State, out *succList) error {
 		}
 		var broken []int
 		for i, p := range c.m.Properties {
-			if p.Always == nil || !p.Step {
-				continue
-			}
-			ok, err := c.m.Spec.HoldsStep(p.Always, s, t)
-			if err != nil {
-				ferr = fmt.Errorf("evaluating property %s: %w", p.Name, err)
-				return
-			}
-			if !ok {
-				broken = append(broken, i)
+			for _, f := range p.Steps {
+				ok, err := c.m.Spec.HoldsStep(f, s, t)
+				if err != nil {
+					ferr = fmt.Errorf("evaluating property %s: %w", p.Name, err)
+					return
+				}
+				if !ok {
+					broken = append(broken, i)
+					break
+				}
 			}
 		}
 		out.list = append(out.list, succ{state: t, action: a, fp: fp, broken: broken})
@@ -326,11 +326,18 @@ func (c *checker) actionAllowed(s, t eval.State) (bool, error) {
 // (the result then holds the counterexample).
 func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
 	for i, p := range c.m.Properties {
-		if p.Always == nil || p.Step {
+		for _, f := range p.Always {
+			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s); done || err != nil {
+				return done, err
+			}
+		}
+		if c.nodes[id].parent >= 0 {
 			continue
 		}
-		if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, p.Always, id, s); done || err != nil {
-			return done, err
+		for _, f := range p.Initially {
+			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s); done || err != nil {
+				return done, err
+			}
 		}
 	}
 	for i, inv := range c.m.Invariants {
@@ -363,7 +370,7 @@ func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
 
 func hasLiveness(m *Model) bool {
 	for _, p := range m.Properties {
-		if p.Always == nil {
+		if p.Liveness != nil {
 			return true
 		}
 	}

@@ -28,10 +28,10 @@ type fairCond struct {
 func newLiveness(m *Model) (*liveness, error) {
 	lv := &liveness{atoms: &atomTable{index: map[string]int{}}}
 	for i, p := range m.Properties {
-		if p.Always != nil {
-			continue // a safety property, checked during the search
+		if p.Liveness == nil {
+			continue // safety only, checked during the search
 		}
-		f, err := lv.atoms.toLTL(p.Temporal, true)
+		f, err := lv.atoms.toLTL(p.Liveness, true)
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", p.Name, err)
 		}

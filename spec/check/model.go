@@ -24,16 +24,52 @@ type Named struct {
 	Formula *eval.Formula
 }
 
-// Property is a temporal property to check.
+// Property is a temporal property to check. A property that is a
+// conjunction is split as TLC splits it: state predicates (which must hold
+// in every initial state), []P and [][A]_v are safety parts, checked during
+// the search so that their counterexamples are shortest finite traces; the
+// rest is checked on the state graph.
 type Property struct {
 	Name     string
 	Temporal *eval.Temporal
-	// Always is set for a property []P (P a state predicate) or [][A]_v:
-	// it is a safety property, checked on every state or step during the
-	// search, so its counterexample is a shortest finite trace. Step says
-	// it is action-level.
-	Always *eval.Formula
-	Step   bool
+	// Initially are predicates every initial state must satisfy.
+	Initially []*eval.Formula
+	// Always are the P of []P conjuncts; Steps the [A]_v of [][A]_v ones.
+	Always, Steps []*eval.Formula
+	// Liveness is what remains, or nil.
+	Liveness *eval.Temporal
+}
+
+// splitProperty classifies the top-level conjuncts of a property.
+func splitProperty(name string, t *eval.Temporal) Property {
+	p := Property{Name: name, Temporal: t}
+	var rest []*eval.Temporal
+	var visit func(x *eval.Temporal)
+	visit = func(x *eval.Temporal) {
+		switch {
+		case x.Op == eval.TAnd:
+			for _, a := range x.Args {
+				visit(a)
+			}
+		case x.Op == eval.TAtom && !x.Action:
+			p.Initially = append(p.Initially, x.Atom)
+		case x.Op == eval.TAlways && x.Args[0].Op == eval.TAtom && x.Args[0].Action:
+			p.Steps = append(p.Steps, x.Args[0].Atom)
+		case x.Op == eval.TAlways && x.Args[0].Op == eval.TAtom:
+			p.Always = append(p.Always, x.Args[0].Atom)
+		default:
+			rest = append(rest, x)
+		}
+	}
+	visit(t)
+	switch len(rest) {
+	case 0:
+	case 1:
+		p.Liveness = rest[0]
+	default:
+		p.Liveness = &eval.Temporal{Op: eval.TAnd, Args: rest, Pos: t.Pos}
+	}
+	return p
 }
 
 // Model is a spec together with what a configuration asks of it.
@@ -146,11 +182,7 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		prop := Property{Name: n.Name, Temporal: t}
-		if t.Op == eval.TAlways && t.Args[0].Op == eval.TAtom {
-			prop.Always, prop.Step = t.Args[0].Atom, t.Args[0].Action
-		}
-		m.Properties = append(m.Properties, prop)
+		m.Properties = append(m.Properties, splitProperty(n.Name, t))
 	}
 	if conf.Symmetry != nil {
 		if m.Symmetry, err = def(conf.Symmetry, "SYMMETRY"); err != nil {
