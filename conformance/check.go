@@ -1,0 +1,223 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// DefaultBound is the default limit on fair round-robin rounds when the
+// liveness property lets the implementation's threads run. Every bundled
+// configuration quiesces in far fewer (Result.MaxRounds reports how many).
+const DefaultBound = 64
+
+// checker evaluates the properties on whole sequences of actions; the
+// gopter commands, the minimizer and the ITF replay share it.
+type checker struct {
+	c     *model.Config
+	impl  Implementation
+	bound int
+	invs  []string // state invariants of the configuration
+	props []string // step properties [][A]_v of the configuration
+}
+
+func newChecker(c *model.Config, impl Implementation, bound int) *checker {
+	if bound <= 0 {
+		bound = DefaultBound
+	}
+	k := &checker{c: c, impl: impl, bound: bound}
+	for _, name := range c.Invariants {
+		if _, ok := c.Invariant(name); ok {
+			k.invs = append(k.invs, name)
+		}
+	}
+	for _, name := range c.Properties {
+		if _, ok := c.StepProperty(name); ok {
+			k.props = append(k.props, name)
+		} else if _, ok := c.Invariant(name); ok {
+			k.invs = append(k.invs, name)
+		}
+	}
+	return k
+}
+
+// judge compares an observed step with the spec's: a refinement failure
+// message ("" if none), and the names of invariants or step properties
+// the spec itself violates at this step.
+func (k *checker) judge(prevObs, obs, spec *model.State) (string, []string) {
+	if !obs.Equal(spec) {
+		return "implementation state differs from the spec's successor: " + diffVars(k.c, spec, obs), nil
+	}
+	var specViol []string
+	for _, name := range k.invs {
+		inv, _ := k.c.Invariant(name)
+		if !inv(obs) {
+			specViol = append(specViol, name)
+		}
+	}
+	if prevObs != nil {
+		for _, name := range k.props {
+			p, _ := k.c.StepProperty(name)
+			if !p(prevObs, obs) {
+				specViol = append(specViol, name)
+			}
+		}
+	}
+	return "", specViol
+}
+
+// refine replays seq on the implementation in lockstep with the spec. It
+// returns the steps taken, the index of the failing step (-1: the initial
+// state, len(steps): none), and the failure message.
+func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg string, specViol []string, err error) {
+	init, trace, err := specTrace(k.c, seq)
+	if err != nil {
+		return nil, 0, "", nil, err
+	}
+	if err := k.impl.Reset(k.c); err != nil {
+		return nil, 0, "", nil, fmt.Errorf("reset: %w", err)
+	}
+	obs, err := k.impl.Observe()
+	if err != nil {
+		return nil, 0, "", nil, fmt.Errorf("observe: %w", err)
+	}
+	if m, _ := k.judge(nil, &obs, &init); m != "" {
+		return nil, -1, "initial state: " + m, nil, nil
+	}
+	for i, a := range seq {
+		st := Step{Action: a, Spec: trace[i]}
+		prev := obs
+		if aerr := k.impl.Apply(a); aerr != nil {
+			st.ImplErr = aerr.Error()
+		}
+		obs, err = k.impl.Observe()
+		if err != nil {
+			return steps, i, "", nil, fmt.Errorf("observe after step %d: %w", i+1, err)
+		}
+		st.Impl = obs
+		steps = append(steps, st)
+		if st.ImplErr != "" {
+			return steps, i, "implementation refused the step: " + st.ImplErr, specViol, nil
+		}
+		m, sv := k.judge(&prev, &obs, &trace[i])
+		specViol = append(specViol, sv...)
+		if m != "" {
+			return steps, i, m, specViol, nil
+		}
+	}
+	return steps, len(steps), "", specViol, nil
+}
+
+// quiesce runs the implementation's own actions under a fair round-robin
+// until a whole round changes nothing, at most bound rounds. spec is the
+// spec state the implementation started from (for the step table). It
+// returns the steps that changed something and the rounds taken.
+func (k *checker) quiesce(impl Implementation, obs, spec model.State) ([]Step, model.State, int, error) {
+	var steps []Step
+	fair := fairActions(k.c, k.c.TimeoutsFair)
+	for round := 1; round <= k.bound; round++ {
+		changed := false
+		for _, a := range fair {
+			if impl.Apply(a) != nil {
+				continue
+			}
+			o, err := impl.Observe()
+			if err != nil {
+				return steps, obs, round, err
+			}
+			if o.Equal(&obs) {
+				continue
+			}
+			changed = true
+			st := Step{Action: a, Impl: o, Spec: spec}
+			if t, ok := specStep(k.c, &spec, a); ok {
+				st.Spec, spec = t, t
+			} else {
+				st.ImplErr = "not enabled in the spec"
+			}
+			steps = append(steps, st)
+			obs = o
+		}
+		if !changed {
+			return steps, obs, round, nil
+		}
+	}
+	return steps, obs, k.bound + 1, nil
+}
+
+// pinned lists the aborted requests that are not terminated in s.
+func pinned(c *model.Config, s *model.State) []string {
+	var out []string
+	for q := range c.Requests.Size() {
+		if s.Aborted[q] && !c.Terminated(s, model.Requests(q)) {
+			var b strings.Builder
+			c.Requests.Format(&b, q)
+			out = append(out, b.String())
+		}
+	}
+	return out
+}
+
+// live applies seq to the implementation, lets it quiesce, and reports
+// the aborted requests left unterminated.
+func (k *checker) live(seq []model.Action) (steps, quiet []Step, pin []string, rounds int, err error) {
+	_, trace, err := specTrace(k.c, seq)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	if err := k.impl.Reset(k.c); err != nil {
+		return nil, nil, nil, 0, fmt.Errorf("reset: %w", err)
+	}
+	spec := k.c.Init()
+	for i, a := range seq {
+		st := Step{Action: a, Spec: trace[i]}
+		if aerr := k.impl.Apply(a); aerr != nil {
+			st.ImplErr = aerr.Error()
+		}
+		if st.Impl, err = k.impl.Observe(); err != nil {
+			return steps, nil, nil, 0, err
+		}
+		steps = append(steps, st)
+		spec = trace[i]
+	}
+	obs, err := k.impl.Observe()
+	if err != nil {
+		return steps, nil, nil, 0, err
+	}
+	quiet, obs, rounds, err = k.quiesce(k.impl, obs, spec)
+	if err != nil {
+		return steps, quiet, nil, rounds, err
+	}
+	pin = pinned(k.c, &obs)
+	if rounds > k.bound && len(pin) == 0 {
+		pin = []string{fmt.Sprintf("(no quiescence within %d rounds)", k.bound)}
+	}
+	return steps, quiet, pin, rounds, nil
+}
+
+// diffVars lists the variables whose values differ between a and b.
+func diffVars(c *model.Config, a, b *model.State) string {
+	av, bv := varValues(c, a), varValues(c, b)
+	var parts []string
+	for i, v := range model.Vars {
+		if av[i] != bv[i] {
+			parts = append(parts, fmt.Sprintf("%s: spec %s, implementation %s", v, av[i], bv[i]))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// varValues splits c.Format's "/\ var = value" lines into values, in the
+// order of model.Vars.
+func varValues(c *model.Config, s *model.State) []string {
+	lines := strings.Split(c.Format(s), "\n")
+	out := make([]string, len(model.Vars))
+	for i, l := range lines {
+		if i < len(out) {
+			_, v, _ := strings.Cut(l, " = ")
+			out[i] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,249 @@
+package impl
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// Port runs a variant's KVManager with a decode emulator in front of it.
+// It applies spec actions (model.Action) as steps of the implementation's
+// threads or, for environment actions, as decode putting messages on the
+// PULL sockets; Observe maps its dicts and queues onto the spec's
+// variables (the refinement mapping).
+type Port struct {
+	V *Variant
+	M *KVManager
+
+	cfg  *model.Config
+	reqs []Request // request index -> (room, incarnation)
+
+	// decode emulator
+	tiSent        map[int]uint64 // request -> ranks that sent TransferInfo
+	aborted       map[int]bool
+	pagesReleased map[int]uint64
+}
+
+// NewPort returns a port of v; Reset must be called before use.
+func NewPort(v *Variant) *Port { return &Port{V: v} }
+
+// Reset starts over with the rooms, decode ranks and requests of c. Only
+// deployment facts are read from c (set sizes, required_dst_info_num,
+// chunks per request): the port's behaviour is its variant's.
+func (p *Port) Reset(c *model.Config) error {
+	p.cfg = c
+	nr := c.DecodeRanks.Size()
+	p.M = &KVManager{
+		v:                  p.V,
+		RequestStatus:      map[int]Status{},
+		TransferInfos:      map[int]map[int]bool{},
+		Tombstones:         map[int]bool{},
+		BootstrapAlive:     true,
+		Pull:               make([][]Message, nr),
+		AckPush:            make([][]Message, nr),
+		TransferQueue:      map[int]int{},
+		Posted:             map[int]bool{},
+		Senders:            map[int]*Sender{},
+		requiredDstInfoNum: c.RequiredDstInfoNum,
+		numChunks:          c.NumChunks,
+	}
+	p.reqs = make([]Request, c.Requests.Size())
+	for q := range p.reqs {
+		p.reqs[q] = Request{Room: c.Requests.Comp(q, 0), Incarnation: c.Requests.Comp(q, 1)}
+	}
+	p.tiSent = map[int]uint64{}
+	p.aborted = map[int]bool{}
+	p.pagesReleased = map[int]uint64{}
+	return nil
+}
+
+// Close does nothing: a port holds no resources.
+func (p *Port) Close() error { return nil }
+
+// Clone returns an independent copy of the port's current state.
+func (p *Port) Clone() *Port {
+	m := *p.M
+	m.RequestStatus = maps.Clone(p.M.RequestStatus)
+	m.TransferInfos = make(map[int]map[int]bool, len(p.M.TransferInfos))
+	for r, infos := range p.M.TransferInfos {
+		m.TransferInfos[r] = maps.Clone(infos)
+	}
+	m.Tombstones = maps.Clone(p.M.Tombstones)
+	m.Pull = cloneQueues(p.M.Pull)
+	m.AckPush = cloneQueues(p.M.AckPush)
+	m.TransferQueue = maps.Clone(p.M.TransferQueue)
+	m.Posted = maps.Clone(p.M.Posted)
+	m.Senders = make(map[int]*Sender, len(p.M.Senders))
+	for q, s := range p.M.Senders {
+		c := *s
+		m.Senders[q] = &c
+	}
+	return &Port{V: p.V, M: &m, cfg: p.cfg, reqs: p.reqs,
+		tiSent: maps.Clone(p.tiSent), aborted: maps.Clone(p.aborted), pagesReleased: maps.Clone(p.pagesReleased)}
+}
+
+func cloneQueues(qs [][]Message) [][]Message {
+	out := make([][]Message, len(qs))
+	for i, q := range qs {
+		out[i] = append([]Message(nil), q...)
+	}
+	return out
+}
+
+// started: decode starts incarnation i+1 of a room only after it aborted
+// incarnation i (a retry).
+func (p *Port) started(q int) bool {
+	r := p.reqs[q]
+	if r.Incarnation <= 1 {
+		return true
+	}
+	for o, ro := range p.reqs {
+		if ro.Room == r.Room && ro.Incarnation == r.Incarnation-1 {
+			return p.aborted[o]
+		}
+	}
+	return false
+}
+
+// Apply performs one step. It returns an error wrapping ErrNotEnabled when
+// the implementation cannot take the step.
+func (p *Port) Apply(a model.Action) error {
+	m := p.M
+	x, y := a.Params[0], a.Params[1]
+	switch a.ID {
+	case model.ActSchedulerCreateSender:
+		if !p.started(x) {
+			return ErrNotEnabled
+		}
+		return m.CreateSender(x, p.reqs[x])
+	case model.ActSchedulerPollBootstrap:
+		return m.PollBootstrap(x)
+	case model.ActSchedulerSend:
+		return m.Send(x)
+	case model.ActSchedulerPollInFlight:
+		return m.PollInflight(x)
+	case model.ActBootstrapRecvTransferInfo:
+		return m.Recv(x, "TransferInfo")
+	case model.ActBootstrapRecvAbort:
+		return m.Recv(x, "ABORT")
+	case model.ActWorkerPost:
+		return m.WorkerPost(x)
+	case model.ActWorkerComplete:
+		return m.WorkerComplete(x)
+	case model.ActBootstrapTimeout:
+		return m.BootstrapTimeout(x)
+
+	// decode: the environment
+	case model.ActDecodeSendTransferInfo:
+		d, q := x, y
+		if !p.started(q) || p.aborted[q] || p.tiSent[q]&model.Bit(d) != 0 {
+			return ErrNotEnabled
+		}
+		p.tiSent[q] |= model.Bit(d)
+		m.Pull[d] = append(m.Pull[d], Message{Kind: "TransferInfo", Room: p.reqs[q].Room, Rank: d})
+		return nil
+	case model.ActDecodeAbort:
+		q := x
+		if !p.started(q) || p.aborted[q] {
+			return ErrNotEnabled
+		}
+		p.aborted[q] = true
+		for d := range m.Pull {
+			m.Pull[d] = append(m.Pull[d], Message{Kind: "ABORT", Room: p.reqs[q].Room, Rank: d})
+		}
+		if !p.V.DecodeWaitsForAck {
+			p.pagesReleased[q] = p.cfg.DecodeRanks.All()
+		}
+		return nil
+	case model.ActDecodeRecvAbortAck:
+		d := x
+		if len(m.AckPush[d]) == 0 {
+			return ErrNotEnabled
+		}
+		ack := m.AckPush[d][0]
+		m.AckPush[d] = m.AckPush[d][1:]
+		for q, r := range p.reqs {
+			if r.Room == ack.Room && p.aborted[q] {
+				p.pagesReleased[q] |= model.Bit(d)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("impl: unknown action %d", a.ID)
+}
+
+var statusStr = [...]model.Str{model.StrFailed, model.StrBootstrapping, model.StrWaitingForInput, model.StrTransferring, model.StrSuccess}
+
+var positionStr = map[string]model.Str{
+	BootstrapQueue: model.StrBootstrapQueue,
+	WaitingQueue:   model.StrWaitingQueue,
+	InflightQueue:  model.StrInflightQueue,
+	Released:       model.StrReleased,
+}
+
+var kindStr = map[string]model.Str{
+	"TransferInfo": model.StrTransferInfo,
+	"ABORT":        model.StrABORT,
+	"ABORT_ACK":    model.StrABORT_ACK,
+}
+
+// Observe is the refinement mapping: the port's dicts, queues and sockets,
+// and the decode emulator's bookkeeping, as a state of Room.tla.
+func (p *Port) Observe() (model.State, error) {
+	c, m := p.cfg, p.M
+	nRooms, nReq, nRanks := c.Rooms.Size(), c.Requests.Size(), c.DecodeRanks.Size()
+	s := model.State{
+		RequestStatus:  make([]model.Str, nRooms),
+		TransferInfos:  make([]uint64, nRooms),
+		BootstrapAlive: m.BootstrapAlive,
+		PrefillCrashed: m.Crashed,
+		Sender:         make([]model.Str, nReq),
+		Queued:         make([]int, nReq),
+		Posted:         make([]bool, nReq),
+		Chan:           make([][]model.Msg, nRanks),
+		AckChan:        make([][]model.Msg, nRanks),
+		TiSent:         make([]uint64, nReq),
+		Aborted:        make([]bool, nReq),
+		PagesReleased:  make([]uint64, nReq),
+	}
+	for r := range nRooms {
+		s.RequestStatus[r] = model.StrAbsent
+		if st, ok := m.RequestStatus[r]; ok {
+			s.RequestStatus[r] = statusStr[st]
+		}
+		for d := range m.TransferInfos[r] {
+			s.TransferInfos[r] |= model.Bit(d)
+		}
+		if m.Tombstones[r] {
+			s.Tombstones |= model.Bit(r)
+		}
+	}
+	for q := range nReq {
+		s.Sender[q] = model.StrNoSender
+		if snd, ok := m.Senders[q]; ok {
+			s.Sender[q] = positionStr[snd.Position]
+		}
+		s.Queued[q] = m.TransferQueue[q]
+		s.Posted[q] = m.Posted[q]
+		s.TiSent[q] = p.tiSent[q]
+		s.Aborted[q] = p.aborted[q]
+		s.PagesReleased[q] = p.pagesReleased[q]
+	}
+	conv := func(qs [][]Message) [][]model.Msg {
+		out := make([][]model.Msg, len(qs))
+		for d, q := range qs {
+			if len(q) == 0 {
+				continue
+			}
+			out[d] = make([]model.Msg, len(q))
+			for i, msg := range q {
+				out[d][i] = model.Msg{Rank: model.DecodeRanks(msg.Rank), Room: model.Rooms(msg.Room), Type: kindStr[msg.Kind]}
+			}
+		}
+		return out
+	}
+	s.Chan = conv(m.Pull)
+	s.AckChan = conv(m.AckPush)
+	return s, nil
+}

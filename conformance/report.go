@@ -1,0 +1,106 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// WriteText prints a result: one summary line, and for a failure the
+// counterexample as a step table (step, action, what changed in the spec,
+// and where the implementation's state differs from the spec's).
+func WriteText(w io.Writer, r *Result) {
+	verdict := "holds"
+	if !r.Holds {
+		verdict = "FAILS"
+	}
+	fmt.Fprintf(w, "%s (%s) %s: %s after %d cases (seed %d)", r.Impl, r.Variant, r.Property, verdict, r.Cases, r.Seed)
+	if r.Property == Liveness {
+		fmt.Fprintf(w, ", fair round-robin bound %d rounds, most needed %d", r.Bound, r.MaxRounds)
+	}
+	fmt.Fprintln(w)
+	if len(r.SpecViolations) > 0 {
+		fmt.Fprintf(w, "  note: the spec itself violates %s under %s (not held against the implementation)\n",
+			strings.Join(r.SpecViolations, ", "), r.Variant)
+	}
+	if r.Holds || r.Config == nil {
+		return
+	}
+	fmt.Fprintf(w, "  %s\n", r.Failure)
+	fmt.Fprintf(w, "  counterexample: %d steps (gopter shrank to %d, then 1-minimized)\n", len(r.Steps), r.Shrunk)
+	WriteSteps(w, r.Config, r.Steps, r.FailStep, r.Property == Refinement)
+	if r.Property == Liveness {
+		fmt.Fprintf(w, "  then the environment stops; the implementation's threads run fair round-robin:\n")
+		prev := model.State{}
+		if n := len(r.Steps); n > 0 {
+			prev = r.Steps[n-1].Impl
+		} else {
+			prev = r.Config.Init()
+		}
+		writeTable(w, r.Config, r.Quiesce, prev, -2, false)
+		fmt.Fprintf(w, "  not terminated: %s\n", strings.Join(r.Pinned, ", "))
+	}
+}
+
+// WriteSteps prints steps as a table. failAt marks the failing step;
+// withImpl adds the implementation's state where it differs.
+func WriteSteps(w io.Writer, c *model.Config, steps []Step, failAt int, withImpl bool) {
+	writeTable(w, c, steps, c.Init(), failAt, withImpl)
+}
+
+func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, failAt int, withImpl bool) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "  step\taction\tspec: changed\timplementation")
+	prevVals := varValues(c, &prev)
+	for i, st := range steps {
+		mark := fmt.Sprint(i + 1)
+		if i == failAt {
+			mark += " <-"
+		}
+		name := c.ActionString(st.Action)
+		if st.Stutter {
+			name = "(stutter)"
+		}
+		vals := varValues(c, &st.Spec)
+		var changed []string
+		for j, v := range model.Vars {
+			if vals[j] != prevVals[j] {
+				changed = append(changed, v+" = "+vals[j])
+			}
+		}
+		var implCol []string
+		if st.ImplErr != "" {
+			implCol = append(implCol, "error: "+st.ImplErr)
+		}
+		if withImpl && !st.Impl.Equal(&st.Spec) && st.Impl.RequestStatus != nil {
+			iv := varValues(c, &st.Impl)
+			for j, v := range model.Vars {
+				if iv[j] != vals[j] {
+					implCol = append(implCol, v+" = "+iv[j])
+				}
+			}
+		} else if len(implCol) == 0 {
+			implCol = append(implCol, "= spec")
+		}
+		n := max(len(changed), len(implCol), 1)
+		for k := range n {
+			a, b, d := "", "", ""
+			if k == 0 {
+				a, b = mark, name
+			}
+			col := ""
+			if k < len(changed) {
+				col = changed[k]
+			}
+			if k < len(implCol) {
+				d = implCol[k]
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", a, b, col, d)
+		}
+		prevVals = vals
+	}
+	tw.Flush()
+}

@@ -1,0 +1,369 @@
+package conformance
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/commands"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// Options tune a property run.
+type Options struct {
+	// Seed makes the run reproducible (one worker).
+	Seed int64
+	// Cases is the number of generated cases that must pass (default 100).
+	Cases int
+	// MaxSteps is the longest generated sequence (default 30); gopter grows
+	// the length from 0 to MaxSteps over the run.
+	MaxSteps int
+	// Bound limits the fair round-robin rounds of the liveness property
+	// (default DefaultBound).
+	Bound int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Cases <= 0 {
+		o.Cases = 100
+	}
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = 30
+	}
+	if o.Bound <= 0 {
+		o.Bound = DefaultBound
+	}
+	return o
+}
+
+// run is one property run: the state the generated commands share.
+type run struct {
+	k        *checker
+	cfg      *model.Config
+	initial  *model.State
+	property string
+	cases    int
+	rounds   int
+	lastFail []model.Action
+	specViol map[string]bool
+}
+
+// caseRun is the system under test of one generated case.
+type caseRun struct {
+	seq    []model.Action
+	spec   model.State // the spec's state after seq
+	obs    model.State // the implementation's, observed
+	failed bool
+	err    error
+}
+
+// stepCommand is one generated command: a spec action (or a stutter).
+type stepCommand struct {
+	r       *run
+	a       model.Action
+	stutter bool
+}
+
+// stepResult is what running a command on the implementation gave.
+type stepResult struct {
+	msg string // failure, "" if none
+}
+
+func (r *run) newCase() *caseRun {
+	r.cases++
+	cr := &caseRun{spec: *r.initial}
+	if err := r.k.impl.Reset(r.cfg); err != nil {
+		cr.err = fmt.Errorf("reset: %w", err)
+		return cr
+	}
+	obs, err := r.k.impl.Observe()
+	if err != nil {
+		cr.err = fmt.Errorf("observe: %w", err)
+		return cr
+	}
+	cr.obs = obs
+	if r.property == Refinement {
+		if m, _ := r.k.judge(nil, &obs, r.initial); m != "" {
+			cr.err = fmt.Errorf("initial state: %s", m)
+		}
+	}
+	return cr
+}
+
+func (r *run) endCase(cr *caseRun) {
+	if cr.failed {
+		r.lastFail = append([]model.Action(nil), cr.seq...)
+	}
+}
+
+func (cmd stepCommand) String() string {
+	if cmd.stutter {
+		return "Stutter"
+	}
+	return cmd.r.cfg.ActionString(cmd.a)
+}
+
+func (cmd stepCommand) PreCondition(st commands.State) bool {
+	if cmd.stutter {
+		return true
+	}
+	_, ok := specStep(cmd.r.cfg, st.(*model.State), cmd.a)
+	return ok
+}
+
+func (cmd stepCommand) NextState(st commands.State) commands.State {
+	if cmd.stutter {
+		return st
+	}
+	t, _ := specStep(cmd.r.cfg, st.(*model.State), cmd.a)
+	return &t
+}
+
+func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
+	cr := sut.(*caseRun)
+	r := cmd.r
+	if cr.err != nil {
+		cr.fail()
+		return stepResult{msg: cr.err.Error()}
+	}
+	if cmd.stutter {
+		return stepResult{}
+	}
+	cr.seq = append(cr.seq, cmd.a)
+	if r.property == Liveness {
+		return stepResult{msg: r.liveAfter(cr, cmd.a)}
+	}
+	// Refinement: the spec's successor, the implementation's step, and
+	// the comparison, here (Run is the only place that sees the case).
+	spec, ok := specStep(r.cfg, &cr.spec, cmd.a)
+	if !ok {
+		cr.fail()
+		return stepResult{msg: "generated action not enabled in the spec"}
+	}
+	cr.spec = spec
+	res := stepResult{}
+	prev := cr.obs
+	if err := r.k.impl.Apply(cmd.a); err != nil {
+		res.msg = "implementation refused the step: " + err.Error()
+	}
+	obs, err := r.k.impl.Observe()
+	if err != nil {
+		cr.err = err
+		res.msg = "observe: " + err.Error()
+	}
+	cr.obs = obs
+	if res.msg == "" {
+		var sv []string
+		res.msg, sv = r.k.judge(&prev, &obs, &spec)
+		for _, name := range sv {
+			r.specViol[name] = true
+		}
+	}
+	if res.msg != "" {
+		cr.fail()
+	}
+	return res
+}
+
+func (cmd stepCommand) PostCondition(st commands.State, result commands.Result) *gopter.PropResult {
+	if msg := result.(stepResult).msg; msg != "" {
+		return &gopter.PropResult{Status: gopter.PropFalse, Labels: []string{msg}}
+	}
+	return &gopter.PropResult{Status: gopter.PropTrue}
+}
+
+// fail marks the case failed: endCase records its sequence.
+func (cr *caseRun) fail() { cr.failed = true }
+
+// liveAfter checks the liveness condition after the case's sequence so
+// far: on a copy of the implementation when it can copy itself, else by
+// replaying the sequence from a reset.
+func (r *run) liveAfter(cr *caseRun, a model.Action) string {
+	impl := r.k.impl
+	if err := impl.Apply(a); err != nil {
+		cr.fail()
+		return "implementation refused the step: " + err.Error()
+	}
+	obs, err := impl.Observe()
+	if err != nil {
+		cr.fail()
+		return "observe: " + err.Error()
+	}
+	cr.obs = obs
+	_, trace, err := specTrace(r.cfg, cr.seq)
+	if err != nil {
+		cr.fail()
+		return err.Error()
+	}
+	spec := trace[len(trace)-1]
+	var quietImpl Implementation
+	if cl, ok := impl.(Cloner); ok {
+		quietImpl = cl.Clone()
+	} else {
+		// Quiesce the implementation itself, then restore it by replaying.
+		quietImpl = impl
+		defer func() {
+			if err := replay(impl, r.cfg, cr.seq); err != nil {
+				cr.err = err
+			}
+		}()
+	}
+	_, end, rounds, err := r.k.quiesce(quietImpl, obs, spec)
+	if err != nil {
+		cr.fail()
+		return "quiesce: " + err.Error()
+	}
+	r.rounds = max(r.rounds, rounds)
+	if p := pinned(r.cfg, &end); len(p) > 0 {
+		cr.fail()
+		return fmt.Sprintf("aborted requests not terminated after fair quiescence: %v", p)
+	}
+	if rounds > r.k.bound {
+		cr.fail()
+		return fmt.Sprintf("no quiescence within %d rounds", r.k.bound)
+	}
+	return ""
+}
+
+func replay(impl Implementation, c *model.Config, seq []model.Action) error {
+	if err := impl.Reset(c); err != nil {
+		return err
+	}
+	for _, a := range seq {
+		if err := impl.Apply(a); err != nil {
+			return fmt.Errorf("replaying %s: %w", c.ActionString(a), err)
+		}
+	}
+	return nil
+}
+
+// Check runs property (Refinement or Liveness) on impl under c with
+// gopter, and minimizes a counterexample. name labels the result.
+func Check(impl Implementation, name, variant string, c *model.Config, property string, opt Options) (*Result, error) {
+	if property != Refinement && property != Liveness {
+		return nil, fmt.Errorf("conformance: unknown property %q", property)
+	}
+	opt = opt.withDefaults()
+	init := c.Init()
+	r := &run{k: newChecker(c, impl, opt.Bound), cfg: c, initial: &init, property: property, specViol: map[string]bool{}}
+	params := gopter.DefaultTestParametersWithSeed(opt.Seed)
+	params.MinSuccessfulTests = opt.Cases
+	params.MaxSize = opt.MaxSteps
+	params.Workers = 1
+	tr := commands.Prop(suiteCommandsFor(r)).Check(params)
+	res := &Result{Impl: name, Variant: variant, Property: property, Seed: opt.Seed, Cases: r.cases,
+		Bound: opt.Bound, MaxRounds: r.rounds, Config: c, FailStep: -1}
+	for n := range r.specViol {
+		res.SpecViolations = append(res.SpecViolations, n)
+	}
+	sort.Strings(res.SpecViolations)
+	if tr.Error != nil {
+		return res, fmt.Errorf("conformance: %s: gopter: %w", property, tr.Error)
+	}
+	if tr.Passed() {
+		res.Holds = true
+		res.Cases = tr.Succeeded
+		return res, nil
+	}
+	if r.lastFail == nil {
+		return res, fmt.Errorf("conformance: %s failed (%v) but no failing case was recorded", property, tr.Status)
+	}
+	res.Cases = tr.Succeeded + 1
+	res.Shrunk = len(r.lastFail)
+	if err := r.k.explain(res, Minimize(c, r.lastFail, r.k.failsFunc(property))); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// suiteCommandsFor is suiteCommands (generated) for a run.
+func suiteCommandsFor(r *run) commands.Commands { return suiteCommands(r) }
+
+// failsFunc returns the predicate "seq shows a failure of property".
+func (k *checker) failsFunc(property string) func([]model.Action) bool {
+	if property == Refinement {
+		return func(seq []model.Action) bool {
+			steps, at, msg, _, err := k.refine(seq)
+			return err == nil && msg != "" && at <= len(steps)
+		}
+	}
+	return func(seq []model.Action) bool {
+		_, _, pin, _, err := k.live(seq)
+		return err == nil && len(pin) > 0
+	}
+}
+
+// explain fills res with the counterexample seq.
+func (k *checker) explain(res *Result, seq []model.Action) error {
+	if res.Property == Refinement {
+		steps, at, msg, _, err := k.refine(seq)
+		if err != nil {
+			return err
+		}
+		res.Steps, res.FailStep, res.Failure = steps, at, msg
+		if msg == "" {
+			return fmt.Errorf("conformance: minimized refinement counterexample does not fail")
+		}
+		return nil
+	}
+	steps, quiet, pin, rounds, err := k.live(seq)
+	if err != nil {
+		return err
+	}
+	res.Steps, res.Quiesce, res.Pinned = steps, quiet, pin
+	res.MaxRounds = max(res.MaxRounds, rounds)
+	res.FailStep = len(steps)
+	if len(pin) == 0 {
+		return fmt.Errorf("conformance: minimized liveness counterexample does not fail")
+	}
+	res.Failure = fmt.Sprintf("after fair quiescence (%d rounds, bound %d), aborted requests not terminated: %v", rounds, k.bound, pin)
+	return nil
+}
+
+// Minimize shrinks a failing sequence: it keeps the shortest failing
+// prefix, then removes single steps while the result is still a behaviour
+// of the spec and still fails, until no single step can go (1-minimal).
+func Minimize(c *model.Config, seq []model.Action, fails func([]model.Action) bool) []model.Action {
+	seq = append([]model.Action(nil), seq...)
+	for n := 0; n <= len(seq); n++ {
+		if fails(seq[:n]) {
+			seq = seq[:n]
+			break
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range seq {
+			cand := append(append([]model.Action(nil), seq[:i]...), seq[i+1:]...)
+			if Valid(c, cand) && fails(cand) {
+				seq, changed = cand, true
+				break
+			}
+		}
+	}
+	return seq
+}
+
+// OneMinimal reports whether removing any single step from seq gives a
+// sequence that is not a behaviour of the spec or no longer fails.
+func OneMinimal(c *model.Config, seq []model.Action, fails func([]model.Action) bool) bool {
+	for i := range seq {
+		cand := append(append([]model.Action(nil), seq[:i]...), seq[i+1:]...)
+		if Valid(c, cand) && fails(cand) {
+			return false
+		}
+	}
+	return true
+}
+
+// Actions returns the actions of steps.
+func Actions(steps []Step) []model.Action {
+	out := make([]model.Action, 0, len(steps))
+	for _, s := range steps {
+		if !s.Stutter {
+			out = append(out, s.Action)
+		}
+	}
+	return out
+}
