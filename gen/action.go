@@ -299,8 +299,15 @@ func (g *gen) actCall(cx *ctx, w *strings.Builder, def *tla.OpDef, args []tla.Ex
 		a = g.compileAction(def, types)
 	}
 	var ps []string
-	for _, c := range codes {
-		ps = append(ps, "int("+c+")")
+	for i, c := range codes {
+		switch types[i].kind {
+		case tBool:
+			ps = append(ps, "B2I("+c+")")
+		case tInt, tStr, tElem:
+			ps = append(ps, "int("+c+")")
+		default:
+			g.unsupported(args[i].Pos(), "an action parameter of type %s (integers, strings, booleans and domain elements only)", types[i])
+		}
 	}
 	all := append([]string{"s", "t"}, codes...)
 	fmt.Fprintf(w, "if c.act%s(%s, func(t *State) bool {\nreturn yield(Action{ID: Act%s, Params: [MaxParams]int{%s}}, t)\n}) {\nreturn true\n}\n",

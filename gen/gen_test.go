@@ -293,24 +293,34 @@ func TestDifferential(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s: compiled state unknown to the interpreter:\n%s", name, k)
 			}
-			for _, inv := range m.Invariants {
-				f, _ := c.Invariant(inv.Name)
-				w, err := sp.Holds(inv.Formula, is)
+			for _, inv := range c.Invariants {
+				f, _ := c.Invariant(inv)
+				pf, err := sp.Formula(inv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := sp.Holds(pf, is)
 				if err != nil || f(&s) != w {
-					t.Fatalf("%s: %s differs (%v) in\n%s", name, inv.Name, err, k)
+					t.Fatalf("%s: %s differs (%v) in\n%s", name, inv, err, k)
 				}
 			}
 			var succ []string
 			c.Next(&s, func(a Action, u *State) bool {
 				succ = append(succ, c.ActionString(a)+" -> "+c.Format(u))
-				for _, p := range m.Properties {
-					if p.Always == nil || !p.Step {
-						continue
+				for _, prop := range c.Properties {
+					f, ok := c.StepProperty(prop)
+					pf, err := sp.Formula(prop)
+					if err != nil {
+						t.Fatal(err)
 					}
-					f, ok := c.StepProperty(p.Name)
-					w, err := sp.HoldsStep(p.Always, is, states[c.Format(u)])
+					box := pf.Expr.(*tla.OpApp).Args[0].(*tla.ActionBox)
+					step, err := sp.ParseFormula(tla.Print(box))
+					if err != nil {
+						t.Fatal(err)
+					}
+					w, err := sp.HoldsStep(step, is, states[c.Format(u)])
 					if !ok || err != nil || f(&s, u) != w {
-						t.Fatalf("%s: %s differs (%v) on %s", name, p.Name, err, c.ActionString(a))
+						t.Fatalf("%s: %s differs (%v) on %s", name, prop, err, c.ActionString(a))
 					}
 				}
 				cq = append(cq, *u)

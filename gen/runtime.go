@@ -249,6 +249,14 @@ func Bit(i int) uint64 {
 	return uint64(1) << uint(i)
 }
 
+// B2I is 1 for true and 0 for false (boolean action parameters).
+func B2I(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // Append returns a new sequence: s with e appended (s is not modified).
 func Append[T any](s []T, e T) []T {
 	r := make([]T, len(s)+1)

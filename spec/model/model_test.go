@@ -152,6 +152,7 @@ func TestDifferential(t *testing.T) {
 // every [][A]_v property on their steps with both engines.
 func propertiesAgree(t *testing.T, m *check.Model, c *model.Config, states map[string]eval.State) {
 	sp := m.Spec
+	steps := stepFormulas(t, sp, c.Properties)
 	checked := 0
 	// The interpreter evaluates a step property in ~100 us: on the
 	// two cfgs with ~30,000 states (~100,000 steps) every 10th
@@ -165,36 +166,37 @@ func propertiesAgree(t *testing.T, m *check.Model, c *model.Config, states map[s
 			return
 		}
 		is := states[c.Format(s)]
-		for _, inv := range m.Invariants {
-			f, ok := c.Invariant(inv.Name)
+		for _, name := range c.Invariants {
+			f, ok := c.Invariant(name)
 			if !ok {
-				t.Fatalf("no compiled invariant %s", inv.Name)
+				t.Fatalf("no compiled invariant %s", name)
 			}
-			want, err := sp.Holds(inv.Formula, is)
+			inv, err := sp.Formula(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := sp.Holds(inv, is)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := f(s); got != want {
-				t.Fatalf("%s = %v, interpreter %v in\n%s", inv.Name, got, want, c.Format(s))
+				t.Fatalf("%s = %v, interpreter %v in\n%s", name, got, want, c.Format(s))
 			}
 			checked++
 		}
-		for _, p := range m.Properties {
-			if p.Always == nil || !p.Step {
-				continue
-			}
-			f, ok := c.StepProperty(p.Name)
+		for name, step := range steps {
+			f, ok := c.StepProperty(name)
 			if !ok {
-				t.Fatalf("no compiled step property %s", p.Name)
+				t.Fatalf("no compiled step property %s", name)
 			}
 			for i := range succ {
 				it := states[c.Format(&succ[i])]
-				want, err := sp.HoldsStep(p.Always, is, it)
+				want, err := sp.HoldsStep(step, is, it)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got := f(s, &succ[i]); got != want {
-					t.Fatalf("%s = %v, interpreter %v on\n%s\n->\n%s", p.Name, got, want, c.Format(s), c.Format(&succ[i]))
+					t.Fatalf("%s = %v, interpreter %v on\n%s\n->\n%s", name, got, want, c.Format(s), c.Format(&succ[i]))
 				}
 				checked++
 			}
@@ -264,4 +266,31 @@ func TestITF(t *testing.T) {
 	if want := "map[#map:[[map[#tup:[r map[#bigint:1]]] NoSender] [map[#tup:[r map[#bigint:2]]] NoSender]]]"; got != want {
 		t.Errorf("sender in ITF = %s, want %s", got, want)
 	}
+}
+
+// stepFormulas returns, for each property [][A]_v among names, the
+// interpreter's formula [A]_v.
+func stepFormulas(tb testing.TB, sp *eval.Spec, names []string) map[string]*eval.Formula {
+	out := map[string]*eval.Formula{}
+	for _, n := range names {
+		f, err := sp.Formula(n)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		op, ok := f.Expr.(*tla.OpApp)
+		if !ok || op.Name != "[]" {
+			continue
+		}
+		box, ok := op.Args[0].(*tla.ActionBox)
+		if !ok {
+			continue
+		}
+		if out[n], err = sp.ParseFormula(tla.Print(box)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if len(names) > 0 && len(out) == 0 {
+		tb.Fatalf("no [][A]_v among %v", names)
+	}
+	return out
 }
