@@ -147,54 +147,62 @@ func (c *checker) run() error {
 		}
 	}
 	for len(frontier) > 0 {
-		if err := c.ctx.Err(); err != nil {
-			return err
-		}
-		succs, err := c.expand(frontierStates)
-		if err != nil {
-			return err
-		}
 		var next []int32
 		var nextStates []eval.State
-		for i, id := range frontier {
-			if succs[i].raw == 0 && c.m.CheckDeadlock {
-				c.res.Outcome = Deadlock
-				c.res.Trace, err = c.trace(id)
+		// A level is expanded in chunks, so that only a chunk's
+		// successors are held at once; chunks are merged in order, which
+		// keeps the search breadth-first and deterministic.
+		chunk := 512 * c.opts.Workers
+		for lo := 0; lo < len(frontier); lo += chunk {
+			if err := c.ctx.Err(); err != nil {
 				return err
 			}
-			c.res.Generated += int64(succs[i].raw - len(succs[i].list))
-			if done, err := c.checkSteps(id, succs[i].list); done || err != nil {
+			hi := min(lo+chunk, len(frontier))
+			succs, err := c.expand(frontierStates[lo:hi])
+			if err != nil {
 				return err
 			}
-			for _, sc := range succs[i].list {
-				c.res.Generated++
-				tid, dup := c.seen[sc.fp]
-				if !dup {
-					tid = c.add(sc.fp, id, sc.state)
-					next = append(next, tid)
-					nextStates = append(nextStates, sc.state)
-					if len(next) == 1 {
-						c.res.Depth++
+			for i, id := range frontier[lo:hi] {
+				if succs[i].raw == 0 && c.m.CheckDeadlock {
+					c.res.Outcome = Deadlock
+					c.res.Trace, err = c.trace(id)
+					return err
+				}
+				c.res.Generated += int64(succs[i].raw - len(succs[i].list))
+				if done, err := c.checkSteps(id, succs[i].list); done || err != nil {
+					return err
+				}
+				for _, sc := range succs[i].list {
+					c.res.Generated++
+					tid, dup := c.seen[sc.fp]
+					if !dup {
+						tid = c.add(sc.fp, id, sc.state)
+						next = append(next, tid)
+						nextStates = append(nextStates, sc.state)
+						if len(next) == 1 {
+							c.res.Depth++
+						}
+						// As TLC: a new state's invariants are checked when it
+						// is generated, so a violation found expanding one state
+						// comes before a deadlock of a state queued after it.
+						if done, err := c.checkInvariants(tid, sc.state); done || err != nil {
+							return err
+						}
 					}
-					// As TLC: a new state's invariants are checked when it
-					// is generated, so a violation found expanding one state
-					// comes before a deadlock of a state queued after it.
-					if done, err := c.checkInvariants(tid, sc.state); done || err != nil {
-						return err
+					if c.g != nil && tid != id {
+						c.g.succ[id] = append(c.g.succ[id], tid)
+					}
+					if c.res.Graph != nil {
+						c.res.Graph.Edges = append(c.res.Graph.Edges, Edge{From: id, To: tid, Action: sc.action})
 					}
 				}
-				if c.g != nil && tid != id {
-					c.g.succ[id] = append(c.g.succ[id], tid)
-				}
-				if c.res.Graph != nil {
-					c.res.Graph.Edges = append(c.res.Graph.Edges, Edge{From: id, To: tid, Action: sc.action})
-				}
+			}
+			clear(frontierStates[lo:hi]) // expanded: let the states go
+			if c.opts.Progress != nil {
+				c.opts.Progress(Progress{Distinct: c.res.Distinct, Generated: c.res.Generated, Depth: c.res.Depth, Queue: len(frontier) - hi + len(next)})
 			}
 		}
 		frontier, frontierStates = next, nextStates
-		if c.opts.Progress != nil {
-			c.opts.Progress(Progress{Distinct: c.res.Distinct, Generated: c.res.Generated, Depth: c.res.Depth, Queue: len(frontier)})
-		}
 	}
 	if c.live != nil {
 		return c.live.check(c)
