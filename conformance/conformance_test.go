@@ -1,0 +1,321 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/roomspec/roomspec/conformance/impl"
+	"github.com/roomspec/roomspec/gen/suite"
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/cfg"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.itf.json from fresh runs")
+
+func loadBuiltin(t testing.TB, name string) (Implementation, string, *model.Config) {
+	t.Helper()
+	im, variant, err := Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadVariant(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im, variant, c
+}
+
+func TestGeneratedSuiteUpToDate(t *testing.T) {
+	if suiteSourceSHA256 != model.SourceSHA256 {
+		t.Fatalf("zz_suite_gen.go was generated from spec %s, spec/model from %s: run go generate ./conformance", suiteSourceSHA256, model.SourceSHA256)
+	}
+	src, err := suite.Generate(suite.FromModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile("zz_suite_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(src, old) {
+		t.Fatal("zz_suite_gen.go is stale: run go generate ./conformance")
+	}
+}
+
+// shortestPrefix is the number of steps before the loop of the shortest
+// AbortedRoomsTerminate counterexample spec/check finds for variant.
+var (
+	prefixOnce sync.Map
+)
+
+func shortestPrefix(t *testing.T, variant string) int {
+	t.Helper()
+	if v, ok := prefixOnce.Load(variant); ok {
+		return v.(int)
+	}
+	mods, err := tla.Load(spec.Files, spec.Module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := spec.Config(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := cfg.Parse(variant+".cfg", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := check.Build(mods, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := check.Check(context.Background(), m, check.Options{All: true})
+	if r.Outcome == check.Failure {
+		t.Fatal(r.Err)
+	}
+	for _, v := range r.Verdicts {
+		if v.Name == "AbortedRoomsTerminate" {
+			if v.Holds {
+				t.Fatalf("%s: check says AbortedRoomsTerminate holds", variant)
+			}
+			// Trace[0] is the initial state; the loop starts at
+			// Trace[LoopStart], reached after LoopStart steps.
+			prefixOnce.Store(variant, v.LoopStart)
+			t.Logf("%s: check's shortest counterexample: %d steps then a loop (trace of %d states)", variant, v.LoopStart, len(v.Trace))
+			return v.LoopStart
+		}
+	}
+	t.Fatalf("%s: no verdict for AbortedRoomsTerminate", variant)
+	return 0
+}
+
+// The pinning variants fail liveness, with a 1-minimal counterexample no
+// longer than the prefix of check's shortest one, for several seeds.
+func TestLivenessFailsMinimally(t *testing.T) {
+	for _, name := range []string{"fork-90a52f44a", "pre-30352", "upstream-reuse"} {
+		t.Run(name, func(t *testing.T) {
+			im, variant, c := loadBuiltin(t, name)
+			prefix := shortestPrefix(t, variant)
+			for _, seed := range []int64{1, 2, 3, 4, 5} {
+				r, err := Check(im, name, variant, c, Liveness, Options{Seed: seed, Cases: 1000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Holds {
+					t.Fatalf("seed %d: liveness holds after %d cases", seed, r.Cases)
+				}
+				seq := Actions(r.Steps)
+				if !Valid(c, seq) {
+					t.Fatalf("seed %d: counterexample is not a behaviour of the spec", seed)
+				}
+				k := newChecker(c, im, 0)
+				fails := k.failsFunc(Liveness)
+				if !fails(seq) {
+					t.Fatalf("seed %d: counterexample does not fail", seed)
+				}
+				if !OneMinimal(c, seq, fails) {
+					t.Errorf("seed %d: counterexample of %d steps is not 1-minimal", seed, len(seq))
+				}
+				if len(seq) > prefix {
+					t.Errorf("seed %d: counterexample has %d steps, check's prefix %d", seed, len(seq), prefix)
+				}
+				t.Logf("seed %d: failed at case %d, gopter shrank to %d, minimized to %d steps (check's prefix: %d)",
+					seed, r.Cases, r.Shrunk, len(seq), prefix)
+			}
+		})
+	}
+}
+
+func TestFixedPasses10000Cases(t *testing.T) {
+	cases := 10000
+	if testing.Short() {
+		cases = 500
+	}
+	im, variant, c := loadBuiltin(t, "fixed")
+	for _, p := range []string{Refinement, Liveness} {
+		r, err := Check(im, "fixed", variant, c, p, Options{Seed: 42, Cases: cases})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Holds || r.Cases != cases {
+			var b bytes.Buffer
+			WriteText(&b, r)
+			t.Fatalf("%s: holds=%v after %d cases\n%s", p, r.Holds, r.Cases, b.String())
+		}
+		t.Logf("%s: %d cases pass (most fair rounds needed: %d of %d)", p, r.Cases, r.MaxRounds, r.Bound)
+	}
+}
+
+func TestBuiltinsThatHold(t *testing.T) {
+	for _, tc := range []struct{ name, prop string }{
+		{"upstream", Liveness}, {"upstream", Refinement},
+		{"fork-90a52f44a", Refinement}, {"pre-30352", Refinement}, {"upstream-reuse", Refinement},
+		{"mooncake", Refinement}, {"mooncake", Liveness},
+		{"fixed-deferred", Refinement}, {"fixed-deferred", Liveness},
+	} {
+		im, variant, c := loadBuiltin(t, tc.name)
+		r, err := Check(im, tc.name, variant, c, tc.prop, Options{Seed: 7, Cases: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Holds {
+			var b bytes.Buffer
+			WriteText(&b, r)
+			t.Errorf("%s %s fails:\n%s", tc.name, tc.prop, b.String())
+		}
+	}
+}
+
+// notSticky is a deliberately broken port: upstream that forgets NIXL's
+// sticky Failed (update_status takes max over a Failed room).
+func notSticky() *impl.Variant {
+	v := *impl.Upstream
+	v.Name = "mutant-not-sticky"
+	v.FailedSticky = false
+	return &v
+}
+
+func TestMutantFailsRefinementAtTheWrongStep(t *testing.T) {
+	c, err := LoadVariant("upstream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []int64{1, 2, 3} {
+		r, err := Check(NewPort(notSticky()), "mutant-not-sticky", "upstream", c, Refinement, Options{Seed: seed, Cases: 2000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Holds {
+			t.Fatalf("seed %d: the mutant passes refinement", seed)
+		}
+		if r.FailStep < 0 || r.FailStep >= len(r.Steps) {
+			t.Fatalf("seed %d: failing step %d of %d", seed, r.FailStep, len(r.Steps))
+		}
+		for i, st := range r.Steps[:r.FailStep] {
+			if !st.Impl.Equal(&st.Spec) {
+				t.Fatalf("seed %d: step %d already differs, but step %d is marked", seed, i+1, r.FailStep+1)
+			}
+		}
+		bad := r.Steps[r.FailStep]
+		// The wrong step: the spec keeps a Failed room Failed, the mutant
+		// overwrites it.
+		var before model.State
+		if r.FailStep == 0 {
+			before = c.Init()
+		} else {
+			before = r.Steps[r.FailStep-1].Spec
+		}
+		found := false
+		for room := range c.Rooms.Size() {
+			if before.RequestStatus[room] == model.StrFailed && bad.Spec.RequestStatus[room] == model.StrFailed &&
+				bad.Impl.RequestStatus[room] != model.StrFailed {
+				found = true
+			}
+		}
+		if !found || !strings.Contains(r.Failure, "request_status") {
+			t.Errorf("seed %d: step %d (%s) is not where a Failed room loses Failed: %s", seed, r.FailStep+1, c.ActionString(bad.Action), r.Failure)
+		}
+		var b bytes.Buffer
+		WriteText(&b, r)
+		if !strings.Contains(b.String(), " <-") {
+			t.Errorf("step table does not mark the failing step:\n%s", b.String())
+		}
+		if seed == 1 {
+			t.Logf("\n%s", b.String())
+		}
+	}
+}
+
+// testdata/*.itf.json are counterexamples found by the suite; each must
+// still fail the same way when replayed.
+func TestReplayITF(t *testing.T) {
+	if *update {
+		writeCases(t)
+	}
+	files, err := filepath.Glob("testdata/*.itf.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata/*.itf.json (%v)", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := DecodeCaseHeader(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := LoadVariant(h.Variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := LoadITF(c, data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		im := replayImpl(t, cs.Impl)
+		r, err := Replay(im, c, cs, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if r.Holds {
+			t.Errorf("%s: %s of %s no longer fails", f, cs.Property, cs.Impl)
+		}
+	}
+}
+
+func replayImpl(t *testing.T, name string) Implementation {
+	if name == "mutant-not-sticky" {
+		return NewPort(notSticky())
+	}
+	im, _, err := Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im
+}
+
+func writeCases(t *testing.T) {
+	for _, tc := range []struct{ name, variant, prop string }{
+		{"fork-90a52f44a", "", Liveness},
+		{"pre-30352", "", Liveness},
+		{"upstream-reuse", "", Liveness},
+		{"mutant-not-sticky", "upstream", Refinement},
+	} {
+		variant := tc.variant
+		var im Implementation
+		if variant == "" {
+			var err error
+			im, variant, err = Builtin(tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			im = replayImpl(t, tc.name)
+		}
+		c, err := LoadVariant(variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Check(im, tc.name, variant, c, tc.prop, Options{Seed: 1, Cases: 2000})
+		if err != nil || r.Holds {
+			t.Fatalf("%s: holds=%v err=%v", tc.name, r.Holds, err)
+		}
+		data, err := SaveITF(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", tc.name+"-"+tc.prop+".itf.json"), append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
