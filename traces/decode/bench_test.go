@@ -83,6 +83,11 @@ func BenchmarkReassemblyOnly(b *testing.B) {
 // with a forced collection inside its timing, so that it pays for the
 // garbage it made rather than leaving it to the next pass.
 func BenchmarkRatio(b *testing.B) {
+	b.Run("owned", func(b *testing.B) { benchRatio(b, Options{}) })
+	b.Run("reuse", func(b *testing.B) { benchRatio(b, Options{Reuse: true}) })
+}
+
+func benchRatio(b *testing.B, opt Options) {
 	data := largeCapture(b)
 	var wallR, wallD, cpuR, cpuD time.Duration
 	haveCPU := true
@@ -105,7 +110,7 @@ func BenchmarkRatio(b *testing.B) {
 			}
 		})
 		timed(&wallD, &cpuD, func() {
-			sum, err := Run(bytes.NewReader(data), Options{}, func(*Message) {}, nil)
+			sum, err := Run(bytes.NewReader(data), opt, func(*Message) {}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

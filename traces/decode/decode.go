@@ -26,8 +26,15 @@ type Options struct {
 	Ports []uint16
 	// Capture tunes reassembly; its Diagnose field is ignored.
 	Capture capture.Options
-	// ZMTP tunes the ZMTP decoder; its MidStream field is set per stream.
+	// ZMTP tunes the ZMTP decoder; its MidStream and ReuseParts fields are
+	// set by Run.
 	ZMTP zmtp.Options
+	// Reuse lets Run reuse the *Message passed to onMessage, its Parts and
+	// its Wire value once onMessage returns, which saves most of the
+	// allocation (and garbage collection) per message: a callback that
+	// keeps a message, or anything in it, must keep m.Clone() instead.
+	// Messages are the same as without Reuse.
+	Reuse bool
 }
 
 // Message is one decoded multipart message with its provenance.
@@ -44,9 +51,34 @@ type Message struct {
 	// announced in the READY commands, or "" when the handshake was not
 	// captured.
 	SrcSocket, DstSocket string
-	// Parts are the frame bodies; they are not reused.
+	// Parts are the frame bodies; they are not reused (unless
+	// Options.Reuse says otherwise).
 	Parts [][]byte
 	Wire  wire.Message
+}
+
+// Clone returns a deep copy of m that shares no memory with it: what a
+// callback of a run with Options.Reuse keeps.
+func (m *Message) Clone() *Message {
+	c := *m
+	c.Parts = cloneParts(m.Parts)
+	c.Wire = wire.Decode(c.Parts)
+	return &c
+}
+
+func cloneParts(parts [][]byte) [][]byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(parts))
+	for i, p := range parts {
+		s := len(buf)
+		buf = append(buf, p...)
+		out[i] = buf[s:len(buf):len(buf)]
+	}
+	return out
 }
 
 // Diagnostic is a problem found while decoding.
@@ -106,6 +138,8 @@ func (s Summary) String() string {
 // problem. Only a file that is not a capture at all is an error.
 func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnostic)) (Summary, error) {
 	p := &pipeline{opt: opt, onMsg: onMessage, onDiag: onDiag, conns: map[int]*[2]*stream{}}
+	p.opt.ZMTP.ReuseParts = opt.Reuse
+	p.lent.Reuse = true
 	copt := opt.Capture
 	copt.Diagnose = func(d capture.Diagnostic) {
 		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: "capture", Msg: d.Msg})
@@ -145,6 +179,10 @@ type pipeline struct {
 	// msgs is a block the Messages are carved from: handed out, never
 	// reused.
 	msgs []Message
+	// With Options.Reuse, a message handed straight to onMessage is
+	// decoded into scratch by lent.
+	scratch Message
+	lent    wire.Decoder
 }
 
 // msgBlock is how many Messages are allocated at once (about 12 KiB).
@@ -258,7 +296,17 @@ func (s *stream) Message(zm zmtp.Message) {
 	if zm.Last.Frame > s.lastFrame {
 		s.lastFrame, s.lastTime = zm.Last.Frame, zm.Last.Time
 	}
-	m := p.newMessage()
+	var m *Message
+	parts, dec := zm.Parts, &p.wire
+	switch {
+	case !p.opt.Reuse:
+		m = p.newMessage()
+	case p.order.direct():
+		m, dec = &p.scratch, &p.lent
+	default:
+		// It waits in the reorder buffer, past the decoder's loan.
+		m, parts = p.newMessage(), cloneParts(parts)
+	}
 	*m = Message{
 		Frame:      s.lastFrame,
 		FirstFrame: zm.First.Frame,
@@ -266,8 +314,8 @@ func (s *stream) Message(zm zmtp.Message) {
 		Src:        s.half.Src,
 		Dst:        s.half.Dst,
 		SrcSocket:  s.dec.PeerSocketType(),
-		Parts:      zm.Parts,
-		Wire:       p.wire.Decode(zm.Parts),
+		Parts:      parts,
+		Wire:       dec.Decode(parts),
 	}
 	if s.peer != nil {
 		m.DstSocket = s.peer.dec.PeerSocketType()

@@ -79,7 +79,54 @@ func decodeBytes(t testing.TB, data []byte, opt Options) runResult {
 		t.Fatal(err)
 	}
 	r.sum = sum
+	if !opt.Reuse {
+		checkReuse(t, data, opt, r)
+	}
 	return r
+}
+
+// rendered is a message as the CLI prints it, in both formats.
+func rendered(t testing.TB, m *Message) string {
+	t.Helper()
+	j, err := m.JSON("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(j) + "\n" + m.Text()
+}
+
+// checkReuse decodes data again with Options.Reuse, and requires the same
+// messages, rendered inside the callback, and the same diagnostics and
+// summary as the run without it (want); the Clones kept from that run must
+// render the same after it, when the lent memory has long been reused.
+func checkReuse(t testing.TB, data []byte, opt Options, want runResult) {
+	t.Helper()
+	opt.Reuse = true
+	var lent []string
+	var kept []*Message
+	var diags []Diagnostic
+	sum, err := Run(bytes.NewReader(data), opt, func(m *Message) {
+		lent = append(lent, rendered(t, m))
+		kept = append(kept, m.Clone())
+	}, func(d Diagnostic) { diags = append(diags, d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lent) != len(want.msgs) {
+		t.Fatalf("Reuse: %d messages, without it %d", len(lent), len(want.msgs))
+	}
+	for i, m := range want.msgs {
+		w := rendered(t, m)
+		if lent[i] != w {
+			t.Fatalf("Reuse: message %d is\n%s\nwithout Reuse\n%s", i, lent[i], w)
+		}
+		if g := rendered(t, kept[i]); g != w {
+			t.Fatalf("Reuse: Clone of message %d is\n%s\nwithout Reuse\n%s", i, g, w)
+		}
+	}
+	if !cmp.Equal(diags, want.diags) || sum != want.sum {
+		t.Fatalf("Reuse: diagnostics or summary differ:\n%v\n%v\n%v\n%v", diags, want.diags, sum, want.sum)
+	}
 }
 
 func decodeFile(t testing.TB, path string, opt Options) runResult {

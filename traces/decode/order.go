@@ -48,6 +48,7 @@ func (o *reorder) init(opt zmtp.Options) {
 type holding struct {
 	fed    int64
 	chunks []heldChunk
+	held   bool // s is in reorder.streams (checked first: a map costs)
 }
 
 type heldChunk struct {
@@ -61,11 +62,17 @@ func (o *reorder) track(s *stream, n, frame int) {
 	h := &s.hold
 	h.fed += int64(n)
 	if s.dead || s.dec.Synced() {
-		h.chunks = h.chunks[:0]
-		delete(o.streams, s)
+		if h.held {
+			h.chunks = h.chunks[:0]
+			delete(o.streams, s)
+			h.held = false
+		}
 		return
 	}
-	o.streams[s] = struct{}{}
+	if !h.held {
+		o.streams[s] = struct{}{}
+		h.held = true
+	}
 	if n == 0 && len(h.chunks) > 0 {
 		return
 	}
@@ -79,10 +86,15 @@ func (o *reorder) track(s *stream, n, frame int) {
 	}
 }
 
+// direct reports whether push would hand a message straight to out.
+func (o *reorder) direct() bool {
+	return len(o.pending) == 0 && len(o.streams) == 0 && o.curPending == 0
+}
+
 // push queues m, or hands it straight to out when nothing can precede
 // it (the common case: every stream in sync, nothing buffered).
 func (o *reorder) push(m *Message, out func(*Message)) {
-	if len(o.pending) == 0 && len(o.streams) == 0 && o.curPending == 0 {
+	if o.direct() {
 		o.released = m.Frame
 		if out != nil {
 			out(m)

@@ -10,14 +10,22 @@ package wire
 //
 // A Decoder is not safe for concurrent use. The zero value is ready to use.
 type Decoder struct {
-	a alloc
+	// Reuse makes each Decode take back the memory of the value the
+	// previous call returned, so that a steady stream is decoded without
+	// allocating: a value is then valid only until the next call, and a
+	// caller that keeps one must decode its parts again with [Decode].
+	// Set it before the first call.
+	Reuse bool
+	a     alloc
 }
 
 // Decode classifies and decodes one multipart message, exactly as the
 // package-level [Decode] does.
 func (d *Decoder) Decode(parts [][]byte) Message {
 	if d.a.strs == nil {
-		d.a.init()
+		d.a.init(d.Reuse)
+	} else if d.a.reuse {
+		d.a.reset()
 	}
 	return decode(&d.a, parts)
 }
@@ -38,7 +46,8 @@ const (
 // the package-level Decode, and never written to) allocates every value
 // on its own.
 type alloc struct {
-	strs map[string]string
+	strs  map[string]string
+	reuse bool
 
 	i32  pool[int32]
 	u32  pool[uint32]
@@ -57,8 +66,10 @@ type alloc struct {
 
 var unpooled = &alloc{}
 
-func (a *alloc) init() {
+func (a *alloc) init(reuse bool) {
 	a.strs = make(map[string]string)
+	a.reuse = reuse
+	a.forEach(func(r *bool) { *r = reuse })
 	a.i32.block, a.u32.block, a.u64.block = indexBlock, indexBlock, indexBlock/2
 	a.i32s.block, a.u32s.block, a.u64s.block = listBlock, listBlock, listBlock
 	a.i64.block = int64Block
@@ -67,6 +78,38 @@ func (a *alloc) init() {
 	a.abortAck.block = structBlock
 	a.mooncakeTransferInfo.block = structBlock
 	a.mooncakeStatus.block = structBlock
+}
+
+// forEach calls f with the reuse flag of every pool.
+func (a *alloc) forEach(f func(reuse *bool)) {
+	f(&a.i32.reuse)
+	f(&a.u32.reuse)
+	f(&a.u64.reuse)
+	f(&a.i32s.reuse)
+	f(&a.u32s.reuse)
+	f(&a.u64s.reuse)
+	f(&a.i64.reuse)
+	f(&a.transferInfo.reuse)
+	f(&a.abort.reuse)
+	f(&a.abortAck.reuse)
+	f(&a.mooncakeTransferInfo.reuse)
+	f(&a.mooncakeStatus.reuse)
+}
+
+// reset takes back everything handed out (Decoder.Reuse).
+func (a *alloc) reset() {
+	a.i32.reset()
+	a.u32.reset()
+	a.u64.reset()
+	a.i32s.reset()
+	a.u32s.reset()
+	a.u64s.reset()
+	a.i64.reset()
+	a.transferInfo.reset()
+	a.abort.reset()
+	a.abortAck.reset()
+	a.mooncakeTransferInfo.reset()
+	a.mooncakeStatus.reset()
 }
 
 // str returns b as a string, shared with earlier equal strings when the
@@ -86,11 +129,16 @@ func (a *alloc) str(b []byte) string {
 }
 
 // pool carves slices of T from blocks of block elements; with block 0 it
-// allocates each slice on its own and never changes.
+// allocates each slice on its own and never changes. A reusing pool hands
+// its current block out again after reset.
 type pool[T any] struct {
 	free  []T
+	cur   []T // the current block, whole
 	block int
+	reuse bool
 }
+
+func (p *pool[T]) reset() { p.free = p.cur }
 
 // take returns a zeroed slice of n elements, non-nil even when empty (JSON
 // shows [] for it, null for an absent field). Capacity is clipped so that
@@ -104,9 +152,13 @@ func (p *pool[T]) take(n int) []T {
 	}
 	if len(p.free) < n {
 		p.free = make([]T, p.block)
+		p.cur = p.free
 	}
 	s := p.free[:n:n]
 	p.free = p.free[n:]
+	if p.reuse {
+		clear(s)
+	}
 	return s
 }
 

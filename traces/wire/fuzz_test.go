@@ -109,6 +109,14 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("Decoder.Decode differs from Decode:\n%#v\n%#v", pooled, m)
 			}
 		}
+		// A reusing Decoder, its memory dirtied by a first decode (of a
+		// seed and of this input), still gives Decode's value.
+		rd := Decoder{Reuse: true}
+		rd.Decode(reuseDirt)
+		rd.Decode(parts)
+		if again := rd.Decode(parts); !reflect.DeepEqual(m, again) {
+			t.Fatalf("Decoder{Reuse: true}.Decode differs from Decode:\n%#v\n%#v", again, m)
+		}
 		if _, err := json.Marshal(m); err != nil {
 			t.Fatalf("json.Marshal(%T): %v", m, err)
 		}

@@ -31,13 +31,18 @@ func sglangStream(n int) ([]byte, int) {
 
 // BenchmarkDecode decodes SGLang-sized messages fed in 1448-byte segments
 // (an Ethernet MSS with TCP timestamps).
-func BenchmarkDecode(b *testing.B) {
+func BenchmarkDecode(b *testing.B) { benchDecode(b, Options{}) }
+
+// BenchmarkDecodeReuseParts is BenchmarkDecode with lent parts.
+func BenchmarkDecodeReuseParts(b *testing.B) { benchDecode(b, Options{ReuseParts: true}) }
+
+func benchDecode(b *testing.B, opts Options) {
 	stream, msgs := sglangStream(4 << 20)
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	var h countHandler
 	for b.Loop() {
-		d := NewDecoder(&h, Options{})
+		d := NewDecoder(&h, opts)
 		for i, frame := 0, 1; i < len(stream); i, frame = i+1448, frame+1 {
 			d.Feed(stream[i:min(i+1448, len(stream))], Mark{Frame: frame}, true)
 		}

@@ -67,8 +67,10 @@ type Decoder struct {
 	ends     []int
 
 	// Emitted messages' part headers are carved from this and never
-	// written again.
+	// written again; with ReuseParts, lent from scratch instead, which
+	// also gathers the parts of a message found whole in the input.
 	partSlab [][]byte
+	scratch  [][]byte
 
 	cmdBuf []byte
 
@@ -282,7 +284,14 @@ func (d *Decoder) frames(data []byte, m Mark, base int64) int {
 			continue
 		}
 		if d.hdrN == 0 {
-			// The common case: a valid header wholly inside data.
+			// The commonest case: a whole message inside data.
+			if !d.inMsg {
+				if n, ok := d.fastMessage(data[i:], m, base+int64(i)); ok {
+					i += n
+					continue
+				}
+			}
+			// Then a valid header wholly inside data.
 			if n, ok := d.fastHeader(data[i:], m, base+int64(i)); ok {
 				i += n
 				continue
@@ -332,6 +341,63 @@ func (d *Decoder) frames(data []byte, m Mark, base int64) int {
 		d.startFrame(d.hdr[0], size, m)
 	}
 	return i
+}
+
+// fastMessage decodes a message that lies wholly in b (whose first byte is
+// at stream offset off, all of it with provenance m) and is valid: frames
+// with possible headers, within the size limits, up to one without MORE.
+// It reports false, having changed nothing, for anything else (a message
+// that continues past b, a command, a bad header), which the frame-at-a-
+// time path then handles. Parts are first gathered as sub-slices of b.
+func (d *Decoder) fastMessage(b []byte, m Mark, off int64) (int, bool) {
+	parts := d.scratch[:0]
+	pos, total := 0, uint64(0)
+	for {
+		if len(b)-pos < 2 {
+			return 0, false
+		}
+		f := b[pos]
+		if f&^(flagMore|flagLong) != 0 {
+			return 0, false // a command, or reserved bits set
+		}
+		hl, size := 2, uint64(b[pos+1])
+		if f&flagLong != 0 {
+			if len(b)-pos < 9 {
+				return 0, false
+			}
+			hl, size = 9, binary.BigEndian.Uint64(b[pos+1:pos+9])
+		}
+		if size > d.opts.MaxFrameSize || size > uint64(len(b)-pos-hl) {
+			return 0, false
+		}
+		total += size
+		if total > d.opts.MaxMessageSize {
+			return 0, false
+		}
+		start := pos + hl
+		pos = start + int(size)
+		parts = append(parts, b[start:pos:pos])
+		if f&flagMore == 0 {
+			break
+		}
+	}
+	d.scratch = parts
+	d.msgFirst, d.msgOff = m, off
+	if d.opts.ReuseParts {
+		// Lend the parts where they lie in the caller's data.
+		d.h.Message(Message{Parts: parts, First: m, Last: m, Offset: off})
+		clear(parts)
+		return pos, true
+	}
+	for _, p := range parts {
+		d.appendBody(p)
+		d.ends = append(d.ends, d.msgLen())
+	}
+	clear(parts)
+	msg := Message{Parts: d.carve(), First: m, Last: m, Offset: off}
+	d.ends = d.ends[:0]
+	d.h.Message(msg)
+	return pos, true
 }
 
 // fastHeader decodes a frame header that lies wholly in b (whose first
@@ -457,10 +523,36 @@ func (d *Decoder) endFrame(m Mark) {
 		d.inMsg = false
 		return
 	}
+	if d.opts.ReuseParts {
+		d.lend(m)
+		return
+	}
 	msg := Message{Parts: d.carve(), First: d.msgFirst, Last: m, Offset: d.msgOff}
 	d.ends = d.ends[:0]
 	d.inMsg = false
 	d.h.Message(msg)
+}
+
+// lend hands the assembled message to the receiver for the duration of
+// the Handler.Message call, then takes its memory back.
+func (d *Decoder) lend(m Mark) {
+	body := d.buf[d.msgStart:len(d.buf):len(d.buf)]
+	parts := d.scratch[:0]
+	start := 0
+	for _, e := range d.ends {
+		parts = append(parts, body[start:e:e])
+		start = e
+	}
+	d.scratch = parts
+	d.ends = d.ends[:0]
+	d.inMsg = false
+	d.h.Message(Message{Parts: parts, First: d.msgFirst, Last: m, Offset: d.msgOff})
+	clear(parts) // do not keep the bytes alive through stale headers
+	if cap(d.buf) > maxKeptBuf {
+		d.buf, d.msgStart = nil, 0
+	} else {
+		d.buf = d.buf[:d.msgStart]
+	}
 }
 
 // carve hands the assembled message to the receiver: its parts are

@@ -20,6 +20,41 @@ type fuzzHandler struct {
 	frames int // frames fed so far: marks must name one of them
 	msgs   []Message
 	copies [][][]byte
+	diags  []Diagnostic
+}
+
+// reuseHandler records copies of what a ReuseParts decoder lends it.
+type reuseHandler struct {
+	copies [][][]byte
+	diags  []Diagnostic
+}
+
+func (h *reuseHandler) Greeting(Greeting) {}
+func (h *reuseHandler) Command(Command)   {}
+func (h *reuseHandler) Message(m Message) {
+	cp := make([][]byte, len(m.Parts))
+	for i, p := range m.Parts {
+		cp[i] = bytes.Clone(p)
+	}
+	h.copies = append(h.copies, cp)
+}
+func (h *reuseHandler) Diagnostic(d Diagnostic) { h.diags = append(h.diags, d) }
+
+// sameAsReuse checks that a ReuseParts decoder lent exactly the messages
+// and reported exactly the diagnostics of the owning one.
+func sameAsReuse(t *testing.T, h *fuzzHandler, r *reuseHandler) {
+	t.Helper()
+	if len(r.copies) != len(h.copies) {
+		t.Fatalf("ReuseParts: %d messages, without it %d", len(r.copies), len(h.copies))
+	}
+	for i := range h.copies {
+		if !equalParts(r.copies[i], h.copies[i]) {
+			t.Fatalf("ReuseParts: message %d differs", i)
+		}
+	}
+	if fmt.Sprint(r.diags) != fmt.Sprint(h.diags) {
+		t.Fatalf("ReuseParts: diagnostics differ:\n%v\n%v", r.diags, h.diags)
+	}
 }
 
 func (h *fuzzHandler) checkMark(what string, m Mark) {
@@ -80,6 +115,7 @@ func (h *fuzzHandler) Diagnostic(d Diagnostic) {
 	if d.Skipped < 0 {
 		h.t.Fatalf("negative skip in %v", d)
 	}
+	h.diags = append(h.diags, d)
 }
 
 // fuzzOptions derives decoder options from a mode byte; small limits make
@@ -107,6 +143,10 @@ func FuzzDecoder(f *testing.F) {
 		opts := fuzzOptions(mode)
 		h := &fuzzHandler{t: t, opts: opts}
 		d := NewDecoder(h, opts)
+		ropts := opts
+		ropts.ReuseParts = true
+		rh := &reuseHandler{}
+		rd := NewDecoder(rh, ropts)
 		in := bytes.Clone(data)
 		for i := 0; len(in) > 0; i++ {
 			n := len(in)
@@ -115,17 +155,22 @@ func FuzzDecoder(f *testing.F) {
 				if c == 0 {
 					h.frames++
 					d.Gap(Mark{Frame: h.frames})
+					rd.Gap(Mark{Frame: h.frames})
 					c = 1 // keep going even when every cut is a gap
 				}
 				n = min(c, n)
 			}
 			h.frames++
 			d.Feed(in[:n], Mark{Frame: h.frames}, i%3 == 0)
+			rd.Feed(in[:n], Mark{Frame: h.frames}, i%3 == 0)
 			in = in[n:]
 			checkBounds(t, d, opts)
+			checkBounds(t, rd, opts)
 		}
 		h.frames++
 		d.Close(Mark{Frame: h.frames})
+		rd.Close(Mark{Frame: h.frames})
+		sameAsReuse(t, h, rh)
 		d.Feed(data, Mark{Frame: h.frames}, true) // ignored after Close
 		clear(data)
 		for i, m := range h.msgs {

@@ -74,6 +74,13 @@ type Options struct {
 	// stream made only of frames larger than window/ResyncChain cannot
 	// resynchronize. Zero means DefaultResyncWindow.
 	ResyncWindow int
+	// ReuseParts lends a Message's Parts to Handler.Message only: they
+	// may lie in the data given to Feed or in buffers the decoder reuses
+	// for the next message, so that a steady stream is decoded without
+	// copying or allocating. A receiver that keeps a message must then
+	// copy it. By default every message is handed
+	// out in memory the receiver owns.
+	ReuseParts bool
 	// SegmentStartsOnly restricts resync candidates to offsets where a TCP
 	// segment started. By default every byte offset is a candidate, because
 	// libzmq batches writes and segment starts often fall inside frames.
@@ -146,7 +153,8 @@ func (c Command) Property(name string) (string, bool) {
 }
 
 // Message is a complete multipart message. Parts are owned by the receiver:
-// the decoder never writes to them again.
+// the decoder never writes to them again (unless Options.ReuseParts says
+// they are only lent until Handler.Message returns).
 type Message struct {
 	Parts [][]byte
 	// First is the provenance of the message's first byte (its first frame's
