@@ -47,6 +47,7 @@ const (
 // on its own.
 type alloc struct {
 	strs  map[string]string
+	last  [registrationMaxFrames]string // by frame index: see recent
 	reuse bool
 
 	i32  pool[int32]
@@ -112,18 +113,31 @@ func (a *alloc) reset() {
 	a.mooncakeStatus.reset()
 }
 
-// str returns b as a string, shared with earlier equal strings when the
-// alloc interns.
-func (a *alloc) str(b []byte) string {
+// recent returns the string last decoded from frame i of a message, if b
+// equals it: consecutive messages of a stream mostly repeat their
+// addresses and names, and a comparison is cheaper than a map lookup.
+func (a *alloc) recent(i int, b []byte) (string, bool) {
+	if a.strs == nil || i >= len(a.last) || a.last[i] != string(b) {
+		return "", false
+	}
+	return a.last[i], true
+}
+
+// str returns b, the ASCII frame i, as a string, shared with earlier equal
+// strings when the alloc interns.
+func (a *alloc) str(i int, b []byte) string {
 	if a.strs == nil {
 		return string(b)
 	}
-	if s, ok := a.strs[string(b)]; ok { // no allocation for the lookup
-		return s
+	s, ok := a.strs[string(b)] // no allocation for the lookup
+	if !ok {
+		s = string(b)
+		if len(b) <= maxInternLen && len(a.strs) < maxInterned {
+			a.strs[s] = s
+		}
 	}
-	s := string(b)
-	if len(b) <= maxInternLen && len(a.strs) < maxInterned {
-		a.strs[s] = s
+	if i < len(a.last) {
+		a.last[i] = s
 	}
 	return s
 }

@@ -26,6 +26,34 @@ func clip(b []byte) string {
 // parseInt reads what Python's str(int) writes: an optional '-' and decimal
 // digits, within int64.
 func parseInt(b []byte) (int64, error) {
+	// Up to 18 characters cannot overflow: skip the per-digit check.
+	if len(b) > 0 && len(b) <= 18 {
+		digits := b
+		if b[0] == '-' {
+			digits = b[1:]
+		}
+		var u int64
+		ok := len(digits) > 0
+		for _, c := range digits {
+			c -= '0'
+			if c > 9 {
+				ok = false
+				break
+			}
+			u = u*10 + int64(c)
+		}
+		if ok {
+			if b[0] == '-' {
+				return -u, nil
+			}
+			return u, nil
+		}
+	}
+	return parseIntChecked(b)
+}
+
+// parseIntChecked is parseInt for any length, with the error messages.
+func parseIntChecked(b []byte) (int64, error) {
 	if len(b) == 0 {
 		return 0, errEmpty
 	}
@@ -186,11 +214,14 @@ func (r *reader) str(i int, field string) string {
 	if r.err != nil {
 		return ""
 	}
+	if s, ok := r.a.recent(i, r.parts[i]); ok {
+		return s // checked when it was first seen
+	}
 	if err := checkASCII(r.parts[i]); err != nil {
 		r.fail(i, field, err)
 		return ""
 	}
-	return r.a.str(r.parts[i])
+	return r.a.str(i, r.parts[i])
 }
 
 // flag reads is_dummy's "0" or "1".

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +85,24 @@ func TestDecoderAllocations(t *testing.T) {
 	d.Decode(parts)
 	if n := testing.AllocsPerRun(100, func() { d.Decode(parts) }); n != 0 {
 		t.Errorf("Reuse: %.0f allocations per TransferInfo, want 0", n)
+	}
+}
+
+// TestParseIntMatchesStrconv: the short-number fast path of parseInt
+// agrees with strconv (which, unlike SGLang's writer, also takes '+').
+func TestParseIntMatchesStrconv(t *testing.T) {
+	inputs := []string{"", "-", "0", "-0", "7", "-7", "42a", "4 2", "+1", "00012",
+		"999999999999999999", "-999999999999999999", "1000000000000000000",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808",
+		"-9223372036854775809", "12345678901234567890", "١٢", "1\x00"}
+	for _, s := range inputs {
+		got, err := parseInt([]byte(s))
+		want, werr := strconv.ParseInt(s, 10, 64)
+		if strings.HasPrefix(s, "+") {
+			werr = strconv.ErrSyntax
+		}
+		if (err != nil) != (werr != nil) || (err == nil && got != want) {
+			t.Errorf("parseInt(%q) = %d, %v; strconv: %d, %v", s, got, err, want, werr)
+		}
 	}
 }
