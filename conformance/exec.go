@@ -1,0 +1,275 @@
+package conformance
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// ErrRefused wraps an implementation's refusal of a step ({"ok":false}).
+var ErrRefused = errors.New("implementation refused the step")
+
+// Exec is an out-of-process implementation speaking the JSON-lines
+// protocol of PROTOCOL.md on its stdin and stdout.
+type Exec struct {
+	Command string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr strings.Builder
+	cfg    *model.Config
+}
+
+// NewExec returns an implementation run as `sh -c command`; the process
+// starts on the first Reset.
+func NewExec(command string) *Exec { return &Exec{Command: command} }
+
+func (e *Exec) start() error {
+	e.cmd = exec.Command("sh", "-c", e.Command)
+	var err error
+	if e.in, err = e.cmd.StdinPipe(); err != nil {
+		return err
+	}
+	stdout, err := e.cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	e.cmd.Stderr = &e.stderr
+	if err := e.cmd.Start(); err != nil {
+		return fmt.Errorf("exec %q: %w", e.Command, err)
+	}
+	e.out = bufio.NewReaderSize(stdout, 1<<16)
+	return nil
+}
+
+type execResponse struct {
+	OK    bool            `json:"ok"`
+	Error string          `json:"error"`
+	State json.RawMessage `json:"state"`
+}
+
+func (e *Exec) call(req any) (*execResponse, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.in.Write(append(b, '\n')); err != nil {
+		return nil, e.died(err)
+	}
+	line, err := e.out.ReadBytes('\n')
+	if err != nil {
+		return nil, e.died(err)
+	}
+	var resp execResponse
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, fmt.Errorf("exec %q: bad response %q: %w", e.Command, line, err)
+	}
+	return &resp, nil
+}
+
+func (e *Exec) died(err error) error {
+	msg := strings.TrimSpace(e.stderr.String())
+	if len(msg) > 2000 {
+		msg = "..." + msg[len(msg)-2000:]
+	}
+	return fmt.Errorf("exec %q: %w (stderr: %s)", e.Command, err, msg)
+}
+
+// execConfig is the "config" of a reset request.
+type execConfig struct {
+	Rooms              []string      `json:"rooms"`
+	DecodeRanks        []string      `json:"decode_ranks"`
+	Requests           []execRequest `json:"requests"`
+	RequiredDstInfoNum int           `json:"required_dst_info_num"`
+	NumChunks          int           `json:"num_chunks"`
+}
+
+type execRequest struct {
+	Room        int `json:"room"`
+	Incarnation int `json:"incarnation"`
+}
+
+// Reset starts the process if needed and sends a reset.
+func (e *Exec) Reset(c *model.Config) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cmd == nil {
+		if err := e.start(); err != nil {
+			return err
+		}
+	}
+	e.cfg = c
+	ec := execConfig{Rooms: c.Rooms.Names, DecodeRanks: c.DecodeRanks.Names,
+		RequiredDstInfoNum: c.RequiredDstInfoNum, NumChunks: c.NumChunks}
+	for q := range c.Requests.Size() {
+		ec.Requests = append(ec.Requests, execRequest{Room: c.Requests.Comp(q, 0), Incarnation: c.Requests.Comp(q, 1)})
+	}
+	resp, err := e.call(map[string]any{"op": "reset", "config": ec})
+	if err != nil {
+		return err
+	}
+	if !resp.OK {
+		return fmt.Errorf("exec: reset: %s", resp.Error)
+	}
+	return nil
+}
+
+// Apply sends one action.
+func (e *Exec) Apply(a model.Action) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	info := model.Actions[a.ID]
+	resp, err := e.call(map[string]any{"op": "apply", "action": info.Name, "params": a.Params[:len(info.Params)]})
+	if err != nil {
+		return err
+	}
+	if !resp.OK {
+		return fmt.Errorf("%w: %s", ErrRefused, resp.Error)
+	}
+	return nil
+}
+
+// execMsg is a channel message in an observed state.
+type execMsg struct {
+	Type string `json:"type"`
+	Room int    `json:"room"`
+	Rank int    `json:"rank"`
+}
+
+// execState is the observed state of PROTOCOL.md: the spec's variables,
+// with rooms, ranks and requests as indices into the reset's lists.
+type execState struct {
+	RequestStatus  []string    `json:"request_status"`
+	TransferInfos  [][]int     `json:"transfer_infos"`
+	Tombstones     []int       `json:"tombstones"`
+	BootstrapAlive bool        `json:"bootstrap_alive"`
+	PrefillCrashed bool        `json:"prefill_crashed"`
+	Sender         []string    `json:"sender"`
+	Queued         []int       `json:"queued"`
+	Posted         []bool      `json:"posted"`
+	Chan           [][]execMsg `json:"chan"`
+	AckChan        [][]execMsg `json:"ack_chan"`
+	TiSent         [][]int     `json:"ti_sent"`
+	Aborted        []bool      `json:"aborted"`
+	PagesReleased  [][]int     `json:"pages_released"`
+}
+
+// Observe asks for the state and converts it.
+func (e *Exec) Observe() (model.State, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	resp, err := e.call(map[string]any{"op": "observe"})
+	if err != nil {
+		return model.State{}, err
+	}
+	if !resp.OK {
+		return model.State{}, fmt.Errorf("exec: observe: %s", resp.Error)
+	}
+	var es execState
+	if err := json.Unmarshal(resp.State, &es); err != nil {
+		return model.State{}, fmt.Errorf("exec: observe: %w", err)
+	}
+	return es.toModel(e.cfg)
+}
+
+func (es *execState) toModel(c *model.Config) (model.State, error) {
+	nRooms, nReq, nRanks := c.Rooms.Size(), c.Requests.Size(), c.DecodeRanks.Size()
+	if len(es.RequestStatus) != nRooms || len(es.TransferInfos) != nRooms || len(es.Sender) != nReq ||
+		len(es.Queued) != nReq || len(es.Posted) != nReq || len(es.Chan) != nRanks || len(es.AckChan) != nRanks ||
+		len(es.TiSent) != nReq || len(es.Aborted) != nReq || len(es.PagesReleased) != nReq {
+		return model.State{}, fmt.Errorf("exec: observe: state has the wrong sizes for %d rooms, %d requests, %d ranks", nRooms, nReq, nRanks)
+	}
+	str := func(s string) (model.Str, error) {
+		v, ok := model.StrOf(s)
+		if !ok {
+			return 0, fmt.Errorf("exec: observe: unknown value %q", s)
+		}
+		return v, nil
+	}
+	set := func(xs []int, n int) (uint64, error) {
+		var b uint64
+		for _, x := range xs {
+			if x < 0 || x >= n {
+				return 0, fmt.Errorf("exec: observe: index %d out of range", x)
+			}
+			b |= model.Bit(x)
+		}
+		return b, nil
+	}
+	s := model.State{
+		RequestStatus: make([]model.Str, nRooms), TransferInfos: make([]uint64, nRooms),
+		BootstrapAlive: es.BootstrapAlive, PrefillCrashed: es.PrefillCrashed,
+		Sender: make([]model.Str, nReq), Queued: es.Queued, Posted: es.Posted,
+		Chan: make([][]model.Msg, nRanks), AckChan: make([][]model.Msg, nRanks),
+		TiSent: make([]uint64, nReq), Aborted: es.Aborted, PagesReleased: make([]uint64, nReq),
+	}
+	var err error
+	for r := range nRooms {
+		if s.RequestStatus[r], err = str(es.RequestStatus[r]); err != nil {
+			return s, err
+		}
+		if s.TransferInfos[r], err = set(es.TransferInfos[r], nRanks); err != nil {
+			return s, err
+		}
+	}
+	if s.Tombstones, err = set(es.Tombstones, nRooms); err != nil {
+		return s, err
+	}
+	for q := range nReq {
+		if s.Sender[q], err = str(es.Sender[q]); err != nil {
+			return s, err
+		}
+		if s.TiSent[q], err = set(es.TiSent[q], nRanks); err != nil {
+			return s, err
+		}
+		if s.PagesReleased[q], err = set(es.PagesReleased[q], nRanks); err != nil {
+			return s, err
+		}
+	}
+	msgs := func(in [][]execMsg) ([][]model.Msg, error) {
+		out := make([][]model.Msg, len(in))
+		for d, ms := range in {
+			for _, m := range ms {
+				t, err := str(m.Type)
+				if err != nil {
+					return nil, err
+				}
+				if m.Room < 0 || m.Room >= nRooms || m.Rank < 0 || m.Rank >= nRanks {
+					return nil, fmt.Errorf("exec: observe: message %+v out of range", m)
+				}
+				out[d] = append(out[d], model.Msg{Type: t, Room: model.Rooms(m.Room), Rank: model.DecodeRanks(m.Rank)})
+			}
+		}
+		return out, nil
+	}
+	if s.Chan, err = msgs(es.Chan); err != nil {
+		return s, err
+	}
+	if s.AckChan, err = msgs(es.AckChan); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// Close asks the process to quit and waits for it.
+func (e *Exec) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cmd == nil {
+		return nil
+	}
+	_, _ = e.call(map[string]any{"op": "quit"})
+	e.in.Close()
+	err := e.cmd.Wait()
+	e.cmd = nil
+	return err
+}
