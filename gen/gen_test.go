@@ -229,6 +229,7 @@ import (
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/spec/tla/eval"
+	"github.com/roomspec/roomspec/spec/tla/value"
 )
 
 func TestDifferential(t *testing.T) {
@@ -292,6 +293,11 @@ func TestDifferential(t *testing.T) {
 			is, ok := states[k]
 			if !ok {
 				t.Fatalf("%s: compiled state unknown to the interpreter:\n%s", name, k)
+			}
+			for i, v := range c.Values(&s) {
+				if !value.Equal(v, is[i]) {
+					t.Fatalf("%s: Values differ for %s", name, Vars[i])
+				}
 			}
 			for _, inv := range c.Invariants {
 				f, _ := c.Invariant(inv)

@@ -14,6 +14,7 @@ type Domain struct {
 	size    int
 	strides []int
 	isInts  bool
+	values  []value.Value // the elements as interpreter values
 }
 
 // NewModels returns the domain of a set of model values.
@@ -21,7 +22,11 @@ func NewModels(name string, names []string) *Domain {
 	ns := slices.Clone(names)
 	slices.Sort(ns)
 	ns = slices.Compact(ns)
-	return &Domain{Name: name, Names: ns, size: len(ns)}
+	d := &Domain{Name: name, Names: ns, size: len(ns)}
+	for _, n := range ns {
+		d.values = append(d.values, &value.Model{Name: n})
+	}
+	return d
 }
 
 // NewInts returns the domain of a set of integers.
@@ -29,7 +34,11 @@ func NewInts(name string, xs ...int) *Domain {
 	is := slices.Clone(xs)
 	slices.Sort(is)
 	is = slices.Compact(is)
-	return &Domain{Name: name, Ints: is, size: len(is), isInts: true}
+	d := &Domain{Name: name, Ints: is, size: len(is), isInts: true}
+	for _, x := range is {
+		d.values = append(d.values, value.Int(x))
+	}
+	return d
 }
 
 // NewRange returns the domain lo..hi.
@@ -75,8 +84,21 @@ func NewProduct(name string, comps ...*Domain) *Domain {
 		d.strides[i] = d.size
 		d.size *= comps[i].size
 	}
+	for i := 0; i < d.size; i++ {
+		es := make([]value.Value, len(comps))
+		for k, c := range comps {
+			es[k] = c.values[i/d.strides[k]%c.size]
+		}
+		d.values = append(d.values, value.NewTuple(es...))
+	}
 	return d
 }
+
+// Value returns element i as an interpreter value.
+func (d *Domain) Value(i int) value.Value { return d.values[i] }
+
+// SetValue returns the whole domain as an interpreter set.
+func (d *Domain) SetValue() value.Value { return value.NewSet(d.values...) }
 
 // Size is the number of elements.
 func (d *Domain) Size() int { return d.size }

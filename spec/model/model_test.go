@@ -12,6 +12,7 @@ import (
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/spec/tla/eval"
+	"github.com/roomspec/roomspec/spec/tla/value"
 )
 
 // variant loads a bundled cfg for both the interpreter and the compiled
@@ -162,10 +163,17 @@ func propertiesAgree(t *testing.T, m *check.Model, c *model.Config, states map[s
 		stride = 10
 	}
 	exploreCompiled(c, func(s *model.State, succ []model.State, _ []model.Action) {
+		is := states[c.Format(s)]
+		// Values is the interpreter's state, value for value.
+		vs := c.Values(s)
+		for i := range vs {
+			if !value.Equal(vs[i], is[i]) {
+				t.Fatalf("Values: %s = %s, interpreter %s", model.Vars[i], value.Format(vs[i]), value.Format(is[i]))
+			}
+		}
 		if n++; n%stride != 0 {
 			return
 		}
-		is := states[c.Format(s)]
 		for _, name := range c.Invariants {
 			f, ok := c.Invariant(name)
 			if !ok {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/spec/tla/value"
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
@@ -1688,64 +1689,64 @@ func (c *Config) ActionString(a Action) string {
 	case ActSchedulerCreateSender:
 		b.WriteString("SchedulerCreateSender")
 		b.WriteByte('(')
-		c.fmt59(&b, Requests(a.Params[0]))
+		c.fmt75(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollBootstrap:
 		b.WriteString("SchedulerPollBootstrap")
 		b.WriteByte('(')
-		c.fmt59(&b, Requests(a.Params[0]))
+		c.fmt75(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerSend:
 		b.WriteString("SchedulerSend")
 		b.WriteByte('(')
-		c.fmt59(&b, Requests(a.Params[0]))
+		c.fmt75(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollInFlight:
 		b.WriteString("SchedulerPollInFlight")
 		b.WriteByte('(')
-		c.fmt59(&b, Requests(a.Params[0]))
+		c.fmt75(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvTransferInfo:
 		b.WriteString("BootstrapRecvTransferInfo")
 		b.WriteByte('(')
-		c.fmt17(&b, DecodeRanks(a.Params[0]))
+		c.fmt19(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvAbort:
 		b.WriteString("BootstrapRecvAbort")
 		b.WriteByte('(')
-		c.fmt17(&b, DecodeRanks(a.Params[0]))
+		c.fmt19(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerPost:
 		b.WriteString("WorkerPost")
 		b.WriteByte('(')
-		c.fmt59(&b, Requests(a.Params[0]))
+		c.fmt75(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerComplete:
 		b.WriteString("WorkerComplete")
 		b.WriteByte('(')
-		c.fmt59(&b, Requests(a.Params[0]))
+		c.fmt75(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapTimeout:
 		b.WriteString("BootstrapTimeout")
 		b.WriteByte('(')
-		c.fmt59(&b, Requests(a.Params[0]))
+		c.fmt75(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeSendTransferInfo:
 		b.WriteString("DecodeSendTransferInfo")
 		b.WriteByte('(')
-		c.fmt17(&b, DecodeRanks(a.Params[0]))
+		c.fmt19(&b, DecodeRanks(a.Params[0]))
 		b.WriteString(", ")
-		c.fmt59(&b, Requests(a.Params[1]))
+		c.fmt75(&b, Requests(a.Params[1]))
 		b.WriteByte(')')
 	case ActDecodeAbort:
 		b.WriteString("DecodeAbort")
 		b.WriteByte('(')
-		c.fmt59(&b, Requests(a.Params[0]))
+		c.fmt75(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeRecvAbortAck:
 		b.WriteString("DecodeRecvAbortAck")
 		b.WriteByte('(')
-		c.fmt17(&b, DecodeRanks(a.Params[0]))
+		c.fmt19(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	default:
 		fmt.Fprintf(&b, "Action(%d)", a.ID)
@@ -1973,29 +1974,29 @@ func (c *Config) Format(s *State) string {
 	b.WriteString("/\\ request_status = ")
 	c.fmt9(&b, s.RequestStatus)
 	b.WriteString("\n/\\ transfer_infos = ")
-	c.fmt15(&b, s.TransferInfos)
+	c.fmt17(&b, s.TransferInfos)
 	b.WriteString("\n/\\ tombstones = ")
-	c.fmt23(&b, s.Tombstones)
+	c.fmt28(&b, s.Tombstones)
 	b.WriteString("\n/\\ bootstrap_alive = ")
-	c.fmt29(&b, s.BootstrapAlive)
+	c.fmt36(&b, s.BootstrapAlive)
 	b.WriteString("\n/\\ prefill_crashed = ")
-	c.fmt29(&b, s.PrefillCrashed)
+	c.fmt36(&b, s.PrefillCrashed)
 	b.WriteString("\n/\\ sender = ")
-	c.fmt33(&b, s.Sender)
+	c.fmt41(&b, s.Sender)
 	b.WriteString("\n/\\ queued = ")
-	c.fmt36(&b, s.Queued)
+	c.fmt45(&b, s.Queued)
 	b.WriteString("\n/\\ posted = ")
-	c.fmt42(&b, s.Posted)
+	c.fmt53(&b, s.Posted)
 	b.WriteString("\n/\\ chan = ")
-	c.fmt45(&b, s.Chan)
+	c.fmt57(&b, s.Chan)
 	b.WriteString("\n/\\ ack_chan = ")
-	c.fmt45(&b, s.AckChan)
+	c.fmt57(&b, s.AckChan)
 	b.WriteString("\n/\\ ti_sent = ")
-	c.fmt56(&b, s.TiSent)
+	c.fmt71(&b, s.TiSent)
 	b.WriteString("\n/\\ aborted = ")
-	c.fmt42(&b, s.Aborted)
+	c.fmt53(&b, s.Aborted)
 	b.WriteString("\n/\\ pages_released = ")
-	c.fmt56(&b, s.PagesReleased)
+	c.fmt71(&b, s.PagesReleased)
 	return b.String()
 }
 
@@ -2003,18 +2004,18 @@ func (c *Config) Format(s *State) string {
 func (s *State) Hash() uint64 {
 	h := uint64(0xcbf29ce484222325)
 	h = hash11(h, s.RequestStatus)
-	h = hash18(h, s.TransferInfos)
-	h = hash25(h, s.Tombstones)
-	h = hash30(h, s.BootstrapAlive)
-	h = hash30(h, s.PrefillCrashed)
-	h = hash34(h, s.Sender)
-	h = hash38(h, s.Queued)
-	h = hash43(h, s.Posted)
-	h = hash48(h, s.Chan)
-	h = hash48(h, s.AckChan)
-	h = hash57(h, s.TiSent)
-	h = hash43(h, s.Aborted)
-	h = hash57(h, s.PagesReleased)
+	h = hash20(h, s.TransferInfos)
+	h = hash30(h, s.Tombstones)
+	h = hash37(h, s.BootstrapAlive)
+	h = hash37(h, s.PrefillCrashed)
+	h = hash42(h, s.Sender)
+	h = hash47(h, s.Queued)
+	h = hash54(h, s.Posted)
+	h = hash60(h, s.Chan)
+	h = hash60(h, s.AckChan)
+	h = hash72(h, s.TiSent)
+	h = hash54(h, s.Aborted)
+	h = hash72(h, s.PagesReleased)
 	return h
 }
 
@@ -2042,30 +2043,51 @@ func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 	b.WriteString(",\"request_status\":")
 	c.itf13(b, s.RequestStatus)
 	b.WriteString(",\"transfer_infos\":")
-	c.itf20(b, s.TransferInfos)
+	c.itf22(b, s.TransferInfos)
 	b.WriteString(",\"tombstones\":")
-	c.itf26(b, s.Tombstones)
+	c.itf31(b, s.Tombstones)
 	b.WriteString(",\"bootstrap_alive\":")
-	c.itf31(b, s.BootstrapAlive)
+	c.itf38(b, s.BootstrapAlive)
 	b.WriteString(",\"prefill_crashed\":")
-	c.itf31(b, s.PrefillCrashed)
+	c.itf38(b, s.PrefillCrashed)
 	b.WriteString(",\"sender\":")
-	c.itf35(b, s.Sender)
+	c.itf43(b, s.Sender)
 	b.WriteString(",\"queued\":")
-	c.itf40(b, s.Queued)
+	c.itf49(b, s.Queued)
 	b.WriteString(",\"posted\":")
-	c.itf44(b, s.Posted)
+	c.itf55(b, s.Posted)
 	b.WriteString(",\"chan\":")
-	c.itf53(b, s.Chan)
+	c.itf65(b, s.Chan)
 	b.WriteString(",\"ack_chan\":")
-	c.itf53(b, s.AckChan)
+	c.itf65(b, s.AckChan)
 	b.WriteString(",\"ti_sent\":")
-	c.itf58(b, s.TiSent)
+	c.itf73(b, s.TiSent)
 	b.WriteString(",\"aborted\":")
-	c.itf44(b, s.Aborted)
+	c.itf55(b, s.Aborted)
 	b.WriteString(",\"pages_released\":")
-	c.itf58(b, s.PagesReleased)
+	c.itf73(b, s.PagesReleased)
 	b.WriteByte('}')
+}
+
+// Values converts s to the interpreter's values, one per variable in
+// Vars order (an eval.State), e.g. to evaluate with the interpreter what
+// the compiled model does not cover.
+func (c *Config) Values(s *State) []value.Value {
+	return []value.Value{
+		c.val15(s.RequestStatus),
+		c.val25(s.TransferInfos),
+		c.val34(s.Tombstones),
+		c.val40(s.BootstrapAlive),
+		c.val40(s.PrefillCrashed),
+		c.val44(s.Sender),
+		c.val51(s.Queued),
+		c.val56(s.Posted),
+		c.val68(s.Chan),
+		c.val68(s.AckChan),
+		c.val74(s.TiSent),
+		c.val56(s.Aborted),
+		c.val74(s.PagesReleased),
+	}
 }
 
 // Domain is a finite constant set whose elements are numbered 0..Size()-1
@@ -2079,6 +2101,7 @@ type Domain struct {
 	size    int
 	strides []int
 	isInts  bool
+	values  []value.Value // the elements as interpreter values
 }
 
 // NewModels returns the domain of a set of model values.
@@ -2086,7 +2109,11 @@ func NewModels(name string, names []string) *Domain {
 	ns := slices.Clone(names)
 	slices.Sort(ns)
 	ns = slices.Compact(ns)
-	return &Domain{Name: name, Names: ns, size: len(ns)}
+	d := &Domain{Name: name, Names: ns, size: len(ns)}
+	for _, n := range ns {
+		d.values = append(d.values, &value.Model{Name: n})
+	}
+	return d
 }
 
 // NewInts returns the domain of a set of integers.
@@ -2094,7 +2121,11 @@ func NewInts(name string, xs ...int) *Domain {
 	is := slices.Clone(xs)
 	slices.Sort(is)
 	is = slices.Compact(is)
-	return &Domain{Name: name, Ints: is, size: len(is), isInts: true}
+	d := &Domain{Name: name, Ints: is, size: len(is), isInts: true}
+	for _, x := range is {
+		d.values = append(d.values, value.Int(x))
+	}
+	return d
 }
 
 // NewRange returns the domain lo..hi.
@@ -2140,8 +2171,21 @@ func NewProduct(name string, comps ...*Domain) *Domain {
 		d.strides[i] = d.size
 		d.size *= comps[i].size
 	}
+	for i := 0; i < d.size; i++ {
+		es := make([]value.Value, len(comps))
+		for k, c := range comps {
+			es[k] = c.values[i/d.strides[k]%c.size]
+		}
+		d.values = append(d.values, value.NewTuple(es...))
+	}
 	return d
 }
+
+// Value returns element i as an interpreter value.
+func (d *Domain) Value(i int) value.Value { return d.values[i] }
+
+// SetValue returns the whole domain as an interpreter set.
+func (d *Domain) SetValue() value.Value { return value.NewSet(d.values...) }
 
 // Size is the number of elements.
 func (d *Domain) Size() int { return d.size }
@@ -2580,11 +2624,25 @@ func (c *Config) itf13(b *strings.Builder, v []Str) {
 	b.WriteString("]}")
 }
 
-func (c *Config) fmt17(b *strings.Builder, v DecodeRanks) {
+func (c *Config) val16(v Str) value.Value {
+	return value.String(v.String())
+}
+
+func (c *Config) val15(v []Str) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Rooms.Value(i)
+		es[i] = c.val16(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt19(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.Format(b, int(v))
 }
 
-func (c *Config) fmt16(b *strings.Builder, v uint64) {
+func (c *Config) fmt18(b *strings.Builder, v uint64) {
 	b.WriteByte('{')
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2592,19 +2650,19 @@ func (c *Config) fmt16(b *strings.Builder, v uint64) {
 			b.WriteString(", ")
 		}
 		first = false
-		c.fmt17(b, DecodeRanks(bits.TrailingZeros64(bs)))
+		c.fmt19(b, DecodeRanks(bits.TrailingZeros64(bs)))
 	}
 	b.WriteByte('}')
 }
 
-func (c *Config) fmt15(b *strings.Builder, v []uint64) {
+func (c *Config) fmt17(b *strings.Builder, v []uint64) {
 	if c.Rooms.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt16(b, e)
+			c.fmt18(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -2616,28 +2674,28 @@ func (c *Config) fmt15(b *strings.Builder, v []uint64) {
 		}
 		c.Rooms.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt16(b, e)
+		c.fmt18(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash19(h uint64, v uint64) uint64 {
+func hash21(h uint64, v uint64) uint64 {
 	return mix(h, uint64(v))
 }
 
-func hash18(h uint64, v []uint64) uint64 {
+func hash20(h uint64, v []uint64) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash19(h, e)
+		h = hash21(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf22(b *strings.Builder, v DecodeRanks) {
+func (c *Config) itf24(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.ITF(b, int(v))
 }
 
-func (c *Config) itf21(b *strings.Builder, v uint64) {
+func (c *Config) itf23(b *strings.Builder, v uint64) {
 	b.WriteString(`{"#set":[`)
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2645,12 +2703,12 @@ func (c *Config) itf21(b *strings.Builder, v uint64) {
 			b.WriteByte(',')
 		}
 		first = false
-		c.itf22(b, DecodeRanks(bits.TrailingZeros64(bs)))
+		c.itf24(b, DecodeRanks(bits.TrailingZeros64(bs)))
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) itf20(b *strings.Builder, v []uint64) {
+func (c *Config) itf22(b *strings.Builder, v []uint64) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -2659,17 +2717,39 @@ func (c *Config) itf20(b *strings.Builder, v []uint64) {
 		b.WriteByte('[')
 		c.Rooms.ITF(b, i)
 		b.WriteByte(',')
-		c.itf21(b, e)
+		c.itf23(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) fmt24(b *strings.Builder, v Rooms) {
+func (c *Config) val27(v DecodeRanks) value.Value {
+	return c.DecodeRanks.Value(int(v))
+}
+
+func (c *Config) val26(v uint64) value.Value {
+	var es []value.Value
+	for bs := v; bs != 0; bs &= bs - 1 {
+		es = append(es, c.val27(DecodeRanks(bits.TrailingZeros64(bs))))
+	}
+	return value.NewSetOwned(es)
+}
+
+func (c *Config) val25(v []uint64) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Rooms.Value(i)
+		es[i] = c.val26(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt29(b *strings.Builder, v Rooms) {
 	c.Rooms.Format(b, int(v))
 }
 
-func (c *Config) fmt23(b *strings.Builder, v uint64) {
+func (c *Config) fmt28(b *strings.Builder, v uint64) {
 	b.WriteByte('{')
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2677,20 +2757,20 @@ func (c *Config) fmt23(b *strings.Builder, v uint64) {
 			b.WriteString(", ")
 		}
 		first = false
-		c.fmt24(b, Rooms(bits.TrailingZeros64(bs)))
+		c.fmt29(b, Rooms(bits.TrailingZeros64(bs)))
 	}
 	b.WriteByte('}')
 }
 
-func hash25(h uint64, v uint64) uint64 {
+func hash30(h uint64, v uint64) uint64 {
 	return mix(h, uint64(v))
 }
 
-func (c *Config) itf27(b *strings.Builder, v Rooms) {
+func (c *Config) itf32(b *strings.Builder, v Rooms) {
 	c.Rooms.ITF(b, int(v))
 }
 
-func (c *Config) itf26(b *strings.Builder, v uint64) {
+func (c *Config) itf31(b *strings.Builder, v uint64) {
 	b.WriteString(`{"#set":[`)
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2698,16 +2778,28 @@ func (c *Config) itf26(b *strings.Builder, v uint64) {
 			b.WriteByte(',')
 		}
 		first = false
-		c.itf27(b, Rooms(bits.TrailingZeros64(bs)))
+		c.itf32(b, Rooms(bits.TrailingZeros64(bs)))
 	}
 	b.WriteString("]}")
 }
 
-func eq28(a, b uint64) bool {
+func eq33(a, b uint64) bool {
 	return a == b
 }
 
-func (c *Config) fmt29(b *strings.Builder, v bool) {
+func (c *Config) val35(v Rooms) value.Value {
+	return c.Rooms.Value(int(v))
+}
+
+func (c *Config) val34(v uint64) value.Value {
+	var es []value.Value
+	for bs := v; bs != 0; bs &= bs - 1 {
+		es = append(es, c.val35(Rooms(bits.TrailingZeros64(bs))))
+	}
+	return value.NewSetOwned(es)
+}
+
+func (c *Config) fmt36(b *strings.Builder, v bool) {
 	if v {
 		b.WriteString("TRUE")
 	} else {
@@ -2715,22 +2807,26 @@ func (c *Config) fmt29(b *strings.Builder, v bool) {
 	}
 }
 
-func hash30(h uint64, v bool) uint64 {
+func hash37(h uint64, v bool) uint64 {
 	if v {
 		return mix(h, 1)
 	}
 	return mix(h, 2)
 }
 
-func (c *Config) itf31(b *strings.Builder, v bool) {
+func (c *Config) itf38(b *strings.Builder, v bool) {
 	b.WriteString(strconv.FormatBool(v))
 }
 
-func eq32(a, b bool) bool {
+func eq39(a, b bool) bool {
 	return a == b
 }
 
-func (c *Config) fmt33(b *strings.Builder, v []Str) {
+func (c *Config) val40(v bool) value.Value {
+	return value.Bool(v)
+}
+
+func (c *Config) fmt41(b *strings.Builder, v []Str) {
 	if c.Requests.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
@@ -2754,7 +2850,7 @@ func (c *Config) fmt33(b *strings.Builder, v []Str) {
 	b.WriteByte(')')
 }
 
-func hash34(h uint64, v []Str) uint64 {
+func hash42(h uint64, v []Str) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
 		h = hash12(h, e)
@@ -2762,7 +2858,7 @@ func hash34(h uint64, v []Str) uint64 {
 	return h
 }
 
-func (c *Config) itf35(b *strings.Builder, v []Str) {
+func (c *Config) itf43(b *strings.Builder, v []Str) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -2777,136 +2873,22 @@ func (c *Config) itf35(b *strings.Builder, v []Str) {
 	b.WriteString("]}")
 }
 
-func (c *Config) fmt37(b *strings.Builder, v int) {
+func (c *Config) val44(v []Str) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Requests.Value(i)
+		es[i] = c.val16(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt46(b *strings.Builder, v int) {
 	b.WriteString(strconv.Itoa(v))
 }
 
-func (c *Config) fmt36(b *strings.Builder, v []int) {
+func (c *Config) fmt45(b *strings.Builder, v []int) {
 	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt37(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt37(b, e)
-	}
-	b.WriteByte(')')
-}
-
-func hash39(h uint64, v int) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash38(h uint64, v []int) uint64 {
-	h = mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash39(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf41(b *strings.Builder, v int) {
-	fmt.Fprintf(b, `{"#bigint":"%d"}`, v)
-}
-
-func (c *Config) itf40(b *strings.Builder, v []int) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf41(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
-}
-
-func (c *Config) fmt42(b *strings.Builder, v []bool) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt29(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt29(b, e)
-	}
-	b.WriteByte(')')
-}
-
-func hash43(h uint64, v []bool) uint64 {
-	h = mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash30(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf44(b *strings.Builder, v []bool) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf31(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
-}
-
-func (c *Config) fmt47(b *strings.Builder, v Msg) {
-	b.WriteByte('[')
-	b.WriteString("rank |-> ")
-	c.fmt17(b, v.Rank)
-	b.WriteString(", room |-> ")
-	c.fmt24(b, v.Room)
-	b.WriteString(", type |-> ")
-	c.fmt10(b, v.Type)
-	b.WriteByte(']')
-}
-
-func (c *Config) fmt46(b *strings.Builder, v []Msg) {
-	b.WriteString("<<")
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		c.fmt47(b, e)
-	}
-	b.WriteString(">>")
-}
-
-func (c *Config) fmt45(b *strings.Builder, v [][]Msg) {
-	if c.DecodeRanks.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
@@ -2922,89 +2904,66 @@ func (c *Config) fmt45(b *strings.Builder, v [][]Msg) {
 		if i > 0 {
 			b.WriteString(" @@ ")
 		}
-		c.DecodeRanks.Format(b, i)
+		c.Requests.Format(b, i)
 		b.WriteString(" :> ")
 		c.fmt46(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash51(h uint64, v DecodeRanks) uint64 {
+func hash48(h uint64, v int) uint64 {
 	return mix(h, uint64(v))
 }
 
-func hash52(h uint64, v Rooms) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash50(h uint64, v Msg) uint64 {
-	h = hash51(h, v.Rank)
-	h = hash52(h, v.Room)
-	h = hash12(h, v.Type)
-	return h
-}
-
-func hash49(h uint64, v []Msg) uint64 {
+func hash47(h uint64, v []int) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash50(h, e)
+		h = hash48(h, e)
 	}
 	return h
 }
 
-func hash48(h uint64, v [][]Msg) uint64 {
-	h = mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash49(h, e)
-	}
-	return h
+func (c *Config) itf50(b *strings.Builder, v int) {
+	fmt.Fprintf(b, `{"#bigint":"%d"}`, v)
 }
 
-func (c *Config) itf55(b *strings.Builder, v Msg) {
-	b.WriteByte('{')
-	b.WriteString("\"rank\":")
-	c.itf22(b, v.Rank)
-	b.WriteString(",\"room\":")
-	c.itf27(b, v.Room)
-	b.WriteString(",\"type\":")
-	c.itf14(b, v.Type)
-	b.WriteByte('}')
-}
-
-func (c *Config) itf54(b *strings.Builder, v []Msg) {
-	b.WriteByte('[')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		c.itf55(b, e)
-	}
-	b.WriteByte(']')
-}
-
-func (c *Config) itf53(b *strings.Builder, v [][]Msg) {
+func (c *Config) itf49(b *strings.Builder, v []int) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteByte('[')
-		c.DecodeRanks.ITF(b, i)
+		c.Requests.ITF(b, i)
 		b.WriteByte(',')
-		c.itf54(b, e)
+		c.itf50(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) fmt56(b *strings.Builder, v []uint64) {
+func (c *Config) val52(v int) value.Value {
+	return value.Int(v)
+}
+
+func (c *Config) val51(v []int) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Requests.Value(i)
+		es[i] = c.val52(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt53(b *strings.Builder, v []bool) {
 	if c.Requests.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt16(b, e)
+			c.fmt36(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -3016,20 +2975,20 @@ func (c *Config) fmt56(b *strings.Builder, v []uint64) {
 		}
 		c.Requests.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt16(b, e)
+		c.fmt36(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash57(h uint64, v []uint64) uint64 {
+func hash54(h uint64, v []bool) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash19(h, e)
+		h = hash37(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf58(b *strings.Builder, v []uint64) {
+func (c *Config) itf55(b *strings.Builder, v []bool) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -3038,12 +2997,215 @@ func (c *Config) itf58(b *strings.Builder, v []uint64) {
 		b.WriteByte('[')
 		c.Requests.ITF(b, i)
 		b.WriteByte(',')
-		c.itf21(b, e)
+		c.itf38(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) fmt59(b *strings.Builder, v Requests) {
+func (c *Config) val56(v []bool) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Requests.Value(i)
+		es[i] = c.val40(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt59(b *strings.Builder, v Msg) {
+	b.WriteByte('[')
+	b.WriteString("rank |-> ")
+	c.fmt19(b, v.Rank)
+	b.WriteString(", room |-> ")
+	c.fmt29(b, v.Room)
+	b.WriteString(", type |-> ")
+	c.fmt10(b, v.Type)
+	b.WriteByte(']')
+}
+
+func (c *Config) fmt58(b *strings.Builder, v []Msg) {
+	b.WriteString("<<")
+	for i, e := range v {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		c.fmt59(b, e)
+	}
+	b.WriteString(">>")
+}
+
+func (c *Config) fmt57(b *strings.Builder, v [][]Msg) {
+	if c.DecodeRanks.IsSeq() {
+		b.WriteString("<<")
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			c.fmt58(b, e)
+		}
+		b.WriteString(">>")
+		return
+	}
+	b.WriteByte('(')
+	for i, e := range v {
+		if i > 0 {
+			b.WriteString(" @@ ")
+		}
+		c.DecodeRanks.Format(b, i)
+		b.WriteString(" :> ")
+		c.fmt58(b, e)
+	}
+	b.WriteByte(')')
+}
+
+func hash63(h uint64, v DecodeRanks) uint64 {
+	return mix(h, uint64(v))
+}
+
+func hash64(h uint64, v Rooms) uint64 {
+	return mix(h, uint64(v))
+}
+
+func hash62(h uint64, v Msg) uint64 {
+	h = hash63(h, v.Rank)
+	h = hash64(h, v.Room)
+	h = hash12(h, v.Type)
+	return h
+}
+
+func hash61(h uint64, v []Msg) uint64 {
+	h = mix(h, uint64(len(v)))
+	for _, e := range v {
+		h = hash62(h, e)
+	}
+	return h
+}
+
+func hash60(h uint64, v [][]Msg) uint64 {
+	h = mix(h, uint64(len(v)))
+	for _, e := range v {
+		h = hash61(h, e)
+	}
+	return h
+}
+
+func (c *Config) itf67(b *strings.Builder, v Msg) {
+	b.WriteByte('{')
+	b.WriteString("\"rank\":")
+	c.itf24(b, v.Rank)
+	b.WriteString(",\"room\":")
+	c.itf32(b, v.Room)
+	b.WriteString(",\"type\":")
+	c.itf14(b, v.Type)
+	b.WriteByte('}')
+}
+
+func (c *Config) itf66(b *strings.Builder, v []Msg) {
+	b.WriteByte('[')
+	for i, e := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		c.itf67(b, e)
+	}
+	b.WriteByte(']')
+}
+
+func (c *Config) itf65(b *strings.Builder, v [][]Msg) {
+	b.WriteString(`{"#map":[`)
+	for i, e := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		c.DecodeRanks.ITF(b, i)
+		b.WriteByte(',')
+		c.itf66(b, e)
+		b.WriteByte(']')
+	}
+	b.WriteString("]}")
+}
+
+func (c *Config) val70(v Msg) value.Value {
+	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val27(v.Rank), c.val35(v.Room), c.val16(v.Type)})
+}
+
+func (c *Config) val69(v []Msg) value.Value {
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		es[i] = c.val70(e)
+	}
+	return value.NewTuple(es...)
+}
+
+func (c *Config) val68(v [][]Msg) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.DecodeRanks.Value(i)
+		es[i] = c.val69(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt71(b *strings.Builder, v []uint64) {
+	if c.Requests.IsSeq() {
+		b.WriteString("<<")
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			c.fmt18(b, e)
+		}
+		b.WriteString(">>")
+		return
+	}
+	b.WriteByte('(')
+	for i, e := range v {
+		if i > 0 {
+			b.WriteString(" @@ ")
+		}
+		c.Requests.Format(b, i)
+		b.WriteString(" :> ")
+		c.fmt18(b, e)
+	}
+	b.WriteByte(')')
+}
+
+func hash72(h uint64, v []uint64) uint64 {
+	h = mix(h, uint64(len(v)))
+	for _, e := range v {
+		h = hash21(h, e)
+	}
+	return h
+}
+
+func (c *Config) itf73(b *strings.Builder, v []uint64) {
+	b.WriteString(`{"#map":[`)
+	for i, e := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		c.Requests.ITF(b, i)
+		b.WriteByte(',')
+		c.itf23(b, e)
+		b.WriteByte(']')
+	}
+	b.WriteString("]}")
+}
+
+func (c *Config) val74(v []uint64) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Requests.Value(i)
+		es[i] = c.val26(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt75(b *strings.Builder, v Requests) {
 	c.Requests.Format(b, int(v))
 }
