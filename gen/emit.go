@@ -269,7 +269,7 @@ func (g *gen) emit() []byte {
 	// State.
 	w("// State is a state of the spec: one field per variable, typed from TypeOK.\n// Slices are never modified once a state is built (actions copy on\n// write), so copying a State is cheap and safe.\ntype State struct {\n")
 	for _, v := range g.vars {
-		w("%s %s // %s \\in %s\n", v.goName, g.goType(v.t), v.name, v.t)
+		w("%s %s // %s \\in %s\n", v.goName, g.goType(v.t), v.name, v.typeText)
 	}
 	w("}\n\n")
 	w("// Vars are the spec's variables in declaration order.\nvar Vars = []string{")

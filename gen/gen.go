@@ -116,6 +116,7 @@ type varInfo struct {
 	name, goName string
 	t            *typ
 	pos          tla.Pos
+	typeText     string // the set of its TypeOK conjunct, as TLA+
 }
 
 type gen struct {
@@ -336,6 +337,7 @@ func (g *gen) typeVars() {
 				if id, ok := n.Args[0].(*tla.Ident); ok {
 					if v := g.varIdx[id.Name]; v != nil && v.t == nil {
 						v.t = g.typeOfSet(n.Args[1], "")
+						v.typeText = tla.Print(n.Args[1])
 					}
 				}
 			}

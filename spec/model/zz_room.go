@@ -87,19 +87,19 @@ type Msg struct {
 // Slices are never modified once a state is built (actions copy on
 // write), so copying a State is cheap and safe.
 type State struct {
-	RequestStatus  []Str    // request_status \in func(Rooms,str)
-	TransferInfos  []uint64 // transfer_infos \in func(Rooms,set(elem(DecodeRanks)))
-	Tombstones     uint64   // tombstones \in set(elem(Rooms))
-	BootstrapAlive bool     // bootstrap_alive \in bool
-	PrefillCrashed bool     // prefill_crashed \in bool
-	Sender         []Str    // sender \in func(Requests,str)
-	Queued         []int    // queued \in func(Requests,int)
-	Posted         []bool   // posted \in func(Requests,bool)
-	Chan           [][]Msg  // chan \in func(DecodeRanks,seq(rec{rank:elem(DecodeRanks),room:elem(Rooms),type:str}))
-	AckChan        [][]Msg  // ack_chan \in func(DecodeRanks,seq(rec{rank:elem(DecodeRanks),room:elem(Rooms),type:str}))
-	TiSent         []uint64 // ti_sent \in func(Requests,set(elem(DecodeRanks)))
-	Aborted        []bool   // aborted \in func(Requests,bool)
-	PagesReleased  []uint64 // pages_released \in func(Requests,set(elem(DecodeRanks)))
+	RequestStatus  []Str    // request_status \in [Rooms -> StatusOrAbsent]
+	TransferInfos  []uint64 // transfer_infos \in [Rooms -> SUBSET DecodeRanks]
+	Tombstones     uint64   // tombstones \in SUBSET Rooms
+	BootstrapAlive bool     // bootstrap_alive \in BOOLEAN
+	PrefillCrashed bool     // prefill_crashed \in BOOLEAN
+	Sender         []Str    // sender \in [Requests -> SenderPositions]
+	Queued         []int    // queued \in [Requests -> 0 .. NumChunks]
+	Posted         []bool   // posted \in [Requests -> BOOLEAN]
+	Chan           [][]Msg  // chan \in [DecodeRanks -> Seq(Msg)]
+	AckChan        [][]Msg  // ack_chan \in [DecodeRanks -> Seq(AckMsg)]
+	TiSent         []uint64 // ti_sent \in [Requests -> SUBSET DecodeRanks]
+	Aborted        []bool   // aborted \in [Requests -> BOOLEAN]
+	PagesReleased  []uint64 // pages_released \in [Requests -> SUBSET DecodeRanks]
 }
 
 // Vars are the spec's variables in declaration order.
