@@ -321,7 +321,7 @@ func (s *stream) Message(zm zmtp.Message) {
 		m.DstSocket = s.peer.dec.PeerSocketType()
 	}
 	p.sum.Messages++
-	if m.Wire.Kind() == wire.KindUnknown {
+	if _, ok := m.Wire.(*wire.Unknown); ok {
 		p.sum.Unknown++
 	}
 	p.order.push(m, p.onMsg)

@@ -183,17 +183,3 @@ func (p *pool[T]) one() *T {
 	}
 	return &p.take(1)[0]
 }
-
-// arrays returns the pools for index arrays of T and for lists of them.
-func arrays[T elem](a *alloc) (*pool[T], *pool[[]T]) {
-	var z T
-	switch any(z).(type) {
-	case int32:
-		return any(&a.i32).(*pool[T]), any(&a.i32s).(*pool[[]T])
-	case uint32:
-		return any(&a.u32).(*pool[T]), any(&a.u32s).(*pool[[]T])
-	case uint64:
-		return any(&a.u64).(*pool[T]), any(&a.u64s).(*pool[[]T])
-	}
-	return &pool[T]{}, &pool[[]T]{} // not reached: elem has no other types
-}

@@ -100,19 +100,20 @@ type elem interface{ ~int32 | ~uint32 | ~uint64 }
 // decodeArray reads a frame of back-to-back little-endian elements of w
 // bytes (numpy's tobytes(), struct.pack("<nQ")). An empty frame is an empty,
 // non-nil slice, so JSON shows [] rather than null (null means absent).
-func decodeArray[T elem](a *alloc, b []byte, w int) ([]T, error) {
+func decodeArray[T elem](p *pool[T], b []byte, w int) ([]T, error) {
 	if len(b)%w != 0 {
 		return nil, fmt.Errorf("%d bytes is not a whole number of %d-byte elements", len(b), w)
 	}
-	p, _ := arrays[T](a)
 	out := p.take(len(b) / w)
 	if w == 4 {
 		for i := range out {
-			out[i] = T(binary.LittleEndian.Uint32(b[4*i:]))
+			out[i] = T(binary.LittleEndian.Uint32(b))
+			b = b[4:]
 		}
 	} else {
 		for i := range out {
-			out[i] = T(binary.LittleEndian.Uint64(b[8*i:]))
+			out[i] = T(binary.LittleEndian.Uint64(b))
+			b = b[8:]
 		}
 	}
 	return out, nil
@@ -122,7 +123,7 @@ func decodeArray[T elem](a *alloc, b []byte, w int) ([]T, error) {
 // outer list, else n, then n inner byte lengths (u32 LE each), then the
 // inner lists. Every length is checked against the frame before anything is
 // allocated, and every byte must be accounted for.
-func decodePacked[T elem](a *alloc, b []byte, w int) ([][]T, error) {
+func decodePacked[T elem](p *pool[T], lists *pool[[]T], b []byte, w int) ([][]T, error) {
 	if len(b) == 0 {
 		return [][]T{}, nil
 	}
@@ -145,12 +146,11 @@ func decodePacked[T elem](a *alloc, b []byte, w int) ([][]T, error) {
 	if total != uint64(len(b)) {
 		return nil, fmt.Errorf("pack_int_lists: header accounts for %d bytes, frame has %d", total, len(b))
 	}
-	_, lists := arrays[T](a)
 	out := lists.take(int(n))
 	off := header
 	for i := range out {
 		l := uint64(binary.LittleEndian.Uint32(b[4+4*i:]))
-		out[i], _ = decodeArray[T](a, b[off:off+l], w) // lengths checked above
+		out[i], _ = decodeArray(p, b[off:off+l], w) // lengths checked above
 		off += l
 	}
 	return out, nil
@@ -247,22 +247,22 @@ func (r *reader) bytes(i int) []byte {
 	return append([]byte{}, r.parts[i]...)
 }
 
-func array[T elem](r *reader, i int, field string, w int) []T {
+func array[T elem](r *reader, i int, field string, w int, p *pool[T]) []T {
 	if r.err != nil {
 		return nil
 	}
-	v, err := decodeArray[T](r.a, r.parts[i], w)
+	v, err := decodeArray(p, r.parts[i], w)
 	if err != nil {
 		r.fail(i, field, err)
 	}
 	return v
 }
 
-func packed[T elem](r *reader, i int, field string, w int) [][]T {
+func packed[T elem](r *reader, i int, field string, w int, p *pool[T], lists *pool[[]T]) [][]T {
 	if r.err != nil {
 		return nil
 	}
-	v, err := decodePacked[T](r.a, r.parts[i], w)
+	v, err := decodePacked(p, lists, r.parts[i], w)
 	if err != nil {
 		r.fail(i, field, err)
 	}
@@ -272,18 +272,18 @@ func packed[T elem](r *reader, i int, field string, w int) [][]T {
 // Optional variants: nil when the frame is absent (beyond the message).
 // A present but empty frame is an empty list, as SGLang sends for "none".
 
-func optArray[T elem](r *reader, i int, field string, w int) []T {
+func optArray[T elem](r *reader, i int, field string, w int, p *pool[T]) []T {
 	if r.err != nil || i >= len(r.parts) {
 		return nil
 	}
-	return array[T](r, i, field, w)
+	return array(r, i, field, w, p)
 }
 
-func optPacked[T elem](r *reader, i int, field string, w int) [][]T {
+func optPacked[T elem](r *reader, i int, field string, w int, p *pool[T], lists *pool[[]T]) [][]T {
 	if r.err != nil || i >= len(r.parts) {
 		return nil
 	}
-	return packed[T](r, i, field, w)
+	return packed(r, i, field, w, p, lists)
 }
 
 // optPtr reads a staging base pointer: 8 bytes (u64 LE) or empty.

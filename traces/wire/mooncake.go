@@ -52,16 +52,16 @@ func decodeMooncakeRegistration(a *alloc, parts [][]byte) Message {
 	m.DecodeIP = r.str(1, "decode_ip")
 	m.DecodePort = r.port(2, "decode_port")
 	m.Session = r.str(3, "session")
-	m.KVPtrs = array[uint64](r, 4, "kv_ptrs", 8)
-	m.AuxPtrs = array[uint64](r, 5, "aux_ptrs", 8)
-	m.StatePtrs = packed[uint64](r, 6, "state_ptrs", 8)
+	m.KVPtrs = array(r, 4, "kv_ptrs", 8, &r.a.u64)
+	m.AuxPtrs = array(r, 5, "aux_ptrs", 8, &r.a.u64)
+	m.StatePtrs = packed(r, 6, "state_ptrs", 8, &r.a.u64, &r.a.u64s)
 	m.TPRank = r.int(7, "tp_rank")
 	m.AttnTPSize = r.int(8, "attn_tp_size")
 	m.KVItemLen = r.int(9, "kv_item_len")
-	m.StateItemLens = optPacked[uint32](r, 10, "state_item_lens", 4)
-	m.StateDims = optPacked[uint32](r, 11, "state_dims", 4)
-	m.KVLayerIDs = optArray[uint32](r, 12, "kv_layer_ids", 4)
-	m.StateLayerIDs = optPacked[uint32](r, 13, "state_layer_ids", 4)
+	m.StateItemLens = optPacked(r, 10, "state_item_lens", 4, &r.a.u32, &r.a.u32s)
+	m.StateDims = optPacked(r, 11, "state_dims", 4, &r.a.u32, &r.a.u32s)
+	m.KVLayerIDs = optArray(r, 12, "kv_layer_ids", 4, &r.a.u32)
+	m.StateLayerIDs = optPacked(r, 13, "state_layer_ids", 4, &r.a.u32, &r.a.u32s)
 	m.StagingBasePtr = r.optPtr(14, "staging_base_ptr")
 	m.StagingSize = r.optInt(15, "staging_size")
 	m.DCPSize = r.optInt(16, "dcp_size")
@@ -126,16 +126,16 @@ func decodeMooncakeTransferInfo(a *alloc, parts [][]byte) Message {
 	if m.IsDummy {
 		m.KVPageIndices = []int32{}
 	} else {
-		m.KVPageIndices = array[int32](r, 4, "kv_page_indices", 4)
+		m.KVPageIndices = array(r, 4, "kv_page_indices", 4, &r.a.i32)
 		aux := r.int(5, "aux_index")
 		m.AuxIndex = a.i64.one()
 		*m.AuxIndex = aux
-		m.StateIndices = packed[int32](r, 6, "state_indices", 4)
+		m.StateIndices = packed(r, 6, "state_indices", 4, &r.a.i32, &r.a.i32s)
 	}
 	m.RequiredDstInfoNum = r.int(7, "required_dst_info_num")
 	m.DecodePrefixLen = r.optInt(8, "decode_prefix_len")
 	if r.present(9) {
-		m.DeviceKVIndices = array[int32](r, 9, "device_kv_indices", 4)
+		m.DeviceKVIndices = array(r, 9, "device_kv_indices", 4, &r.a.i32)
 	}
 	if len(parts) > 10 {
 		m.AbortToken = r.bytes(10)

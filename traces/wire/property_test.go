@@ -76,7 +76,7 @@ func TestPropertyTransferInfo(t *testing.T) {
 	))
 	properties.Property("pack_int_lists Q round-trips", prop.ForAll(
 		func(lists [][]uint64) string {
-			got, err := decodePacked[uint64](unpooled, packU64Lists(lists...), 8)
+			got, err := decodePacked(&unpooled.u64, &unpooled.u64s, packU64Lists(lists...), 8)
 			if err != nil {
 				return err.Error()
 			}
@@ -91,7 +91,7 @@ func TestPropertyTransferInfo(t *testing.T) {
 				return true
 			}
 			cut %= len(b)
-			_, err := decodePacked[int32](unpooled, b[:cut], 4)
+			_, err := decodePacked(&unpooled.i32, &unpooled.i32s, b[:cut], 4)
 			return (cut == 0) == (err == nil) // b[:0] is the empty outer list
 		},
 		gen.SliceOf(gen.SliceOf(gen.Int32())), gen.IntRange(0, 1<<20),
