@@ -308,23 +308,29 @@ func (g *gen) callOp(cx *ctx, def *tla.OpDef, args []tla.Expr, at tla.Pos) (stri
 	if len(args) != len(def.Params) {
 		g.fail(at, "%s takes %d arguments, got %d", def.Name, len(def.Params), len(args))
 	}
-	inst := g.ops[def.Name]
+	first := g.ops[def.Name]
 	var codes []string
 	var types []*typ
+	key := def.Name + "("
 	for i, a := range args {
 		if def.Params[i].Arity > 0 {
 			g.unsupported(a.Pos(), "operator arguments (%s's parameter %s)", def.Name, def.Params[i].Name)
 		}
+		// Arguments typed by their context ({}, << >>, records) take
+		// the type of the first instance's parameter.
 		var want *typ
-		if inst != nil {
-			want = inst.params[i]
+		if first != nil && needsWant(a) {
+			want = first.params[i]
 		}
-		c, t := g.exprAs(cx, a, want)
+		c, t := g.expr(cx, a, want)
 		codes = append(codes, c)
 		types = append(types, t)
+		key += t.key() + ";"
 	}
+	// An operator becomes one method per list of argument types.
+	inst := g.opInsts[key]
 	if inst == nil {
-		inst = g.instantiate(def, types)
+		inst = g.instantiate(def, types, key)
 	}
 	if inst.primed {
 		if cx.t == "" {
@@ -346,14 +352,15 @@ func (g *gen) callOp(cx *ctx, def *tla.OpDef, args []tla.Expr, at tla.Pos) (stri
 	return fmt.Sprintf("c.%s(%s)", inst.goName, strings.Join(all, ", ")), inst.result
 }
 
-// exprAs compiles e expecting want, converting between a tuple and an
-// element of a product domain where needed.
-func (g *gen) exprAs(cx *ctx, e tla.Expr, want *typ) (string, *typ) {
-	return g.expr(cx, e, want)
-}
-
 // instantiate compiles the operator def as a method for argument types.
-func (g *gen) instantiate(def *tla.OpDef, types []*typ) *opInst {
+// The first instance is named after the operator, later ones (other
+// argument types) get a numeric suffix.
+func (g *gen) instantiate(def *tla.OpDef, types []*typ, key string) *opInst {
+	if g.opBusy[def.Name] {
+		g.unsupported(def.At, "recursive operator %s", def.Name)
+	}
+	g.opBusy[def.Name] = true
+	defer delete(g.opBusy, def.Name)
 	inst := &opInst{def: def, goName: exported(def.Name), params: types, busy: true}
 	inst.primed = g.primed(def.Body, map[string]bool{})
 	for _, a := range g.actions {
@@ -361,7 +368,13 @@ func (g *gen) instantiate(def *tla.OpDef, types []*typ) *opInst {
 			inst.goName = "Op" + inst.goName
 		}
 	}
-	g.ops[def.Name] = inst
+	if g.ops[def.Name] == nil {
+		g.ops[def.Name] = inst
+	} else {
+		g.opCount[def.Name]++
+		inst.goName = fmt.Sprintf("%s_%d", inst.goName, g.opCount[def.Name]+1)
+	}
+	g.opInsts[key] = inst
 	cx := &ctx{g: g, s: "s"}
 	if inst.primed {
 		cx.t = "t"
@@ -392,7 +405,7 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 		g.unsupported(n.At, "module-qualified names")
 	}
 	if def := g.defs[n.Name]; def != nil {
-		if inst := g.ops[n.Name]; inst != nil && inst.busy {
+		if g.opBusy[n.Name] {
 			g.unsupported(n.At, "recursive operator %s", n.Name)
 		}
 		return g.callOp(cx, def, n.Args, n.At)

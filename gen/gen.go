@@ -137,7 +137,10 @@ type gen struct {
 	strs       map[string]bool
 	records    map[string]*typ
 	recList    []*typ
-	ops        map[string]*opInst
+	ops        map[string]*opInst // the first instance of each operator
+	opInsts    map[string]*opInst // by name and argument types
+	opBusy     map[string]bool
+	opCount    map[string]int
 	opList     []*opInst
 	constDefs  map[string]*constDef
 	constList  []*constDef
@@ -172,7 +175,7 @@ func newGen(in Input) *gen {
 		in: in, mod: m, file: file,
 		defs: map[string]*tla.OpDef{}, consts: map[string]constKind{}, cpos: map[string]tla.Pos{},
 		varIdx: map[string]*varInfo{}, domains: map[string]*domain{}, strs: map[string]bool{},
-		records: map[string]*typ{}, ops: map[string]*opInst{}, constDefs: map[string]*constDef{},
+		records: map[string]*typ{}, ops: map[string]*opInst{}, opInsts: map[string]*opInst{}, opBusy: map[string]bool{}, opCount: map[string]int{}, constDefs: map[string]*constDef{},
 		constBusy: map[string]bool{}, helpers: map[string]string{}, actByName: map[string]*actionInfo{},
 		usedFmtKey: map[string]bool{},
 	}

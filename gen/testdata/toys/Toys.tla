@@ -85,7 +85,13 @@ vars == <<pc, q, box, cnt, log, k>>
 
 Spec == Init /\ [][Next]_vars
 
-BoxIdle == \A p \in box : pc[p] \in {"idle", "done", "Zed", "busy"}
+\* An operator used at two types becomes two methods.
+Same(a, b) == a = b
+
+BoxIdle ==
+    /\ \A p \in box : pc[p] \in {"idle", "done", "Zed", "busy"}
+    /\ Same(Cardinality(box), Cardinality(box))
+    /\ \A p \in Procs : Same(pc[p], "busy") => p \notin box \/ Flag \/ TRUE
 
 DoneStays == [][\A p \in Procs : pc[p] = "done" => pc'[p] \in {"done", "idle"}]_vars
 =============================================================================
