@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 
@@ -103,4 +104,85 @@ func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, fa
 		prevVals = vals
 	}
 	tw.Flush()
+}
+
+// JSONStep is one step of a counterexample in JSON output.
+type JSONStep struct {
+	Action string            `json:"action"`
+	Params []string          `json:"params"`
+	State  map[string]string `json:"state"`
+	Error  string            `json:"error,omitempty"`
+}
+
+// JSONResult is one property run in JSON output.
+type JSONResult struct {
+	Impl           string     `json:"impl"`
+	Variant        string     `json:"variant"`
+	Property       string     `json:"property"`
+	Holds          bool       `json:"holds"`
+	Cases          int        `json:"cases"`
+	Seed           int64      `json:"seed"`
+	Steps          []JSONStep `json:"steps"`
+	Failure        string     `json:"failure,omitempty"`
+	FailStep       *int       `json:"fail_step,omitempty"`
+	Quiesce        []JSONStep `json:"quiesce,omitempty"`
+	Pinned         []string   `json:"pinned,omitempty"`
+	Bound          int        `json:"bound,omitempty"`
+	MaxRounds      int        `json:"max_rounds,omitempty"`
+	SpecViolations []string   `json:"spec_violations,omitempty"`
+}
+
+// ToJSON converts r for JSON output: steps carry the implementation's
+// observed state, variable by variable, as TLA+ values.
+func ToJSON(r *Result) JSONResult {
+	j := JSONResult{Impl: r.Impl, Variant: r.Variant, Property: r.Property, Holds: r.Holds, Cases: r.Cases,
+		Seed: r.Seed, Steps: []JSONStep{}, Failure: r.Failure, Pinned: r.Pinned, SpecViolations: r.SpecViolations}
+	if r.Property == Liveness {
+		j.Bound, j.MaxRounds = r.Bound, r.MaxRounds
+	}
+	if r.Holds || r.Config == nil {
+		return j
+	}
+	conv := func(steps []Step) []JSONStep {
+		out := []JSONStep{}
+		for _, st := range steps {
+			js := JSONStep{Action: model.Actions[st.Action.ID].Name, Params: paramTexts(r.Config, st.Action),
+				State: map[string]string{}, Error: st.ImplErr}
+			if st.Impl.RequestStatus != nil {
+				for i, v := range varValues(r.Config, &st.Impl) {
+					js.State[model.Vars[i]] = v
+				}
+			}
+			out = append(out, js)
+		}
+		return out
+	}
+	j.Steps = conv(r.Steps)
+	if r.Property == Refinement {
+		fs := r.FailStep
+		j.FailStep = &fs
+	} else {
+		j.Quiesce = conv(r.Quiesce)
+	}
+	return j
+}
+
+// paramTexts prints an action's parameters as the spec prints them.
+func paramTexts(c *model.Config, a model.Action) []string {
+	info := model.Actions[a.ID]
+	out := []string{}
+	for i, t := range info.ParamTypes {
+		var d *model.Domain
+		if f := reflect.ValueOf(c).Elem().FieldByName(t); f.IsValid() {
+			d, _ = f.Interface().(*model.Domain)
+		}
+		if d == nil {
+			out = append(out, fmt.Sprint(a.Params[i]))
+			continue
+		}
+		var b strings.Builder
+		d.Format(&b, a.Params[i])
+		out = append(out, b.String())
+	}
+	return out
 }

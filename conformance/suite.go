@@ -322,8 +322,10 @@ func (k *checker) explain(res *Result, seq []model.Action) error {
 }
 
 // Minimize shrinks a failing sequence: it keeps the shortest failing
-// prefix, then removes single steps while the result is still a behaviour
-// of the spec and still fails, until no single step can go (1-minimal).
+// prefix, then removes single steps, and then pairs of steps (a message
+// sent and received can only go together), while the result is still a
+// behaviour of the spec and still fails, until neither helps: the result
+// is 1-minimal (and 2-minimal).
 func Minimize(c *model.Config, seq []model.Action, fails func([]model.Action) bool) []model.Action {
 	seq = append([]model.Action(nil), seq...)
 	for n := 0; n <= len(seq); n++ {
@@ -332,17 +334,34 @@ func Minimize(c *model.Config, seq []model.Action, fails func([]model.Action) bo
 			break
 		}
 	}
+	try := func(cand []model.Action) bool { return Valid(c, cand) && fails(cand) }
 	for changed := true; changed; {
 		changed = false
-		for i := range seq {
-			cand := append(append([]model.Action(nil), seq[:i]...), seq[i+1:]...)
-			if Valid(c, cand) && fails(cand) {
+		for i := 0; i < len(seq) && !changed; i++ {
+			if cand := without(seq, i, -1); try(cand) {
 				seq, changed = cand, true
-				break
+			}
+		}
+		for i := 0; i < len(seq) && !changed; i++ {
+			for j := i + 1; j < len(seq) && !changed; j++ {
+				if cand := without(seq, i, j); try(cand) {
+					seq, changed = cand, true
+				}
 			}
 		}
 	}
 	return seq
+}
+
+// without returns seq without the steps at i and j (j < 0: only i).
+func without(seq []model.Action, i, j int) []model.Action {
+	out := make([]model.Action, 0, len(seq))
+	for k, a := range seq {
+		if k != i && k != j {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // OneMinimal reports whether removing any single step from seq gives a

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/roomspec/roomspec/conformance"
+)
+
+func init() {
+	register(&command{
+		name:    "test",
+		summary: "run the generated property suite against implementation models",
+		run:     runTest,
+	})
+}
+
+func runTest(e *env, args []string) int {
+	fs := newFlagSet(e, "test", "",
+		"Runs the gopter property suite generated from Room.tla against an implementation:\n"+
+			"refinement (each step matches the spec's) and liveness (after the environment stops\n"+
+			"and prefill's threads run fair round-robin, every aborted request is terminated).\n"+
+			"A failure is shrunk to a 1-minimal counterexample and printed as a step table.\n\n"+
+			"-impl is a built-in Go port ("+strings.Join(conformance.BuiltinNames(), ", ")+";\n"+
+			"default: all of them) or exec:COMMAND, an implementation speaking the JSON-lines\n"+
+			"protocol of conformance/PROTOCOL.md. Exit status 1 if a property fails.")
+	implName := fs.String("impl", "", "implementation: a built-in `name` or exec:COMMAND (default: every built-in)")
+	variant := fs.String("variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
+	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
+	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
+	cases := fs.Int("cases", 100, "generated `cases` per property")
+	steps := fs.Int("steps", 30, "longest generated sequence")
+	bound := fs.Int("bound", conformance.DefaultBound, "fair round-robin `rounds` allowed for quiescence (liveness)")
+	format := fs.String("format", "text", "output `format`: text or json (one object per property run)")
+	itfDir := fs.String("itf", "", "write each counterexample as ITF JSON into `dir`")
+	if code, ok := fs.parse(args); !ok {
+		return code
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return exitBadInput
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(e.stderr, "roomspec test: -format must be text or json, not %q\n", *format)
+		return exitBadInput
+	}
+	var props []string
+	switch *property {
+	case "both":
+		props = []string{conformance.Refinement, conformance.Liveness}
+	case conformance.Refinement, conformance.Liveness:
+		props = []string{*property}
+	default:
+		fmt.Fprintf(e.stderr, "roomspec test: -property must be refinement, liveness or both, not %q\n", *property)
+		return exitBadInput
+	}
+	if *seed == 0 {
+		*seed = time.Now().UnixNano() % 1_000_000_007
+	}
+	names := conformance.BuiltinNames()
+	if *implName != "" {
+		names = []string{*implName}
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	code := exitOK
+	for _, name := range names {
+		var im conformance.Implementation
+		v := *variant
+		if cmd, ok := strings.CutPrefix(name, "exec:"); ok {
+			im = conformance.NewExec(cmd)
+			if v == "" {
+				v = "upstream"
+			}
+		} else {
+			b, own, err := conformance.Builtin(name)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "roomspec test: %v (built-in: %s)\n", err, strings.Join(conformance.BuiltinNames(), ", "))
+				return exitBadInput
+			}
+			im = b
+			if v == "" {
+				v = own
+			}
+		}
+		c, err := conformance.LoadVariant(v)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+			return exitBadInput
+		}
+		for _, p := range props {
+			r, err := conformance.Check(im, name, v, c, p, conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound})
+			if err != nil {
+				im.Close()
+				fmt.Fprintf(e.stderr, "roomspec test: %s: %v\n", name, err)
+				return exitBadInput
+			}
+			if *format == "json" {
+				enc.Encode(conformance.ToJSON(r))
+			} else {
+				conformance.WriteText(e.stdout, r)
+			}
+			if !r.Holds {
+				code = exitViolation
+				if *itfDir != "" {
+					if err := writeITF(*itfDir, r); err != nil {
+						fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+						return exitBadInput
+					}
+				}
+			}
+		}
+		if err := im.Close(); err != nil {
+			fmt.Fprintf(e.stderr, "roomspec test: %s: close: %v\n", name, err)
+		}
+	}
+	return code
+}
+
+func writeITF(dir string, r *conformance.Result) error {
+	data, err := conformance.SaveITF(r)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	name := strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(r.Impl)
+	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.itf.json", name, r.Property)), append(data, '\n'), 0o644)
+}
