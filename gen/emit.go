@@ -416,6 +416,7 @@ type Wire struct {
 }
 
 `)
+	w("// WireMessage is a message of a @wire annotation, evaluated.\ntype WireMessage struct {\nEvent, Msg, Dir string\nFields []WireField\n}\n\n// WireField is a field of a WireMessage: its value printed as TLA+ and as\n// an interpreter value.\ntype WireField struct {\nName, Text string\nValue value.Value\n}\n\n%s\n", g.wireCode)
 	w("// Actions describes each ActionID.\nvar Actions = []ActionInfo{\n")
 	for _, a := range g.actions {
 		var pn, pt []string
@@ -442,7 +443,7 @@ type Wire struct {
 			case "models":
 				models = append(models, strconv.Quote(an[1]))
 			case "wire":
-				wires = append(wires, g.parseWire(a, an[1]))
+				wires = append(wires, g.parseWire(a, an[1]).literal())
 			}
 		}
 		w("{Name: %q, Params: []string{%s}, ParamTypes: []string{%s}, Kind: %q, Actor: %q, Models: []string{%s}, Wire: []Wire{%s}, Annotations: [][2]string{%s}, Deterministic: %v},\n",
@@ -492,7 +493,7 @@ type Wire struct {
 
 // parseWire reads a @wire annotation into a Wire literal (grammar in the
 // spec header): EVENT MSG(FIELDS) DIR [for BINDER] [if COND].
-func (g *gen) parseWire(a *actionInfo, text string) string {
+func (g *gen) parseWire(a *actionInfo, text string) *wireAnn {
 	bad := func(why string) {
 		g.fail(a.def.At, "@wire of %s: %s: %q", a.name, why, text)
 	}
@@ -555,12 +556,24 @@ func (g *gen) parseWire(a *actionInfo, text string) string {
 			bad("field " + f[0] + ": " + err.Error())
 		}
 	}
+	return &wireAnn{event: event, msg: msg, dir: dir, fields: fields, forPart: strings.TrimSpace(forPart), ifPart: ifPart, text: text}
+}
+
+// wireAnn is a parsed @wire annotation.
+type wireAnn struct {
+	event, msg, dir string
+	fields          [][2]string
+	forPart, ifPart string
+	text            string
+}
+
+func (w *wireAnn) literal() string {
 	var fs []string
-	for _, f := range fields {
+	for _, f := range w.fields {
 		fs = append(fs, fmt.Sprintf("{%q, %q}", f[0], f[1]))
 	}
 	return fmt.Sprintf("{Event: %q, Msg: %q, Dir: %q, Fields: [][2]string{%s}, For: %q, If: %q, Text: %q}",
-		event, msg, dir, strings.Join(fs, ", "), strings.TrimSpace(forPart), ifPart, text)
+		w.event, w.msg, w.dir, strings.Join(fs, ", "), w.forPart, w.ifPart, w.text)
 }
 
 func (g *gen) emitProps(w func(string, ...any)) {

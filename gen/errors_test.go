@@ -66,6 +66,8 @@ func TestUnsupported(t *testing.T) {
 			"M.cfg:3:14: constant N: a string value is", true},
 		{"set of sets", mod("TypeOK == x \\in SUBSET SUBSET {1, 2}\nInit == x = {}\nInc == x' = x\nNext == Inc"), plainCfg,
 			"M.tla:4:24: a set of int", true},
+		{"wire annotation with an unknown name", mod("TypeOK == x \\in 0..3\nInit == x = 0\n\\* @action: environment client\n\\* @wire: send Ping(room: nosuch) a->b\nInc == x' = (x + 1) % 4\nNext == Inc"), plainCfg,
+			"M.tla:8:1: @wire of Inc (\"send Ping(room: nosuch) a->b\"): nosuch is not defined", false},
 		{"instance", "---- MODULE M ----\nEXTENDS Naturals\nVARIABLE x\nI == INSTANCE Naturals\nTypeOK == x \\in 0..3\nInit == x = 0\nInc == x' = x\nNext == Inc\nSpec == Init /\\ [][Next]_x\n====\n", plainCfg,
 			"M.tla:4:1: INSTANCE", true},
 	}

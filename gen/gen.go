@@ -160,6 +160,7 @@ type gen struct {
 	nondet     bool
 	maxParams  int
 	usedFmtKey map[string]bool
+	wireCode   string
 }
 
 func newGen(in Input) *gen {
@@ -243,6 +244,7 @@ func (g *gen) run() {
 	g.compileInit()
 	g.compileNext()
 	g.compileProperties()
+	g.compileWires()
 }
 
 // classifyConstants fixes each constant's kind from the configurations:

@@ -587,6 +587,56 @@ type Wire struct {
 	Text            string
 }
 
+// WireMessage is a message of a @wire annotation, evaluated.
+type WireMessage struct {
+	Event, Msg, Dir string
+	Fields          []WireField
+}
+
+// WireField is a field of a WireMessage: its value printed as TLA+ and as
+// an interpreter value.
+type WireField struct {
+	Name, Text string
+	Value      value.Value
+}
+
+// WireMessages returns the messages the action a puts on or takes off
+// the wire when it is taken in state s (its @wire annotations evaluated
+// in s), in annotation order.
+func (c *Config) WireMessages(a Action, s *State) []WireMessage {
+	var out []WireMessage
+	switch a.ID {
+	case ActBootstrapRecvTransferInfo:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		out = append(out, WireMessage{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+	case ActBootstrapRecvAbort:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		out = append(out, WireMessage{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+		if c.AbortAckSent && !c.AbortKillsBootstrap {
+			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+		}
+	case ActDecodeSendTransferInfo:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		p_q := Requests(a.Params[1])
+		_ = p_q
+		out = append(out, WireMessage{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val10(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+	case ActDecodeAbort:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for v161 := DecodeRanks(0); int(v161) < c.DecodeRanks.Size(); v161++ {
+			out = append(out, WireMessage{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val10(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, v161); return b.String() }(), Value: c.val12(v161)}}})
+		}
+	case ActDecodeRecvAbortAck:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		out = append(out, WireMessage{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.AckChan[p_d][0].Room); return b.String() }(), Value: c.val10(s.AckChan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+	}
+	return out
+}
+
 // Actions describes each ActionID.
 var Actions = []ActionInfo{
 	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__", "common/conn.py:327 update_status(room, Bootstrapping)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__"}, {"models", "common/conn.py:327 update_status(room, Bootstrapping)"}}, Deterministic: true},
@@ -1709,12 +1759,12 @@ func (c *Config) ActionString(a Action) string {
 	case ActBootstrapRecvTransferInfo:
 		b.WriteString("BootstrapRecvTransferInfo")
 		b.WriteByte('(')
-		c.fmt19(&b, DecodeRanks(a.Params[0]))
+		c.fmt11(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvAbort:
 		b.WriteString("BootstrapRecvAbort")
 		b.WriteByte('(')
-		c.fmt19(&b, DecodeRanks(a.Params[0]))
+		c.fmt11(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerPost:
 		b.WriteString("WorkerPost")
@@ -1734,7 +1784,7 @@ func (c *Config) ActionString(a Action) string {
 	case ActDecodeSendTransferInfo:
 		b.WriteString("DecodeSendTransferInfo")
 		b.WriteByte('(')
-		c.fmt19(&b, DecodeRanks(a.Params[0]))
+		c.fmt11(&b, DecodeRanks(a.Params[0]))
 		b.WriteString(", ")
 		c.fmt75(&b, Requests(a.Params[1]))
 		b.WriteByte(')')
@@ -1746,7 +1796,7 @@ func (c *Config) ActionString(a Action) string {
 	case ActDecodeRecvAbortAck:
 		b.WriteString("DecodeRecvAbortAck")
 		b.WriteByte('(')
-		c.fmt19(&b, DecodeRanks(a.Params[0]))
+		c.fmt11(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	default:
 		fmt.Fprintf(&b, "Action(%d)", a.ID)
@@ -1972,11 +2022,11 @@ func (c *Config) StepProperty(name string) (func(s, t *State) bool, bool) {
 func (c *Config) Format(s *State) string {
 	var b strings.Builder
 	b.WriteString("/\\ request_status = ")
-	c.fmt9(&b, s.RequestStatus)
+	c.fmt13(&b, s.RequestStatus)
 	b.WriteString("\n/\\ transfer_infos = ")
-	c.fmt17(&b, s.TransferInfos)
+	c.fmt21(&b, s.TransferInfos)
 	b.WriteString("\n/\\ tombstones = ")
-	c.fmt28(&b, s.Tombstones)
+	c.fmt30(&b, s.Tombstones)
 	b.WriteString("\n/\\ bootstrap_alive = ")
 	c.fmt36(&b, s.BootstrapAlive)
 	b.WriteString("\n/\\ prefill_crashed = ")
@@ -2003,9 +2053,9 @@ func (c *Config) Format(s *State) string {
 // Hash is a fingerprint of s: equal states hash equally.
 func (s *State) Hash() uint64 {
 	h := uint64(0xcbf29ce484222325)
-	h = hash11(h, s.RequestStatus)
-	h = hash20(h, s.TransferInfos)
-	h = hash30(h, s.Tombstones)
+	h = hash15(h, s.RequestStatus)
+	h = hash23(h, s.TransferInfos)
+	h = hash31(h, s.Tombstones)
 	h = hash37(h, s.BootstrapAlive)
 	h = hash37(h, s.PrefillCrashed)
 	h = hash42(h, s.Sender)
@@ -2041,11 +2091,11 @@ func (s *State) Equal(o *State) bool {
 func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 	fmt.Fprintf(b, `{"#meta":{"index":%d}`, index)
 	b.WriteString(",\"request_status\":")
-	c.itf13(b, s.RequestStatus)
+	c.itf17(b, s.RequestStatus)
 	b.WriteString(",\"transfer_infos\":")
-	c.itf22(b, s.TransferInfos)
+	c.itf25(b, s.TransferInfos)
 	b.WriteString(",\"tombstones\":")
-	c.itf31(b, s.Tombstones)
+	c.itf32(b, s.Tombstones)
 	b.WriteString(",\"bootstrap_alive\":")
 	c.itf38(b, s.BootstrapAlive)
 	b.WriteString(",\"prefill_crashed\":")
@@ -2074,9 +2124,9 @@ func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 // the compiled model does not cover.
 func (c *Config) Values(s *State) []value.Value {
 	return []value.Value{
-		c.val15(s.RequestStatus),
-		c.val25(s.TransferInfos),
-		c.val34(s.Tombstones),
+		c.val19(s.RequestStatus),
+		c.val28(s.TransferInfos),
+		c.val35(s.Tombstones),
 		c.val40(s.BootstrapAlive),
 		c.val40(s.PrefillCrashed),
 		c.val44(s.Sender),
@@ -2565,18 +2615,34 @@ func eq8(a, b []uint64) bool {
 	return true
 }
 
-func (c *Config) fmt10(b *strings.Builder, v Str) {
+func (c *Config) fmt9(b *strings.Builder, v Rooms) {
+	c.Rooms.Format(b, int(v))
+}
+
+func (c *Config) val10(v Rooms) value.Value {
+	return c.Rooms.Value(int(v))
+}
+
+func (c *Config) fmt11(b *strings.Builder, v DecodeRanks) {
+	c.DecodeRanks.Format(b, int(v))
+}
+
+func (c *Config) val12(v DecodeRanks) value.Value {
+	return c.DecodeRanks.Value(int(v))
+}
+
+func (c *Config) fmt14(b *strings.Builder, v Str) {
 	b.WriteString(quote(v.String()))
 }
 
-func (c *Config) fmt9(b *strings.Builder, v []Str) {
+func (c *Config) fmt13(b *strings.Builder, v []Str) {
 	if c.Rooms.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt10(b, e)
+			c.fmt14(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -2588,28 +2654,28 @@ func (c *Config) fmt9(b *strings.Builder, v []Str) {
 		}
 		c.Rooms.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt10(b, e)
+		c.fmt14(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash12(h uint64, v Str) uint64 {
+func hash16(h uint64, v Str) uint64 {
 	return mix(h, uint64(v))
 }
 
-func hash11(h uint64, v []Str) uint64 {
+func hash15(h uint64, v []Str) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash12(h, e)
+		h = hash16(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf14(b *strings.Builder, v Str) {
+func (c *Config) itf18(b *strings.Builder, v Str) {
 	b.WriteString(strconv.Quote(v.String()))
 }
 
-func (c *Config) itf13(b *strings.Builder, v []Str) {
+func (c *Config) itf17(b *strings.Builder, v []Str) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -2618,31 +2684,27 @@ func (c *Config) itf13(b *strings.Builder, v []Str) {
 		b.WriteByte('[')
 		c.Rooms.ITF(b, i)
 		b.WriteByte(',')
-		c.itf14(b, e)
+		c.itf18(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) val16(v Str) value.Value {
+func (c *Config) val20(v Str) value.Value {
 	return value.String(v.String())
 }
 
-func (c *Config) val15(v []Str) value.Value {
+func (c *Config) val19(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val16(e)
+		es[i] = c.val20(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt19(b *strings.Builder, v DecodeRanks) {
-	c.DecodeRanks.Format(b, int(v))
-}
-
-func (c *Config) fmt18(b *strings.Builder, v uint64) {
+func (c *Config) fmt22(b *strings.Builder, v uint64) {
 	b.WriteByte('{')
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2650,19 +2712,19 @@ func (c *Config) fmt18(b *strings.Builder, v uint64) {
 			b.WriteString(", ")
 		}
 		first = false
-		c.fmt19(b, DecodeRanks(bits.TrailingZeros64(bs)))
+		c.fmt11(b, DecodeRanks(bits.TrailingZeros64(bs)))
 	}
 	b.WriteByte('}')
 }
 
-func (c *Config) fmt17(b *strings.Builder, v []uint64) {
+func (c *Config) fmt21(b *strings.Builder, v []uint64) {
 	if c.Rooms.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt18(b, e)
+			c.fmt22(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -2674,28 +2736,28 @@ func (c *Config) fmt17(b *strings.Builder, v []uint64) {
 		}
 		c.Rooms.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt18(b, e)
+		c.fmt22(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash21(h uint64, v uint64) uint64 {
+func hash24(h uint64, v uint64) uint64 {
 	return mix(h, uint64(v))
 }
 
-func hash20(h uint64, v []uint64) uint64 {
+func hash23(h uint64, v []uint64) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash21(h, e)
+		h = hash24(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf24(b *strings.Builder, v DecodeRanks) {
+func (c *Config) itf27(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.ITF(b, int(v))
 }
 
-func (c *Config) itf23(b *strings.Builder, v uint64) {
+func (c *Config) itf26(b *strings.Builder, v uint64) {
 	b.WriteString(`{"#set":[`)
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2703,12 +2765,12 @@ func (c *Config) itf23(b *strings.Builder, v uint64) {
 			b.WriteByte(',')
 		}
 		first = false
-		c.itf24(b, DecodeRanks(bits.TrailingZeros64(bs)))
+		c.itf27(b, DecodeRanks(bits.TrailingZeros64(bs)))
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) itf22(b *strings.Builder, v []uint64) {
+func (c *Config) itf25(b *strings.Builder, v []uint64) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -2717,39 +2779,31 @@ func (c *Config) itf22(b *strings.Builder, v []uint64) {
 		b.WriteByte('[')
 		c.Rooms.ITF(b, i)
 		b.WriteByte(',')
-		c.itf23(b, e)
+		c.itf26(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) val27(v DecodeRanks) value.Value {
-	return c.DecodeRanks.Value(int(v))
-}
-
-func (c *Config) val26(v uint64) value.Value {
+func (c *Config) val29(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val27(DecodeRanks(bits.TrailingZeros64(bs))))
+		es = append(es, c.val12(DecodeRanks(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) val25(v []uint64) value.Value {
+func (c *Config) val28(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val26(e)
+		es[i] = c.val29(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt29(b *strings.Builder, v Rooms) {
-	c.Rooms.Format(b, int(v))
-}
-
-func (c *Config) fmt28(b *strings.Builder, v uint64) {
+func (c *Config) fmt30(b *strings.Builder, v uint64) {
 	b.WriteByte('{')
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2757,20 +2811,20 @@ func (c *Config) fmt28(b *strings.Builder, v uint64) {
 			b.WriteString(", ")
 		}
 		first = false
-		c.fmt29(b, Rooms(bits.TrailingZeros64(bs)))
+		c.fmt9(b, Rooms(bits.TrailingZeros64(bs)))
 	}
 	b.WriteByte('}')
 }
 
-func hash30(h uint64, v uint64) uint64 {
+func hash31(h uint64, v uint64) uint64 {
 	return mix(h, uint64(v))
 }
 
-func (c *Config) itf32(b *strings.Builder, v Rooms) {
+func (c *Config) itf33(b *strings.Builder, v Rooms) {
 	c.Rooms.ITF(b, int(v))
 }
 
-func (c *Config) itf31(b *strings.Builder, v uint64) {
+func (c *Config) itf32(b *strings.Builder, v uint64) {
 	b.WriteString(`{"#set":[`)
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2778,23 +2832,19 @@ func (c *Config) itf31(b *strings.Builder, v uint64) {
 			b.WriteByte(',')
 		}
 		first = false
-		c.itf32(b, Rooms(bits.TrailingZeros64(bs)))
+		c.itf33(b, Rooms(bits.TrailingZeros64(bs)))
 	}
 	b.WriteString("]}")
 }
 
-func eq33(a, b uint64) bool {
+func eq34(a, b uint64) bool {
 	return a == b
 }
 
-func (c *Config) val35(v Rooms) value.Value {
-	return c.Rooms.Value(int(v))
-}
-
-func (c *Config) val34(v uint64) value.Value {
+func (c *Config) val35(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val35(Rooms(bits.TrailingZeros64(bs))))
+		es = append(es, c.val10(Rooms(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
@@ -2833,7 +2883,7 @@ func (c *Config) fmt41(b *strings.Builder, v []Str) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt10(b, e)
+			c.fmt14(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -2845,7 +2895,7 @@ func (c *Config) fmt41(b *strings.Builder, v []Str) {
 		}
 		c.Requests.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt10(b, e)
+		c.fmt14(b, e)
 	}
 	b.WriteByte(')')
 }
@@ -2853,7 +2903,7 @@ func (c *Config) fmt41(b *strings.Builder, v []Str) {
 func hash42(h uint64, v []Str) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash12(h, e)
+		h = hash16(h, e)
 	}
 	return h
 }
@@ -2867,7 +2917,7 @@ func (c *Config) itf43(b *strings.Builder, v []Str) {
 		b.WriteByte('[')
 		c.Requests.ITF(b, i)
 		b.WriteByte(',')
-		c.itf14(b, e)
+		c.itf18(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
@@ -2878,7 +2928,7 @@ func (c *Config) val44(v []Str) value.Value {
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val16(e)
+		es[i] = c.val20(e)
 	}
 	return value.NewFunc(ks, es)
 }
@@ -3016,11 +3066,11 @@ func (c *Config) val56(v []bool) value.Value {
 func (c *Config) fmt59(b *strings.Builder, v Msg) {
 	b.WriteByte('[')
 	b.WriteString("rank |-> ")
-	c.fmt19(b, v.Rank)
+	c.fmt11(b, v.Rank)
 	b.WriteString(", room |-> ")
-	c.fmt29(b, v.Room)
+	c.fmt9(b, v.Room)
 	b.WriteString(", type |-> ")
-	c.fmt10(b, v.Type)
+	c.fmt14(b, v.Type)
 	b.WriteByte(']')
 }
 
@@ -3070,7 +3120,7 @@ func hash64(h uint64, v Rooms) uint64 {
 func hash62(h uint64, v Msg) uint64 {
 	h = hash63(h, v.Rank)
 	h = hash64(h, v.Room)
-	h = hash12(h, v.Type)
+	h = hash16(h, v.Type)
 	return h
 }
 
@@ -3093,11 +3143,11 @@ func hash60(h uint64, v [][]Msg) uint64 {
 func (c *Config) itf67(b *strings.Builder, v Msg) {
 	b.WriteByte('{')
 	b.WriteString("\"rank\":")
-	c.itf24(b, v.Rank)
+	c.itf27(b, v.Rank)
 	b.WriteString(",\"room\":")
-	c.itf32(b, v.Room)
+	c.itf33(b, v.Room)
 	b.WriteString(",\"type\":")
-	c.itf14(b, v.Type)
+	c.itf18(b, v.Type)
 	b.WriteByte('}')
 }
 
@@ -3128,7 +3178,7 @@ func (c *Config) itf65(b *strings.Builder, v [][]Msg) {
 }
 
 func (c *Config) val70(v Msg) value.Value {
-	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val27(v.Rank), c.val35(v.Room), c.val16(v.Type)})
+	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val12(v.Rank), c.val10(v.Room), c.val20(v.Type)})
 }
 
 func (c *Config) val69(v []Msg) value.Value {
@@ -3156,7 +3206,7 @@ func (c *Config) fmt71(b *strings.Builder, v []uint64) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt18(b, e)
+			c.fmt22(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -3168,7 +3218,7 @@ func (c *Config) fmt71(b *strings.Builder, v []uint64) {
 		}
 		c.Requests.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt18(b, e)
+		c.fmt22(b, e)
 	}
 	b.WriteByte(')')
 }
@@ -3176,7 +3226,7 @@ func (c *Config) fmt71(b *strings.Builder, v []uint64) {
 func hash72(h uint64, v []uint64) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash21(h, e)
+		h = hash24(h, e)
 	}
 	return h
 }
@@ -3190,7 +3240,7 @@ func (c *Config) itf73(b *strings.Builder, v []uint64) {
 		b.WriteByte('[')
 		c.Requests.ITF(b, i)
 		b.WriteByte(',')
-		c.itf23(b, e)
+		c.itf26(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
@@ -3201,7 +3251,7 @@ func (c *Config) val74(v []uint64) value.Value {
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val26(e)
+		es[i] = c.val29(e)
 	}
 	return value.NewFunc(ks, es)
 }
