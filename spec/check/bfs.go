@@ -21,6 +21,10 @@ type Options struct {
 	// All keeps checking after a violation until every invariant and
 	// property has a verdict (Result.Verdicts).
 	All bool
+	// Successors, if set, computes initial states and successors in place
+	// of the interpreter: a compiled model of the same spec. It must agree
+	// with the interpreter exactly (same states, same action names).
+	Successors Successors
 	// Progress, if set, is called now and then from the checking goroutine.
 	Progress func(Progress)
 }
@@ -29,6 +33,23 @@ type Options struct {
 type Progress struct {
 	Distinct, Generated int64
 	Depth, Queue        int
+}
+
+// Successors computes the states of a model: the initial states, and the
+// successors of a state with the action that produced each.
+type Successors interface {
+	Init(yield func(eval.State)) error
+	Next(s eval.State, yield func(eval.State, *eval.Action)) error
+}
+
+// interpreted is the default Successors: the evaluator on the model's
+// Init and Next.
+type interpreted struct{ m *Model }
+
+func (x interpreted) Init(yield func(eval.State)) error { return x.m.Spec.Init(x.m.Init, yield) }
+
+func (x interpreted) Next(s eval.State, yield func(eval.State, *eval.Action)) error {
+	return x.m.Spec.Next(x.m.Next, s, yield)
 }
 
 // node is what the checker remembers of a distinct state.
@@ -45,6 +66,7 @@ type graph struct {
 
 type checker struct {
 	m      *Model
+	succ   Successors
 	opts   Options
 	ctx    context.Context
 	nodes  []node
@@ -62,6 +84,10 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
 	c := &checker{m: m, opts: opts, ctx: ctx, seen: map[uint64]int32{}, res: &Result{Outcome: OK, LoopStart: -1}}
+	c.succ = opts.Successors
+	if c.succ == nil {
+		c.succ = interpreted{m}
+	}
 	if opts.All {
 		for _, inv := range m.Invariants {
 			c.res.Verdicts = append(c.res.Verdicts, Verdict{Name: inv.Name, Kind: Invariant, Holds: true, LoopStart: -1})
@@ -103,7 +129,7 @@ func (c *checker) run() error {
 	var frontier []int32
 	var frontierStates []eval.State
 	var initErr error
-	err := c.m.Spec.Init(c.m.Init, func(s eval.State) {
+	err := c.succ.Init(func(s eval.State) {
 		if initErr != nil {
 			return
 		}
@@ -266,7 +292,7 @@ type succList struct {
 
 func (c *checker) successors(s eval.State, out *succList) error {
 	var ferr error
-	err := c.m.Spec.Next(c.m.Next, s, func(t eval.State, a *eval.Action) {
+	err := c.succ.Next(s, func(t eval.State, a *eval.Action) {
 		if ferr != nil {
 			return
 		}
@@ -499,7 +525,7 @@ func (c *checker) trace(id int32) ([]Step, error) {
 	var steps []Step
 	var cur eval.State
 	var ferr error
-	err := c.m.Spec.Init(c.m.Init, func(s eval.State) {
+	err := c.succ.Init(func(s eval.State) {
 		if cur != nil || ferr != nil {
 			return
 		}
@@ -525,7 +551,7 @@ func (c *checker) trace(id int32) ([]Step, error) {
 	for k := len(fps) - 2; k >= 0; k-- {
 		var next eval.State
 		var act *eval.Action
-		err := c.m.Spec.Next(c.m.Next, cur, func(t eval.State, a *eval.Action) {
+		err := c.succ.Next(cur, func(t eval.State, a *eval.Action) {
 			if next != nil || ferr != nil {
 				return
 			}

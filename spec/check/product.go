@@ -486,7 +486,7 @@ func (c *checker) actionBetween(s, t eval.State) (*eval.Action, error) {
 		return nil, err
 	}
 	var found *eval.Action
-	err = c.m.Spec.Next(c.m.Next, s, func(u eval.State, a *eval.Action) {
+	err = c.succ.Next(s, func(u eval.State, a *eval.Action) {
 		if found != nil {
 			return
 		}
