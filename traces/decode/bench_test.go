@@ -187,3 +187,31 @@ func BenchmarkReassemblyZMTP(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkText decodes the committed captures and renders every message
+// as the CLI's text output does: the cost the CLI adds to decoding.
+func BenchmarkText(b *testing.B) {
+	files, _ := filepath.Glob("../testdata/captures/*.pcap*")
+	var all [][]byte
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all = append(all, d)
+	}
+	var buf []byte
+	msgs := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, d := range all {
+			if _, err := Run(bytes.NewReader(d), Options{Reuse: true}, func(m *Message) {
+				buf = m.AppendText(buf[:0])
+				msgs++
+			}, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -62,21 +63,41 @@ func (m *Message) JSON(file string) ([]byte, error) {
 // Text renders m as one line: frame, time, src → dst, socket types, kind,
 // room and the main fields.
 func (m *Message) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s %s → %s %s→%s %s", m.Frame, m.Time.Format(TimeFormat), m.Src, m.Dst,
-		orQ(m.SrcSocket), orQ(m.DstSocket), m.Wire.Kind())
+	return string(m.AppendText(make([]byte, 0, 256)))
+}
+
+// AppendText appends m's Text rendering to b, without the allocations of
+// building a string: what a caller printing many messages uses.
+func (m *Message) AppendText(b []byte) []byte {
+	b = strconv.AppendInt(b, int64(m.Frame), 10)
+	b = append(b, ' ')
+	b = m.Time.AppendFormat(b, TimeFormat)
+	b = append(b, ' ')
+	b = m.Src.AppendTo(b)
+	b = append(b, " → "...)
+	b = m.Dst.AppendTo(b)
+	b = append(b, ' ')
+	b = append(b, orQ(m.SrcSocket)...)
+	b = append(b, "→"...)
+	b = append(b, orQ(m.DstSocket)...)
+	b = append(b, ' ')
+	b = append(b, m.Wire.Kind()...)
 	s := m.Wire.Summary()
 	if room, ok := m.Wire.Room(); ok {
-		r := fmt.Sprintf("room=%d", room)
+		b = append(b, " room="...)
+		r := len(b) - len("room=")
+		b = strconv.AppendInt(b, room, 10)
 		// The summaries of most kinds lead with the room already.
-		s = strings.TrimPrefix(strings.TrimPrefix(s, r), " ")
-		b.WriteString(" " + r)
+		if rs := b[r:]; len(s) >= len(rs) && s[:len(rs)] == string(rs) {
+			s = s[len(rs):]
+		}
+		s = strings.TrimPrefix(s, " ")
 	}
 	if s != "" {
-		b.WriteString(" ")
-		b.WriteString(s)
+		b = append(b, ' ')
+		b = append(b, s...)
 	}
-	return b.String()
+	return b
 }
 
 func orQ(s string) string {

@@ -3,6 +3,7 @@ package decode
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,4 +90,41 @@ func TestJSONShape(t *testing.T) {
 	if rooms == 0 {
 		t.Error("no message had a room")
 	}
+}
+
+// fmtText is how Text rendered a message with fmt before AppendText: the
+// reference it must match byte for byte.
+func fmtText(m *Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s %s → %s %s→%s %s", m.Frame, m.Time.Format(TimeFormat), m.Src, m.Dst,
+		orQ(m.SrcSocket), orQ(m.DstSocket), m.Wire.Kind())
+	s := m.Wire.Summary()
+	if room, ok := m.Wire.Room(); ok {
+		r := fmt.Sprintf("room=%d", room)
+		s = strings.TrimPrefix(strings.TrimPrefix(s, r), " ")
+		b.WriteString(" " + r)
+	}
+	if s != "" {
+		b.WriteString(" ")
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// TestTextMatchesFmt renders every message of every committed capture and
+// compares it with the fmt reference.
+func TestTextMatchesFmt(t *testing.T) {
+	n := 0
+	for _, f := range captureFiles(t) {
+		for _, m := range decodeFile(t, f, Options{}).msgs {
+			n++
+			if got, want := m.Text(), fmtText(m); got != want {
+				t.Fatalf("%s frame %d:\n got %q\nwant %q", f, m.Frame, got, want)
+			}
+			if got := string(m.AppendText([]byte("x"))); got != "x"+m.Text() {
+				t.Fatalf("AppendText does not append: %q", got)
+			}
+		}
+	}
+	t.Logf("%d messages", n)
 }

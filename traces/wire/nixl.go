@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 )
 
 // Literal leading frames.
@@ -172,18 +171,30 @@ func (m *TransferInfo) Room() (int64, bool) { return m.RoomID, true }
 
 // Summary renders the room, decode endpoint and page count.
 func (m *TransferInfo) Summary() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "room=%d decode=%s agent=%s pages=%d%s aux=%d required=%d",
-		m.RoomID, net.JoinHostPort(m.DecodeIP, strconv.Itoa(m.DecodePort)), m.AgentName,
-		len(m.KVPageIndices), listPreview(m.KVPageIndices), m.AuxIndex, m.RequiredDstInfoNum)
+	b := make([]byte, 0, 128)
+	b = append(b, "room="...)
+	b = strconv.AppendInt(b, m.RoomID, 10)
+	b = append(b, " decode="...)
+	b = appendHostPort(b, m.DecodeIP, m.DecodePort)
+	b = append(b, " agent="...)
+	b = append(b, m.AgentName...)
+	b = append(b, " pages="...)
+	b = strconv.AppendInt(b, int64(len(m.KVPageIndices)), 10)
+	b = appendPreview(b, m.KVPageIndices)
+	b = append(b, " aux="...)
+	b = strconv.AppendInt(b, m.AuxIndex, 10)
+	b = append(b, " required="...)
+	b = strconv.AppendInt(b, m.RequiredDstInfoNum, 10)
 	if m.DecodePrefixLen != nil {
-		fmt.Fprintf(&b, " prefix=%d", *m.DecodePrefixLen)
+		b = append(b, " prefix="...)
+		b = strconv.AppendInt(b, *m.DecodePrefixLen, 10)
 	}
 	if m.IsDummy {
-		b.WriteString(" dummy")
+		b = append(b, " dummy"...)
 	}
-	fmt.Fprintf(&b, " frames=%d", m.Frames)
-	return b.String()
+	b = append(b, " frames="...)
+	b = strconv.AppendInt(b, int64(m.Frames), 10)
+	return string(b)
 }
 
 // listPreview shows short index lists in full and long ones not at all, to
@@ -232,10 +243,16 @@ func (m *Abort) Room() (int64, bool) { return m.RoomID, true }
 
 // Summary renders the room and, in the 4-frame form, the decode endpoint.
 func (m *Abort) Summary() string {
+	b := make([]byte, 0, 64)
+	b = append(b, "room="...)
+	b = strconv.AppendInt(b, m.RoomID, 10)
 	if m.Frames == 2 {
-		return fmt.Sprintf("room=%d (legacy, no endpoint)", m.RoomID)
+		b = append(b, " (legacy, no endpoint)"...)
+	} else {
+		b = append(b, " decode="...)
+		b = appendHostPort(b, m.DecodeIP, m.DecodePort)
 	}
-	return fmt.Sprintf("room=%d decode=%s", m.RoomID, net.JoinHostPort(m.DecodeIP, strconv.Itoa(m.DecodePort)))
+	return string(b)
 }
 
 // AbortAck is prefill acknowledging an ABORT: ABORT_ACK, room, prefill rank
@@ -273,10 +290,14 @@ func (m *AbortAck) Room() (int64, bool) { return m.RoomID, true }
 
 // Summary renders the room and the acknowledging rank.
 func (m *AbortAck) Summary() string {
-	if m.PrefillRank == nil {
-		return fmt.Sprintf("room=%d", m.RoomID)
+	b := make([]byte, 0, 48)
+	b = append(b, "room="...)
+	b = strconv.AppendInt(b, m.RoomID, 10)
+	if m.PrefillRank != nil {
+		b = append(b, " prefill_rank="...)
+		b = strconv.AppendInt(b, *m.PrefillRank, 10)
 	}
-	return fmt.Sprintf("room=%d prefill_rank=%d", m.RoomID, *m.PrefillRank)
+	return string(b)
 }
 
 // Watermark is decode's staging-ring progress (staging mode only):
