@@ -24,7 +24,7 @@ func TestPythonUpstreamThroughExec(t *testing.T) {
 			t.Errorf("close: %v", err)
 		}
 	}()
-	cases := 300
+	cases := 200
 	if testing.Short() {
 		cases = 50
 	}
