@@ -179,8 +179,9 @@ func (g *gen) act(cx *ctx, w *strings.Builder, e tla.Expr, k func(cx *ctx)) {
 			}
 			v := g.newTmp("l")
 			code, t := g.expr(c2, od.Body, nil)
-			fmt.Fprintf(w, "%s := %s\n_ = %s\n", v, code, v)
-			c2 = c2.with(od.Name, v, t)
+			// Lazy, as TLA+'s LET (see expr).
+			fmt.Fprintf(w, "%s := func() %s {\nreturn %s\n}\n_ = %s\n", v, g.goType(t), code, v)
+			c2 = c2.with(od.Name, v+"()", t)
 		}
 		g.act(c2, w, n.Body, k)
 		return

@@ -152,8 +152,10 @@ func (g *gen) expr1(cx *ctx, e tla.Expr, want *typ) (string, *typ) {
 			}
 			v := g.newTmp("l")
 			code, t := g.expr(c2, od.Body, nil)
-			decls = append(decls, fmt.Sprintf("%s := %s; _ = %s; ", v, code, v))
-			c2 = c2.with(od.Name, v, t)
+			// LET binds lazily, as TLA+ does: a definition is evaluated
+			// where it is used (it may fail where it is not).
+			decls = append(decls, fmt.Sprintf("%s := func() %s { return %s }; _ = %s; ", v, g.goType(t), code, v))
+			c2 = c2.with(od.Name, v+"()", t)
 		}
 		body, bt := g.expr(c2, n.Body, want)
 		fmt.Fprintf(&b, "func() %s { %s return %s }()", g.goType(bt), strings.Join(decls, ""), body)
@@ -457,7 +459,12 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 	case "<", ">", "<=", ">=":
 		return bin(n.Name, intT, boolT)
 	case "+", "-", "*":
-		return bin(n.Name, intT, intT)
+		// Checked: the interpreter fails on 64-bit overflow, so does
+		// the generated code (it panics) rather than wrap.
+		x, _ := g.expr(cx, a[0], intT)
+		y, _ := g.expr(cx, a[1], intT)
+		fn := map[string]string{"+": "AddInt", "-": "SubInt", "*": "MulInt"}[n.Name]
+		return fn + "(" + x + ", " + y + ")", intT
 	case `\div`:
 		x, _ := g.expr(cx, a[0], intT)
 		y, _ := g.expr(cx, a[1], intT)
@@ -468,7 +475,7 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 		return "FloorMod(" + x + ", " + y + ")", intT
 	case "-.":
 		x, _ := g.expr(cx, a[0], intT)
-		return "(-" + x + ")", intT
+		return "SubInt(0, " + x + ")", intT
 	case `\in`, `\notin`:
 		x, xt := g.expr(cx, a[0], nil)
 		m := g.member(cx, x, xt, a[1])

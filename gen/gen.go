@@ -9,6 +9,42 @@
 // does not support is an error at the TLA+ source position; gen never
 // emits code that means something else than the spec.
 //
+// # The subset
+//
+// Types come from TypeOK's conjuncts v \in T, where T is built from
+// BOOLEAN, Nat, Int, a..b, sets of string literals (and their unions),
+// CONSTANT sets of model values or integers, named products of those
+// (Requests == Rooms \X Incarnations), SUBSET S, [D -> T], Seq(T) and
+// record sets. All string literals share one enum type, Str, numbered in
+// TLA+ order (so that sets of strings print and compare as the interpreter
+// does); sets are 64-bit bitsets of element indices.
+//
+// Expressions: literals, constants and constant definitions (computed once
+// per Config), variables and primed variables, operators with parameters
+// (one Go method per list of argument types), LET of definitions without
+// parameters, IF, CASE, bounded \A and \E, boolean and integer operators
+// (\div and % as in TLA+), =, #, \in and \notin (also in type sets such
+// as [D -> T] and Seq(R)), \cup, \cap, \, \subseteq, Cardinality, Len,
+// Head, Tail, Append, \o, f[x], r.f, tuples as elements of a product
+// domain or as sequences, records, [f EXCEPT ![x] = e, !.g = e] (one
+// step per update) with @, [x \in D |-> e] over a named domain, UNCHANGED.
+//
+// Actions follow TLC: conjuncts in order, the first x' = e (or x' \in S)
+// on a path assigns x', later ones test it; disjunctions, \E, IF and CASE
+// branch; the successor must assign every variable. The first action
+// definition entered below Next names the successor, as the interpreter
+// does; guards below Next outside an action are rejected.
+//
+// Outside the subset (CHOOSE, set comprehensions, function definitions,
+// RECURSIVE, INSTANCE, LAMBDA, ENABLED, operator arguments, unbounded
+// quantifiers, sets of sets or of integers as values, ...) gen stops with
+// an error at the construct's position. Where the interpreter reports an
+// error at run time (Head of an empty sequence, no true CASE arm, a tuple
+// outside its domain, 64-bit integer overflow) the generated code panics.
+// One difference is left: operator arguments are evaluated when the
+// operator is called (TLA+ substitutes them; this only matters for an
+// argument that fails and is not used).
+//
 // The package is pure: Generate takes parsed modules and configurations and
 // returns Go source. Files live in gen/cmd/gen and cmd/roomspec.
 package gen

@@ -293,6 +293,37 @@ func Concat[T any](a, b []T) []T {
 	return append(append(r, a...), b...)
 }
 
+// AddInt is a + b; it panics on 64-bit overflow, where the interpreter
+// reports an error.
+func AddInt(a, b int) int {
+	r := a + b
+	if (r > a) != (b > 0) {
+		panic(fmt.Sprintf("model: %d + %d overflows", a, b))
+	}
+	return r
+}
+
+// SubInt is a - b, checked like AddInt.
+func SubInt(a, b int) int {
+	r := a - b
+	if (r < a) != (b > 0) {
+		panic(fmt.Sprintf("model: %d - %d overflows", a, b))
+	}
+	return r
+}
+
+// MulInt is a * b, checked like AddInt.
+func MulInt(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	r := a * b
+	if r/b != a || (a == -1 && b == math.MinInt) || (b == -1 && a == math.MinInt) {
+		panic(fmt.Sprintf("model: %d * %d overflows", a, b))
+	}
+	return r
+}
+
 // FloorDiv is TLA+'s \div (rounds toward negative infinity).
 func FloorDiv(a, b int) int {
 	q := a / b

@@ -4,6 +4,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -264,7 +265,7 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	c.Statuses = (Bit(int(StrFailed)) | Bit(int(StrBootstrapping)) | Bit(int(StrWaitingForInput)) | Bit(int(StrTransferring)) | Bit(int(StrSuccess)))
 	c.StatusOrAbsent = (c.Statuses | (Bit(int(StrAbsent))))
 	c.SenderPositions = (Bit(int(StrNoSender)) | Bit(int(StrBootstrapQueue)) | Bit(int(StrWaitingQueue)) | Bit(int(StrInflightQueue)) | Bit(int(StrReleased)))
-	c.MaxChanLen = (2 * bits.OnesCount64(c.Requests.All()))
+	c.MaxChanLen = MulInt(2, bits.OnesCount64(c.Requests.All()))
 	if c.Rooms.Size() > 64 {
 		return nil, fmt.Errorf("model: %s has %d elements; sets of its elements are 64-bit sets", "Rooms", c.Rooms.Size())
 	}
@@ -298,7 +299,7 @@ func (c *Config) Started(s *State, p_q Requests) bool {
 		if c.Requests.Comp(int(p_q), 1) == 1 {
 			return true
 		}
-		return s.Aborted[Requests(c.Requests.Index(int(c.RoomOf(s, p_q)), (c.Requests.Comp(int(p_q), 1)-1)))]
+		return s.Aborted[Requests(c.Requests.Index(int(c.RoomOf(s, p_q)), SubInt(c.Requests.Comp(int(p_q), 1), 1)))]
 	}()
 }
 
@@ -909,11 +910,15 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 	if !(s.Chan[p_d][0].Type == StrTransferInfo) {
 		return false
 	}
-	l55 := s.Chan[p_d][0].Room
+	l55 := func() Rooms {
+		return s.Chan[p_d][0].Room
+	}
 	_ = l55
-	l56 := (s.TransferInfos[l55] | (Bit(int(p_d))))
+	l56 := func() uint64 {
+		return (s.TransferInfos[l55()] | (Bit(int(p_d))))
+	}
 	_ = l56
-	if c.RecordTombstones && (s.Tombstones>>uint(l55)&1 != 0) {
+	if c.RecordTombstones && (s.Tombstones>>uint(l55())&1 != 0) {
 		t.RequestStatus = s.RequestStatus
 		t.TransferInfos = s.TransferInfos
 		t.Chan = func(old57 [][]Msg) [][]Msg {
@@ -937,12 +942,12 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 		}
 		return false
 	} else {
-		t.TransferInfos = func(old60 []uint64) []uint64 { r61 := slices.Clone(old60); i62 := l55; r61[i62] = l56; return r61 }(s.TransferInfos)
+		t.TransferInfos = func(old60 []uint64) []uint64 { r61 := slices.Clone(old60); i62 := l55(); r61[i62] = l56(); return r61 }(s.TransferInfos)
 		t.RequestStatus = func() []Str {
-			if bits.OnesCount64(l56) == c.RequiredDstInfoNum {
+			if bits.OnesCount64(l56()) == c.RequiredDstInfoNum {
 				return func(old63 []Str) []Str {
 					r64 := slices.Clone(old63)
-					i65 := l55
+					i65 := l55()
 					r64[i65] = c.UpdateStatus(s, old63[i65], StrWaitingForInput)
 					return r64
 				}(s.RequestStatus)
@@ -1035,16 +1040,20 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		}
 		return false
 	} else {
-		l75 := s.Chan[p_d][0].Room
+		l75 := func() Rooms {
+			return s.Chan[p_d][0].Room
+		}
 		_ = l75
-		l76 := s.RequestStatus[l75]
+		l76 := func() Str {
+			return s.RequestStatus[l75()]
+		}
 		_ = l76
 		t.BootstrapAlive = s.BootstrapAlive
 		t.RequestStatus = func() []Str {
-			if !(l76 == StrAbsent) && !(c.AbortSparesSuccess && (l76 == StrSuccess)) {
+			if !(l76() == StrAbsent) && !(c.AbortSparesSuccess && (l76() == StrSuccess)) {
 				return func(old77 []Str) []Str {
 					r78 := slices.Clone(old77)
-					i79 := l75
+					i79 := l75()
 					r78[i79] = c.UpdateStatus(s, old77[i79], StrFailed)
 					return r78
 				}(s.RequestStatus)
@@ -1053,13 +1062,13 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		}()
 		t.TransferInfos = func() []uint64 {
 			if c.AbortPopsTransferInfos {
-				return c.ClearedInfos(s, l75)
+				return c.ClearedInfos(s, l75())
 			}
 			return s.TransferInfos
 		}()
 		t.Tombstones = func() uint64 {
-			if c.RecordTombstones && (l76 == StrAbsent) {
-				return (s.Tombstones | (Bit(int(l75))))
+			if c.RecordTombstones && (l76() == StrAbsent) {
+				return (s.Tombstones | (Bit(int(l75()))))
 			}
 			return s.Tombstones
 		}()
@@ -1068,7 +1077,7 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 				return func(old80 [][]Msg) [][]Msg {
 					r81 := slices.Clone(old80)
 					i82 := p_d
-					r81[i82] = Append(old80[i82], Msg{Type: StrABORT_ACK, Room: l75, Rank: p_d})
+					r81[i82] = Append(old80[i82], Msg{Type: StrABORT_ACK, Room: l75(), Rank: p_d})
 					return r81
 				}(s.AckChan)
 			}
@@ -1123,12 +1132,14 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 	t.Queued = func(old85 []int) []int {
 		r86 := slices.Clone(old85)
 		i87 := p_q
-		r86[i87] = (old85[i87] - 1)
+		r86[i87] = SubInt(old85[i87], 1)
 		return r86
 	}(s.Queued)
-	l88 := c.RoomOf(s, p_q)
+	l88 := func() Rooms {
+		return c.RoomOf(s, p_q)
+	}
 	_ = l88
-	if s.RequestStatus[l88] == StrFailed {
+	if s.RequestStatus[l88()] == StrFailed {
 		t.RequestStatus = s.RequestStatus
 		t.Posted = s.Posted
 		t.TransferInfos = s.TransferInfos
@@ -1146,7 +1157,7 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		}
 		return false
 	} else {
-		if s.TransferInfos[l88] == uint64(0) {
+		if s.TransferInfos[l88()] == uint64(0) {
 			t.Posted = s.Posted
 			t.RequestStatus = func() []Str {
 				if c.WorkerSkipsMissing {
@@ -1154,7 +1165,7 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 				}
 				return func(old89 []Str) []Str {
 					r90 := slices.Clone(old89)
-					i91 := l88
+					i91 := l88()
 					r90[i91] = c.UpdateStatus(s, old89[i91], StrFailed)
 					return r90
 				}(s.RequestStatus)
@@ -1177,7 +1188,7 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 			t.Posted = func(old92 []bool) []bool { r93 := slices.Clone(old92); i94 := p_q; r93[i94] = true; return r93 }(s.Posted)
 			t.RequestStatus = func(old95 []Str) []Str {
 				r96 := slices.Clone(old95)
-				i97 := l88
+				i97 := l88()
 				r96[i97] = c.UpdateStatus(s, old95[i97], StrTransferring)
 				return r96
 			}(s.RequestStatus)
@@ -2428,6 +2439,37 @@ func Append[T any](s []T, e T) []T {
 func Concat[T any](a, b []T) []T {
 	r := make([]T, 0, len(a)+len(b))
 	return append(append(r, a...), b...)
+}
+
+// AddInt is a + b; it panics on 64-bit overflow, where the interpreter
+// reports an error.
+func AddInt(a, b int) int {
+	r := a + b
+	if (r > a) != (b > 0) {
+		panic(fmt.Sprintf("model: %d + %d overflows", a, b))
+	}
+	return r
+}
+
+// SubInt is a - b, checked like AddInt.
+func SubInt(a, b int) int {
+	r := a - b
+	if (r < a) != (b > 0) {
+		panic(fmt.Sprintf("model: %d - %d overflows", a, b))
+	}
+	return r
+}
+
+// MulInt is a * b, checked like AddInt.
+func MulInt(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	r := a * b
+	if r/b != a || (a == -1 && b == math.MinInt) || (b == -1 && a == math.MinInt) {
+		panic(fmt.Sprintf("model: %d * %d overflows", a, b))
+	}
+	return r
 }
 
 // FloorDiv is TLA+'s \div (rounds toward negative infinity).
