@@ -31,10 +31,10 @@ func TestArithmetic(t *testing.T) {
 		}
 	}
 	overflow := map[string]func() int{
-		"add": func() int { return model.AddInt(math.MaxInt, 1) },
-		"sub": func() int { return model.SubInt(math.MinInt, 1) },
-		"neg": func() int { return model.SubInt(0, math.MinInt) },
-		"mul": func() int { return model.MulInt(math.MaxInt/2+1, 2) },
+		"add":           func() int { return model.AddInt(math.MaxInt, 1) },
+		"sub":           func() int { return model.SubInt(math.MinInt, 1) },
+		"neg":           func() int { return model.SubInt(0, math.MinInt) },
+		"mul":           func() int { return model.MulInt(math.MaxInt/2+1, 2) },
 		"mul min by -1": func() int { return model.MulInt(math.MinInt, -1) },
 	}
 	for name, f := range overflow {
