@@ -61,4 +61,10 @@
 //
 // Decoded values never alias the input, except [Unknown].Parts, which is the
 // caller's slice: a caller that reuses frame buffers must copy it.
+//
+// [Decode] allocates every value on its own. A [Decoder] decodes a stream
+// of messages to the same values while amortizing allocation over many of
+// them (no allocation per common message), and with Decoder.Reuse it takes
+// each value back at the next call, for callers that only look at one
+// message at a time.
 package wire
