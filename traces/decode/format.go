@@ -12,52 +12,83 @@ import (
 // timestamps of one capture line up and sort as text.
 const TimeFormat = "2006-01-02T15:04:05.000000000Z07:00"
 
-// jsonMessage is the JSON form of a Message; the field names are the
-// CLI's documented output.
-type jsonMessage struct {
-	File       string          `json:"file,omitempty"`
-	Frame      int             `json:"frame"`
-	FirstFrame int             `json:"first_frame"`
-	Time       string          `json:"time"`
-	Src        string          `json:"src"`
-	Dst        string          `json:"dst"`
-	SrcSocket  string          `json:"src_socket,omitempty"`
-	DstSocket  string          `json:"dst_socket,omitempty"`
-	Kind       string          `json:"kind"`
-	Room       *int64          `json:"room"`
-	Fields     json.RawMessage `json:"fields"`
-	Parts      []string        `json:"parts"`
-}
-
 // JSON renders m as one JSON object: frame, first_frame, time, src, dst,
 // socket types, kind, room (null when the kind has none), fields (the
 // decoded message) and parts (base64 of each frame body). file is
 // included when not empty.
 func (m *Message) JSON(file string) ([]byte, error) {
+	return m.AppendJSON(nil, file)
+}
+
+// AppendJSON appends m's JSON rendering to b. The envelope is written by
+// hand, in the field order and with the escaping encoding/json would use
+// (the tests hold it to json.Marshal of the equivalent struct); only the
+// fields object goes through json.Marshal.
+func (m *Message) AppendJSON(b []byte, file string) ([]byte, error) {
 	fields, err := json.Marshal(m.Wire)
 	if err != nil {
 		return nil, fmt.Errorf("decode: frame %d: fields: %w", m.Frame, err)
 	}
-	j := jsonMessage{
-		File:       file,
-		Frame:      m.Frame,
-		FirstFrame: m.FirstFrame,
-		Time:       m.Time.Format(TimeFormat),
-		Src:        m.Src.String(),
-		Dst:        m.Dst.String(),
-		SrcSocket:  m.SrcSocket,
-		DstSocket:  m.DstSocket,
-		Kind:       string(m.Wire.Kind()),
-		Fields:     fields,
-		Parts:      make([]string, len(m.Parts)),
+	b = append(b, '{')
+	if file != "" {
+		b = append(b, `"file":`...)
+		b = appendJSONString(b, file)
+		b = append(b, ',')
 	}
+	b = append(b, `"frame":`...)
+	b = strconv.AppendInt(b, int64(m.Frame), 10)
+	b = append(b, `,"first_frame":`...)
+	b = strconv.AppendInt(b, int64(m.FirstFrame), 10)
+	b = append(b, `,"time":"`...)
+	b = m.Time.AppendFormat(b, TimeFormat)
+	b = append(b, `","src":"`...)
+	b = m.Src.AppendTo(b)
+	b = append(b, `","dst":"`...)
+	b = m.Dst.AppendTo(b)
+	b = append(b, '"')
+	if m.SrcSocket != "" {
+		b = append(b, `,"src_socket":`...)
+		b = appendJSONString(b, m.SrcSocket)
+	}
+	if m.DstSocket != "" {
+		b = append(b, `,"dst_socket":`...)
+		b = appendJSONString(b, m.DstSocket)
+	}
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, string(m.Wire.Kind()))
+	b = append(b, `,"room":`...)
 	if room, ok := m.Wire.Room(); ok {
-		j.Room = &room
+		b = strconv.AppendInt(b, room, 10)
+	} else {
+		b = append(b, "null"...)
 	}
+	b = append(b, `,"fields":`...)
+	b = append(b, fields...)
+	b = append(b, `,"parts":[`...)
 	for i, p := range m.Parts {
-		j.Parts[i] = base64.StdEncoding.EncodeToString(p)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, p)
+		b = append(b, '"')
 	}
-	return json.Marshal(j)
+	return append(b, "]}"...), nil
+}
+
+// appendJSONString appends s quoted as encoding/json quotes it: plain
+// printable ASCII as is, anything else (escapes, HTML-sensitive
+// characters, other bytes) by json.Marshal itself.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // Text renders m as one line: frame, time, src → dst, socket types, kind,

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -124,6 +125,70 @@ func TestTextMatchesFmt(t *testing.T) {
 			if got := string(m.AppendText([]byte("x"))); got != "x"+m.Text() {
 				t.Fatalf("AppendText does not append: %q", got)
 			}
+		}
+	}
+	t.Logf("%d messages", n)
+}
+
+// refJSON is how JSON rendered a message with json.Marshal before
+// AppendJSON: the reference it must match byte for byte.
+func refJSON(m *Message, file string) ([]byte, error) {
+	type jsonMessage struct {
+		File       string          `json:"file,omitempty"`
+		Frame      int             `json:"frame"`
+		FirstFrame int             `json:"first_frame"`
+		Time       string          `json:"time"`
+		Src        string          `json:"src"`
+		Dst        string          `json:"dst"`
+		SrcSocket  string          `json:"src_socket,omitempty"`
+		DstSocket  string          `json:"dst_socket,omitempty"`
+		Kind       string          `json:"kind"`
+		Room       *int64          `json:"room"`
+		Fields     json.RawMessage `json:"fields"`
+		Parts      []string        `json:"parts"`
+	}
+	fields, err := json.Marshal(m.Wire)
+	if err != nil {
+		return nil, err
+	}
+	j := jsonMessage{File: file, Frame: m.Frame, FirstFrame: m.FirstFrame, Time: m.Time.Format(TimeFormat),
+		Src: m.Src.String(), Dst: m.Dst.String(), SrcSocket: m.SrcSocket, DstSocket: m.DstSocket,
+		Kind: string(m.Wire.Kind()), Fields: fields, Parts: make([]string, len(m.Parts))}
+	if room, ok := m.Wire.Room(); ok {
+		j.Room = &room
+	}
+	for i, p := range m.Parts {
+		j.Parts[i] = base64.StdEncoding.EncodeToString(p)
+	}
+	return json.Marshal(j)
+}
+
+// TestJSONMatchesMarshal renders every message of every committed
+// capture, under file names and socket types that need escaping, and
+// compares it with the json.Marshal reference.
+func TestJSONMatchesMarshal(t *testing.T) {
+	names := []string{"", "x.pcap", "dir/a b.pcapng", "q\"<&>\\\t\u2028\xff.pcap"}
+	n := 0
+	for _, f := range captureFiles(t) {
+		for i, m := range decodeFile(t, f, Options{}).msgs {
+			if i%5 == 1 {
+				c := *m
+				c.SrcSocket, c.DstSocket = names[i%len(names)], "PU<SH>"
+				m = &c
+			}
+			file := names[i%len(names)]
+			got, err := m.JSON(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := refJSON(m, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("%s frame %d:\n got %s\nwant %s", f, m.Frame, got, want)
+			}
+			n++
 		}
 	}
 	t.Logf("%d messages", n)
