@@ -27,3 +27,17 @@ func ExampleDecode() {
 	// Unknown  room=0,false {"form":"Abort","reason":"frame 1 (room): not an ASCII decimal integer: \"room?\""}
 	//   malformed Abort (2 frames): frame 1 (room): not an ASCII decimal integer: "room?"
 }
+
+// A Decoder decodes a stream of messages to the same values as Decode,
+// without allocating for each; with Reuse, a value lasts until the next
+// call.
+func ExampleDecoder() {
+	d := wire.Decoder{Reuse: true}
+	for _, room := range []string{"7", "8"} {
+		m := d.Decode([][]byte{[]byte("ABORT_ACK"), []byte(room), []byte("0")})
+		fmt.Println(m.Kind(), m.Summary())
+	}
+	// Output:
+	// AbortAck room=7 prefill_rank=0
+	// AbortAck room=8 prefill_rank=0
+}
