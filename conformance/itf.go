@@ -102,6 +102,11 @@ func LoadITF(c *model.Config, data []byte) (Case, error) {
 		}
 		a := model.Action{ID: model.ActionID(id)}
 		copy(a.Params[:], ia.Params)
+		for k, t := range model.Actions[id].ParamTypes {
+			if d := domainOf(c, t); d == nil || ia.Params[k] < 0 || ia.Params[k] >= d.Size() {
+				return cs, fmt.Errorf("conformance: ITF action %d: %s parameter %d out of range", i+1, ia.Name, k+1)
+			}
+		}
 		if got := c.ActionString(a); got != ia.Text {
 			return cs, fmt.Errorf("conformance: ITF action %d: parameters %v print as %s, the file says %s", i+1, ia.Params, got, ia.Text)
 		}

@@ -172,11 +172,8 @@ func paramTexts(c *model.Config, a model.Action) []string {
 	info := model.Actions[a.ID]
 	out := []string{}
 	for i, t := range info.ParamTypes {
-		var d *model.Domain
-		if f := reflect.ValueOf(c).Elem().FieldByName(t); f.IsValid() {
-			d, _ = f.Interface().(*model.Domain)
-		}
-		if d == nil {
+		d := domainOf(c, t)
+		if d == nil || a.Params[i] < 0 || a.Params[i] >= d.Size() {
 			out = append(out, fmt.Sprint(a.Params[i]))
 			continue
 		}
@@ -185,4 +182,15 @@ func paramTexts(c *model.Config, a model.Action) []string {
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// domainOf returns the Config field named name (a constant set such as
+// Requests or DecodeRanks), or nil.
+func domainOf(c *model.Config, name string) *model.Domain {
+	f := reflect.ValueOf(c).Elem().FieldByName(name)
+	if !f.IsValid() {
+		return nil
+	}
+	d, _ := f.Interface().(*model.Domain)
+	return d
 }

@@ -109,6 +109,23 @@ func (p *Port) started(q int) bool {
 // Apply performs one step. It returns an error wrapping ErrNotEnabled when
 // the implementation cannot take the step.
 func (p *Port) Apply(a model.Action) error {
+	if a.ID < 0 || int(a.ID) >= len(model.Actions) {
+		return fmt.Errorf("impl: unknown action %d", a.ID)
+	}
+	for i, t := range model.Actions[a.ID].ParamTypes {
+		n := 0
+		switch t {
+		case "Requests":
+			n = len(p.reqs)
+		case "DecodeRanks":
+			n = len(p.M.Pull)
+		case "Rooms":
+			n = p.cfg.Rooms.Size()
+		}
+		if a.Params[i] < 0 || a.Params[i] >= n {
+			return fmt.Errorf("impl: %s: parameter %d = %d out of range: %w", model.Actions[a.ID].Name, i+1, a.Params[i], ErrNotEnabled)
+		}
+	}
 	m := p.M
 	x, y := a.Params[0], a.Params[1]
 	switch a.ID {

@@ -1,0 +1,36 @@
+package conformance_test
+
+import (
+	"fmt"
+
+	"github.com/roomspec/roomspec/conformance"
+)
+
+// Run the liveness property on the fork's Go port: decode's ABORTs reach
+// prefill before the request's sender exists, both find the room absent,
+// and the sender then waits in Bootstrapping forever.
+func ExampleCheck() {
+	im, variant, err := conformance.Builtin("fork-90a52f44a")
+	if err != nil {
+		panic(err)
+	}
+	c, err := conformance.LoadVariant(variant)
+	if err != nil {
+		panic(err)
+	}
+	r, err := conformance.Check(im, "fork-90a52f44a", variant, c, conformance.Liveness, conformance.Options{Seed: 1, Cases: 500})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("holds:", r.Holds)
+	for _, st := range r.Steps {
+		fmt.Println(c.ActionString(st.Action))
+	}
+	fmt.Println("pinned:", r.Pinned)
+	// Output:
+	// holds: false
+	// DecodeAbort(<<r, 1>>)
+	// BootstrapRecvAbort(d1)
+	// BootstrapRecvAbort(d2)
+	// pinned: [<<r, 1>>]
+}

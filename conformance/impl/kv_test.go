@@ -1,0 +1,133 @@
+package impl
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+const absent Status = -1
+
+// update_status (common/conn.py:327) with and without NIXL's sticky
+// Failed (nixl/conn.py:698).
+func TestUpdateStatus(t *testing.T) {
+	for _, tc := range []struct {
+		sticky   bool
+		cur, set Status
+		want     Status
+	}{
+		{true, absent, Failed, absent}, // no resurrection
+		{true, absent, Bootstrapping, Bootstrapping},
+		{true, absent, WaitingForInput, WaitingForInput},
+		{true, WaitingForInput, Bootstrapping, WaitingForInput}, // max swallows
+		{true, Bootstrapping, Transferring, Transferring},
+		{true, Success, Failed, Failed}, // Failed overwrites anything
+		{true, Failed, WaitingForInput, Failed},
+		{true, Failed, Success, Failed},
+		{false, Failed, WaitingForInput, WaitingForInput}, // not sticky: max
+		{false, Failed, Success, Success},
+		{false, absent, Failed, absent},
+	} {
+		v := *Upstream
+		v.FailedSticky = tc.sticky
+		m := &KVManager{v: &v, RequestStatus: map[int]Status{}}
+		if tc.cur != absent {
+			m.RequestStatus[7] = tc.cur
+		}
+		m.updateStatus(7, tc.set)
+		got, ok := m.RequestStatus[7]
+		if !ok {
+			got = absent
+		}
+		if got != tc.want {
+			t.Errorf("sticky=%v update_status(%v, %v) = %v, want %v", tc.sticky, tc.cur, tc.set, got, tc.want)
+		}
+	}
+}
+
+func TestCheckStatusOfAbsentRoom(t *testing.T) {
+	for _, tc := range []struct {
+		v    *Variant
+		want Status
+		err  error
+	}{
+		{Upstream, WaitingForInput, nil},
+		{Fork90a52f44a, WaitingForInput, nil},
+		{Mooncake, 0, ErrKeyError},
+		{Fixed, Failed, nil},
+	} {
+		m := &KVManager{v: tc.v, RequestStatus: map[int]Status{}}
+		got, err := m.checkStatus(3)
+		if !errors.Is(err, tc.err) || (err == nil && got != tc.want) {
+			t.Errorf("%s: check_status(absent) = %v, %v; want %v, %v", tc.v.Name, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// The fork's seed race, step by step on the port: both ABORTs arrive
+// before the sender exists, each pops the partial transfer_infos, and the
+// sender then sits in Bootstrapping with nothing to move it.
+func TestForkSeedRacePinsTheRoom(t *testing.T) {
+	c, err := model.LoadConfig([]byte(`CONSTANTS
+    Rooms = {r}
+    DecodeRanks = {d1, d2}
+    RequiredDstInfoNum = 2
+    NumChunks = 1
+    HasBootstrapTimeout = FALSE
+    AbortPopsTransferInfos = TRUE
+    AbsentReadsWaiting = TRUE
+    AbsentLiveSenderFails = FALSE
+    FailedSticky = TRUE
+    AbortSparesSuccess = FALSE
+    AbortKillsBootstrap = FALSE
+    AbortAckSent = FALSE
+    AckWaitsForWrites = FALSE
+    RecordTombstones = FALSE
+    WorkerSkipsMissing = TRUE
+    RoomReuse = FALSE
+    TimeoutsFair = TRUE
+SPECIFICATION Spec
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPort(Fork90a52f44a)
+	if err := p.Reset(c); err != nil {
+		t.Fatal(err)
+	}
+	step := func(id model.ActionID, params ...int) error {
+		a := model.Action{ID: id}
+		copy(a.Params[:], params)
+		return p.Apply(a)
+	}
+	for _, s := range []struct {
+		id model.ActionID
+		p  []int
+	}{
+		{model.ActDecodeSendTransferInfo, []int{0, 0}}, // TransferInfo(A)
+		{model.ActDecodeAbort, []int{0}},               // decode aborts: ABORT on both connections
+		{model.ActBootstrapRecvTransferInfo, []int{0}},
+		{model.ActBootstrapRecvAbort, []int{0}}, // ABORT(A): room absent, pops transfer_infos
+		{model.ActBootstrapRecvAbort, []int{1}}, // ABORT(B): room absent
+		{model.ActSchedulerCreateSender, []int{0}},
+	} {
+		if err := step(s.id, s.p...); err != nil {
+			t.Fatalf("%s%v: %v", model.Actions[s.id].Name, s.p, err)
+		}
+	}
+	if st := p.M.RequestStatus[0]; st != Bootstrapping {
+		t.Fatalf("status %v, want Bootstrapping", st)
+	}
+	if len(p.M.TransferInfos) != 0 {
+		t.Fatalf("transfer_infos %v, want popped", p.M.TransferInfos)
+	}
+	// Nothing the prefill threads can do moves the room: no timeout.
+	for id := model.ActSchedulerCreateSender; id <= model.ActBootstrapTimeout; id++ {
+		for x := range 2 {
+			if err := step(id, x); err == nil {
+				t.Errorf("%s(%d) still possible in a pinned room", model.Actions[id].Name, x)
+			}
+		}
+	}
+}
