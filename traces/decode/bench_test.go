@@ -82,6 +82,14 @@ func BenchmarkReassemblyOnly(b *testing.B) {
 // what to trust when other jobs compete for the cores. Each pass ends
 // with a forced collection inside its timing, so that it pays for the
 // garbage it made rather than leaving it to the next pass.
+//
+// Two sub-benchmarks: "owned" hands every message out in memory the
+// callback may keep (the default), "reuse" lends it (Options.Reuse), as a
+// consumer that prints or counts messages can. The capture is the one
+// with the fewest messages in ../testdata/large (ROOMSPEC_LARGE picks
+// another); without one the benchmark is skipped. Make it with
+//
+//	sudo /usr/bin/python3 traces/testdata/make_captures.py --large 1000000
 func BenchmarkRatio(b *testing.B) {
 	b.Run("owned", func(b *testing.B) { benchRatio(b, Options{}) })
 	b.Run("reuse", func(b *testing.B) { benchRatio(b, Options{Reuse: true}) })
