@@ -201,8 +201,8 @@ func diffVars(c *model.Config, a, b *model.State) string {
 	av, bv := varValues(c, a), varValues(c, b)
 	var parts []string
 	for i, v := range model.Vars {
-		if av[i] != bv[i] {
-			parts = append(parts, fmt.Sprintf("%s: spec %s, implementation %s", v, av[i], bv[i]))
+		for _, d := range diffEntries(v, av[i], bv[i]) {
+			parts = append(parts, fmt.Sprintf("%s: spec %s, implementation %s", d[0], d[1], d[2]))
 		}
 	}
 	return strings.Join(parts, "; ")

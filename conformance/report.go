@@ -68,9 +68,7 @@ func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, fa
 		vals := varValues(c, &st.Spec)
 		var changed []string
 		for j, v := range model.Vars {
-			if vals[j] != prevVals[j] {
-				changed = append(changed, v+" = "+vals[j])
-			}
+			changed = append(changed, changedEntries(v, prevVals[j], vals[j])...)
 		}
 		var implCol []string
 		if st.ImplErr != "" {
@@ -79,8 +77,8 @@ func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, fa
 		if withImpl && !st.Impl.Equal(&st.Spec) && st.Impl.RequestStatus != nil {
 			iv := varValues(c, &st.Impl)
 			for j, v := range model.Vars {
-				if iv[j] != vals[j] {
-					implCol = append(implCol, v+" = "+iv[j])
+				for _, d := range diffEntries(v, vals[j], iv[j]) {
+					implCol = append(implCol, d[0]+" = "+d[2]+" (spec: "+d[1]+")")
 				}
 			}
 		} else if len(implCol) == 0 {
@@ -193,4 +191,90 @@ func domainOf(c *model.Config, name string) *model.Domain {
 	}
 	d, _ := f.Interface().(*model.Domain)
 	return d
+}
+
+// changedEntries describes how variable v's value text went from a to b:
+// for a function, one "v[k] = value" per key whose value changed (as
+// roomspec check prints steps), else "v = b". Nothing if a == b.
+func changedEntries(v, a, b string) []string {
+	var out []string
+	for _, d := range diffEntries(v, a, b) {
+		out = append(out, d[0]+" = "+d[2])
+	}
+	return out
+}
+
+// diffEntries compares variable v's value texts a and b: for a function,
+// one {"v[k]", a's value, b's value} per key whose value differs, else
+// {"v", a, b}; nothing if a == b.
+func diffEntries(v, a, b string) [][3]string {
+	if a == b {
+		return nil
+	}
+	whole := [][3]string{{v, a, b}}
+	ka, okA := fnEntries(a)
+	kb, okB := fnEntries(b)
+	if !okA || !okB || len(ka) != len(kb) {
+		return whole
+	}
+	var out [][3]string
+	for i := range kb {
+		if kb[i][0] != ka[i][0] {
+			return whole
+		}
+		if kb[i][1] != ka[i][1] {
+			out = append(out, [3]string{v + "[" + kb[i][0] + "]", ka[i][1], kb[i][1]})
+		}
+	}
+	return out
+}
+
+// fnEntries splits a function printed as "(k1 :> v1 @@ k2 :> v2)" into
+// its key/value texts, in order.
+func fnEntries(s string) ([][2]string, bool) {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return nil, false
+	}
+	var out [][2]string
+	for _, part := range splitTop(s[1:len(s)-1], " @@ ") {
+		kv := splitTop(part, " :> ")
+		if len(kv) != 2 {
+			return nil, false
+		}
+		out = append(out, [2]string{kv[0], kv[1]})
+	}
+	return out, true
+}
+
+// splitTop splits s on sep where sep is outside brackets and strings.
+func splitTop(s, sep string) []string {
+	var out []string
+	depth, start, inStr := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case inStr:
+			if ch == '\\' {
+				i++
+			} else if ch == '"' {
+				inStr = false
+			}
+		case ch == '"':
+			inStr = true
+		case ch == '(' || ch == '[' || ch == '{' || (ch == '<' && i+1 < len(s) && s[i+1] == '<'):
+			depth++
+			if ch == '<' {
+				i++
+			}
+		case ch == ')' || ch == ']' || ch == '}' || (ch == '>' && i+1 < len(s) && s[i+1] == '>'):
+			depth--
+			if ch == '>' {
+				i++
+			}
+		case depth == 0 && strings.HasPrefix(s[i:], sep):
+			out = append(out, s[start:i])
+			i += len(sep) - 1
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
 }
