@@ -2,7 +2,9 @@ package model_test
 
 import (
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
@@ -47,15 +49,17 @@ func BenchmarkSuccessors(b *testing.B) {
 		m, c, is, cs := reachable(b, name)
 		b.Run(name+"/compiled", func(b *testing.B) {
 			n := 0
+			cpu := cpuTime()
 			for b.Loop() {
 				for i := range cs {
 					c.Next(&cs[i], func(model.Action, *model.State) bool { n++; return false })
 				}
 			}
-			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "succ/s")
+			report(b, n, cpu)
 		})
 		b.Run(name+"/interpreter", func(b *testing.B) {
 			n := 0
+			cpu := cpuTime()
 			for b.Loop() {
 				for _, s := range is {
 					if err := m.Spec.Next(m.Next, s, func(eval.State, *eval.Action) { n++ }); err != nil {
@@ -63,7 +67,7 @@ func BenchmarkSuccessors(b *testing.B) {
 					}
 				}
 			}
-			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "succ/s")
+			report(b, n, cpu)
 		})
 	}
 }
@@ -76,16 +80,19 @@ func BenchmarkExplore(b *testing.B) {
 		m, c := variant(b, name)
 		b.Run(name+"/compiled", func(b *testing.B) {
 			var n int
+			cpu := cpuTime()
 			for b.Loop() {
 				n = exploreFast(c, nil)
 			}
 			b.ReportMetric(float64(n), "states")
+			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 		})
 		// Without properties, so that the checker explores every state.
 		bare := *m
 		bare.Invariants, bare.Properties = nil, nil
 		b.Run(name+"/interpreter", func(b *testing.B) {
 			var n int
+			cpu := cpuTime()
 			for b.Loop() {
 				r := check.Check(b.Context(), &bare, check.Options{Workers: 1})
 				if r.Err != nil {
@@ -94,6 +101,7 @@ func BenchmarkExplore(b *testing.B) {
 				n = int(r.Distinct)
 			}
 			b.ReportMetric(float64(n), "states")
+			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
@@ -125,4 +133,22 @@ func exploreFast(c *model.Config, visit func(*model.State)) int {
 		})
 	}
 	return len(seen)
+}
+
+// cpuTime is the process's user+system CPU time: on a loaded machine it
+// measures the work done better than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// report gives the successor rate per wall second and per CPU second.
+func report(b *testing.B, n int, cpu0 time.Duration) {
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "succ/s")
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(n)/cpu.Seconds(), "succ/cpu-s")
+	}
 }
