@@ -103,6 +103,12 @@ type Result struct {
 	// Shrunk is the length of gopter's shrunk counterexample before the
 	// final 1-minimization.
 	Shrunk int `json:"shrunk,omitempty"`
+	// ShrunkSeq is gopter's shrunk counterexample itself.
+	ShrunkSeq []model.Action `json:"-"`
+	// InvalidCases counts cases, generated or shrunk, that took an action
+	// the spec does not enable there (always 0: gopter's sieve re-checks
+	// the preconditions of every shrunk sequence).
+	InvalidCases int `json:"-"`
 	// SpecViolations names invariants or step properties that failed on
 	// an observed state equal to the spec's: the spec itself violates them
 	// under this configuration (roomspec check reports them too), so they

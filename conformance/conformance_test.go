@@ -114,6 +114,9 @@ func TestLivenessFailsMinimally(t *testing.T) {
 					t.Fatalf("seed %d: liveness holds after %d cases", seed, r.Cases)
 				}
 				seq := Actions(r.Steps)
+				if r.InvalidCases != 0 || !Valid(c, r.ShrunkSeq) {
+					t.Fatalf("seed %d: gopter ran %d cases with a disabled action; shrunk sequence valid: %v", seed, r.InvalidCases, Valid(c, r.ShrunkSeq))
+				}
 				if !Valid(c, seq) {
 					t.Fatalf("seed %d: counterexample is not a behaviour of the spec", seed)
 				}
@@ -196,6 +199,9 @@ func TestMutantFailsRefinementAtTheWrongStep(t *testing.T) {
 		}
 		if r.Holds {
 			t.Fatalf("seed %d: the mutant passes refinement", seed)
+		}
+		if r.InvalidCases != 0 || !Valid(c, r.ShrunkSeq) {
+			t.Fatalf("seed %d: shrinking produced a sequence whose preconditions fail", seed)
 		}
 		if r.FailStep < 0 || r.FailStep >= len(r.Steps) {
 			t.Fatalf("seed %d: failing step %d of %d", seed, r.FailStep, len(r.Steps))

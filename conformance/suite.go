@@ -57,6 +57,9 @@ type run struct {
 	rounds   int
 	lastFail []model.Action
 	specViol map[string]bool
+	// invalid counts cases run with an action the spec does not enable
+	// (gopter's shrinker must never produce one).
+	invalid int
 }
 
 // caseRun is the system under test of one generated case.
@@ -148,6 +151,7 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	// the comparison, here (Run is the only place that sees the case).
 	spec, ok := specStep(r.cfg, &cr.spec, cmd.a)
 	if !ok {
+		r.invalid++
 		cr.fail()
 		return stepResult{msg: "generated action not enabled in the spec"}
 	}
@@ -203,6 +207,7 @@ func (r *run) liveAfter(cr *caseRun, a model.Action) string {
 	cr.obs = obs
 	_, trace, err := specTrace(r.cfg, cr.seq)
 	if err != nil {
+		r.invalid++
 		cr.fail()
 		return err.Error()
 	}
@@ -283,6 +288,8 @@ func Check(impl Implementation, name, variant string, c *model.Config, property 
 	}
 	res.Cases = tr.Succeeded + 1
 	res.Shrunk = len(r.lastFail)
+	res.ShrunkSeq = r.lastFail
+	res.InvalidCases = r.invalid
 	if err := r.k.explain(res, Minimize(c, r.lastFail, r.k.failsFunc(property))); err != nil {
 		return res, err
 	}
