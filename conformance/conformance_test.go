@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -322,6 +323,27 @@ func writeCases(t *testing.T) {
 		}
 		if err := os.WriteFile(filepath.Join("testdata", tc.name+"-"+tc.prop+".itf.json"), append(data, '\n'), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// One seed reproduces a run exactly: the same failing case, the same
+// shrunk and minimized counterexample.
+func TestReproducibleFromSeed(t *testing.T) {
+	im, variant, c := loadBuiltin(t, "upstream-reuse")
+	var first *Result
+	for range 2 {
+		r, err := Check(im, "upstream-reuse", variant, c, Liveness, Options{Seed: 99, Cases: 1000})
+		if err != nil || r.Holds {
+			t.Fatalf("holds=%v err=%v", r.Holds, err)
+		}
+		if first == nil {
+			first = r
+			continue
+		}
+		a, b := Actions(first.Steps), Actions(r.Steps)
+		if r.Cases != first.Cases || len(a) != len(b) || fmt.Sprint(first.ShrunkSeq) != fmt.Sprint(r.ShrunkSeq) || fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("seed 99 gave case %d %v then case %d %v", first.Cases, a, r.Cases, b)
 		}
 	}
 }
