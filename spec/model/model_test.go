@@ -49,26 +49,27 @@ type graph map[string][]string
 func exploreInterp(tb testing.TB, m *check.Model, states map[string]eval.State) graph {
 	sp := m.Spec
 	g := graph{}
-	var queue []eval.State
-	add := func(s eval.State) {
-		k := sp.Format(s)
+	// Each state is printed once: printing is much of the interpreter's
+	// share of the test's time.
+	var queue []string
+	add := func(s eval.State, k string) {
 		if _, ok := g[k]; !ok {
 			g[k] = nil
 			states[k] = s
-			queue = append(queue, s)
+			queue = append(queue, k)
 		}
 	}
-	if err := sp.Init(m.Init, add); err != nil {
+	if err := sp.Init(m.Init, func(s eval.State) { add(s, sp.Format(s)) }); err != nil {
 		tb.Fatal(err)
 	}
 	for len(queue) > 0 {
-		s := queue[0]
+		k := queue[0]
 		queue = queue[1:]
-		k := sp.Format(s)
 		var succ []string
-		err := sp.Next(m.Next, s, func(t eval.State, a *eval.Action) {
-			succ = append(succ, a.String()+" -> "+sp.Format(t))
-			add(t)
+		err := sp.Next(m.Next, states[k], func(t eval.State, a *eval.Action) {
+			tk := sp.Format(t)
+			succ = append(succ, a.String()+" -> "+tk)
+			add(t, tk)
 		})
 		if err != nil {
 			tb.Fatal(err)
@@ -82,26 +83,27 @@ func exploreInterp(tb testing.TB, m *check.Model, states map[string]eval.State) 
 func exploreCompiled(c *model.Config, visit func(s *model.State, succ []model.State, acts []model.Action)) graph {
 	g := graph{}
 	var queue []model.State
-	add := func(s model.State) {
-		k := c.Format(&s)
+	var keys []string
+	add := func(s model.State, k string) {
 		if _, ok := g[k]; !ok {
 			g[k] = nil
 			queue = append(queue, s)
+			keys = append(keys, k)
 		}
 	}
-	c.Inits(func(s *model.State) bool { add(*s); return false })
+	c.Inits(func(s *model.State) bool { add(*s, c.Format(s)); return false })
 	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
-		k := c.Format(&s)
+		s, k := queue[0], keys[0]
+		queue, keys = queue[1:], keys[1:]
 		var succ []string
 		var ts []model.State
 		var as []model.Action
 		c.Next(&s, func(a model.Action, t *model.State) bool {
-			succ = append(succ, c.ActionString(a)+" -> "+c.Format(t))
+			tk := c.Format(t)
+			succ = append(succ, c.ActionString(a)+" -> "+tk)
 			ts = append(ts, *t)
 			as = append(as, a)
-			add(*t)
+			add(*t, tk)
 			return false
 		})
 		if visit != nil {
