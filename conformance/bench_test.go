@@ -36,7 +36,7 @@ func BenchmarkPythonCases(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	im := NewExec(python + " python/nixl_upstream.py")
+	im := NewExec(python + " python/prefill.py")
 	defer im.Close()
 	cases := 0
 	for i := range b.N {

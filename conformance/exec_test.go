@@ -18,7 +18,7 @@ func TestPythonUpstreamThroughExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := NewExec(python + " python/nixl_upstream.py")
+	im := NewExec(python + " python/prefill.py")
 	defer func() {
 		if err := im.Close(); err != nil {
 			t.Errorf("close: %v", err)
@@ -51,7 +51,7 @@ func TestPythonUpstreamReusePins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := NewExec(python + " python/nixl_upstream.py")
+	im := NewExec(python + " python/prefill.py")
 	defer im.Close()
 	r, err := Check(im, "exec:python", "upstream-reuse", c, Liveness, Options{Seed: 1, Cases: 1000})
 	if err != nil {
@@ -76,7 +76,7 @@ func TestPythonUpstreamIsNotTheFork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := NewExec(python + " python/nixl_upstream.py")
+	im := NewExec(python + " python/prefill.py")
 	defer im.Close()
 	r, err := Check(im, "exec:python", "fork-90a52f44a", c, Refinement, Options{Seed: 1, Cases: 1000})
 	if err != nil {
@@ -90,5 +90,47 @@ func TestPythonUpstreamIsNotTheFork(t *testing.T) {
 	t.Logf("\n%s", b.String())
 	if r.FailStep < 0 || r.Steps[r.FailStep].Impl.Equal(&r.Steps[r.FailStep].Spec) {
 		t.Fatalf("bad failing step %d", r.FailStep)
+	}
+}
+
+// Every other Python variant behaves like the Go port of the same variant
+// (upstream: TestPythonUpstreamThroughExec): it refines the variant's
+// spec, and fails liveness exactly where the Go port does.
+func TestPythonVariants(t *testing.T) {
+	if _, err := os.Stat(python); err != nil {
+		t.Skipf("%s not found", python)
+	}
+	for _, tc := range []struct {
+		impl, pyVariant string
+		pins            bool
+	}{
+		{"upstream-reuse", "upstream", true},
+		{"pre-30352", "pre-30352", true},
+		{"fork-90a52f44a", "fork-90a52f44a", true},
+		{"mooncake", "mooncake", false},
+		{"fixed", "fixed", false},
+		{"fixed-deferred", "fixed-deferred", false},
+	} {
+		t.Run(tc.impl, func(t *testing.T) {
+			_, variant, c := loadBuiltin(t, tc.impl)
+			im := NewExec(python + " python/prefill.py --variant " + tc.pyVariant)
+			defer im.Close()
+			cases := 100
+			if testing.Short() {
+				cases = 30
+			}
+			for _, p := range []string{Refinement, Liveness} {
+				r, err := Check(im, "exec:python/"+tc.pyVariant, variant, c, p, Options{Seed: 5, Cases: cases})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantHolds := p == Refinement || !tc.pins
+				if r.Holds != wantHolds {
+					var b bytes.Buffer
+					WriteText(&b, r)
+					t.Errorf("%s: holds=%v, want %v\n%s", p, r.Holds, wantHolds, b.String())
+				}
+			}
+		})
 	}
 }

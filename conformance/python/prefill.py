@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Prefill-side room handling of SGLang upstream a4ffb996 (NIXL backend),
-shaped like python/sglang/srt/disaggregation/{common,nixl}/conn.py and
+"""Prefill-side room handling of SGLang (NIXL backend, upstream a4ffb996,
+and the variants of ROOM-LIFECYCLE.md), shaped like
+python/sglang/srt/disaggregation/{common,nixl,mooncake}/conn.py and
 prefill.py, driven by roomspec's conformance suite over the JSON-lines
 protocol of conformance/PROTOCOL.md (standard library only).
+
+    python3 prefill.py [--variant upstream|pre-30352|fork-90a52f44a|mooncake|fixed|fixed-deferred]
+
+The code is upstream's; what a variant changes is listed in VARIANTS, and
+each change is one `if self.variant.X` at the place the code differs.
 
 The classes mirror SGLang's: NixlKVManager holds the shared dicts
 (request_status, transfer_infos) and runs the bootstrap thread's handler and
@@ -15,8 +21,50 @@ steps and maps the dicts back onto the spec's variables (observe): that
 mapping is the only part that knows the spec.
 """
 
+import argparse
 import json
 import sys
+
+
+class Variant:
+    def __init__(self, name, **changes):
+        self.name = name
+        # upstream a4ffb996 (NIXL):
+        self.failed_sticky = True  # nixl/conn.py:698 override
+        self.bootstrap_timeout = True  # PR #34692
+        self.abort_branch = True  # PR #30352: ABORT handled, not asserted on
+        self.abort_spares_success = True
+        self.abort_pops_transfer_infos = False
+        self.worker_skips_missing = False
+        self.absent_room = "WaitingForInput"  # check_status .get default
+        self.ack_abort = False  # prefill sends ABORT_ACK
+        self.ack_waits_for_writes = False
+        self.tombstones = False
+        for k, v in changes.items():
+            if not hasattr(self, k):
+                raise ValueError("unknown variant switch " + k)
+            setattr(self, k, v)
+
+
+VARIANTS = {
+    "upstream": Variant("upstream"),
+    # before PR #30352: ABORT has no NixlMsgGuard frame; the thread's assert kills it
+    "pre-30352": Variant("pre-30352", abort_branch=False, bootstrap_timeout=False),
+    # fork 90a52f44a: Failed if present (Success too), pop transfer_infos always,
+    # the worker skips rooms missing from transfer_infos, no bootstrap timeout
+    "fork-90a52f44a": Variant("fork-90a52f44a", abort_spares_success=False,
+                              abort_pops_transfer_infos=True, worker_skips_missing=True,
+                              bootstrap_timeout=False),
+    # Mooncake: KeyError for an absent room, Failed not sticky, ACK every ABORT
+    "mooncake": Variant("mooncake", failed_sticky=False, abort_spares_success=False,
+                        absent_room="KeyError", ack_abort=True),
+    # the fix: tombstone for an ABORT of an absent room; an absent room of a
+    # live sender reads Failed
+    "fixed": Variant("fixed", tombstones=True, absent_room="Failed"),
+    # the fix with deferred release: ACK once the room's writes completed
+    "fixed-deferred": Variant("fixed-deferred", tombstones=True, absent_room="Failed",
+                              ack_abort=True, ack_waits_for_writes=True),
+}
 
 
 class KVPoll:
@@ -48,7 +96,8 @@ class Clock:
 
 
 class NixlKVManager:
-    def __init__(self, clock, num_chunks):
+    def __init__(self, variant, clock, num_chunks):
+        self.variant = variant
         self.clock = clock
         self.num_chunks = num_chunks
         self.request_status = {}  # room -> KVPoll
@@ -59,6 +108,9 @@ class NixlKVManager:
         # per connection); the bootstrap thread reads whichever is ready.
         self.pull = {}
         self.bootstrap_thread_alive = True
+        self.tombstones = set()  # the fix only
+        # ABORT_ACKs sent, per decode connection (Mooncake, deferred release)
+        self.ack_push = {}
         # transfer queue: request -> chunks waiting; in flight: request -> bool
         self.transfer_queue = {}
         self.inflight_writes = {}
@@ -74,11 +126,16 @@ class NixlKVManager:
         if status == KVPoll.Failed:
             self.request_status[bootstrap_room] = KVPoll.Failed
             return
-        if self.request_status[bootstrap_room] == KVPoll.Failed:
+        if self.variant.failed_sticky and self.request_status[bootstrap_room] == KVPoll.Failed:
             return  # NIXL: Failed is sticky while the entry exists
         self.request_status[bootstrap_room] = max(self.request_status[bootstrap_room], status)
 
     def check_status(self, bootstrap_room):
+        if self.variant.absent_room == "KeyError":
+            return self.request_status[bootstrap_room]  # common/Mooncake
+        if self.variant.absent_room == "Failed":
+            # the fix: only a live sender polls; its room is gone -> Failed
+            return self.request_status.get(bootstrap_room, KVPoll.Failed)
         # NIXL: an absent room reads WaitingForInput
         return self.request_status.get(bootstrap_room, KVPoll.WaitingForInput)
 
@@ -101,15 +158,27 @@ class NixlKVManager:
         kind = "ABORT" if msg[0] == b"ABORT" else "TransferInfo"
         if kind != expect:
             raise NotEnabled("next message is %s" % kind)
+        if (kind == "ABORT" and self.variant.ack_waits_for_writes
+                and self._room_has_writes(int(msg[1].decode("ascii")))):
+            raise NotEnabled("ABORT waits for the room's writes")
         self.pull[conn].pop(0)
-        if msg[0] == b"ABORT":
-            self._handle_abort(msg)
-            return
-        assert msg[0] == NIXL_MSG_GUARD
-        self._handle_transfer_info(msg)
+        try:
+            if self.variant.abort_branch and msg[0] == b"ABORT":
+                self._handle_abort(msg, conn)
+                return
+            assert msg[0] == NIXL_MSG_GUARD, "missing NixlMsgGuard"
+            self._handle_transfer_info(msg)
+        except AssertionError:
+            # the exception escapes bootstrap_thread's loop: the thread dies
+            self.bootstrap_thread_alive = False
+
+    def _room_has_writes(self, room):
+        return any(w and self.chunk_room.get(q) == room for q, w in self.inflight_writes.items())
 
     def _handle_transfer_info(self, msg):
         room = int(msg[1].decode("ascii"))
+        if self.variant.tombstones and room in self.tombstones:
+            return  # the fix: this room was aborted before it existed
         agent_name = msg[4].decode("ascii")
         required_dst_info_num = int(msg[7].decode("ascii"))
         self.transfer_infos.setdefault(room, {})[agent_name] = {
@@ -121,12 +190,21 @@ class NixlKVManager:
             self.update_status(room, KVPoll.WaitingForInput)
 
     # nixl/conn.py:2647
-    def _handle_abort(self, msg):
+    def _handle_abort(self, msg, conn):
         room = int(msg[1].decode("ascii"))
-        if room in self.request_status and self.request_status[room] != KVPoll.Success:
+        v = self.variant
+        if room in self.request_status and not (
+                v.abort_spares_success and self.request_status[room] == KVPoll.Success):
             self.record_failure(room, "Aborted by decode")
             self.update_status(room, KVPoll.Failed)
+        elif v.tombstones and room not in self.request_status:
+            self.tombstones.add(room)
         # else: absent or Success -> log only
+        if v.abort_pops_transfer_infos:
+            self.transfer_infos.pop(room, None)
+            self.req_to_decode_prefix_len.pop(room, None)
+        if v.ack_abort:
+            self.ack_push.setdefault(conn, []).append([b"ABORT_ACK", msg[1]])
 
     # ---- transfer worker -------------------------------------------------
     def transfer_worker_post(self, req_id):
@@ -138,6 +216,8 @@ class NixlKVManager:
         room = self.chunk_room[req_id]
         if self.request_status.get(room) == KVPoll.Failed:
             return  # skip chunks of a failed room
+        if room not in self.transfer_infos and self.variant.worker_skips_missing:
+            return  # fork 90a52f44a: drain guard
         try:
             assert room in self.transfer_infos
             self.update_status(room, KVPoll.Transferring)
@@ -160,6 +240,9 @@ class NixlKVSender:
         self.kv_mgr = mgr
         self.bootstrap_room = bootstrap_room
         self.init_time = mgr.clock.time()
+        if mgr.variant.tombstones and bootstrap_room in mgr.tombstones:
+            mgr.request_status[bootstrap_room] = KVPoll.Failed  # the fix
+            return
         self.kv_mgr.update_status(bootstrap_room, KVPoll.Bootstrapping)
 
     def poll(self):
@@ -167,7 +250,9 @@ class NixlKVSender:
 
     def check_bootstrap_timeout(self):
         # the timeout branch of poll() (PR #34692), a step of its own
-        status = self.kv_mgr.check_status(self.bootstrap_room)
+        if not self.kv_mgr.variant.bootstrap_timeout:
+            return False
+        status = self.kv_mgr.request_status.get(self.bootstrap_room)
         elapsed = self.kv_mgr.clock.time() - self.init_time
         if (self.bootstrap_room in self.kv_mgr.request_status
                 and status == KVPoll.Bootstrapping and elapsed >= BOOTSTRAP_TIMEOUT):
@@ -239,14 +324,19 @@ class Scheduler:
 class Harness:
     """The JSON-lines protocol: spec actions in, spec variables out."""
 
+    def __init__(self, variant):
+        self.variant = variant
+
     def reset(self, config):
         self.rooms = config["rooms"]
         self.ranks = config["decode_ranks"]
         self.requests = [(r["room"], r["incarnation"]) for r in config["requests"]]
         self.required = config["required_dst_info_num"]
         self.clock = Clock()
-        self.mgr = NixlKVManager(self.clock, config["num_chunks"])
+        self.mgr = NixlKVManager(self.variant, self.clock, config["num_chunks"])
         self.mgr.pull = {d: [] for d in range(len(self.ranks))}
+        self.mgr.ack_push = {d: [] for d in range(len(self.ranks))}
+        self.crashed = False
         self.sched = Scheduler(self.mgr)
         # decode emulator
         self.ti_sent = [set() for _ in self.requests]
@@ -266,6 +356,18 @@ class Harness:
         return False
 
     def apply(self, action, p):
+        if self.crashed and not action.startswith("Decode"):
+            raise NotEnabled("the prefill process died")
+        try:
+            self._apply(action, p)
+        except KeyError:
+            if action not in ("SchedulerPollBootstrap", "SchedulerPollInFlight"):
+                raise
+            # check_status's KeyError escapes the scheduler's event loop and
+            # kills the prefill process
+            self.crashed = True
+
+    def _apply(self, action, p):
         s, m = self.sched, self.mgr
         if action == "SchedulerCreateSender":
             if not self.started(p[0]):
@@ -303,9 +405,16 @@ class Harness:
             room = str(self.room_id(q)).encode()
             for d in range(len(self.ranks)):
                 m.pull[d].append([b"ABORT", room, b"10.0.0.2", str(17000 + d).encode()])
-            self.pages_released[q] = set(range(len(self.ranks)))  # no ABORT_ACK upstream
+            if not self.variant.ack_abort:
+                self.pages_released[q] = set(range(len(self.ranks)))  # no ABORT_ACK to wait for
         elif action == "DecodeRecvAbortAck":
-            raise NotEnabled("upstream NIXL sends no ABORT_ACK")
+            d = p[0]
+            if not m.ack_push[d]:
+                raise NotEnabled("no ABORT_ACK")
+            room = int(m.ack_push[d].pop(0)[1])
+            for q, (r, _) in enumerate(self.requests):
+                if 1000 + r == room and self.aborted[q]:
+                    self.pages_released[q].add(d)
         else:
             raise ValueError("unknown action " + action)
 
@@ -325,14 +434,15 @@ class Harness:
                                for r in range(len(self.rooms))],
             "transfer_infos": [sorted(agent_rank[a] for a in m.transfer_infos.get(1000 + r, {}))
                                for r in range(len(self.rooms))],
-            "tombstones": [],
+            "tombstones": sorted(room_index(r) for r in m.tombstones),
             "bootstrap_alive": m.bootstrap_thread_alive,
-            "prefill_crashed": False,
+            "prefill_crashed": self.crashed,
             "sender": [s.queue.get(q, "NoSender") for q in range(len(self.requests))],
             "queued": [m.transfer_queue.get(q, 0) for q in range(len(self.requests))],
             "posted": [bool(m.inflight_writes.get(q)) for q in range(len(self.requests))],
             "chan": [[msg(f, d) for f in m.pull[d]] for d in range(len(self.ranks))],
-            "ack_chan": [[] for _ in self.ranks],
+            "ack_chan": [[{"type": "ABORT_ACK", "room": room_index(int(f[1])), "rank": d} for f in m.ack_push[d]]
+                         for d in range(len(self.ranks))],
             "ti_sent": [sorted(x) for x in self.ti_sent],
             "aborted": list(self.aborted),
             "pages_released": [sorted(x) for x in self.pages_released],
@@ -340,7 +450,9 @@ class Harness:
 
 
 def main():
-    h = Harness()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", default="upstream", choices=sorted(VARIANTS))
+    h = Harness(VARIANTS[ap.parse_args().variant])
     for line in sys.stdin:
         line = line.strip()
         if not line:
