@@ -144,6 +144,20 @@ func DecodeCaseHeader(data []byte) (Case, error) {
 // Replay runs a saved case's actions on impl and returns the property's
 // result on exactly that sequence (no generation, no shrinking).
 func Replay(impl Implementation, c *model.Config, cs Case, bound int) (*Result, error) {
+	return CheckSequence(impl, cs.Impl, cs.Variant, c, cs.Property, cs.Seq, bound)
+}
+
+// CheckSequence evaluates property on one given behaviour seq of the spec
+// (for callers that choose the sequence themselves, e.g. from a capture):
+// no generation, no shrinking. seq must be a behaviour of the spec.
+func CheckSequence(impl Implementation, name, variant string, c *model.Config, property string, seq []model.Action, bound int) (*Result, error) {
+	if property != Refinement && property != Liveness {
+		return nil, fmt.Errorf("conformance: unknown property %q", property)
+	}
+	if _, _, err := specTrace(c, seq); err != nil {
+		return nil, err
+	}
+	cs := Case{Impl: name, Variant: variant, Property: property, Seq: seq}
 	k := newChecker(c, impl, bound)
 	r := &Result{Impl: cs.Impl, Variant: cs.Variant, Property: cs.Property, Seed: cs.Seed, Cases: 1, Config: c, Bound: k.bound, FailStep: -1}
 	if !k.failsFunc(cs.Property)(cs.Seq) {
