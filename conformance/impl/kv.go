@@ -81,8 +81,6 @@ type Sender struct {
 	Room int
 	// Position is the scheduler queue holding the request.
 	Position string
-	// BootstrapTimedOut is set once 300 s passed in the bootstrap queue.
-	BootstrapTimedOut bool
 }
 
 // KVManager is NixlKVManager (with its common/conn.py base): the dicts the
@@ -237,7 +235,6 @@ func (m *KVManager) BootstrapTimeout(q int) error {
 		// The timeout only fails a room still Bootstrapping.
 		return ErrNotEnabled
 	}
-	s.BootstrapTimedOut = true
 	m.updateStatus(s.Room, Failed)
 	return nil
 }
