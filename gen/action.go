@@ -78,6 +78,7 @@ func (g *gen) act(cx *ctx, w *strings.Builder, e tla.Expr, k func(cx *ctx)) {
 				}
 				break
 			}
+			g.checkArity(n)
 			switch n.Name {
 			case `/\`:
 				g.actAnd(cx, w, n.Args, k)

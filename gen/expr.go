@@ -412,6 +412,7 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 		}
 		return g.callOp(cx, def, n.Args, n.At)
 	}
+	g.checkArity(n)
 	a := n.Args
 	bin := func(op string, t *typ, rt *typ) (string, *typ) {
 		x, _ := g.expr(cx, a[0], t)
@@ -548,6 +549,21 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 	}
 	g.unsupported(n.At, "operator %s", n.Name)
 	return "", nil
+}
+
+// builtinArity is the number of arguments of the built-in operators gen
+// compiles; the parser checks infix and prefix forms, not calls.
+var builtinArity = map[string]int{
+	"Cardinality": 1, "Len": 1, "Head": 1, "Tail": 1, "Append": 2, "Seq": 1,
+	"SUBSET": 1, "UNCHANGED": 1, "'": 1, "~": 1, "-.": 1,
+}
+
+// checkArity rejects a built-in operator applied to the wrong number of
+// arguments (Append(s), Len(a, b)).
+func (g *gen) checkArity(n *tla.OpApp) {
+	if k, ok := builtinArity[n.Name]; ok && len(n.Args) != k {
+		g.fail(n.At, "%s takes %d argument(s), got %d", n.Name, k, len(n.Args))
+	}
 }
 
 // pair compiles two operands that must have the same type, letting the
@@ -800,6 +816,13 @@ func (g *gen) setEnum(cx *ctx, n *tla.SetEnum, want *typ) (string, *typ) {
 }
 
 func (g *gen) recordCons(cx *ctx, n *tla.RecordCons, want *typ) (string, *typ) {
+	seen := map[string]bool{}
+	for _, f := range n.Fields {
+		if seen[f.Name] {
+			g.fail(f.At, "record field %s given twice", f.Name)
+		}
+		seen[f.Name] = true
+	}
 	t := want
 	if t == nil || t.kind != tRec {
 		var fs []*field
@@ -956,6 +979,7 @@ func (g *gen) member(cx *ctx, x string, xt *typ, s tla.Expr) string {
 			}
 		}
 	case *tla.OpApp:
+		g.checkArity(n)
 		switch n.Name {
 		case "SUBSET":
 			if xt.kind != tSet {

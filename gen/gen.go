@@ -447,6 +447,7 @@ func (g *gen) typeOfSet(e tla.Expr, hint string) *typ {
 		if len(n.Prefix) > 0 {
 			break
 		}
+		g.checkArity(n)
 		switch n.Name {
 		case `\cup`, `\cap`, `\`:
 			a := g.typeOfSet(n.Args[0], hint)
@@ -469,7 +470,12 @@ func (g *gen) typeOfSet(e tla.Expr, hint string) *typ {
 		return &typ{kind: tFunc, dom: d, elem: g.typeOfSet(n.Rng, "")}
 	case *tla.RecordSet:
 		var fs []*field
+		seen := map[string]bool{}
 		for _, f := range n.Fields {
+			if seen[f.Name] {
+				g.fail(f.At, "record field %s given twice", f.Name)
+			}
+			seen[f.Name] = true
 			fs = append(fs, &field{name: f.Name, goName: exported(f.Name), t: g.typeOfSet(f.Val, "")})
 		}
 		return g.recordType(fs, hint, n.At)
