@@ -154,9 +154,10 @@ type pool[T any] struct {
 
 func (p *pool[T]) reset() { p.free = p.cur }
 
-// take returns a zeroed slice of n elements, non-nil even when empty (JSON
-// shows [] for it, null for an absent field). Capacity is clipped so that
-// appending cannot reach a neighbour.
+// take returns a slice of n elements, non-nil even when empty (JSON shows
+// [] for it, null for an absent field), for the caller to fill: in a
+// reusing pool it holds the previous message's values. Capacity is
+// clipped so that appending cannot reach a neighbour.
 func (p *pool[T]) take(n int) []T {
 	if n == 0 {
 		return []T{}
@@ -170,9 +171,6 @@ func (p *pool[T]) take(n int) []T {
 	}
 	s := p.free[:n:n]
 	p.free = p.free[n:]
-	if p.reuse {
-		clear(s)
-	}
 	return s
 }
 
@@ -181,5 +179,10 @@ func (p *pool[T]) one() *T {
 	if p.block == 0 {
 		return new(T)
 	}
-	return &p.take(1)[0]
+	v := &p.take(1)[0]
+	if p.reuse {
+		var zero T
+		*v = zero
+	}
+	return v
 }
