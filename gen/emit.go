@@ -198,6 +198,7 @@ func (g *gen) itfBody(t *typ) string {
 }
 
 func (g *gen) emit() []byte {
+	g.checkNames()
 	// Helpers needed by the state's printing and hashing, generated
 	// before the helper list is written.
 	for _, v := range g.vars {
@@ -604,4 +605,69 @@ func (g *gen) emitProps(w func(string, ...any)) {
 		}
 	}
 	w("}\nreturn nil, false\n}\n\n")
+}
+
+// Names the generated package declares itself: a spec name that maps to
+// one of them (or two spec names that map to the same Go name) would not
+// compile, so gen reports it.
+var (
+	reservedTypes = []string{"Str", "State", "Config", "Domain", "Action", "ActionID", "ActionInfo",
+		"Wire", "WireMessage", "WireField", "PropertyKind", "PropertyInfo",
+		"Vars", "Actions", "Properties", "MaxParams", "Module", "SourceName", "SourceSHA256",
+		"StrOf", "LoadConfig", "FromCfg", "NewModels", "NewInts", "NewRange", "UnionInts",
+		"InterInts", "DiffInts", "NewProduct", "Bit", "B2I", "Append", "Concat", "AddInt",
+		"SubInt", "MulInt", "FloorDiv", "FloorMod", "StateInvariant", "StepProperty", "Liveness"}
+	reservedMethods = []string{"Init", "Inits", "Next", "Format", "Values", "ITF", "WriteITF",
+		"ActionString", "Invariant", "StepProperty", "WireMessages", "Invariants", "Properties"}
+)
+
+// checkNames fails when two declarations of the generated package would
+// get the same Go name.
+func (g *gen) checkNames() {
+	type owner struct {
+		what string
+		pos  tla.Pos
+	}
+	scopes := map[string]map[string]owner{"package": {}, "Config": {}, "State": {}}
+	claim := func(scope, goName, what string, pos tla.Pos) {
+		if o, ok := scopes[scope][goName]; ok {
+			g.fail(pos, "%s and %s both become %s in Go (%s); rename one", what, o.what, goName, scope)
+		}
+		scopes[scope][goName] = owner{what, pos}
+	}
+	for _, n := range reservedTypes {
+		claim("package", n, "gen's own "+n, tla.Pos{})
+	}
+	for _, n := range reservedMethods {
+		claim("Config", n, "gen's own "+n, tla.Pos{})
+	}
+	for _, d := range g.domList {
+		if d.kind != dInts {
+			claim("package", d.goType, d.name, g.cpos[d.name])
+		}
+	}
+	for _, r := range g.recList {
+		claim("package", r.name, "record type "+r.name, tla.Pos{})
+	}
+	for _, n := range g.cnames {
+		claim("Config", exported(n), "constant "+n, g.cpos[n])
+	}
+	for _, cd := range g.constList {
+		claim("Config", cd.goName, cd.name, g.defs[cd.name].At)
+	}
+	for _, op := range g.opList {
+		claim("Config", op.goName, op.def.Name, op.def.At)
+	}
+	for _, a := range g.actions {
+		claim("Config", a.goName, "action "+a.name, a.def.At)
+		claim("Config", "act"+a.goName, "action "+a.name, a.def.At)
+	}
+	for _, p := range g.props {
+		if p.kind != propLiveness && strings.HasPrefix(p.code, "//") {
+			claim("Config", p.goName, "property "+p.name, g.defs[p.name].At)
+		}
+	}
+	for _, v := range g.vars {
+		claim("State", v.goName, "variable "+v.name, v.pos)
+	}
 }

@@ -68,6 +68,10 @@ func TestUnsupported(t *testing.T) {
 			"M.tla:4:24: a set of int", true},
 		{"wire annotation with an unknown name", mod("TypeOK == x \\in 0..3\nInit == x = 0\n\\* @action: environment client\n\\* @wire: send Ping(room: nosuch) a->b\nInc == x' = (x + 1) % 4\nNext == Inc"), plainCfg,
 			"M.tla:8:1: @wire of Inc (\"send Ping(room: nosuch) a->b\"): nosuch is not defined", false},
+		{"Go name clash", "---- MODULE M ----\nEXTENDS Naturals\nVARIABLES x_y, xY\nTypeOK == x_y \\in 0..1 /\\ xY \\in 0..1\nInit == x_y = 0 /\\ xY = 0\nInc == x_y' = 1 /\\ xY' = 1\nNext == Inc\nSpec == Init /\\ [][Next]_<<x_y, xY>>\n====\n", plainCfg,
+			"M.tla:3:16: variable xY and variable x_y both become XY in Go (State)", false},
+		{"reserved name", mod("TypeOK == x \\in 0..3\nInit == x = 0\nFormat(n) == n + 1\nInc == x' = Format(x) % 4\nNext == Inc"), plainCfg,
+			"M.tla:6:1: Format and gen's own Format both become Format in Go (Config)", false},
 		{"instance", "---- MODULE M ----\nEXTENDS Naturals\nVARIABLE x\nI == INSTANCE Naturals\nTypeOK == x \\in 0..3\nInit == x = 0\nInc == x' = x\nNext == Inc\nSpec == Init /\\ [][Next]_x\n====\n", plainCfg,
 			"M.tla:4:1: INSTANCE", true},
 	}
