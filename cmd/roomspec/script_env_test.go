@@ -10,7 +10,8 @@ import (
 
 // setupScriptEnv gives scripts the paths of test data: $SHARED, the shared
 // folder beside the checkout (a script that needs it starts with
-// "[!shared] skip"), and $CAPTURES, the committed real captures.
+// "[!shared] skip"), $CAPTURES, the committed real captures, and
+// $CONFORMANCE, the conformance package (its Python implementation).
 func setupScriptEnv(e *testscript.Env) error {
 	e.Setenv("SHARED", sharedpath.Dir())
 	caps, err := filepath.Abs("../../traces/testdata/captures")
@@ -18,6 +19,11 @@ func setupScriptEnv(e *testscript.Env) error {
 		return err
 	}
 	e.Setenv("CAPTURES", caps)
+	conf, err := filepath.Abs("../../conformance")
+	if err != nil {
+		return err
+	}
+	e.Setenv("CONFORMANCE", conf)
 	return nil
 }
 
