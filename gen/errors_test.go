@@ -40,8 +40,10 @@ func TestUnsupported(t *testing.T) {
 	}{
 		{"choose", mod("TypeOK == x \\in 0..3\nInit == x = 0\nInc == x' = CHOOSE y \\in 0..3 : y > x\nNext == Inc"), plainCfg,
 			"M.tla:6:13: CHOOSE", true},
-		{"set filter", mod("TypeOK == x \\in 0..3\nInit == x = 0\nInc == x' = Cardinality({y \\in 0..3 : y > x})\nNext == Inc"), plainCfg,
-			"M.tla:6:25: set filter", true},
+		{"set filter of integers", mod("TypeOK == x \\in 0..3\nInit == x = 0\nInc == x' = Cardinality({y \\in 0..3 : y > x})\nNext == Inc"), plainCfg,
+			"M.tla:6:25: a set of int", true},
+		{"set map", mod("TypeOK == x \\in 0..3\nInit == x = 0\nInc == x' = Cardinality({y + 1 : y \\in 0..x})\nNext == Inc"), plainCfg,
+			"M.tla:6:25: set map", true},
 		{"no TypeOK", mod("Init == x = 0\nInc == x' = x + 1\nNext == Inc"), "SPECIFICATION Spec\n",
 			"M.tla:1:1: no TypeOK", false},
 		{"variable untyped", mod("TypeOK == TRUE\nInit == x = 0\nInc == x' = x + 1\nNext == Inc"), plainCfg,

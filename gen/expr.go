@@ -185,6 +185,8 @@ func (g *gen) expr1(cx *ctx, e tla.Expr, want *typ) (string, *typ) {
 		return g.except(cx, n)
 	case *tla.FuncCons:
 		return g.funcCons(cx, n, want)
+	case *tla.SetFilter:
+		return g.setFilter(cx, n)
 	}
 	g.unsupported(e.Pos(), "%s (%s)", nodeName(e), short(tla.Print(e)))
 	return "", nil
@@ -1075,4 +1077,20 @@ func (g *gen) check(pos tla.Pos, have, want *typ) {
 	if !sameType(have, want) {
 		g.fail(pos, "a value of type %s tested for membership in a set of %s", have, want)
 	}
+}
+
+// setFilter compiles {x \in S : P} for S a domain or a bitset set: a
+// bitset of the elements satisfying P.
+func (g *gen) setFilter(cx *ctx, n *tla.SetFilter) (string, *typ) {
+	bd := n.Bound
+	if bd.Tuple || len(bd.Names) != 1 || bd.Set == nil {
+		g.unsupported(n.At, "set filter with a tuple pattern")
+	}
+	loop, c2 := g.loop(cx, bd.Names[0].Name, bd.Set)
+	et := c2.b.t
+	g.needBitset(n.At, et)
+	p, _ := g.expr(c2, n.Pred, boolT)
+	r := g.newTmp("set")
+	return fmt.Sprintf("func() uint64 { var %s uint64; %s { if %s { %s |= Bit(int(%s)) } }; return %s }()", r, loop, p, r, c2.b.code, r),
+		&typ{kind: tSet, elem: et}
 }

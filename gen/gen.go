@@ -23,7 +23,8 @@
 // per Config), variables and primed variables, operators with parameters
 // (one Go method per list of argument types), LET of definitions without
 // parameters, IF, CASE, bounded \A and \E, boolean and integer operators
-// (\div and % as in TLA+), =, #, \in and \notin (also in type sets such
+// (\div and % as in TLA+), {x \in S : P} over a domain or a set, =, #,
+// \in and \notin (also in type sets such
 // as [D -> T] and Seq(R)), \cup, \cap, \, \subseteq, Cardinality, Len,
 // Head, Tail, Append, \o, f[x], r.f, tuples as elements of a product
 // domain or as sequences, records, [f EXCEPT ![x] = e, !.g = e] (one
@@ -35,7 +36,7 @@
 // definition entered below Next names the successor, as the interpreter
 // does; guards below Next outside an action are rejected.
 //
-// Outside the subset (CHOOSE, set comprehensions, function definitions,
+// Outside the subset (CHOOSE, {e : x \in S}, function definitions,
 // RECURSIVE, INSTANCE, LAMBDA, ENABLED, operator arguments, unbounded
 // quantifiers, sets of sets or of integers as values, ...) gen stops with
 // an error at the construct's position. Where the interpreter reports an

@@ -92,6 +92,8 @@ BoxIdle ==
     /\ \A p \in box : pc[p] \in {"idle", "done", "Zed", "busy"}
     /\ Same(Cardinality(box), Cardinality(box))
     /\ \A p \in Procs : Same(pc[p], "busy") => p \notin box \/ Flag \/ TRUE
+    /\ Cardinality({p \in Procs : pc[p] = "busy"}) <= Cardinality(Procs)
+    /\ {p \in box : pc[p] = "idle"} \subseteq box
 
 DoneStays == [][\A p \in Procs : pc[p] = "done" => pc'[p] \in {"done", "idle"}]_vars
 =============================================================================
