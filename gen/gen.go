@@ -24,9 +24,9 @@
 // (one Go method per list of argument types), LET of definitions without
 // parameters, IF, CASE, bounded \A and \E, boolean and integer operators
 // (\div and % as in TLA+), {x \in S : P} over a domain or a set, =, #,
-// \in and \notin (also in type sets such
-// as [D -> T] and Seq(R)), \cup, \cap, \, \subseteq, Cardinality, Len,
-// Head, Tail, Append, \o, f[x], r.f, tuples as elements of a product
+// \in and \notin (also in type sets such as [D -> T] and Seq(R)), \cup,
+// \cap, \, \subseteq, Cardinality, Len, Head, Tail, Append, \o, f[x],
+// r.f, tuples as elements of a product
 // domain or as sequences, records, [f EXCEPT ![x] = e, !.g = e] (one
 // step per update) with @, [x \in D |-> e] over a named domain, UNCHANGED.
 //
