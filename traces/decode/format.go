@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/roomspec/roomspec/traces/wire"
 )
 
 // TimeFormat is RFC 3339 with all nine fractional digits, so that
@@ -20,15 +22,12 @@ func (m *Message) JSON(file string) ([]byte, error) {
 	return m.AppendJSON(nil, file)
 }
 
-// AppendJSON appends m's JSON rendering to b. The envelope is written by
-// hand, in the field order and with the escaping encoding/json would use
-// (the tests hold it to json.Marshal of the equivalent struct); only the
-// fields object goes through json.Marshal.
+// AppendJSON appends m's JSON rendering to b. It is written by hand, in the
+// field order and with the escaping encoding/json would use (the tests
+// hold it to json.Marshal of the equivalent struct), the fields object by
+// wire.AppendJSON.
 func (m *Message) AppendJSON(b []byte, file string) ([]byte, error) {
-	fields, err := json.Marshal(m.Wire)
-	if err != nil {
-		return nil, fmt.Errorf("decode: frame %d: fields: %w", m.Frame, err)
-	}
+	start := len(b)
 	b = append(b, '{')
 	if file != "" {
 		b = append(b, `"file":`...)
@@ -63,7 +62,10 @@ func (m *Message) AppendJSON(b []byte, file string) ([]byte, error) {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"fields":`...)
-	b = append(b, fields...)
+	b, err := wire.AppendJSON(b, m.Wire)
+	if err != nil {
+		return b[:start], fmt.Errorf("decode: frame %d: fields: %w", m.Frame, err)
+	}
 	b = append(b, `,"parts":[`...)
 	for i, p := range m.Parts {
 		if i > 0 {

@@ -117,8 +117,12 @@ func FuzzDecode(f *testing.F) {
 		if again := rd.Decode(parts); !reflect.DeepEqual(m, again) {
 			t.Fatalf("Decoder{Reuse: true}.Decode differs from Decode:\n%#v\n%#v", again, m)
 		}
-		if _, err := json.Marshal(m); err != nil {
+		j, err := json.Marshal(m)
+		if err != nil {
 			t.Fatalf("json.Marshal(%T): %v", m, err)
+		}
+		if a, err := AppendJSON(nil, m); err != nil || string(a) != string(j) {
+			t.Fatalf("AppendJSON(%T) = %s, %v; json.Marshal: %s", m, a, err, j)
 		}
 		_ = m.Summary()
 		room, hasRoom := m.Room()
