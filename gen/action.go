@@ -28,10 +28,11 @@ const (
 )
 
 type propInfo struct {
-	name   string
-	kind   propKind
-	goName string
-	code   string
+	name    string
+	kind    propKind
+	goName  string
+	code    string
+	skipped []string // liveness atoms gen could not compile
 }
 
 // The action compiler follows TLC's semantics of an action: conjuncts are
@@ -450,8 +451,11 @@ func (g *gen) temporalProp(def *tla.OpDef) *propInfo {
 	}
 	// Liveness stays with the checker; compile the state predicates it
 	// is made of, so that tests and the conformance suite can use them.
-	g.livenessAtoms(&ctx{g: g, s: "s"}, def.Body)
-	return &propInfo{name: def.Name, kind: propLiveness}
+	// An atom outside gen's subset is skipped (and listed in the
+	// generated file): nothing generated depends on it.
+	p := &propInfo{name: def.Name, kind: propLiveness}
+	g.skipping(p, func() { g.livenessAtoms(&ctx{g: g, s: "s"}, def.Body, p) })
+	return p
 }
 
 func temporal(e tla.Expr) bool {
@@ -471,7 +475,34 @@ func temporal(e tla.Expr) bool {
 	return found
 }
 
-func (g *gen) livenessAtoms(cx *ctx, e tla.Expr) {
+// atom compiles a state predicate of a liveness property for its side
+// effect (operator methods), skipping it when gen cannot compile it.
+func (g *gen) atom(cx *ctx, e tla.Expr, p *propInfo) {
+	if temporal(e) {
+		return
+	}
+	if g.primed(e, map[string]bool{}) {
+		p.skipped = append(p.skipped, g.posMsg(e.Pos(), "an action-level formula: "+short(tla.Print(e))))
+		return
+	}
+	g.skipping(p, func() { g.expr(cx, e, boolT) })
+}
+
+// skipping runs f; an error of gen in f is recorded in p, not raised.
+func (g *gen) skipping(p *propInfo, f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			err, ok := r.(*Error)
+			if !ok {
+				panic(r)
+			}
+			p.skipped = append(p.skipped, err.Error())
+		}
+	}()
+	f()
+}
+
+func (g *gen) livenessAtoms(cx *ctx, e tla.Expr, p *propInfo) {
 	switch n := e.(type) {
 	case *tla.Quant:
 		c2 := cx
@@ -483,25 +514,21 @@ func (g *gen) livenessAtoms(cx *ctx, e tla.Expr) {
 				_, c2 = g.loop(c2, id.Name, bd.Set)
 			}
 		}
-		g.livenessAtoms(c2, n.Body)
+		g.livenessAtoms(c2, n.Body, p)
 	case *tla.OpApp:
 		switch n.Name {
 		case "[]", "<>", "~>", `/\`, `\/`, "=>", "~":
 			for _, a := range n.Args {
-				g.livenessAtoms(cx, a)
+				g.livenessAtoms(cx, a, p)
 			}
 			return
 		}
-		if !temporal(n) && !g.primed(n, map[string]bool{}) {
-			g.expr(cx, n, boolT)
-		}
+		g.atom(cx, n, p)
 	case *tla.Junction:
 		for _, it := range n.Items {
-			g.livenessAtoms(cx, it)
+			g.livenessAtoms(cx, it, p)
 		}
 	case *tla.FuncApp, *tla.Ident:
-		if !temporal(n) && !g.primed(n, map[string]bool{}) {
-			g.expr(cx, n, boolT)
-		}
+		g.atom(cx, n, p)
 	}
 }

@@ -590,6 +590,9 @@ func (g *gen) emitProps(w func(string, ...any)) {
 		if p.kind != propLiveness && strings.HasPrefix(p.code, "//") {
 			w("%s\n", p.code)
 		}
+		for _, sk := range p.skipped {
+			w("// Liveness property %s: a state predicate gen cannot compile was\n// skipped: %s\n\n", p.name, sk)
+		}
 	}
 	w("// Invariant returns the state predicate of an invariant (or of a\n// property []P) by name.\nfunc (c *Config) Invariant(name string) (func(*State) bool, bool) {\nswitch name {\n")
 	for _, p := range g.props {

@@ -93,3 +93,23 @@ func TestUnsupported(t *testing.T) {
 		})
 	}
 }
+
+// A liveness property is left to the checker: a state predicate of it
+// that gen cannot compile is skipped and named in the output, and the
+// ones it can compile become methods.
+func TestLivenessAtomSkipped(t *testing.T) {
+	src, err := generate(mod("TypeOK == x \\in 0..3\nInit == x = 0\nInc == x' = (x + 1) % 4\nNext == Inc\n"+
+		"Big == x > 2\nLive == (x = 0) ~> (ENABLED Inc /\\ Big)"), plainCfg+"PROPERTY Live\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"// Liveness property Live: a state predicate gen cannot compile was\n// skipped: M.tla:",
+		"func (c *Config) Big(s *State) bool",
+		`{"Live", Liveness}`,
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("generated code lacks %q", want)
+		}
+	}
+}

@@ -372,13 +372,10 @@ func (g *gen) instantiate(def *tla.OpDef, types []*typ, key string) *opInst {
 			inst.goName = "Op" + inst.goName
 		}
 	}
-	if g.ops[def.Name] == nil {
-		g.ops[def.Name] = inst
-	} else {
+	if g.ops[def.Name] != nil {
 		g.opCount[def.Name]++
 		inst.goName = fmt.Sprintf("%s_%d", inst.goName, g.opCount[def.Name]+1)
 	}
-	g.opInsts[key] = inst
 	cx := &ctx{g: g, s: "s"}
 	if inst.primed {
 		cx.t = "t"
@@ -400,6 +397,12 @@ func (g *gen) instantiate(def *tla.OpDef, types []*typ, key string) *opInst {
 		sig += ", " + strings.Join(params, ", ")
 	}
 	inst.code = fmt.Sprintf("%sfunc (c *Config) %s(%s) %s {\n\treturn %s\n}\n", g.docOf(def, inst.goName), inst.goName, sig, g.goType(rt), code)
+	// Registered only once compiled, so that a failure leaves nothing
+	// that would be called but never emitted.
+	if g.ops[def.Name] == nil {
+		g.ops[def.Name] = inst
+	}
+	g.opInsts[key] = inst
 	g.opList = append(g.opList, inst)
 	return inst
 }

@@ -535,6 +535,16 @@ func (g *gen) domainOf(e tla.Expr) *domain {
 	if g.refsVars(def.Body, map[string]bool{}) {
 		g.unsupported(id.At, "%s as a function domain: it depends on variables", id.Name)
 	}
+	// A failure below (an unsupported expression) must leave no half-made
+	// domain behind: liveness atoms are compiled on a best-effort basis.
+	nDoms := len(g.domList)
+	done := false
+	defer func() {
+		if !done {
+			delete(g.domains, id.Name)
+			g.domList = g.domList[:nDoms]
+		}
+	}()
 	switch b := def.Body.(type) {
 	case *tla.Cross:
 		var comps []*domain
@@ -546,6 +556,7 @@ func (g *gen) domainOf(e tla.Expr) *domain {
 		g.domList = append(g.domList, d)
 		// Computed in LoadConfig once its components are.
 		g.registerConstDef(id.Name, &typ{kind: tDomainSet, dom: d}, d)
+		done = true
 		return d
 	}
 	if g.isIntSetExpr(def.Body) {
@@ -553,6 +564,7 @@ func (g *gen) domainOf(e tla.Expr) *domain {
 		g.domains[id.Name] = d
 		g.domList = append(g.domList, d)
 		g.registerConstDef(id.Name, &typ{kind: tIntSet, dom: d}, d)
+		done = true
 		return d
 	}
 	g.unsupported(id.At, "%s as a function domain (a constant set of model values, of integers, or a product of those)", id.Name)
@@ -651,6 +663,7 @@ func (g *gen) registerConstDef(name string, t *typ, d *domain) *constDef {
 		g.unsupported(def.At, "recursive definition %s", name)
 	}
 	g.constBusy[name] = true
+	defer delete(g.constBusy, name)
 	cd := &constDef{name: name, goName: exported(name), dom: d}
 	cx := &ctx{g: g}
 	switch {
