@@ -175,7 +175,7 @@ func runModule(t *testing.T, files map[string]string) {
 	for name, data := range files {
 		write(name, data)
 	}
-	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-v", "./..."}} {
 		cmd := exec.Command(goCmd, args...)
 		cmd.Dir = dir
