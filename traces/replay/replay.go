@@ -1,0 +1,663 @@
+// Package replay judges each room of a capture (and, optionally, of a
+// prefill event log) against the room-lifecycle spec: it maps observed
+// events onto spec actions through the spec's @wire annotations, searches
+// (bounded) for the unseen internal steps that explain each of them, and
+// gives every room one verdict with its evidence.
+//
+// The core is pure: callers turn decoded messages and log lines into
+// Observations (FromMessage, FromEvent), merge them by time (Merge), feed
+// them to a Replayer in order and call Finish with the capture's end time.
+//
+// How observations become spec steps. Each room is checked on its own
+// instance of the spec (one room, one request, the variant's constants,
+// DecodeRanks and RequiredDstInfoNum set from the room's TransferInfo):
+//
+//   - wire TransferInfo from decode rank d: DecodeSendTransferInfo(d, q);
+//   - the room's first wire ABORT: DecodeAbort(q), which sends ABORT to
+//     every rank; later ABORTs of the room are explained by it;
+//   - wire ABORT_ACK to rank d (variants with AbortAckSent):
+//     BootstrapRecvAbort(d);
+//   - log sender_create: SchedulerCreateSender (whose status change it
+//     implies); log poll: a scheduler poll that saw that status (a poll that
+//     lets the request move on is SchedulerPollBootstrap or
+//     SchedulerPollInFlight, any other is a step-free check); log clear:
+//     the SchedulerPollInFlight that released the request (it follows that
+//     poll); log status: the one internal step that changed request_status
+//     that way.
+//
+// Between two observations, any number (up to Options.MaxHidden) of
+// internal steps may have happened unseen; with a log, only steps that
+// leave no trace in the log (no status change, no sender creation, no
+// poll that moves the request) count as unseen.
+//
+// Limits (not done yet): one prefill rank per replay (rooms are keyed by
+// room id only); a room's messages sent before the capture started are
+// not assumed, so a room first seen mid-life is judged from the spec's
+// initial state; room reuse (a second incarnation of a room id) is not
+// modelled; chunk_enqueue, chunk_skip and client-abort log events are kept
+// as evidence only.
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// Verdict is a room's verdict.
+type Verdict string
+
+// The verdicts.
+const (
+	Satisfied    Verdict = "satisfied"
+	Violated     Verdict = "violated"
+	Inconclusive Verdict = "inconclusive"
+	AtRisk       Verdict = "at-risk"
+	Invalid      Verdict = "invalid"
+	// NotAborted is the verdict of a room that was never aborted and whose
+	// observations are all explained: nothing to judge.
+	NotAborted Verdict = "not-aborted"
+)
+
+// Options tune a replay.
+type Options struct {
+	// Deadline is how long after its abort a room must be terminal
+	// (default 300 s, SGLang's own timeout).
+	Deadline time.Duration
+	// Log says that a prefill event log was given: its events then
+	// constrain which internal steps may have happened unseen, and
+	// verdicts are judged on observed termination.
+	Log bool
+	// MaxHidden bounds the number of unseen steps searched between two
+	// observations of a room (default 24).
+	MaxHidden int
+	// MaxStates bounds the states one search visits (default 50000).
+	MaxStates int
+	// MaxEvidence bounds the frame and line numbers kept per room
+	// (default 64); the rest are counted.
+	MaxEvidence int
+}
+
+func (o *Options) defaults() {
+	if o.Deadline <= 0 {
+		o.Deadline = 300 * time.Second
+	}
+	if o.MaxHidden <= 0 {
+		o.MaxHidden = 24
+	}
+	if o.MaxStates <= 0 {
+		o.MaxStates = 50000
+	}
+	if o.MaxEvidence <= 0 {
+		o.MaxEvidence = 64
+	}
+}
+
+// Room is the verdict on one room with its evidence.
+type Room struct {
+	Room    int64
+	Verdict Verdict
+	// Reason explains the verdict in a sentence.
+	Reason  string
+	Aborted bool
+	// AbortTime is the time of the room's first ABORT; AbortFrame its frame.
+	AbortTime  time.Time
+	AbortFrame int
+	// TerminalTime is when the room was seen terminal (released by the
+	// scheduler), zero if never; Latency is TerminalTime-AbortTime, or -1.
+	TerminalTime time.Time
+	Latency      time.Duration
+	// FirstSeen and LastSeen bound the room's observations.
+	FirstSeen, LastSeen time.Time
+	// Frames and Lines are the room's evidence (capped by
+	// Options.MaxEvidence; More counts the rest).
+	Frames, Lines []int
+	More          int
+	// Unexplained is the observation no spec step explains (invalid), and
+	// State the spec states it was checked from, printed as TLA+.
+	Unexplained *Observation
+	State       string
+	// Pin is, for at-risk rooms, a behaviour of the unseen steps from the
+	// room's last explained state to a pinned state.
+	Pin []model.State
+	// Config is the spec instance the room was checked on.
+	Config *model.Config
+	// MaxHidden is the most unseen steps one observation needed;
+	// BoundHit says a search stopped at Options.MaxHidden or MaxStates.
+	MaxHidden int
+	BoundHit  bool
+}
+
+// Report is a replay's result.
+type Report struct {
+	// Rooms are all rooms in order of first observation.
+	Rooms []*Room
+	// End is the capture's end time the deadlines were measured against.
+	End      time.Time
+	Deadline time.Duration
+	// MaxHidden and MaxStates are the search bounds used.
+	MaxHidden, MaxStates int
+}
+
+// Count returns how many rooms have verdict v.
+func (r *Report) Count(v Verdict) int {
+	n := 0
+	for _, room := range r.Rooms {
+		if room.Verdict == v {
+			n++
+		}
+	}
+	return n
+}
+
+// Failed reports whether any room is violated or invalid.
+func (r *Report) Failed() bool { return r.Count(Violated)+r.Count(Invalid) > 0 }
+
+// Replayer judges rooms from observations fed in time order.
+type Replayer struct {
+	opt     Options
+	cfgText string
+	base    *model.Config
+	configs map[int]*model.Config
+	rooms   map[int64]*roomState
+	order   []*roomState
+}
+
+// ErrConfig is wrapped by errors about the variant configuration.
+var ErrConfig = errors.New("replay: configuration")
+
+var (
+	ranksRe    = regexp.MustCompile(`(?m)^(\s*DecodeRanks\s*=\s*)\{[^}]*\}`)
+	requiredRe = regexp.MustCompile(`(?m)^(\s*RequiredDstInfoNum\s*=\s*)\d+`)
+)
+
+// New returns a Replayer for the variant whose cfg text is cfgText (see
+// spec.Config). The cfg must model one room.
+func New(cfgText []byte, opt Options) (*Replayer, error) {
+	opt.defaults()
+	c, err := model.LoadConfig(cfgText)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.Rooms.Size() != 1 {
+		return nil, fmt.Errorf("%w: the variant models %d rooms; replay needs one", ErrConfig, c.Rooms.Size())
+	}
+	if !ranksRe.Match(cfgText) || !requiredRe.Match(cfgText) {
+		return nil, fmt.Errorf("%w: no DecodeRanks or RequiredDstInfoNum constant", ErrConfig)
+	}
+	r := &Replayer{opt: opt, cfgText: string(cfgText), base: c, configs: map[int]*model.Config{}, rooms: map[int64]*roomState{}}
+	r.configs[c.RequiredDstInfoNum] = c
+	return r, nil
+}
+
+// config returns the variant's instance with n decode ranks, all required.
+func (r *Replayer) config(n int) (*model.Config, error) {
+	if c, ok := r.configs[n]; ok {
+		return c, nil
+	}
+	if n < 1 || n > 8 {
+		return nil, fmt.Errorf("required_dst_info_num %d outside 1..8", n)
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "d" + strconv.Itoa(i+1)
+	}
+	text := ranksRe.ReplaceAllString(r.cfgText, "${1}{"+strings.Join(names, ", ")+"}")
+	text = requiredRe.ReplaceAllString(text, "${1}"+strconv.Itoa(n))
+	c, err := model.LoadConfig([]byte(text))
+	if err != nil {
+		return nil, err
+	}
+	r.configs[n] = c
+	return c, nil
+}
+
+// label is a trace a step leaves in the event log.
+type label struct {
+	kind Kind
+	a, b string // status: from, to; poll: queue, status
+}
+
+// node is a spec state with the log labels its last step left that the
+// log has not shown yet.
+type node struct {
+	s       model.State
+	pending []label
+}
+
+type roomState struct {
+	out   *Room
+	c     *model.Config
+	ranks []string
+	nodes []node
+	// done: invalid, or terminal; later observations are evidence only.
+	done bool
+}
+
+// Observe feeds the next observation (in time order).
+func (r *Replayer) Observe(o Observation) {
+	rs := r.rooms[o.Room]
+	if rs == nil {
+		rs = &roomState{out: &Room{Room: o.Room, FirstSeen: o.Time, Latency: -1}}
+		r.rooms[o.Room] = rs
+		r.order = append(r.order, rs)
+	}
+	out := rs.out
+	out.LastSeen = o.Time
+	if len(out.Frames)+len(out.Lines) < r.opt.MaxEvidence {
+		if o.Kind.Wire() {
+			out.Frames = append(out.Frames, o.Frame)
+		} else {
+			out.Lines = append(out.Lines, o.Line)
+		}
+	} else {
+		out.More++
+	}
+	if o.Kind == Abort && !out.Aborted {
+		out.Aborted, out.AbortTime, out.AbortFrame = true, o.Time, o.Frame
+	}
+	if rs.done || o.Kind == Other || (!r.opt.Log && !o.Kind.Wire()) {
+		return
+	}
+	if rs.c == nil {
+		n := r.base.RequiredDstInfoNum
+		if o.Kind == TransferInfo {
+			n = o.Required
+		}
+		c, err := r.config(n)
+		if err != nil {
+			r.invalid(rs, &o, err.Error())
+			return
+		}
+		rs.c = c
+		out.Config = c
+		c.Inits(func(s *model.State) bool {
+			rs.nodes = append(rs.nodes, node{s: *s})
+			return false
+		})
+	}
+	if o.Kind == TransferInfo && o.Required != rs.c.RequiredDstInfoNum {
+		r.invalid(rs, &o, fmt.Sprintf("required_dst_info_num %d, but the room's first TransferInfo said %d", o.Required, rs.c.RequiredDstInfoNum))
+		return
+	}
+	d := -1
+	if o.Kind.Wire() {
+		d = slices.Index(rs.ranks, o.Rank)
+		if d < 0 {
+			if len(rs.ranks) == rs.c.DecodeRanks.Size() {
+				r.invalid(rs, &o, fmt.Sprintf("a decode rank %s beyond the %d of required_dst_info_num (%s)", o.Rank, len(rs.ranks), strings.Join(rs.ranks, ", ")))
+				return
+			}
+			rs.ranks = append(rs.ranks, o.Rank)
+			d = len(rs.ranks) - 1
+		}
+	}
+	if o.Kind == Abort && out.AbortFrame != o.Frame {
+		// Explained by the room's DecodeAbort, which sent one ABORT per rank.
+		return
+	}
+	next, depth, hit := r.search(rs, &o, d)
+	out.MaxHidden = max(out.MaxHidden, depth)
+	out.BoundHit = out.BoundHit || hit
+	if len(next) == 0 {
+		why := "no spec step explains it"
+		if hit {
+			why += fmt.Sprintf(" within the search bound (%d unseen steps, %d states)", r.opt.MaxHidden, r.opt.MaxStates)
+		}
+		r.invalid(rs, &o, why)
+		return
+	}
+	rs.nodes = next
+	if out.TerminalTime.IsZero() && r.allTerminated(rs) {
+		out.TerminalTime = o.Time
+	}
+}
+
+func (r *Replayer) invalid(rs *roomState, o *Observation, why string) {
+	out := rs.out
+	out.Verdict = Invalid
+	oc := *o
+	out.Unexplained = &oc
+	out.Reason = fmt.Sprintf("%s: %s", o, why)
+	if rs.c != nil {
+		var b strings.Builder
+		for i, n := range rs.nodes {
+			if i == 4 {
+				fmt.Fprintf(&b, "... and %d more states\n", len(rs.nodes)-i)
+				break
+			}
+			b.WriteString(rs.c.Format(&n.s))
+			b.WriteString("\n")
+		}
+		out.State = b.String()
+	}
+	rs.done = true
+	rs.nodes = nil
+}
+
+func (r *Replayer) allTerminated(rs *roomState) bool {
+	for i := range rs.nodes {
+		if !rs.c.Terminated(&rs.nodes[i].s, 0) || len(rs.nodes[i].pending) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// labels returns the log traces of step a from s to t of request q = 0.
+func labels(c *model.Config, a model.Action, s, t *model.State) []label {
+	var out []label
+	status := func() {
+		if s.RequestStatus[0] != t.RequestStatus[0] {
+			out = append(out, label{Status, s.RequestStatus[0].String(), t.RequestStatus[0].String()})
+		}
+	}
+	switch a.ID {
+	case model.ActDecodeSendTransferInfo, model.ActDecodeAbort, model.ActDecodeRecvAbortAck:
+		// Decode's side: not in the prefill log.
+	case model.ActSchedulerCreateSender:
+		out = append(out, label{kind: SenderCreate})
+	case model.ActSchedulerPollBootstrap:
+		out = append(out, label{Poll, "bootstrap", c.Poll(s, 0).String()})
+	case model.ActSchedulerPollInFlight:
+		out = append(out, label{Poll, "inflight", c.Poll(s, 0).String()})
+		if t.Sender[0] == model.StrReleased {
+			out = append(out, label{kind: Clear})
+		}
+	default:
+		status()
+	}
+	return out
+}
+
+func obsLabel(o *Observation) label {
+	switch o.Kind {
+	case Status:
+		return label{Status, o.From, o.To}
+	case Poll:
+		return label{Poll, o.Queue, o.Status}
+	}
+	return label{kind: o.Kind}
+}
+
+// stutter reports whether a log poll that moves nothing is consistent
+// with s: the request waits in that queue and its poll reads that status.
+func stutter(c *model.Config, o *Observation, s *model.State) bool {
+	if o.Kind != Poll {
+		return false
+	}
+	want := model.StrBootstrapQueue
+	if o.Queue == "inflight" {
+		want = model.StrInflightQueue
+	}
+	return s.Sender[0] == want && c.Poll(s, 0).String() == o.Status
+}
+
+// observed reports whether step a is the wire observation o (of rank d).
+func observed(c *model.Config, o *Observation, d int, a model.Action) bool {
+	switch o.Kind {
+	case TransferInfo:
+		return a.ID == model.ActDecodeSendTransferInfo && a.Params[0] == d && a.Params[1] == 0
+	case Abort:
+		return a.ID == model.ActDecodeAbort && a.Params[0] == 0
+	case AbortAck:
+		return a.ID == model.ActBootstrapRecvAbort && a.Params[0] == d && acks(c)
+	}
+	return false
+}
+
+func acks(c *model.Config) bool { return c.AbortAckSent && !c.AbortKillsBootstrap }
+
+// hidden reports whether step a may have happened unseen.
+func (r *Replayer) hidden(c *model.Config, a model.Action, s, t *model.State) bool {
+	switch a.ID {
+	case model.ActDecodeSendTransferInfo, model.ActDecodeAbort:
+		return false
+	case model.ActBootstrapRecvAbort:
+		if acks(c) {
+			return false
+		}
+	}
+	return !r.opt.Log || len(labels(c, a, s, t)) == 0
+}
+
+type stateSet struct {
+	idx   map[uint64][]int
+	nodes []node
+}
+
+// find returns the index of the node of state s without pending labels.
+func (ss *stateSet) find(s *model.State) int {
+	for _, i := range ss.idx[s.Hash()] {
+		if ss.nodes[i].s.Equal(s) && len(ss.nodes[i].pending) == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func labelsKey(ls []label) string {
+	var b strings.Builder
+	for _, l := range ls {
+		fmt.Fprintf(&b, "%d,%s,%s;", l.kind, l.a, l.b)
+	}
+	return b.String()
+}
+
+func (ss *stateSet) add(n node) bool {
+	h := n.s.Hash()
+	k := labelsKey(n.pending)
+	for _, i := range ss.idx[h] {
+		if ss.nodes[i].s.Equal(&n.s) && labelsKey(ss.nodes[i].pending) == k {
+			return false
+		}
+	}
+	if ss.idx == nil {
+		ss.idx = map[uint64][]int{}
+	}
+	ss.idx[h] = append(ss.idx[h], len(ss.nodes))
+	ss.nodes = append(ss.nodes, n)
+	return true
+}
+
+// search returns the nodes after observation o, the most unseen steps
+// used and whether a bound stopped the search.
+func (r *Replayer) search(rs *roomState, o *Observation, d int) ([]node, int, bool) {
+	c := rs.c
+	var res stateSet
+	isLog := !o.Kind.Wire()
+	want := obsLabel(o)
+	// A log observation first consumes labels a previous step left.
+	type item struct {
+		n     node
+		depth int
+	}
+	var queue []item
+	var seen stateSet
+	for _, n := range rs.nodes {
+		if isLog && len(n.pending) > 0 {
+			if n.pending[0] == want {
+				res.add(node{s: n.s, pending: n.pending[1:]})
+			}
+			continue
+		}
+		if seen.add(n) {
+			queue = append(queue, item{n, 0})
+		}
+	}
+	maxDepth, hit := 0, false
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		s := &it.n.s
+		if isLog && len(it.n.pending) == 0 && stutter(c, o, s) {
+			res.add(node{s: *s})
+			maxDepth = max(maxDepth, it.depth)
+		}
+		c.Next(s, func(a model.Action, t *model.State) bool {
+			if !isLog && observed(c, o, d, a) {
+				res.add(node{s: *t, pending: it.n.pending})
+				maxDepth = max(maxDepth, it.depth)
+				return false
+			}
+			if isLog && len(it.n.pending) == 0 {
+				if ls := labels(c, a, s, t); len(ls) > 0 && ls[0] == want && !isDecode(a) {
+					res.add(node{s: *t, pending: slices.Clone(ls[1:])})
+					maxDepth = max(maxDepth, it.depth)
+					return false
+				}
+			}
+			if !r.hidden(c, a, s, t) {
+				return false
+			}
+			if it.depth >= r.opt.MaxHidden || len(seen.nodes) >= r.opt.MaxStates {
+				hit = true
+				return false
+			}
+			n := node{s: *t, pending: it.n.pending}
+			if seen.add(n) {
+				queue = append(queue, item{n, it.depth + 1})
+			}
+			return false
+		})
+	}
+	return res.nodes, maxDepth, hit
+}
+
+func isDecode(a model.Action) bool {
+	return a.ID == model.ActDecodeSendTransferInfo || a.ID == model.ActDecodeAbort || a.ID == model.ActDecodeRecvAbortAck
+}
+
+// Finish judges every room at the capture's end time end.
+func (r *Replayer) Finish(end time.Time) *Report {
+	rep := &Report{End: end, Deadline: r.opt.Deadline, MaxHidden: r.opt.MaxHidden, MaxStates: r.opt.MaxStates}
+	for _, rs := range r.order {
+		r.judge(rs, end)
+		rep.Rooms = append(rep.Rooms, rs.out)
+	}
+	return rep
+}
+
+func (r *Replayer) judge(rs *roomState, end time.Time) {
+	out := rs.out
+	if out.Verdict == Invalid {
+		return
+	}
+	if !out.Aborted {
+		out.Verdict, out.Reason = NotAborted, "never aborted"
+		return
+	}
+	dl := r.opt.Deadline
+	if !out.TerminalTime.IsZero() {
+		out.Latency = max(0, out.TerminalTime.Sub(out.AbortTime))
+		if out.Latency > dl {
+			out.Verdict, out.Reason = Violated, fmt.Sprintf("released %v after the abort, later than the %v deadline", out.Latency, dl)
+			return
+		}
+		out.Verdict, out.Reason = Satisfied, fmt.Sprintf("released %v after the abort", out.Latency)
+		return
+	}
+	if r.opt.Log {
+		if end.Sub(out.AbortTime) >= dl {
+			out.Verdict, out.Reason = Violated, fmt.Sprintf("not released %v after the abort (deadline %v)", end.Sub(out.AbortTime), dl)
+		} else {
+			out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("not released yet; the capture ended %v after the abort, before the %v deadline", end.Sub(out.AbortTime), dl)
+		}
+		return
+	}
+	pin, complete := r.pin(rs)
+	switch {
+	case pin != nil:
+		out.Pin = pin
+		out.Verdict, out.Reason = AtRisk, fmt.Sprintf("some completion of the unseen steps (%d steps) pins the room", len(pin)-1)
+	case !complete:
+		out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("the completions of the unseen steps exceed the search bound (%d states)", r.opt.MaxStates)
+		out.BoundHit = true
+	default:
+		out.Verdict, out.Reason = Satisfied, "every completion of the unseen steps releases the room (no log: release time not observed)"
+	}
+}
+
+// pin explores every completion of the room's unseen steps and returns a
+// behaviour from a current state to a state from which no completion
+// releases the request, or nil; complete is false when MaxStates cut the
+// exploration.
+func (r *Replayer) pin(rs *roomState) (path []model.State, complete bool) {
+	c := rs.c
+	var ss stateSet
+	var parent []int
+	var succ [][]int
+	for _, n := range rs.nodes {
+		if ss.add(node{s: n.s}) {
+			parent = append(parent, -1)
+		}
+	}
+	complete = true
+	for i := 0; i < len(ss.nodes); i++ {
+		s := ss.nodes[i].s
+		var out []int
+		c.Next(&s, func(a model.Action, t *model.State) bool {
+			if a.ID == model.ActDecodeSendTransferInfo || a.ID == model.ActDecodeAbort {
+				return false // decode has aborted: it sends nothing more
+			}
+			if len(ss.nodes) >= r.opt.MaxStates {
+				complete = false
+				return true
+			}
+			n := len(ss.nodes)
+			if ss.add(node{s: *t}) {
+				parent = append(parent, i)
+				out = append(out, n)
+			} else {
+				out = append(out, ss.find(t))
+			}
+			return false
+		})
+		succ = append(succ, out)
+	}
+	if !complete {
+		return nil, false
+	}
+	// Backward: which states can reach a terminated one.
+	n := len(ss.nodes)
+	pred := make([][]int, n)
+	for i, out := range succ {
+		for _, j := range out {
+			pred[j] = append(pred[j], i)
+		}
+	}
+	can := make([]bool, n)
+	var stack []int
+	for i := range ss.nodes {
+		if c.Terminated(&ss.nodes[i].s, 0) {
+			can[i] = true
+			stack = append(stack, i)
+		}
+	}
+	for len(stack) > 0 {
+		j := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, i := range pred[j] {
+			if !can[i] {
+				can[i] = true
+				stack = append(stack, i)
+			}
+		}
+	}
+	for i := range ss.nodes {
+		if !can[i] {
+			for k := i; k >= 0; k = parent[k] {
+				path = append(path, ss.nodes[k].s)
+			}
+			slices.Reverse(path)
+			return path, true
+		}
+	}
+	return nil, true
+}

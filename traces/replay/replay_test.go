@@ -1,0 +1,230 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func cfgText(t testing.TB, variant string) []byte {
+	t.Helper()
+	b, err := spec.Config(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// step is one step of a spec behaviour.
+type step struct {
+	a    model.Action
+	s, t model.State
+}
+
+// behaviour follows the named actions (by ActionString) from the initial
+// state; it fails the test when one is not enabled.
+func behaviour(t testing.TB, c *model.Config, names ...string) []step {
+	t.Helper()
+	s := c.Init()
+	var out []step
+	for _, name := range names {
+		var found *step
+		c.Next(&s, func(a model.Action, u *model.State) bool {
+			if c.ActionString(a) == name {
+				found = &step{a: a, s: s, t: *u}
+				return true
+			}
+			return false
+		})
+		if found == nil {
+			var en []string
+			c.Next(&s, func(a model.Action, _ *model.State) bool { en = append(en, c.ActionString(a)); return false })
+			t.Fatalf("%s not enabled in\n%s\nenabled: %v", name, c.Format(&s), en)
+		}
+		out = append(out, *found)
+		s = found.t
+	}
+	return out
+}
+
+func rankName(d int) string { return fmt.Sprintf("10.0.0.%d:17000", d+1) }
+
+// observe turns a behaviour into what a capture and a prefill log would
+// show, one second per step, room 42. It is written independently of the
+// package's own mapping: from the state changes.
+func observe(c *model.Config, steps []step) (wireObs, logObs []Observation) {
+	frame, line := 0, 0
+	for i, st := range steps {
+		ts := t0.Add(time.Duration(i+1) * time.Second)
+		w := func(k Kind, d int) {
+			frame++
+			wireObs = append(wireObs, Observation{Kind: k, Time: ts, Room: 42, Frame: frame, Rank: rankName(d), Required: c.RequiredDstInfoNum})
+		}
+		l := func(o Observation) {
+			line++
+			o.Time, o.Room, o.Line = ts, 42, line
+			logObs = append(logObs, o)
+		}
+		s, u := &st.s, &st.t
+		switch st.a.ID {
+		case model.ActDecodeSendTransferInfo:
+			w(TransferInfo, st.a.Params[0])
+		case model.ActDecodeAbort:
+			for d := 0; d < c.DecodeRanks.Size(); d++ {
+				w(Abort, d)
+			}
+		case model.ActBootstrapRecvAbort:
+			if c.AbortAckSent {
+				w(AbortAck, st.a.Params[0])
+			}
+		}
+		switch {
+		case st.a.ID == model.ActSchedulerCreateSender:
+			l(Observation{Kind: SenderCreate})
+		case st.a.ID == model.ActSchedulerPollBootstrap:
+			l(Observation{Kind: Poll, Queue: "bootstrap", Status: c.Poll(s, 0).String()})
+		case st.a.ID == model.ActSchedulerPollInFlight:
+			l(Observation{Kind: Poll, Queue: "inflight", Status: c.Poll(s, 0).String()})
+			l(Observation{Kind: Clear})
+		case s.RequestStatus[0] != u.RequestStatus[0]:
+			l(Observation{Kind: Status, From: s.RequestStatus[0].String(), To: u.RequestStatus[0].String()})
+		}
+	}
+	return wireObs, logObs
+}
+
+func replay(t testing.TB, variant string, opt Options, obs []Observation, end time.Time) *Room {
+	t.Helper()
+	r, err := New(cfgText(t, variant), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range obs {
+		r.Observe(o)
+	}
+	rep := r.Finish(end)
+	if len(rep.Rooms) != 1 {
+		t.Fatalf("%d rooms", len(rep.Rooms))
+	}
+	return rep.Rooms[0]
+}
+
+// healthy: both ranks send TransferInfo, the request runs and completes,
+// then decode aborts (a late client abort) and prefill handles it.
+var healthy = []string{
+	"DecodeSendTransferInfo(d1, <<r, 1>>)",
+	"DecodeSendTransferInfo(d2, <<r, 1>>)",
+	"SchedulerCreateSender(<<r, 1>>)",
+	"BootstrapRecvTransferInfo(d1)",
+	"BootstrapRecvTransferInfo(d2)",
+	"SchedulerPollBootstrap(<<r, 1>>)",
+	"SchedulerSend(<<r, 1>>)",
+	"DecodeAbort(<<r, 1>>)",
+	"BootstrapRecvAbort(d1)",
+	"WorkerPost(<<r, 1>>)",
+	"BootstrapRecvAbort(d2)",
+	"SchedulerPollInFlight(<<r, 1>>)",
+}
+
+func TestVerdicts(t *testing.T) {
+	c, err := model.LoadConfig(cfgText(t, "upstream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := behaviour(t, c, healthy...)
+	wireObs, logObs := observe(c, steps)
+	all := Merge(wireObs, logObs)
+	abortAt := t0.Add(8 * time.Second)
+	releasedAt := t0.Add(12 * time.Second)
+
+	tests := []struct {
+		name    string
+		variant string
+		log     bool
+		obs     []Observation
+		end     time.Time
+		want    Verdict
+		reason  string
+	}{
+		{"healthy with log", "upstream", true, all, releasedAt.Add(time.Hour), Satisfied, "released 4s after the abort"},
+		{"healthy wire only", "upstream", false, wireObs, releasedAt.Add(time.Hour), Satisfied, "every completion"},
+		{"log cut before release, within deadline", "upstream", true, all[:len(all)-2], abortAt.Add(10 * time.Second), Inconclusive, "before the 5m0s deadline"},
+		{"log cut before release, past deadline", "upstream", true, all[:len(all)-2], abortAt.Add(5 * time.Minute), Violated, "not released 5m0s after the abort"},
+		{"no abort", "upstream", true, Merge(wireObs[:2], logObs[:3]), releasedAt, NotAborted, "never aborted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			room := replay(t, tt.variant, Options{Log: tt.log, Deadline: 5 * time.Minute}, tt.obs, tt.end)
+			if room.Verdict != tt.want || !strings.Contains(room.Reason, tt.reason) {
+				t.Fatalf("verdict %s (%s), want %s (%q)\n%s", room.Verdict, room.Reason, tt.want, tt.reason, room.State)
+			}
+			if room.Aborted && !room.AbortTime.Equal(abortAt) {
+				t.Fatalf("abort time %v, want %v", room.AbortTime, abortAt)
+			}
+		})
+	}
+}
+
+// TestInvalid mutates the healthy behaviour's observations: each mutant
+// must be invalid, blamed on the mutated event.
+func TestInvalid(t *testing.T) {
+	c, err := model.LoadConfig(cfgText(t, "upstream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wireObs, logObs := observe(c, behaviour(t, c, healthy...))
+	tests := []struct {
+		name   string
+		mutate func(w, l []Observation) ([]Observation, []Observation)
+		log    bool
+		blame  string
+	}{
+		{"ABORT before its TransferInfo on the same connection", func(w, l []Observation) ([]Observation, []Observation) {
+			// Rank d2's ABORT (frame 4) moved before its TransferInfo (frame 2).
+			ab := w[3]
+			ab.Time = w[1].Time.Add(-time.Millisecond)
+			return []Observation{w[0], ab, w[1], w[2]}, l
+		}, false, "frame 2 TransferInfo"},
+		{"status that skips a step", func(w, l []Observation) ([]Observation, []Observation) {
+			l = append([]Observation(nil), l...)
+			for i := range l {
+				if l[i].Kind == Status && l[i].To == "WaitingForInput" {
+					l[i].To = "Success" // skips WaitingForInput and Transferring
+					return w, l
+				}
+			}
+			panic("no WaitingForInput")
+		}, true, "log line 2 status room 42 Bootstrapping -> Success"},
+		{"TransferInfo from a third rank", func(w, l []Observation) ([]Observation, []Observation) {
+			extra := w[1]
+			extra.Rank, extra.Frame = "10.0.0.9:17000", 99
+			return append([]Observation{w[0], w[1], extra}, w[2:]...), l
+		}, false, "frame 99 TransferInfo"},
+		{"clear before any poll", func(w, l []Observation) ([]Observation, []Observation) {
+			cl := Observation{Kind: Clear, Time: w[0].Time, Room: 42, Line: 77}
+			return w, append([]Observation{cl}, l...)
+		}, true, "log line 77 clear"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, l := tt.mutate(wireObs, logObs)
+			obs := w
+			if tt.log {
+				obs = Merge(w, l)
+			}
+			room := replay(t, "upstream", Options{Log: tt.log}, obs, t0.Add(time.Hour))
+			if room.Verdict != Invalid || room.Unexplained == nil || !strings.HasPrefix(room.Unexplained.String(), tt.blame) {
+				t.Fatalf("verdict %s (%s), want invalid blaming %q", room.Verdict, room.Reason, tt.blame)
+			}
+			if room.State == "" {
+				t.Fatal("no state printed for the invalid event")
+			}
+		})
+	}
+}
