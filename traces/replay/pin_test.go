@@ -1,0 +1,146 @@
+package replay
+
+import (
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// pinnedBehaviour explores the variant's whole (one-room) state graph and
+// returns a shortest behaviour to an aborted request from which no
+// behaviour releases it, or nil.
+func pinnedBehaviour(t *testing.T, c *model.Config) []step {
+	t.Helper()
+	type edge struct {
+		from int
+		a    model.Action
+	}
+	var states []model.State
+	index := map[uint64][]int{}
+	var parent []edge
+	var succ [][]int
+	find := func(s *model.State) int {
+		for _, i := range index[s.Hash()] {
+			if states[i].Equal(s) {
+				return i
+			}
+		}
+		return -1
+	}
+	add := func(s *model.State, e edge) int {
+		if i := find(s); i >= 0 {
+			return i
+		}
+		states = append(states, *s)
+		parent = append(parent, e)
+		index[s.Hash()] = append(index[s.Hash()], len(states)-1)
+		return len(states) - 1
+	}
+	init := c.Init()
+	add(&init, edge{from: -1})
+	for i := 0; i < len(states); i++ {
+		s := states[i]
+		var out []int
+		c.Next(&s, func(a model.Action, u *model.State) bool {
+			out = append(out, add(u, edge{i, a}))
+			return false
+		})
+		succ = append(succ, out)
+		if len(states) > 200000 {
+			t.Fatal("state space too large for the test")
+		}
+	}
+	can := make([]bool, len(states))
+	for changed := true; changed; {
+		changed = false
+		for i := range states {
+			if can[i] {
+				continue
+			}
+			if c.Terminated(&states[i], 0) {
+				can[i], changed = true, true
+				continue
+			}
+			for _, j := range succ[i] {
+				if can[j] {
+					can[i], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	for i := range states { // BFS order: the first is a shortest
+		if states[i].Aborted[0] && !can[i] {
+			var path []step
+			for k := i; parent[k].from >= 0; k = parent[k].from {
+				path = append(path, step{a: parent[k].a, s: states[parent[k].from], t: states[k]})
+			}
+			for l, r := 0, len(path)-1; l < r; l, r = l+1, r-1 {
+				path[l], path[r] = path[r], path[l]
+			}
+			return path
+		}
+	}
+	return nil
+}
+
+// TestPinnedRooms: for each variant whose spec pins a room, that pinned
+// behaviour replays to at-risk from the wire alone, to violated with the
+// log once the deadline passed, and to inconclusive (never violated) for
+// every cut of the capture before the deadline. Variants without a pin
+// have none to replay.
+func TestPinnedRooms(t *testing.T) {
+	want := map[string]bool{"upstream": false, "fork-90a52f44a": true, "pre-30352": true, "fixed": false}
+	for variant, pins := range want {
+		t.Run(variant, func(t *testing.T) {
+			c, err := model.LoadConfig(cfgText(t, variant))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := pinnedBehaviour(t, c)
+			if (path != nil) != pins {
+				t.Fatalf("pinned behaviour %v, want one: %v", path != nil, pins)
+			}
+			if path == nil {
+				return
+			}
+			var names []string
+			for _, st := range path {
+				names = append(names, c.ActionString(st.a))
+			}
+			t.Logf("pin: %v", names)
+			wireObs, logObs := observe(c, path)
+			var abortAt time.Time
+			for _, o := range wireObs {
+				if o.Kind == Abort {
+					abortAt = o.Time
+					break
+				}
+			}
+			last := t0.Add(time.Duration(len(path)) * time.Second)
+			dl := 5 * time.Minute
+
+			room := replay(t, variant, Options{Deadline: dl}, wireObs, last.Add(time.Hour))
+			if room.Verdict != AtRisk || len(room.Pin) == 0 {
+				t.Fatalf("wire only: %s (%s), want at-risk with a pin", room.Verdict, room.Reason)
+			}
+			if fixed := replay(t, "fixed", Options{Deadline: dl}, wireObs, last.Add(time.Hour)); fixed.Verdict != Satisfied {
+				t.Fatalf("the same wire traffic under the fix: %s (%s), want satisfied", fixed.Verdict, fixed.Reason)
+			}
+			all := Merge(wireObs, logObs)
+			room = replay(t, variant, Options{Deadline: dl, Log: true}, all, abortAt.Add(dl))
+			if room.Verdict != Violated {
+				t.Fatalf("with log, past the deadline: %s (%s), want violated", room.Verdict, room.Reason)
+			}
+			for cut := 1; cut <= len(all); cut++ {
+				for _, end := range []time.Time{last, abortAt.Add(dl - time.Nanosecond)} {
+					room := replay(t, variant, Options{Deadline: dl, Log: true}, all[:cut], end)
+					if room.Verdict == Violated || room.Verdict == Invalid {
+						t.Fatalf("cut at %d, end %v: %s (%s)", cut, end, room.Verdict, room.Reason)
+					}
+				}
+			}
+		})
+	}
+}
