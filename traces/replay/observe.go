@@ -61,13 +61,17 @@ type Observation struct {
 	// Frame is the capture frame number of a wire observation; Line the
 	// log line number of a log observation.
 	Frame, Line int
-	// Conn is the wire connection "src->dst".
-	Conn string
+	// Conn is the wire connection "src->dst", Src its source endpoint.
+	Conn, Src string
 	// Rank names the decode rank of a wire observation: decode's own
 	// endpoint ("ip:port" from the message's decode_ip and decode_port,
 	// where ABORT_ACKs are sent), or the connection's source when the
 	// message does not carry it (2-frame ABORT).
 	Rank string
+	// RankFromConn says Rank is the connection's source, not decode's
+	// endpoint: the Replayer then names the rank by the TransferInfo seen
+	// on the same connection.
+	RankFromConn bool
 	// Required is a TransferInfo's required_dst_info_num.
 	Required int
 	// From and To are a status change's; Status and Queue a poll's.
@@ -111,11 +115,14 @@ func FromMessage(m *decode.Message) (o Observation, ok bool) {
 	switch w := m.Wire.(type) {
 	case *wire.TransferInfo:
 		o.Kind, o.Room, o.Required, o.Rank = TransferInfo, w.RoomID, int(w.RequiredDstInfoNum), endpoint(w.DecodeIP, w.DecodePort)
+		o.Src = m.Src.String()
 	case *wire.MooncakeTransferInfo:
 		o.Kind, o.Room, o.Required, o.Rank = TransferInfo, w.RoomID, int(w.RequiredDstInfoNum), endpoint(w.DecodeIP, w.DecodePort)
+		o.Src = m.Src.String()
 	case *wire.Abort:
-		o.Kind, o.Room, o.Rank = Abort, w.RoomID, m.Src.String()
+		o.Kind, o.Room, o.Rank, o.RankFromConn = Abort, w.RoomID, m.Src.String(), true
 		if w.Frames == 4 {
+			o.RankFromConn = false
 			o.Rank = endpoint(w.DecodeIP, w.DecodePort)
 		}
 	case *wire.AbortAck:

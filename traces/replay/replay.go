@@ -41,6 +41,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"slices"
 	"strconv"
@@ -167,6 +168,9 @@ type Replayer struct {
 	configs map[int]*model.Config
 	rooms   map[int64]*roomState
 	order   []*roomState
+	// connRank names the decode rank behind a connection's source
+	// endpoint, from the TransferInfos sent on it.
+	connRank map[string]string
 }
 
 // ErrConfig is wrapped by errors about the variant configuration.
@@ -191,7 +195,7 @@ func New(cfgText []byte, opt Options) (*Replayer, error) {
 	if !ranksRe.Match(cfgText) || !requiredRe.Match(cfgText) {
 		return nil, fmt.Errorf("%w: no DecodeRanks or RequiredDstInfoNum constant", ErrConfig)
 	}
-	r := &Replayer{opt: opt, cfgText: string(cfgText), base: c, configs: map[int]*model.Config{}, rooms: map[int64]*roomState{}}
+	r := &Replayer{opt: opt, cfgText: string(cfgText), base: c, configs: map[int]*model.Config{}, rooms: map[int64]*roomState{}, connRank: map[string]string{}}
 	r.configs[c.RequiredDstInfoNum] = c
 	return r, nil
 }
@@ -248,9 +252,19 @@ func (r *Replayer) Observe(o Observation) {
 		r.rooms[o.Room] = rs
 		r.order = append(r.order, rs)
 	}
+	if o.Kind == TransferInfo && o.Src != "" {
+		r.connRank[o.Src] = o.Rank
+	}
+	if o.RankFromConn {
+		if rank, ok := r.connRank[o.Rank]; ok {
+			o.Rank = rank
+		}
+	}
 	out := rs.out
 	out.LastSeen = o.Time
-	if len(out.Frames)+len(out.Lines) < r.opt.MaxEvidence {
+	if n := len(out.Frames); o.Kind.Wire() && n > 0 && out.Frames[n-1] == o.Frame {
+		// Another message of the same packet.
+	} else if len(out.Frames)+len(out.Lines) < r.opt.MaxEvidence {
 		if o.Kind.Wire() {
 			out.Frames = append(out.Frames, o.Frame)
 		} else {
@@ -289,6 +303,9 @@ func (r *Replayer) Observe(o Observation) {
 	d := -1
 	if o.Kind.Wire() {
 		d = slices.Index(rs.ranks, o.Rank)
+		if d < 0 && o.Kind == AbortAck {
+			d = samePort(rs.ranks, o.Rank)
+		}
 		if d < 0 {
 			if len(rs.ranks) == rs.c.DecodeRanks.Size() {
 				r.invalid(rs, &o, fmt.Sprintf("a decode rank %s beyond the %d of required_dst_info_num (%s)", o.Rank, len(rs.ranks), strings.Join(rs.ranks, ", ")))
@@ -317,6 +334,27 @@ func (r *Replayer) Observe(o Observation) {
 	if out.TerminalTime.IsZero() && r.allTerminated(rs) {
 		out.TerminalTime = o.Time
 	}
+}
+
+// samePort returns the index of the only rank whose endpoint has the
+// port of endpoint ep, or -1: an ABORT_ACK goes to decode's address as
+// prefill's routing sees it, which may differ from the decode_ip decode
+// announced (NAT, loopback), while the port is decode's own.
+func samePort(ranks []string, ep string) int {
+	_, port, err := net.SplitHostPort(ep)
+	if err != nil {
+		return -1
+	}
+	found := -1
+	for i, r := range ranks {
+		if _, p, err := net.SplitHostPort(r); err == nil && p == port {
+			if found >= 0 {
+				return -1
+			}
+			found = i
+		}
+	}
+	return found
 }
 
 func (r *Replayer) invalid(rs *roomState, o *Observation, why string) {
