@@ -17,8 +17,8 @@
 //     every rank; later ABORTs of the room are explained by it;
 //   - wire ABORT_ACK to rank d (variants with AbortAckSent):
 //     BootstrapRecvAbort(d);
-//   - log sender_create: SchedulerCreateSender (whose status change it
-//     implies); log poll: a scheduler poll that saw that status (a poll that
+//   - log sender_create: SchedulerCreateSender, followed by the status
+//     change it made, if any; log poll: a scheduler poll that saw that status (a poll that
 //     lets the request move on is SchedulerPollBootstrap or
 //     SchedulerPollInFlight, any other is a step-free check); log clear:
 //     the SchedulerPollInFlight that released the request (it follows that
@@ -401,6 +401,7 @@ func labels(c *model.Config, a model.Action, s, t *model.State) []label {
 		// Decode's side: not in the prefill log.
 	case model.ActSchedulerCreateSender:
 		out = append(out, label{kind: SenderCreate})
+		status()
 	case model.ActSchedulerPollBootstrap:
 		out = append(out, label{Poll, "bootstrap", c.Poll(s, 0).String()})
 	case model.ActSchedulerPollInFlight:

@@ -87,6 +87,9 @@ func observe(c *model.Config, steps []step) (wireObs, logObs []Observation) {
 		switch {
 		case st.a.ID == model.ActSchedulerCreateSender:
 			l(Observation{Kind: SenderCreate})
+			if s.RequestStatus[0] != u.RequestStatus[0] {
+				l(Observation{Kind: Status, From: s.RequestStatus[0].String(), To: u.RequestStatus[0].String()})
+			}
 		case st.a.ID == model.ActSchedulerPollBootstrap:
 			l(Observation{Kind: Poll, Queue: "bootstrap", Status: c.Poll(s, 0).String()})
 		case st.a.ID == model.ActSchedulerPollInFlight:
@@ -200,7 +203,7 @@ func TestInvalid(t *testing.T) {
 				}
 			}
 			panic("no WaitingForInput")
-		}, true, "log line 2 status room 42 Bootstrapping -> Success"},
+		}, true, "log line 3 status room 42 Bootstrapping -> Success"},
 		{"TransferInfo from a third rank", func(w, l []Observation) ([]Observation, []Observation) {
 			extra := w[1]
 			extra.Rank, extra.Frame = "10.0.0.9:17000", 99
