@@ -431,11 +431,17 @@ func stutter(c *model.Config, o *Observation, s *model.State) bool {
 	if o.Kind != Poll {
 		return false
 	}
-	want := model.StrBootstrapQueue
-	if o.Queue == "inflight" {
-		want = model.StrInflightQueue
+	// Only a poll whose result lets the request stay where it is moves
+	// nothing: the others are the scheduler's poll steps.
+	switch o.Queue {
+	case "bootstrap":
+		return s.Sender[0] == model.StrBootstrapQueue && o.Status == "Bootstrapping" && c.Poll(s, 0) == model.StrBootstrapping
+	case "inflight":
+		p := c.Poll(s, 0)
+		return s.Sender[0] == model.StrInflightQueue && p.String() == o.Status &&
+			p != model.StrSuccess && p != model.StrFailed && p != model.StrKeyError
 	}
-	return s.Sender[0] == want && c.Poll(s, 0).String() == o.Status
+	return false
 }
 
 // observed reports whether step a is the wire observation o (of rank d).

@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""Make the replay scenarios in traces/testdata/scenarios: real libzmq
+sockets on loopback under tcpdump, a decode emulator and a prefill emulator.
+
+The prefill emulator is conformance/python/prefill.py (the Python
+implementation of each variant) driven by real threads: a bootstrap thread
+reading a ZeroMQ PULL socket, a slow scheduler thread (it creates a
+request's sender some time after decode bootstrapped it) and a transfer
+worker. It is instrumented by traces/instrument/roomlog.py, which writes the
+prefill event log. The decode emulator has two ranks, each with its own PUSH
+socket, and sends TransferInfo and client ABORTs on a schedule.
+
+At the end the emulators know which aborted requests prefill still holds
+(pinned) and write the expected verdicts with the log (NAME.expected.json):
+pinned rooms are violated when the capture ran past their deadline, else
+inconclusive; every other aborted room is satisfied.
+
+Run as root (tcpdump) with Debian's python3 and its python3-zmq:
+
+    sudo /usr/bin/python3 traces/testdata/scenarios/make_scenarios.py [NAME...]
+"""
+
+import json
+import os
+import random
+import socket
+import sys
+import threading
+import time
+
+import zmq
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+sys.path[:0] = [os.path.join(ROOT, "conformance", "python"), os.path.join(ROOT, "traces", "instrument"),
+                os.path.join(ROOT, "traces", "testdata")]
+
+import prefill as P  # noqa: E402
+import roomlog  # noqa: E402
+from make_captures import Capture, nixl_transfer_info, abort  # noqa: E402
+
+DEADLINE = 2.0  # seconds: the -deadline the tests replay with
+TICK = 0.02  # scheduler and worker loop period
+
+
+class RealClock(P.Clock):
+    def time(self):
+        return time.monotonic()
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Prefill:
+    def __init__(self, variant, port, log):
+        self.mgr = P.NixlKVManager(P.VARIANTS[variant], RealClock(), 1)
+        self.sched = P.Scheduler(self.mgr)
+        self.lock = threading.Lock()
+        self.arrivals = []  # (time, room): the request reaches the scheduler
+        self.stop = threading.Event()
+        self.ctx = zmq.Context.instance()
+        self.pull = self.ctx.socket(zmq.PULL)
+        self.pull.bind("tcp://127.0.0.1:%d" % port)
+        self.writes = {}  # req -> time the write completes
+        self.threads = [threading.Thread(target=f, name=n) for f, n in
+                        ((self.bootstrap, "bootstrap"), (self.scheduler, "scheduler"), (self.worker, "worker-0"))]
+
+    def start(self):
+        for t in self.threads:
+            t.start()
+
+    def join(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join()
+        self.pull.close(linger=0)
+
+    def bootstrap(self):
+        poller = zmq.Poller()
+        poller.register(self.pull, zmq.POLLIN)
+        while not self.stop.is_set():
+            if not poller.poll(20):
+                continue
+            msg = self.pull.recv_multipart()
+            kind = "ABORT" if msg[0] == b"ABORT" else "TransferInfo"
+            with self.lock:
+                self.mgr.pull["decode"] = [msg]
+                try:
+                    self.mgr.bootstrap_thread_step("decode", kind)
+                except P.NotEnabled:
+                    pass
+
+    def scheduler(self):
+        while not self.stop.is_set():
+            now = time.monotonic()
+            with self.lock:
+                for t, room in list(self.arrivals):
+                    if t <= now:
+                        self.arrivals.remove((t, room))
+                        self.sched.add(room, room)
+                for req in list(self.sched.queue):
+                    q = self.sched.queue[req]
+                    try:
+                        if q == "BootstrapQueue":
+                            if not self.sched.senders[req].check_bootstrap_timeout():
+                                self.sched.pop_bootstrapped(req)
+                        elif q == "WaitingQueue":
+                            self.sched.run_batch(req)
+                        elif q == "InflightQueue":
+                            self.sched.process_inflight(req)
+                    except P.NotEnabled:
+                        pass
+            time.sleep(TICK)
+
+    def worker(self):
+        while not self.stop.is_set():
+            now = time.monotonic()
+            with self.lock:
+                for req in list(self.mgr.transfer_queue):
+                    try:
+                        self.mgr.transfer_worker_post(req)
+                        if self.mgr.inflight_writes.get(req):
+                            self.writes[req] = now + 0.05
+                    except P.NotEnabled:
+                        pass
+                for req, t in list(self.writes.items()):
+                    if t <= now:
+                        del self.writes[req]
+                        try:
+                            self.mgr.transfer_worker_complete(req)
+                        except P.NotEnabled:
+                            pass
+            time.sleep(TICK / 2)
+
+
+def run(name, variant, plan, tail, seed):
+    """plan: list of (room, kind, t) with kind "ok" (TransferInfo from both
+    ranks at t), "abort-early" (ABORTs at t, before any TransferInfo) or
+    "abort-late" (TransferInfo at t, ABORTs 0.15 s later); the request
+    reaches prefill's scheduler 0.3 s after t (slow scheduler)."""
+    rng = random.Random(seed)
+    P.BOOTSTRAP_TIMEOUT = 1.0  # scaled down with the deadline
+    port = free_port()
+    pcap = os.path.join(HERE, name + ".pcap")
+    logpath = os.path.join(HERE, name + ".events.jsonl")
+    cap = Capture(pcap, "lo", "tcp port %d" % port)
+    logf = open(logpath, "w")
+    log = roomlog.EventLog(logf, host="prefill-0", role="prefill", rank=0)
+    undo = roomlog.instrument(P, log)
+    pre = Prefill(variant, port, log)
+    pre.start()
+    ctx = zmq.Context.instance()
+    ranks = []
+    for i in range(2):
+        s = ctx.socket(zmq.PUSH)
+        # ZMTP PINGs every 200 ms keep packets flowing while nothing else
+        # is sent, so the capture's last packet is its end.
+        s.setsockopt(zmq.HEARTBEAT_IVL, 200)
+        s.connect("tcp://127.0.0.1:%d" % port)
+        ranks.append((s, "10.9.0.%d" % (i + 1), 17000 + i, "decode-agent-%d" % i))
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    events = []
+    for room, kind, t in plan:
+        if kind in ("ok", "abort-late"):
+            events.append((t, "ti", room))
+        if kind == "abort-early":
+            events.append((t, "abort", room))
+        if kind == "abort-late":
+            events.append((t + 0.15, "abort", room))
+        events.append((t + 0.3, "arrive", room))
+    events.sort()
+    aborted = {}
+    for t, what, room in events:
+        delay = t0 + t - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        if what == "arrive":
+            with pre.lock:
+                pre.arrivals.append((time.monotonic(), room))
+            continue
+        for sock, ip, dport, agent in ranks:
+            if what == "ti":
+                _, parts = nixl_transfer_info(rng, room, ip, dport, agent, required=2)
+            else:
+                _, parts = abort(room, ip, dport)
+                aborted.setdefault(room, time.time())
+            sock.send_multipart(parts)
+    time.sleep(tail)
+    with pre.lock:
+        pinned = sorted(r for r in aborted if pre.sched.queue.get(r) not in (None, "Released"))
+        end = time.time()
+    pre.join()
+    for sock, *_ in ranks:
+        sock.close(linger=1000)
+    undo()
+    logf.close()
+    cap.stop()
+    expected = {}
+    for room, t in sorted(aborted.items()):
+        if room in pinned:
+            expected[str(room)] = "violated" if end - t >= DEADLINE + 0.1 else "inconclusive"
+        else:
+            expected[str(room)] = "satisfied"
+    with open(os.path.join(HERE, name + ".expected.json"), "w") as f:
+        json.dump({"variant": variant, "deadline": "%gs" % DEADLINE, "pinned": pinned,
+                   "with_log": expected}, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(name, variant, "pinned", pinned, "expected", expected)
+
+
+def storm(seed):
+    rng = random.Random(seed)
+    plan = []
+    for i in range(12):
+        kind = ["ok", "abort-early", "abort-late"][i % 3]
+        plan.append((100 + i, kind, 0.05 * i + rng.random() * 0.02))
+    return plan
+
+
+SCENARIOS = {
+    "healthy": lambda: run("healthy", "upstream", [(10 + i, "ok", 0.05 * i) for i in range(6)]
+                           + [(20, "abort-late", 0.1)], tail=DEADLINE + 1.0, seed=1),
+    "storm-fork": lambda: run("storm-fork", "fork-90a52f44a", storm(2), tail=DEADLINE + 1.0, seed=2),
+    "storm-fixed": lambda: run("storm-fixed", "fixed", storm(2), tail=DEADLINE + 1.0, seed=2),
+    "storm-fork-cut": lambda: run("storm-fork-cut", "fork-90a52f44a", storm(3), tail=0.8, seed=3),
+}
+
+
+def main():
+    names = sys.argv[1:] or list(SCENARIOS)
+    for n in names:
+        SCENARIOS[n]()
+
+
+if __name__ == "__main__":
+    main()
