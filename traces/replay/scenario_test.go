@@ -1,0 +1,250 @@
+package replay
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/traces/capture"
+	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/eventlog"
+)
+
+// scenario is a capture made by traces/testdata/scenarios/make_scenarios.py
+// with its prefill event log and the verdicts its emulators expect.
+type scenario struct {
+	name     string
+	Variant  string            `json:"variant"`
+	Deadline string            `json:"deadline"`
+	Pinned   []int64           `json:"pinned"`
+	WithLog  map[string]string `json:"with_log"`
+	wire     []Observation
+	log      []Observation
+	end      time.Time
+	deadline time.Duration
+}
+
+func loadScenarios(t *testing.T) []*scenario {
+	t.Helper()
+	dir := filepath.Join("..", "testdata", "scenarios")
+	files, err := filepath.Glob(filepath.Join(dir, "*.expected.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios in %s: %v", dir, err)
+	}
+	var out []*scenario
+	for _, f := range files {
+		sc := &scenario{name: strings.TrimSuffix(filepath.Base(f), ".expected.json")}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, sc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if sc.deadline, err = time.ParseDuration(sc.Deadline); err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Join(dir, sc.name)
+		pf, err := os.Open(base + ".pcap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = decode.Run(pf, decode.Options{}, func(m *decode.Message) {
+			if o, ok := FromMessage(m); ok {
+				sc.wire = append(sc.wire, o)
+			}
+		}, func(decode.Diagnostic) {})
+		pf.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, _ = os.Open(base + ".pcap")
+		cr, err := capture.NewReader(pf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, err := cr.Next()
+			if err != nil {
+				break
+			}
+			sc.end = rec.Time
+		}
+		pf.Close()
+		lf, err := os.Open(base + ".events.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err := eventlog.ReadAll(lf)
+		lf.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range events {
+			if o, ok := FromEvent(&events[i]); ok {
+				sc.log = append(sc.log, o)
+			}
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+func (sc *scenario) replay(t *testing.T, log bool, obs []Observation, end time.Time) *Report {
+	t.Helper()
+	cfg, err := spec.Config(sc.Variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(cfg, Options{Deadline: sc.deadline, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range obs {
+		r.Observe(o)
+	}
+	return r.Finish(end)
+}
+
+func verdicts(rep *Report) map[string]string {
+	got := map[string]string{}
+	for _, room := range rep.Reported() {
+		got[strconv.FormatInt(room.Room, 10)] = string(room.Verdict)
+	}
+	return got
+}
+
+// TestScenarios replays each scenario with its log (exactly the expected
+// verdicts) and without it (pinned rooms at-risk or violated, never
+// satisfied; nothing invalid).
+func TestScenarios(t *testing.T) {
+	for _, sc := range loadScenarios(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			rep := sc.replay(t, true, Merge(sc.wire, sc.log), sc.end)
+			got := verdicts(rep)
+			if !mapsEqual(got, sc.WithLog) {
+				t.Errorf("with log: got %v, want %v", got, sc.WithLog)
+				rep.WriteText(testWriter{t})
+			}
+			rep = sc.replay(t, false, sc.wire, sc.end)
+			for _, room := range rep.Rooms {
+				if room.Verdict == Invalid {
+					t.Errorf("wire only: room %d invalid: %s", room.Room, room.Reason)
+				}
+				if slices.Contains(sc.Pinned, room.Room) && room.Verdict != AtRisk && room.Verdict != Violated {
+					t.Errorf("wire only: pinned room %d is %s", room.Room, room.Verdict)
+				}
+			}
+		})
+	}
+}
+
+// TestScenarioCuts cuts each scenario (capture and log) at several points:
+// a room whose deadline had not passed at the cut is never violated, and
+// nothing is invalid.
+func TestScenarioCuts(t *testing.T) {
+	for _, sc := range loadScenarios(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			all := Merge(sc.wire, sc.log)
+			start := all[0].Time
+			for i := 1; i <= 8; i++ {
+				cut := start.Add(sc.end.Sub(start) * time.Duration(i) / 8)
+				n := 0
+				for n < len(all) && !all[n].Time.After(cut) {
+					n++
+				}
+				rep := sc.replay(t, true, all[:n], cut)
+				for _, room := range rep.Reported() {
+					if room.Verdict == Invalid || (room.Verdict == Violated && cut.Sub(room.AbortTime) < sc.deadline) {
+						t.Fatalf("cut at %v: room %d %s (%s)", cut, room.Room, room.Verdict, room.Reason)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestScenarioMutations: an ABORT moved before its TransferInfo on the same
+// connection, and a status that skips a step, are invalid, blamed on the
+// right frame or log line.
+func TestScenarioMutations(t *testing.T) {
+	for _, sc := range loadScenarios(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			// The first room with a TransferInfo and an ABORT from one rank.
+			var ti, ab = -1, -1
+			for i, o := range sc.wire {
+				if o.Kind != TransferInfo {
+					continue
+				}
+				for j := i + 1; j < len(sc.wire); j++ {
+					if p := sc.wire[j]; p.Kind == Abort && p.Room == o.Room && p.Rank == o.Rank {
+						ti, ab = i, j
+						break
+					}
+				}
+				if ti >= 0 {
+					break
+				}
+			}
+			if ti < 0 {
+				t.Skip("no room with TransferInfo and ABORT")
+			}
+			w := slices.Clone(sc.wire)
+			moved := w[ab]
+			moved.Time = w[ti].Time.Add(-time.Microsecond)
+			w = slices.Delete(w, ab, ab+1)
+			w = slices.Insert(w, ti, moved)
+			rep := sc.replay(t, false, w, sc.end)
+			room := find(rep, moved.Room)
+			if room.Verdict != Invalid || room.Unexplained.Frame != sc.wire[ti].Frame {
+				t.Errorf("ABORT moved before its TransferInfo: %s (%s), want invalid at frame %d", room.Verdict, room.Reason, sc.wire[ti].Frame)
+			}
+
+			l := slices.Clone(sc.log)
+			k := slices.IndexFunc(l, func(o Observation) bool { return o.Kind == Status && o.To == "Transferring" })
+			if k < 0 {
+				t.Fatal("no status -> Transferring in the log")
+			}
+			l[k].To = "Success" // skips Transferring
+			rep = sc.replay(t, true, Merge(sc.wire, l), sc.end)
+			room = find(rep, l[k].Room)
+			if room.Verdict != Invalid || room.Unexplained.Line != l[k].Line {
+				t.Errorf("status skipping Transferring: %s (%s), want invalid at line %d", room.Verdict, room.Reason, l[k].Line)
+			}
+		})
+	}
+}
+
+func find(rep *Report, room int64) *Room {
+	for _, r := range rep.Rooms {
+		if r.Room == room {
+			return r
+		}
+	}
+	return &Room{}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p))
+	return len(p), nil
+}
