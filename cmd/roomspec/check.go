@@ -39,6 +39,7 @@ func runCheck(e *env, args []string) int {
 	workers := fs.Int("workers", 0, "goroutines computing successors (default: one per CPU)")
 	variant := fs.String("variant", "", "check the bundled spec under this variant only (see -list)")
 	list := fs.Bool("list", false, "list the bundled variants and exit")
+	interpret := fs.Bool("interpret", false, "bundled spec: compute states with the interpreter, not the compiled model")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -53,7 +54,7 @@ func runCheck(e *env, args []string) int {
 		return exitOK
 	}
 	if fs.NArg() == 0 {
-		return runBundled(e, *variant, *format, *workers)
+		return runBundled(e, *variant, *format, *workers, *interpret)
 	}
 	if *variant != "" {
 		fmt.Fprintln(e.stderr, "roomspec check: -variant applies to the bundled spec; use -config with a module")
@@ -87,12 +88,12 @@ func runCheck(e *env, args []string) int {
 }
 
 // runBundled checks the embedded Room.tla and prints the verdict table.
-func runBundled(e *env, variant, format string, workers int) int {
+func runBundled(e *env, variant, format string, workers int, interpret bool) int {
 	variants := spec.Variants()
 	if variant != "" {
 		variants = []string{variant}
 	}
-	results, err := checkBundled(variants, workers)
+	results, err := checkBundled(variants, workers, interpret, e.stderr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
 		return exitBadInput

@@ -105,6 +105,9 @@ func decodeFile(e *env, out *bufio.Writer, name, label, format string, ports por
 		prefix = label + ": "
 	}
 	var werr error
+	// Messages are only printed, never kept, so the decoder may reuse
+	// their memory (Options.Reuse) and lines are built in one buffer.
+	var line []byte
 	onMsg := func(m *decode.Message) {
 		if werr != nil {
 			return
@@ -113,17 +116,17 @@ func decodeFile(e *env, out *bufio.Writer, name, label, format string, ports por
 			out.WriteString(prefix)
 		}
 		if format == "json" {
-			b, err := m.JSON(label)
+			var err error
+			line, err = m.AppendJSON(line[:0], label)
 			if err != nil {
 				werr = err
 				return
 			}
-			out.Write(b)
-			out.WriteByte('\n')
 		} else {
-			out.WriteString(m.Text())
-			out.WriteByte('\n')
+			line = m.AppendText(line[:0])
 		}
+		out.Write(line)
+		out.WriteByte('\n')
 	}
 	onDiag := func(d decode.Diagnostic) {
 		if quiet {
@@ -134,7 +137,7 @@ func decodeFile(e *env, out *bufio.Writer, name, label, format string, ports por
 		bar.clear()
 		fmt.Fprintf(e.stderr, "%s%s: %v\n", prefix, d.Kind, d)
 	}
-	sum, err := decode.Run(r, decode.Options{Ports: ports}, onMsg, onDiag)
+	sum, err := decode.Run(r, decode.Options{Ports: ports, Reuse: true}, onMsg, onDiag)
 	bar.clear()
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/compiled"
+	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -23,11 +25,21 @@ type variantResult struct {
 	res     *check.Result
 }
 
-// checkBundled checks the embedded Room.tla under each variant.
-func checkBundled(variants []string, workers int) ([]variantResult, error) {
+// checkBundled checks the embedded Room.tla under each variant, computing
+// states with the compiled model (spec/model) when it was generated from
+// this very spec text, unless interpret is set.
+func checkBundled(variants []string, workers int, interpret bool, stderr io.Writer) ([]variantResult, error) {
 	mods, err := tla.Load(spec.Files, spec.Module)
 	if err != nil {
 		return nil, err
+	}
+	text, err := spec.Files.ReadFile(spec.Module + ".tla")
+	if err != nil {
+		return nil, err
+	}
+	useCompiled := !interpret && compiled.Matches(text)
+	if !interpret && !useCompiled {
+		fmt.Fprintln(stderr, "roomspec check: the compiled model is out of date with Room.tla (run go generate ./spec/model); using the interpreter")
 	}
 	var out []variantResult
 	for _, v := range variants {
@@ -43,7 +55,15 @@ func checkBundled(variants []string, workers int) ([]variantResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := check.Check(context.Background(), m, check.Options{Workers: workers, All: true})
+		opts := check.Options{Workers: workers, All: true}
+		if useCompiled {
+			mc, err := model.FromCfg(conf)
+			if err != nil {
+				return nil, fmt.Errorf("variant %s: %w", v, err)
+			}
+			opts.Successors = compiled.New(mc)
+		}
+		r := check.Check(context.Background(), m, opts)
 		if r.Outcome == check.Failure {
 			return nil, fmt.Errorf("variant %s: %w", v, r.Err)
 		}

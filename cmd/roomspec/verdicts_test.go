@@ -44,6 +44,16 @@ func TestVerdictTable(t *testing.T) {
 		"README's verdict table is stale: paste the table printed by `go run ./cmd/roomspec check`")
 }
 
+// TestVerdictTableInterpreted: the verdict table is the same whether states
+// are computed by the compiled model (the default) or the interpreter.
+func TestVerdictTableInterpreted(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(&env{stdout: &out, stderr: &errb}, []string{"check", "-interpret"})
+	require.Empty(t, errb.String())
+	assert.Equal(t, exitViolation, code)
+	golden(t, "verdicts.golden", out.Bytes())
+}
+
 // TestDiagram holds the room-status diagram, and checks that the README
 // shows exactly what `roomspec diagram` prints.
 func TestDiagram(t *testing.T) {

@@ -11,12 +11,18 @@ import (
 type Action struct {
 	Name   string
 	Params []value.Value
+	// Text, when set, is the action as printed; a compiled model of the
+	// spec, which does not hold parameters as values, provides it.
+	Text string
 }
 
 // String renders the action as Name(p1, p2).
 func (a *Action) String() string {
 	if a == nil {
 		return ""
+	}
+	if a.Text != "" {
+		return a.Text
 	}
 	if len(a.Params) == 0 {
 		return a.Name

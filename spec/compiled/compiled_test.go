@@ -1,0 +1,61 @@
+package compiled_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/compiled"
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/cfg"
+)
+
+// TestMatchesBundledSpec: the committed compiled model was generated from
+// the bundled Room.tla (go generate ./spec/model after every edit).
+func TestMatchesBundledSpec(t *testing.T) {
+	text, err := spec.Files.ReadFile("Room.tla")
+	require.NoError(t, err)
+	assert.True(t, compiled.Matches(text))
+	assert.False(t, compiled.Matches(append(text, '\n')))
+}
+
+// TestSameVerdicts checks variants with the compiled successors and with
+// the interpreter: same states, same verdicts, same counterexamples.
+func TestSameVerdicts(t *testing.T) {
+	mods, err := tla.Load(spec.Files, spec.Module)
+	require.NoError(t, err)
+	for _, v := range []string{"upstream", "fork-90a52f44a", "mooncake", "fixed-deferred"} {
+		t.Run(v, func(t *testing.T) {
+			src, err := spec.Config(v)
+			require.NoError(t, err)
+			conf, err := cfg.Parse(v+".cfg", src)
+			require.NoError(t, err)
+			m, err := check.Build(mods, conf)
+			require.NoError(t, err)
+			mc, err := model.FromCfg(conf)
+			require.NoError(t, err)
+			want := check.Check(context.Background(), m, check.Options{All: true})
+			got := check.Check(context.Background(), m, check.Options{All: true, Successors: compiled.New(mc)})
+			require.NoError(t, want.Err)
+			require.NoError(t, got.Err)
+			assert.Equal(t, want.Distinct, got.Distinct)
+			assert.Equal(t, want.Generated, got.Generated)
+			require.Equal(t, len(want.Verdicts), len(got.Verdicts))
+			for i := range want.Verdicts {
+				w, g := want.Verdicts[i], got.Verdicts[i]
+				assert.Equal(t, w.Holds, g.Holds, w.Name)
+				assert.Equal(t, w.LoopStart, g.LoopStart, w.Name)
+				require.Equal(t, len(w.Trace), len(g.Trace), w.Name)
+				for k := range w.Trace {
+					assert.Equal(t, w.Trace[k].Action.String(), g.Trace[k].Action.String(), "%s step %d", w.Name, k)
+					assert.Equal(t, m.Spec.Format(w.Trace[k].State), m.Spec.Format(g.Trace[k].State), "%s step %d", w.Name, k)
+				}
+			}
+		})
+	}
+}
