@@ -2,7 +2,7 @@ package replay
 
 import (
 	"fmt"
-	"net"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -61,13 +61,13 @@ type Observation struct {
 	// Frame is the capture frame number of a wire observation; Line the
 	// log line number of a log observation.
 	Frame, Line int
-	// Conn is the wire connection "src->dst", Src its source endpoint.
-	Conn, Src string
+	// Src and Dst are the wire connection's endpoints.
+	Src, Dst netip.AddrPort
 	// Rank names the decode rank of a wire observation: decode's own
-	// endpoint ("ip:port" from the message's decode_ip and decode_port,
-	// where ABORT_ACKs are sent), or the connection's source when the
-	// message does not carry it (2-frame ABORT).
-	Rank string
+	// endpoint (the message's decode_ip and decode_port, where ABORT_ACKs
+	// are sent), or the connection's source when the message does not
+	// carry it (2-frame ABORT) or decode_ip is not an IP address.
+	Rank netip.AddrPort
 	// RankFromConn says Rank is the connection's source, not decode's
 	// endpoint: the Replayer then names the rank by the TransferInfo seen
 	// on the same connection.
@@ -93,7 +93,7 @@ func (o *Observation) String() string {
 	s := fmt.Sprintf("%s %s room %d", o.Evidence(), o.Kind, o.Room)
 	switch o.Kind {
 	case TransferInfo, Abort, AbortAck:
-		s += " rank " + o.Rank
+		s += " rank " + o.Rank.String()
 	case Status:
 		s += " " + o.From + " -> " + o.To
 	case Poll:
@@ -104,29 +104,42 @@ func (o *Observation) String() string {
 	return s
 }
 
-func endpoint(ip string, port int) string {
-	return net.JoinHostPort(ip, strconv.Itoa(port))
+// endpoint returns decode's announced endpoint, or ok false when decode_ip
+// is not an IP address.
+func endpoint(ip string, port int) (netip.AddrPort, bool) {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || port < 0 || port > 65535 {
+		return netip.AddrPort{}, false
+	}
+	return netip.AddrPortFrom(a, uint16(port)), true
 }
 
 // FromMessage turns a decoded message into an observation; ok is false for
 // messages the spec says nothing about (registration, staging, unknown).
 func FromMessage(m *decode.Message) (o Observation, ok bool) {
-	o = Observation{Time: m.Time, Frame: m.Frame, Conn: m.Src.String() + "->" + m.Dst.String()}
+	o = Observation{Time: m.Time, Frame: m.Frame, Src: m.Src, Dst: m.Dst}
+	announced := func(ip string, port int) {
+		if ep, ok := endpoint(ip, port); ok {
+			o.Rank = ep
+		} else {
+			o.Rank, o.RankFromConn = m.Src, true
+		}
+	}
 	switch w := m.Wire.(type) {
 	case *wire.TransferInfo:
-		o.Kind, o.Room, o.Required, o.Rank = TransferInfo, w.RoomID, int(w.RequiredDstInfoNum), endpoint(w.DecodeIP, w.DecodePort)
-		o.Src = m.Src.String()
+		o.Kind, o.Room, o.Required = TransferInfo, w.RoomID, int(w.RequiredDstInfoNum)
+		announced(w.DecodeIP, w.DecodePort)
 	case *wire.MooncakeTransferInfo:
-		o.Kind, o.Room, o.Required, o.Rank = TransferInfo, w.RoomID, int(w.RequiredDstInfoNum), endpoint(w.DecodeIP, w.DecodePort)
-		o.Src = m.Src.String()
+		o.Kind, o.Room, o.Required = TransferInfo, w.RoomID, int(w.RequiredDstInfoNum)
+		announced(w.DecodeIP, w.DecodePort)
 	case *wire.Abort:
-		o.Kind, o.Room, o.Rank, o.RankFromConn = Abort, w.RoomID, m.Src.String(), true
+		o.Kind, o.Room, o.Rank, o.RankFromConn = Abort, w.RoomID, m.Src, true
 		if w.Frames == 4 {
 			o.RankFromConn = false
-			o.Rank = endpoint(w.DecodeIP, w.DecodePort)
+			announced(w.DecodeIP, w.DecodePort)
 		}
 	case *wire.AbortAck:
-		o.Kind, o.Room, o.Rank = AbortAck, w.RoomID, m.Dst.String()
+		o.Kind, o.Room, o.Rank = AbortAck, w.RoomID, m.Dst
 	default:
 		return o, false
 	}

@@ -41,7 +41,7 @@ package replay
 import (
 	"errors"
 	"fmt"
-	"net"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
@@ -170,7 +170,7 @@ type Replayer struct {
 	order   []*roomState
 	// connRank names the decode rank behind a connection's source
 	// endpoint, from the TransferInfos sent on it.
-	connRank map[string]string
+	connRank map[netip.AddrPort]netip.AddrPort
 }
 
 // ErrConfig is wrapped by errors about the variant configuration.
@@ -195,7 +195,7 @@ func New(cfgText []byte, opt Options) (*Replayer, error) {
 	if !ranksRe.Match(cfgText) || !requiredRe.Match(cfgText) {
 		return nil, fmt.Errorf("%w: no DecodeRanks or RequiredDstInfoNum constant", ErrConfig)
 	}
-	r := &Replayer{opt: opt, cfgText: string(cfgText), base: c, configs: map[int]*model.Config{}, rooms: map[int64]*roomState{}, connRank: map[string]string{}}
+	r := &Replayer{opt: opt, cfgText: string(cfgText), base: c, configs: map[int]*model.Config{}, rooms: map[int64]*roomState{}, connRank: map[netip.AddrPort]netip.AddrPort{}}
 	r.configs[c.RequiredDstInfoNum] = c
 	return r, nil
 }
@@ -238,7 +238,7 @@ type node struct {
 type roomState struct {
 	out   *Room
 	c     *model.Config
-	ranks []string
+	ranks []netip.AddrPort
 	nodes []node
 	// done: invalid, or terminal; later observations are evidence only.
 	done bool
@@ -252,11 +252,13 @@ func (r *Replayer) Observe(o Observation) {
 		r.rooms[o.Room] = rs
 		r.order = append(r.order, rs)
 	}
-	if o.Kind == TransferInfo && o.Src != "" {
-		r.connRank[o.Src] = o.Rank
+	if o.Kind == TransferInfo && !o.RankFromConn {
+		if r.connRank[o.Src] != o.Rank {
+			r.connRank[o.Src] = o.Rank
+		}
 	}
 	if o.RankFromConn {
-		if rank, ok := r.connRank[o.Rank]; ok {
+		if rank, ok := r.connRank[o.Src]; ok {
 			o.Rank = rank
 		}
 	}
@@ -308,7 +310,7 @@ func (r *Replayer) Observe(o Observation) {
 		}
 		if d < 0 {
 			if len(rs.ranks) == rs.c.DecodeRanks.Size() {
-				r.invalid(rs, &o, fmt.Sprintf("a decode rank %s beyond the %d of required_dst_info_num (%s)", o.Rank, len(rs.ranks), strings.Join(rs.ranks, ", ")))
+				r.invalid(rs, &o, fmt.Sprintf("a decode rank %s beyond the %d of required_dst_info_num (%v)", o.Rank, len(rs.ranks), rs.ranks))
 				return
 			}
 			rs.ranks = append(rs.ranks, o.Rank)
@@ -340,14 +342,10 @@ func (r *Replayer) Observe(o Observation) {
 // port of endpoint ep, or -1: an ABORT_ACK goes to decode's address as
 // prefill's routing sees it, which may differ from the decode_ip decode
 // announced (NAT, loopback), while the port is decode's own.
-func samePort(ranks []string, ep string) int {
-	_, port, err := net.SplitHostPort(ep)
-	if err != nil {
-		return -1
-	}
+func samePort(ranks []netip.AddrPort, ep netip.AddrPort) int {
 	found := -1
 	for i, r := range ranks {
-		if _, p, err := net.SplitHostPort(r); err == nil && p == port {
+		if r.Port() == ep.Port() {
 			if found >= 0 {
 				return -1
 			}

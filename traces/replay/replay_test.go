@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,9 @@ func behaviour(t testing.TB, c *model.Config, names ...string) []step {
 	return out
 }
 
-func rankName(d int) string { return fmt.Sprintf("10.0.0.%d:17000", d+1) }
+func rankName(d int) netip.AddrPort {
+	return netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:17000", d+1))
+}
 
 // observe turns a behaviour into what a capture and a prefill log would
 // show, one second per step, room 42. It is written independently of the
@@ -206,7 +209,7 @@ func TestInvalid(t *testing.T) {
 		}, true, "log line 3 status room 42 Bootstrapping -> Success"},
 		{"TransferInfo from a third rank", func(w, l []Observation) ([]Observation, []Observation) {
 			extra := w[1]
-			extra.Rank, extra.Frame = "10.0.0.9:17000", 99
+			extra.Rank, extra.Frame = netip.MustParseAddrPort("10.0.0.9:17000"), 99
 			return append([]Observation{w[0], w[1], extra}, w[2:]...), l
 		}, false, "frame 99 TransferInfo"},
 		{"clear before any poll", func(w, l []Observation) ([]Observation, []Observation) {
