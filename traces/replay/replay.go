@@ -288,7 +288,7 @@ func (r *Replayer) Observe(o Observation) {
 		}
 		c, err := r.config(n)
 		if err != nil {
-			r.invalid(rs, &o, err.Error())
+			r.invalid(rs, o, err.Error())
 			return
 		}
 		rs.c = c
@@ -299,7 +299,7 @@ func (r *Replayer) Observe(o Observation) {
 		})
 	}
 	if o.Kind == TransferInfo && o.Required != rs.c.RequiredDstInfoNum {
-		r.invalid(rs, &o, fmt.Sprintf("required_dst_info_num %d, but the room's first TransferInfo said %d", o.Required, rs.c.RequiredDstInfoNum))
+		r.invalid(rs, o, fmt.Sprintf("required_dst_info_num %d, but the room's first TransferInfo said %d", o.Required, rs.c.RequiredDstInfoNum))
 		return
 	}
 	d := -1
@@ -310,7 +310,7 @@ func (r *Replayer) Observe(o Observation) {
 		}
 		if d < 0 {
 			if len(rs.ranks) == rs.c.DecodeRanks.Size() {
-				r.invalid(rs, &o, fmt.Sprintf("a decode rank %s beyond the %d of required_dst_info_num (%v)", o.Rank, len(rs.ranks), rs.ranks))
+				r.invalid(rs, o, fmt.Sprintf("a decode rank %s beyond the %d of required_dst_info_num (%v)", o.Rank, len(rs.ranks), rs.ranks))
 				return
 			}
 			rs.ranks = append(rs.ranks, o.Rank)
@@ -321,7 +321,7 @@ func (r *Replayer) Observe(o Observation) {
 		// Explained by the room's DecodeAbort, which sent one ABORT per rank.
 		return
 	}
-	next, depth, hit := r.search(rs, &o, d)
+	next, depth, hit := r.search(rs, o, d)
 	out.MaxHidden = max(out.MaxHidden, depth)
 	out.BoundHit = out.BoundHit || hit
 	if len(next) == 0 {
@@ -329,7 +329,7 @@ func (r *Replayer) Observe(o Observation) {
 		if hit {
 			why += fmt.Sprintf(" within the search bound (%d unseen steps, %d states)", r.opt.MaxHidden, r.opt.MaxStates)
 		}
-		r.invalid(rs, &o, why)
+		r.invalid(rs, o, why)
 		return
 	}
 	rs.nodes = next
@@ -355,12 +355,11 @@ func samePort(ranks []netip.AddrPort, ep netip.AddrPort) int {
 	return found
 }
 
-func (r *Replayer) invalid(rs *roomState, o *Observation, why string) {
+func (r *Replayer) invalid(rs *roomState, o Observation, why string) {
 	out := rs.out
 	out.Verdict = Invalid
-	oc := *o
-	out.Unexplained = &oc
-	out.Reason = fmt.Sprintf("%s: %s", o, why)
+	out.Unexplained = &o
+	out.Reason = fmt.Sprintf("%s: %s", &o, why)
 	if rs.c != nil {
 		var b strings.Builder
 		for i, n := range rs.nodes {
@@ -511,7 +510,8 @@ func (ss *stateSet) add(n node) bool {
 
 // search returns the nodes after observation o, the most unseen steps
 // used and whether a bound stopped the search.
-func (r *Replayer) search(rs *roomState, o *Observation, d int) ([]node, int, bool) {
+func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, bool) {
+	o := &obs
 	c := rs.c
 	var res stateSet
 	isLog := !o.Kind.Wire()
