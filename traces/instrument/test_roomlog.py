@@ -10,6 +10,8 @@ import os
 import sys
 import unittest
 
+sys.dont_write_bytecode = True
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "conformance", "python"))
 sys.path.insert(0, HERE)

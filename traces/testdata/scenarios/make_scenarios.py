@@ -30,6 +30,8 @@ import time
 
 import zmq
 
+sys.dont_write_bytecode = True  # leave no __pycache__ in the tree
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path[:0] = [os.path.join(ROOT, "conformance", "python"), os.path.join(ROOT, "traces", "instrument"),
