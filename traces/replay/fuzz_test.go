@@ -1,0 +1,54 @@
+package replay
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/spec"
+)
+
+var fuzzStatuses = []string{"Absent", "Bootstrapping", "WaitingForInput", "Transferring", "Success", "Failed"}
+
+// FuzzReplay feeds arbitrary observation sequences (4 bytes each: kind,
+// room, rank or status, required count or status) to a Replayer: it must
+// never panic, and every room gets a verdict.
+func FuzzReplay(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 2, 0, 0, 1, 2, 1, 0, 0, 0, 1, 0, 1, 0})
+	f.Add([]byte{1, 1, 0, 0, 4, 1, 0, 1, 5, 1, 0, 1, 6, 1, 0, 0})
+	f.Add([]byte{0, 2, 0, 9, 2, 2, 2, 2, 3, 2, 1, 3})
+	variants := []string{"upstream", "fork-90a52f44a", "fixed", "mooncake", "pre-30352"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 1 || len(data) > 400 {
+			return
+		}
+		cfg, err := spec.Config(variants[int(data[0])%len(variants)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := data[0]&0x80 != 0
+		r, err := New(cfg, Options{Log: log, MaxHidden: 12, MaxStates: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := 1; i+4 <= len(data); i += 4 {
+			b := data[i : i+4]
+			now = now.Add(time.Duration(b[3]) * time.Millisecond)
+			o := Observation{Kind: Kind(b[0] % 8), Time: now, Room: int64(b[1] % 3), Frame: i, Line: i,
+				Rank:     netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, b[2] % 4}), 17000),
+				Required: int(b[3]%4) + 1,
+				From:     fuzzStatuses[int(b[2])%len(fuzzStatuses)], To: fuzzStatuses[int(b[3])%len(fuzzStatuses)],
+				Status: fuzzStatuses[int(b[3])%len(fuzzStatuses)], Queue: []string{"bootstrap", "inflight", "x"}[int(b[2])%3]}
+			o.Src = o.Rank
+			o.RankFromConn = b[2]&0x40 != 0
+			r.Observe(o)
+		}
+		rep := r.Finish(now.Add(time.Duration(data[0]) * time.Second))
+		for _, room := range rep.Rooms {
+			if room.Verdict == "" {
+				t.Fatalf("room %d has no verdict", room.Room)
+			}
+		}
+	})
+}
