@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
 )
 
@@ -81,4 +82,45 @@ func BenchmarkReplay(b *testing.B) {
 		b.ReportMetric(float64(len(rep.Rooms)), "rooms")
 	}
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchmarkSearch measures the search itself, which the large capture
+// hardly exercises (it reuses 512 room ids, so after their first cycle its
+// rooms are invalid and cost only bookkeeping): 1000 rooms, each following
+// the healthy behaviour of the upstream spec, wire and log, interleaved
+// 10 rooms at a time.
+func BenchmarkSearch(b *testing.B) {
+	c, err := model.LoadConfig(cfgText(b, "upstream"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, l := observe(c, behaviour(b, c, healthy...))
+	one := Merge(w, l)
+	var obs []Observation
+	for g := 0; g < 100; g++ {
+		for _, o := range one {
+			for k := 0; k < 10; k++ {
+				o := o
+				o.Room = int64(g*10 + k)
+				o.Time = o.Time.Add(time.Duration(g) * time.Minute)
+				obs = append(obs, o)
+			}
+		}
+	}
+	cfg := cfgText(b, "upstream")
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := New(cfg, Options{Log: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, o := range obs {
+			r.Observe(o)
+		}
+		rep := r.Finish(obs[len(obs)-1].Time)
+		if n := rep.Count(Satisfied); n != 1000 {
+			b.Fatalf("%d satisfied", n)
+		}
+	}
+	b.ReportMetric(float64(len(obs))*float64(b.N)/b.Elapsed().Seconds(), "obs/s")
 }

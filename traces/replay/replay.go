@@ -469,43 +469,58 @@ func (r *Replayer) hidden(c *model.Config, a model.Action, s, t *model.State) bo
 	return !r.opt.Log || len(labels(c, a, s, t)) == 0
 }
 
+// stateSet is a set of nodes; small sets (the usual frontier) are
+// scanned, larger ones indexed by hash.
 type stateSet struct {
-	idx   map[uint64][]int
-	nodes []node
+	idx    map[uint64][]int
+	hashes []uint64
+	nodes  []node
 }
 
-// find returns the index of the node of state s without pending labels.
-func (ss *stateSet) find(s *model.State) int {
-	for _, i := range ss.idx[s.Hash()] {
-		if ss.nodes[i].s.Equal(s) && len(ss.nodes[i].pending) == 0 {
+// smallSet is the size up to which a stateSet is scanned.
+const smallSet = 32
+
+func samePending(a, b []label) bool { return slices.Equal(a, b) }
+
+func (ss *stateSet) index(h uint64, n *node) int {
+	if ss.idx == nil {
+		for i, x := range ss.hashes {
+			if x == h && ss.nodes[i].s.Equal(&n.s) && samePending(ss.nodes[i].pending, n.pending) {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, i := range ss.idx[h] {
+		if ss.nodes[i].s.Equal(&n.s) && samePending(ss.nodes[i].pending, n.pending) {
 			return i
 		}
 	}
 	return -1
 }
 
-func labelsKey(ls []label) string {
-	var b strings.Builder
-	for _, l := range ls {
-		fmt.Fprintf(&b, "%d,%s,%s;", l.kind, l.a, l.b)
-	}
-	return b.String()
-}
-
 func (ss *stateSet) add(n node) bool {
 	h := n.s.Hash()
-	k := labelsKey(n.pending)
-	for _, i := range ss.idx[h] {
-		if ss.nodes[i].s.Equal(&n.s) && labelsKey(ss.nodes[i].pending) == k {
-			return false
+	if ss.index(h, &n) >= 0 {
+		return false
+	}
+	if ss.idx == nil && len(ss.nodes) >= smallSet {
+		ss.idx = make(map[uint64][]int, 2*smallSet)
+		for i, x := range ss.hashes {
+			ss.idx[x] = append(ss.idx[x], i)
 		}
 	}
-	if ss.idx == nil {
-		ss.idx = map[uint64][]int{}
+	if ss.idx != nil {
+		ss.idx[h] = append(ss.idx[h], len(ss.nodes))
 	}
-	ss.idx[h] = append(ss.idx[h], len(ss.nodes))
+	ss.hashes = append(ss.hashes, h)
 	ss.nodes = append(ss.nodes, n)
 	return true
+}
+
+// find returns the index of the node of state s without pending labels.
+func (ss *stateSet) find(s *model.State) int {
+	return ss.index(s.Hash(), &node{s: *s})
 }
 
 // search returns the nodes after observation o, the most unseen steps
