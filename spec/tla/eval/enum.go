@@ -131,7 +131,8 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			// instances, so its body may assign.
 			var insts []*ctx
 			c.forBounds(n.Bounds, func(c2 *ctx) bool {
-				insts = append(insts, c2)
+				c3 := *c2 // forBounds reuses c2 for the next instance
+				insts = append(insts, &c3)
 				return false
 			})
 			var conj func(i int) bool

@@ -288,9 +288,14 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 // tuple pattern); f returns true to stop.
 func (c *ctx) forBound(b *tla.Bound, f func(*ctx, value.Value) bool) {
 	s := c.domain(b.Set)
+	c2 := *c // reused for every element, as in forBounds
 	for _, elem := range s.Elems() {
-		c2 := c.bindPattern(b, elem)
-		if f(c2, elem) {
+		if b.Tuple {
+			c2.env = c.bindPattern(b, elem).env
+		} else {
+			c2.env = c.env.bind(b.Names[0].Name, elem)
+		}
+		if f(&c2, elem) {
 			return
 		}
 	}
@@ -312,7 +317,8 @@ func (c *ctx) bindPattern(b *tla.Bound, elem value.Value) *ctx {
 }
 
 // forBounds calls f for every combination of values of bounds such as
-// `x, y \in S, z \in T`; f returns true to stop.
+// `x, y \in S, z \in T`; f returns true to stop. The *ctx passed to f is
+// reused for the next combination: f must copy it to keep it.
 func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) {
 	type slot struct {
 		b    *tla.Bound
@@ -340,14 +346,17 @@ func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) {
 			// names it binds, so each is evaluated once, outside.
 			sets[i] = c.domain(sl.b.Set)
 		}
+		// One context serves every element: evaluation under it ends
+		// before the next element is bound (nothing keeps a *ctx), so
+		// only the binding is allocated per element.
+		c3 := *c2
 		for _, elem := range sets[i].Elems() {
-			var c3 *ctx
 			if sl.name < 0 {
-				c3 = c2.bindPattern(sl.b, elem)
+				c3.env = c2.bindPattern(sl.b, elem).env
 			} else {
-				c3 = c2.with(sl.b.Names[sl.name].Name, elem)
+				c3.env = c2.env.bind(sl.b.Names[sl.name].Name, elem)
 			}
-			if rec(i+1, c3) {
+			if rec(i+1, &c3) {
 				return true
 			}
 		}
