@@ -1,0 +1,41 @@
+package replay_test
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/traces/replay"
+)
+
+// A room aborted by decode before it sent any TransferInfo, replayed from
+// the wire alone: under the fork variant some completion of the unseen
+// steps pins it, under the fix none does.
+func Example() {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	obs := []replay.Observation{
+		{Kind: replay.Abort, Time: t0, Room: 7, Frame: 10, Rank: netip.MustParseAddrPort("10.0.0.1:17000")},
+		{Kind: replay.Abort, Time: t0, Room: 7, Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")},
+	}
+	for _, variant := range []string{"fork-90a52f44a", "fixed"} {
+		cfg, err := spec.Config(variant)
+		if err != nil {
+			panic(err)
+		}
+		r, err := replay.New(cfg, replay.Options{})
+		if err != nil {
+			panic(err)
+		}
+		for _, o := range obs {
+			r.Observe(o)
+		}
+		rep := r.Finish(t0.Add(time.Minute))
+		fmt.Printf("%s: ", variant)
+		room := rep.Rooms[0]
+		fmt.Println(room.Verdict, "-", room.Reason)
+	}
+	// Output:
+	// fork-90a52f44a: at-risk - some completion of the unseen steps (2 steps) pins the room
+	// fixed: satisfied - every completion of the unseen steps releases the room (no log: release time not observed)
+}
