@@ -41,7 +41,7 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
 	deadline := fs.Duration("deadline", 300*time.Second, "how long after its abort a room must be released")
 	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
-	itf := fs.String("itf", "", "write each at-risk room's pinning behaviour as an ITF trace into `DIR`")
+	itf := fs.String("itf", "", "write the spec behaviour matched by each violated, at-risk or invalid room (at-risk: and a pinning completion; invalid: up to the last explained event) as an ITF trace into `DIR`")
 	var ports portList
 	fs.Var(&ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
 	maxHidden := fs.Int("max-unseen", 24, "search bound: unseen spec steps between two observations of a room")
@@ -200,11 +200,11 @@ func writePins(rep *replay.Report, dir string) error {
 		return err
 	}
 	for _, room := range rep.Rooms {
-		if room.Pin == nil || room.Config == nil {
+		if len(room.Behaviour) == 0 || room.Config == nil {
 			continue
 		}
 		p := filepath.Join(dir, "room-"+strconv.FormatInt(room.Room, 10)+".itf.json")
-		if err := os.WriteFile(p, room.Config.ITF(room.Pin), 0o644); err != nil {
+		if err := os.WriteFile(p, room.Config.ITF(room.Behaviour), 0o644); err != nil {
 			return err
 		}
 	}

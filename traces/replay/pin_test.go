@@ -125,6 +125,10 @@ func TestPinnedRooms(t *testing.T) {
 			if room.Verdict != AtRisk || len(room.Pin) == 0 {
 				t.Fatalf("wire only: %s (%s), want at-risk with a pin", room.Verdict, room.Reason)
 			}
+			checkBehaviour(t, room.Config, room.Behaviour)
+			if last := room.Behaviour[len(room.Behaviour)-1]; !last.Equal(&room.Pin[len(room.Pin)-1]) {
+				t.Fatal("the behaviour does not end in the pinned state")
+			}
 			if fixed := replay(t, "fixed", Options{Deadline: dl}, wireObs, last.Add(time.Hour)); fixed.Verdict != Satisfied {
 				t.Fatalf("the same wire traffic under the fix: %s (%s), want satisfied", fixed.Verdict, fixed.Reason)
 			}
@@ -132,6 +136,11 @@ func TestPinnedRooms(t *testing.T) {
 			room = replay(t, variant, Options{Deadline: dl, Log: true}, all, abortAt.Add(dl))
 			if room.Verdict != Violated {
 				t.Fatalf("with log, past the deadline: %s (%s), want violated", room.Verdict, room.Reason)
+			}
+			checkBehaviour(t, room.Config, room.Behaviour)
+			// Unseen steps after the last observation are not part of it.
+			if got, most := len(room.Behaviour), len(path)+1; got < 2 || got > most {
+				t.Fatalf("matched behaviour has %d states, the observed one %d", got, most)
 			}
 			for cut := 1; cut <= len(all); cut++ {
 				for _, end := range []time.Time{last, abortAt.Add(dl - time.Nanosecond)} {
@@ -142,5 +151,27 @@ func TestPinnedRooms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkBehaviour fails unless states is a behaviour of c: an initial state
+// and then successors by Next.
+func checkBehaviour(t *testing.T, c *model.Config, states []model.State) {
+	t.Helper()
+	if len(states) == 0 {
+		t.Fatal("no behaviour")
+	}
+	if init := c.Init(); !states[0].Equal(&init) {
+		t.Fatal("the behaviour does not start in the initial state")
+	}
+	for i := 1; i < len(states); i++ {
+		ok := false
+		c.Next(&states[i-1], func(_ model.Action, u *model.State) bool {
+			ok = u.Equal(&states[i])
+			return ok
+		})
+		if !ok {
+			t.Fatalf("state %d of the behaviour is no successor of state %d", i+1, i)
+		}
 	}
 }

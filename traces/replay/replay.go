@@ -127,6 +127,10 @@ type Room struct {
 	// Pin is, for at-risk rooms, a behaviour of the unseen steps from the
 	// room's last explained state to a pinned state.
 	Pin []model.State
+	// Behaviour is, for violated, at-risk and invalid rooms, a behaviour
+	// of the spec matching the room's observations (for at-risk rooms
+	// followed by Pin; for invalid ones up to the last explained event).
+	Behaviour []model.State
 	// Config is the spec instance the room was checked on.
 	Config *model.Config
 	// MaxHidden is the most unseen steps one observation needed;
@@ -233,6 +237,25 @@ type label struct {
 type node struct {
 	s       model.State
 	pending []label
+	// trail is the behaviour that led to s (not part of the node's
+	// identity: the first one found is kept).
+	trail *trail
+}
+
+// trail is a behaviour as a persistent list, last state first: nodes
+// share their common prefixes.
+type trail struct {
+	s    model.State
+	prev *trail
+}
+
+func (t *trail) states() []model.State {
+	var out []model.State
+	for ; t != nil; t = t.prev {
+		out = append(out, t.s)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 type roomState struct {
@@ -294,7 +317,7 @@ func (r *Replayer) Observe(o Observation) {
 		rs.c = c
 		out.Config = c
 		c.Inits(func(s *model.State) bool {
-			rs.nodes = append(rs.nodes, node{s: *s})
+			rs.nodes = append(rs.nodes, node{s: *s, trail: &trail{s: *s}})
 			return false
 		})
 	}
@@ -371,6 +394,9 @@ func (r *Replayer) invalid(rs *roomState, o Observation, why string) {
 			b.WriteString("\n")
 		}
 		out.State = b.String()
+	}
+	if len(rs.nodes) > 0 {
+		out.Behaviour = rs.nodes[0].trail.states()
 	}
 	rs.done = true
 	rs.nodes = nil
@@ -541,7 +567,7 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 	for _, n := range rs.nodes {
 		if isLog && len(n.pending) > 0 {
 			if n.pending[0] == want {
-				res.add(node{s: n.s, pending: n.pending[1:]})
+				res.add(node{s: n.s, pending: n.pending[1:], trail: n.trail})
 			}
 			continue
 		}
@@ -555,18 +581,18 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 		queue = queue[1:]
 		s := &it.n.s
 		if isLog && len(it.n.pending) == 0 && stutter(c, o, s) {
-			res.add(node{s: *s})
+			res.add(node{s: *s, trail: it.n.trail})
 			maxDepth = max(maxDepth, it.depth)
 		}
 		c.Next(s, func(a model.Action, t *model.State) bool {
 			if !isLog && observed(c, o, d, a) {
-				res.add(node{s: *t, pending: it.n.pending})
+				res.add(node{s: *t, pending: it.n.pending, trail: &trail{*t, it.n.trail}})
 				maxDepth = max(maxDepth, it.depth)
 				return false
 			}
 			if isLog && len(it.n.pending) == 0 {
 				if ls := labels(c, a, s, t); len(ls) > 0 && ls[0] == want && !isDecode(a) {
-					res.add(node{s: *t, pending: slices.Clone(ls[1:])})
+					res.add(node{s: *t, pending: slices.Clone(ls[1:]), trail: &trail{*t, it.n.trail}})
 					maxDepth = max(maxDepth, it.depth)
 					return false
 				}
@@ -578,7 +604,7 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 				hit = true
 				return false
 			}
-			n := node{s: *t, pending: it.n.pending}
+			n := node{s: *t, pending: it.n.pending, trail: &trail{*t, it.n.trail}}
 			if seen.add(n) {
 				queue = append(queue, item{n, it.depth + 1})
 			}
@@ -615,6 +641,9 @@ func (r *Replayer) judge(rs *roomState, end time.Time) {
 	if !out.TerminalTime.IsZero() {
 		out.Latency = max(0, out.TerminalTime.Sub(out.AbortTime))
 		if out.Latency > dl {
+			if len(rs.nodes) > 0 {
+				out.Behaviour = rs.nodes[0].trail.states()
+			}
 			out.Verdict, out.Reason = Violated, fmt.Sprintf("released %v after the abort, later than the %v deadline", out.Latency, dl)
 			return
 		}
@@ -623,6 +652,9 @@ func (r *Replayer) judge(rs *roomState, end time.Time) {
 	}
 	if r.opt.Log {
 		if end.Sub(out.AbortTime) >= dl {
+			if len(rs.nodes) > 0 {
+				out.Behaviour = rs.nodes[0].trail.states()
+			}
 			out.Verdict, out.Reason = Violated, fmt.Sprintf("not released %v after the abort (deadline %v)", end.Sub(out.AbortTime), dl)
 		} else {
 			out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("not released yet; the capture ended %v after the abort, before the %v deadline", end.Sub(out.AbortTime), dl)
@@ -633,6 +665,12 @@ func (r *Replayer) judge(rs *roomState, end time.Time) {
 	switch {
 	case pin != nil:
 		out.Pin = pin
+		for i := range rs.nodes {
+			if rs.nodes[i].s.Equal(&pin[0]) {
+				out.Behaviour = append(rs.nodes[i].trail.states(), pin[1:]...)
+				break
+			}
+		}
 		out.Verdict, out.Reason = AtRisk, fmt.Sprintf("some completion of the unseen steps (%d steps) pins the room", len(pin)-1)
 	case !complete:
 		out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("the completions of the unseen steps exceed the search bound (%d states)", r.opt.MaxStates)
