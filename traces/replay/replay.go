@@ -30,6 +30,25 @@
 // leave no trace in the log (no status change, no sender creation, no
 // poll that moves the request) count as unseen.
 //
+// Verdicts of aborted rooms (Finish; deadlines are measured on capture
+// time, from the room's first ABORT to the capture's last packet):
+//
+//   - with a log: satisfied when the log shows the scheduler releasing the
+//     request within the deadline, violated when it did not and the
+//     capture ran past the deadline, inconclusive when the capture ended
+//     first;
+//   - wire only: at-risk when some completion of the unseen steps (all
+//     spec steps but decode's) reaches a state from which no behaviour
+//     releases the request, with that completion (Room.Pin); satisfied
+//     when every completion can still release it (the release itself is
+//     not observable without a log, so Latency stays -1); inconclusive when
+//     the completions exceed MaxStates;
+//   - invalid, either way, when an observation has no explaining step.
+//
+// Memory: per room, a verdict record (evidence capped by MaxEvidence) and,
+// while the room is not invalid, its set of matching spec states with the
+// behaviours that led there; nothing is kept per message.
+//
 // Limits (not done yet): one prefill rank per replay (rooms are keyed by
 // room id only); a room's messages sent before the capture started are
 // not assumed, so a room first seen mid-life is judged from the spec's
@@ -557,14 +576,28 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 	var res stateSet
 	isLog := !o.Kind.Wire()
 	want := obsLabel(o)
-	// A log observation first consumes labels a previous step left.
+	// Visited states keep their parent's index: trails are built only for
+	// the states that explain the observation.
 	type item struct {
-		n     node
-		depth int
+		n      node
+		depth  int
+		parent int
 	}
-	var queue []item
+	var items []item
 	var seen stateSet
+	trailOf := func(i int) *trail {
+		var chain []int
+		for ; items[i].parent >= 0; i = items[i].parent {
+			chain = append(chain, i)
+		}
+		t := items[i].n.trail
+		for k := len(chain) - 1; k >= 0; k-- {
+			t = &trail{items[chain[k]].n.s, t}
+		}
+		return t
+	}
 	for _, n := range rs.nodes {
+		// A log observation first consumes labels a previous step left.
 		if isLog && len(n.pending) > 0 {
 			if n.pending[0] == want {
 				res.add(node{s: n.s, pending: n.pending[1:], trail: n.trail})
@@ -572,27 +605,26 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 			continue
 		}
 		if seen.add(n) {
-			queue = append(queue, item{n, 0})
+			items = append(items, item{n, 0, -1})
 		}
 	}
 	maxDepth, hit := 0, false
-	for len(queue) > 0 {
-		it := queue[0]
-		queue = queue[1:]
+	for head := 0; head < len(items); head++ {
+		it := items[head]
 		s := &it.n.s
 		if isLog && len(it.n.pending) == 0 && stutter(c, o, s) {
-			res.add(node{s: *s, trail: it.n.trail})
+			res.add(node{s: *s, trail: trailOf(head)})
 			maxDepth = max(maxDepth, it.depth)
 		}
 		c.Next(s, func(a model.Action, t *model.State) bool {
 			if !isLog && observed(c, o, d, a) {
-				res.add(node{s: *t, pending: it.n.pending, trail: &trail{*t, it.n.trail}})
+				res.add(node{s: *t, pending: it.n.pending, trail: &trail{*t, trailOf(head)}})
 				maxDepth = max(maxDepth, it.depth)
 				return false
 			}
 			if isLog && len(it.n.pending) == 0 {
 				if ls := labels(c, a, s, t); len(ls) > 0 && ls[0] == want && !isDecode(a) {
-					res.add(node{s: *t, pending: slices.Clone(ls[1:]), trail: &trail{*t, it.n.trail}})
+					res.add(node{s: *t, pending: slices.Clone(ls[1:]), trail: &trail{*t, trailOf(head)}})
 					maxDepth = max(maxDepth, it.depth)
 					return false
 				}
@@ -604,9 +636,9 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 				hit = true
 				return false
 			}
-			n := node{s: *t, pending: it.n.pending, trail: &trail{*t, it.n.trail}}
+			n := node{s: *t, pending: it.n.pending}
 			if seen.add(n) {
-				queue = append(queue, item{n, it.depth + 1})
+				items = append(items, item{n, it.depth + 1, head})
 			}
 			return false
 		})
