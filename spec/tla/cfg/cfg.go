@@ -161,7 +161,7 @@ func (v *Value) write(b *strings.Builder) {
 	case Int:
 		b.WriteString(strconv.FormatInt(v.Int, 10))
 	case String:
-		b.WriteString(quote(v.Str))
+		b.WriteString(tla.Quote(v.Str))
 	case Bool:
 		if v.Bool {
 			b.WriteString("TRUE")
@@ -182,32 +182,6 @@ func (v *Value) write(b *strings.Builder) {
 	default:
 		b.WriteString("?")
 	}
-}
-
-// quote renders s as a TLA+ string literal, escaping what the lexer
-// unescapes.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // Validate reports the conflicts TLC rejects before checking: SPECIFICATION

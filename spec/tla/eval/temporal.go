@@ -219,49 +219,76 @@ func (c *ctx) atom(e tla.Expr, name string) *Temporal {
 }
 
 // hasTemporal reports whether e contains [], <>, ~> or fairness, looking
-// through definitions.
+// through definitions (ENABLED of an action is a state predicate).
 func (c *ctx) hasTemporal(e tla.Expr, seen map[*def]bool) bool {
+	return c.contains(e, seen, func(x tla.Expr) bool {
+		switch n := x.(type) {
+		case *tla.Fairness:
+			return true
+		case *tla.OpApp:
+			switch n.Name {
+			case "[]", "<>", "~>", "-+->":
+				return len(n.Prefix) == 0
+			}
+		}
+		return false
+	})
+}
+
+// hasPrime reports whether e is action-level: it contains a prime,
+// UNCHANGED, [A]_v or <<A>>_v outside ENABLED, looking through definitions.
+func (c *ctx) hasPrime(e tla.Expr, seen map[*def]bool) bool {
+	return c.contains(e, seen, func(x tla.Expr) bool {
+		switch n := x.(type) {
+		case *tla.ActionBox, *tla.ActionAngle:
+			return true
+		case *tla.OpApp:
+			return len(n.Prefix) == 0 && (n.Name == "'" || n.Name == "UNCHANGED")
+		}
+		return false
+	})
+}
+
+// contains reports whether some subexpression of e satisfies is, looking
+// through the definitions, LET operators, instance substitutions and
+// module-qualified references that e names (each definition once), but not
+// into ENABLED.
+func (c *ctx) contains(e tla.Expr, seen map[*def]bool, is func(tla.Expr) bool) bool {
 	found := false
 	walk(e, func(x tla.Expr) bool {
 		if found {
 			return false
 		}
-		switch n := x.(type) {
-		case *tla.Fairness:
+		if is(x) {
 			found = true
+			return false
+		}
+		switch n := x.(type) {
 		case *tla.OpApp:
-			if len(n.Prefix) == 0 {
-				switch n.Name {
-				case "[]", "<>", "~>", "-+->":
-					found = true
-					return false
-				case "ENABLED":
-					return false // ENABLED of an action is a state predicate
-				}
-			} else {
-				sc := c.instanceScopeNoArgs(n.Prefix)
-				if sc != nil {
+			if len(n.Prefix) == 0 && n.Name == "ENABLED" {
+				return false
+			}
+			if len(n.Prefix) > 0 {
+				if sc := c.instanceScopeNoArgs(n.Prefix); sc != nil {
 					if ent := sc.lookup(n.Name); ent != nil && ent.kind == entDef && !seen[ent.def] {
 						seen[ent.def] = true
-						c2 := &ctx{sc: ent.def.sc}
-						found = found || c2.hasTemporal(ent.def.body, seen)
+						found = (&ctx{sc: ent.def.sc}).contains(ent.def.body, seen, is)
 					}
 				}
 			}
-			found = found || c.nameHasTemporal(n.Name, seen)
+			found = found || c.nameContains(n.Name, seen, is)
 		case *tla.Ident:
-			found = found || c.nameHasTemporal(n.Name, seen)
+			found = c.nameContains(n.Name, seen, is)
 		}
 		return !found
 	})
 	return found
 }
 
-func (c *ctx) nameHasTemporal(name string, seen map[*def]bool) bool {
+func (c *ctx) nameContains(name string, seen map[*def]bool, is func(tla.Expr) bool) bool {
 	if b := c.env.find(name); b != nil {
 		if b.op != nil && b.op.body != nil && b.op.builtin == "" {
-			c2 := &ctx{sc: b.op.sc, env: b.op.env}
-			return c2.hasTemporal(b.op.body, seen)
+			return (&ctx{sc: b.op.sc, env: b.op.env}).contains(b.op.body, seen, is)
 		}
 		return false
 	}
@@ -275,11 +302,9 @@ func (c *ctx) nameHasTemporal(name string, seen map[*def]bool) bool {
 			return false
 		}
 		seen[ent.def] = true
-		c2 := &ctx{sc: ent.def.sc}
-		return c2.hasTemporal(ent.def.body, seen)
+		return (&ctx{sc: ent.def.sc}).contains(ent.def.body, seen, is)
 	case entSubst:
-		c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env}
-		return c2.hasTemporal(ent.subst.expr, seen)
+		return (&ctx{sc: ent.subst.sc, env: ent.subst.env}).contains(ent.subst.expr, seen, is)
 	}
 	return false
 }
@@ -294,63 +319,4 @@ func (c *ctx) instanceScopeNoArgs(path []*tla.InstanceRef) *scope {
 	}
 	defer func() { _ = recover() }()
 	return c.instanceScope(path)
-}
-
-// hasPrime reports whether e is action-level: it contains a prime,
-// UNCHANGED, [A]_v or <<A>>_v outside ENABLED, looking through definitions.
-func (c *ctx) hasPrime(e tla.Expr, seen map[*def]bool) bool {
-	found := false
-	walk(e, func(x tla.Expr) bool {
-		if found {
-			return false
-		}
-		switch n := x.(type) {
-		case *tla.ActionBox, *tla.ActionAngle:
-			found = true
-		case *tla.OpApp:
-			if len(n.Prefix) == 0 {
-				switch n.Name {
-				case "'", "UNCHANGED":
-					found = true
-					return false
-				case "ENABLED":
-					return false
-				}
-			} else if sc := c.instanceScopeNoArgs(n.Prefix); sc != nil {
-				if ent := sc.lookup(n.Name); ent != nil && ent.kind == entDef && !seen[ent.def] {
-					seen[ent.def] = true
-					found = (&ctx{sc: ent.def.sc}).hasPrime(ent.def.body, seen)
-				}
-			}
-			found = found || c.nameHasPrime(n.Name, seen)
-		case *tla.Ident:
-			found = found || c.nameHasPrime(n.Name, seen)
-		}
-		return !found
-	})
-	return found
-}
-
-func (c *ctx) nameHasPrime(name string, seen map[*def]bool) bool {
-	if b := c.env.find(name); b != nil {
-		if b.op != nil && b.op.body != nil && b.op.builtin == "" {
-			return (&ctx{sc: b.op.sc, env: b.op.env}).hasPrime(b.op.body, seen)
-		}
-		return false
-	}
-	ent := c.sc.lookup(name)
-	if ent == nil {
-		return false
-	}
-	switch ent.kind {
-	case entDef:
-		if seen[ent.def] {
-			return false
-		}
-		seen[ent.def] = true
-		return (&ctx{sc: ent.def.sc}).hasPrime(ent.def.body, seen)
-	case entSubst:
-		return (&ctx{sc: ent.subst.sc, env: ent.subst.env}).hasPrime(ent.subst.expr, seen)
-	}
-	return false
 }

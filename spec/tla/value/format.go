@@ -3,6 +3,8 @@ package value
 import (
 	"strconv"
 	"strings"
+
+	"github.com/roomspec/roomspec/spec/tla"
 )
 
 // Format prints v as TLA+ text, the way TLC prints values in traces:
@@ -25,7 +27,7 @@ func write(b *strings.Builder, v Value) {
 	case Int:
 		b.WriteString(strconv.FormatInt(int64(x), 10))
 	case String:
-		b.WriteString(Quote(string(x)))
+		b.WriteString(tla.Quote(string(x)))
 	case *Model:
 		b.WriteString(x.Name)
 	case *Set:
@@ -122,26 +124,4 @@ func write(b *strings.Builder, v Value) {
 	default:
 		b.WriteString("<?>")
 	}
-}
-
-// Quote returns s as a TLA+ string literal.
-func Quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
