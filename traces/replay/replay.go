@@ -191,6 +191,8 @@ type Replayer struct {
 	configs map[int]*model.Config
 	rooms   map[int64]*roomState
 	order   []*roomState
+	// observed counts observations, to sweep idle rooms now and then.
+	observed int
 	// connRank names the decode rank behind a connection's source
 	// endpoint, from the TransferInfos sent on it.
 	connRank map[netip.AddrPort]netip.AddrPort
@@ -278,6 +280,8 @@ func (t *trail) states() []model.State {
 }
 
 type roomState struct {
+	// final: judged and dropped by sweep.
+	final bool
 	out   *Room
 	c     *model.Config
 	ranks []netip.AddrPort
@@ -286,8 +290,15 @@ type roomState struct {
 	done bool
 }
 
+// sweepEvery is how many observations go between two sweeps.
+const sweepEvery = 1 << 12
+
 // Observe feeds the next observation (in time order).
 func (r *Replayer) Observe(o Observation) {
+	r.observed++
+	if r.observed%sweepEvery == 0 {
+		r.sweep(o.Time)
+	}
 	rs := r.rooms[o.Room]
 	if rs == nil {
 		rs = &roomState{out: &Room{Room: o.Room, FirstSeen: o.Time, Latency: -1}}
@@ -650,11 +661,34 @@ func isDecode(a model.Action) bool {
 	return a.ID == model.ActDecodeSendTransferInfo || a.ID == model.ActDecodeAbort || a.ID == model.ActDecodeRecvAbortAck
 }
 
+// sweep judges and forgets the rooms whose verdict can no longer change:
+// idle for longer than the deadline and invalid, released, or (without a
+// log) only waiting for the pin analysis. What stays is the rooms prefill
+// may still hold, so memory follows live rooms, not the capture's length.
+// A room id seen again after its room was swept starts a new room.
+func (r *Replayer) sweep(now time.Time) {
+	for id, rs := range r.rooms {
+		if now.Sub(rs.out.LastSeen) <= r.opt.Deadline {
+			continue
+		}
+		if rs.done || !rs.out.TerminalTime.IsZero() || !r.opt.Log {
+			r.judge(rs, now)
+			rs.final, rs.done, rs.nodes = true, true, nil
+			delete(r.rooms, id)
+		}
+	}
+}
+
+// Live returns how many rooms the Replayer holds search state for.
+func (r *Replayer) Live() int { return len(r.rooms) }
+
 // Finish judges every room at the capture's end time end.
 func (r *Replayer) Finish(end time.Time) *Report {
 	rep := &Report{End: end, Deadline: r.opt.Deadline, MaxHidden: r.opt.MaxHidden, MaxStates: r.opt.MaxStates}
 	for _, rs := range r.order {
-		r.judge(rs, end)
+		if !rs.final {
+			r.judge(rs, end)
+		}
 		rep.Rooms = append(rep.Rooms, rs.out)
 	}
 	return rep

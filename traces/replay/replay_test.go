@@ -234,3 +234,44 @@ func TestInvalid(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveRooms replays 1500 rooms one after another (each the healthy
+// behaviour, 10 s apart): the rooms held stay bounded by those within
+// the deadline (plus one sweep period), and every room is still judged.
+func TestLiveRooms(t *testing.T) {
+	c, err := model.LoadConfig(cfgText(t, "upstream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, l := observe(c, behaviour(t, c, healthy...))
+	for _, log := range []bool{true, false} {
+		one := w
+		if log {
+			one = Merge(w, l)
+		}
+		r, err := New(cfgText(t, "upstream"), Options{Log: log, Deadline: 5 * time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const rooms = 1500
+		most := 0
+		var last time.Time
+		for g := 0; g < rooms; g++ {
+			for _, o := range one {
+				o.Room = int64(g)
+				o.Time = o.Time.Add(time.Duration(g) * 10 * time.Second)
+				last = o.Time
+				r.Observe(o)
+				most = max(most, r.Live())
+			}
+		}
+		perSweep := sweepEvery/len(one) + 1
+		if bound := 31 + perSweep; most > bound {
+			t.Errorf("log %v: %d rooms held at once, want at most %d", log, most, bound)
+		}
+		rep := r.Finish(last.Add(time.Hour))
+		if n := rep.Count(Satisfied); n != rooms || len(rep.Rooms) != rooms {
+			t.Errorf("log %v: %d rooms, %d satisfied, want %d", log, len(rep.Rooms), n, rooms)
+		}
+	}
+}
