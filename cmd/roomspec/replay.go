@@ -64,20 +64,18 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	if err != nil {
 		return bad("unknown variant %q (see roomspec check -list)", *variant)
 	}
-	var logObs []replay.Observation
-	if *logFile != "" {
-		logObs, err = readLog(e, *logFile)
-		if err != nil {
-			return bad("%v", err)
-		}
+	logs, closeLog, err := openLog(e, *logFile)
+	if err != nil {
+		return bad("%v", err)
 	}
+	defer closeLog()
 	r, err := replay.New(cfgText, replay.Options{Deadline: *deadline, Log: *logFile != "", MaxHidden: *maxHidden})
 	if err != nil {
 		return bad("%v", err)
 	}
 	var end time.Time
 	for _, name := range files {
-		last, err := replayFile(e, r, name, ports, &logObs)
+		last, err := replayFile(e, r, name, ports, logs)
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -85,8 +83,9 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 			end = last
 		}
 	}
-	for _, o := range logObs {
-		r.Observe(o)
+	logs.feedBefore(r, time.Time{})
+	if logs.err != nil {
+		return bad("%v", logs.err)
 	}
 	rep := r.Finish(end)
 	out := bufio.NewWriter(e.stdout)
@@ -115,36 +114,66 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	return exitOK
 }
 
-func readLog(e *env, name string) ([]replay.Observation, error) {
+// logFeed reads the event log lazily, one observation ahead, so that the
+// log is never held in memory.
+type logFeed struct {
+	e    *env
+	name string
+	rd   *eventlog.Reader
+	next *replay.Observation
+	err  error
+}
+
+func openLog(e *env, name string) (*logFeed, func(), error) {
+	if name == "" {
+		return &logFeed{}, func() {}, nil
+	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
-	rd := eventlog.NewReader(f)
-	var out []replay.Observation
-	for {
-		ev, err := rd.Next()
+	l := &logFeed{e: e, name: name, rd: eventlog.NewReader(bufio.NewReaderSize(f, 1<<16))}
+	l.advance()
+	return l, func() { f.Close() }, l.err
+}
+
+// advance reads the next observation of the log; malformed lines are
+// reported and skipped.
+func (l *logFeed) advance() {
+	l.next = nil
+	for l.rd != nil && l.err == nil {
+		ev, err := l.rd.Next()
 		if err == io.EOF {
-			return out, nil
+			return
 		}
 		if errors.Is(err, eventlog.ErrSyntax) {
-			fmt.Fprintf(e.stderr, "roomspec replay: %s: %v\n", name, err)
+			fmt.Fprintf(l.e.stderr, "roomspec replay: %s: %v\n", l.name, err)
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			l.err = fmt.Errorf("%s: %w", l.name, err)
+			return
 		}
 		if o, ok := replay.FromEvent(&ev); ok {
-			out = append(out, o)
+			l.next = &o
+			return
 		}
+	}
+}
+
+// feedBefore feeds r the log observations strictly before t (all, if t is
+// zero).
+func (l *logFeed) feedBefore(r *replay.Replayer, t time.Time) {
+	for l.next != nil && (t.IsZero() || l.next.Time.Before(t)) {
+		r.Observe(*l.next)
+		l.advance()
 	}
 }
 
 // replayFile feeds one capture's messages to r, each preceded by the log
 // observations strictly earlier than it, and returns the time of the
 // capture's last packet.
-func replayFile(e *env, r *replay.Replayer, name string, ports portList, logObs *[]replay.Observation) (time.Time, error) {
+func replayFile(e *env, r *replay.Replayer, name string, ports portList, logs *logFeed) (time.Time, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return time.Time{}, err
@@ -155,12 +184,7 @@ func replayFile(e *env, r *replay.Replayer, name string, ports portList, logObs 
 		if !ok {
 			return
 		}
-		l := *logObs
-		for len(l) > 0 && l[0].Time.Before(o.Time) {
-			r.Observe(l[0])
-			l = l[1:]
-		}
-		*logObs = l
+		logs.feedBefore(r, o.Time)
 		r.Observe(o)
 	}
 	onDiag := func(d decode.Diagnostic) {}
