@@ -434,16 +434,23 @@ func (r *Replayer) invalid(rs *roomState, o Observation, why string) {
 
 func (r *Replayer) allTerminated(rs *roomState) bool {
 	for i := range rs.nodes {
-		if !rs.c.Terminated(&rs.nodes[i].s, 0) || len(rs.nodes[i].pending) > 0 {
+		if !rs.c.Terminated(&rs.nodes[i].s, 0) || firstOf(rs.nodes[i].pending, false) >= 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// labels returns the log traces of step a from s to t of request q = 0.
-func labels(c *model.Config, a model.Action, s, t *model.State) []label {
+// labels returns the traces step a from s to t of request q = 0 leaves:
+// the ABORT_ACK it sends (wire), then, withLog, its log lines.
+func labels(c *model.Config, a model.Action, s, t *model.State, withLog bool) []label {
 	var out []label
+	if a.ID == model.ActBootstrapRecvAbort && acks(c) {
+		out = append(out, label{kind: AbortAck, a: strconv.Itoa(a.Params[0])})
+	}
+	if !withLog {
+		return out
+	}
 	status := func() {
 		if s.RequestStatus[0] != t.RequestStatus[0] {
 			out = append(out, label{Status, s.RequestStatus[0].String(), t.RequestStatus[0].String()})
@@ -468,8 +475,10 @@ func labels(c *model.Config, a model.Action, s, t *model.State) []label {
 	return out
 }
 
-func obsLabel(o *Observation) label {
+func obsLabel(o *Observation, d int) label {
 	switch o.Kind {
+	case AbortAck:
+		return label{kind: AbortAck, a: strconv.Itoa(d)}
 	case Status:
 		return label{Status, o.From, o.To}
 	case Poll:
@@ -504,25 +513,29 @@ func observed(c *model.Config, o *Observation, d int, a model.Action) bool {
 		return a.ID == model.ActDecodeSendTransferInfo && a.Params[0] == d && a.Params[1] == 0
 	case Abort:
 		return a.ID == model.ActDecodeAbort && a.Params[0] == 0
-	case AbortAck:
-		return a.ID == model.ActBootstrapRecvAbort && a.Params[0] == d && acks(c)
 	}
 	return false
+}
+
+// firstOf returns the index of the first label from the wire (or from the
+// log), or -1.
+func firstOf(ls []label, wire bool) int {
+	for i, l := range ls {
+		if l.kind.Wire() == wire {
+			return i
+		}
+	}
+	return -1
 }
 
 func acks(c *model.Config) bool { return c.AbortAckSent && !c.AbortKillsBootstrap }
 
 // hidden reports whether step a may have happened unseen.
 func (r *Replayer) hidden(c *model.Config, a model.Action, s, t *model.State) bool {
-	switch a.ID {
-	case model.ActDecodeSendTransferInfo, model.ActDecodeAbort:
+	if a.ID == model.ActDecodeSendTransferInfo || a.ID == model.ActDecodeAbort {
 		return false
-	case model.ActBootstrapRecvAbort:
-		if acks(c) {
-			return false
-		}
 	}
-	return !r.opt.Log || len(labels(c, a, s, t)) == 0
+	return len(labels(c, a, s, t, r.opt.Log)) == 0
 }
 
 // stateSet is a set of nodes; small sets (the usual frontier) are
@@ -585,8 +598,11 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 	o := &obs
 	c := rs.c
 	var res stateSet
-	isLog := !o.Kind.Wire()
-	want := obsLabel(o)
+	isLog, src := !o.Kind.Wire(), o.Kind.Wire()
+	// TransferInfo and ABORT are decode's steps; the other observations
+	// are traces (labels) of prefill's steps.
+	decodeStep := o.Kind == TransferInfo || o.Kind == Abort
+	want := obsLabel(o, d)
 	// Visited states keep their parent's index: trails are built only for
 	// the states that explain the observation.
 	type item struct {
@@ -608,12 +624,14 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 		return t
 	}
 	for _, n := range rs.nodes {
-		// A log observation first consumes labels a previous step left.
-		if isLog && len(n.pending) > 0 {
-			if n.pending[0] == want {
-				res.add(node{s: n.s, pending: n.pending[1:], trail: n.trail})
+		// A trace a previous step left on this source comes first.
+		if !decodeStep {
+			if i := firstOf(n.pending, src); i >= 0 {
+				if n.pending[i] == want {
+					res.add(node{s: n.s, pending: slices.Delete(slices.Clone(n.pending), i, i+1), trail: n.trail})
+				}
+				continue
 			}
-			continue
 		}
 		if seen.add(n) {
 			items = append(items, item{n, 0, -1})
@@ -623,19 +641,22 @@ func (r *Replayer) search(rs *roomState, obs Observation, d int) ([]node, int, b
 	for head := 0; head < len(items); head++ {
 		it := items[head]
 		s := &it.n.s
-		if isLog && len(it.n.pending) == 0 && stutter(c, o, s) {
-			res.add(node{s: *s, trail: trailOf(head)})
+		if isLog && firstOf(it.n.pending, false) < 0 && stutter(c, o, s) {
+			res.add(node{s: *s, pending: it.n.pending, trail: trailOf(head)})
 			maxDepth = max(maxDepth, it.depth)
 		}
 		c.Next(s, func(a model.Action, t *model.State) bool {
-			if !isLog && observed(c, o, d, a) {
+			if decodeStep && observed(c, o, d, a) {
 				res.add(node{s: *t, pending: it.n.pending, trail: &trail{*t, trailOf(head)}})
 				maxDepth = max(maxDepth, it.depth)
 				return false
 			}
-			if isLog && len(it.n.pending) == 0 {
-				if ls := labels(c, a, s, t); len(ls) > 0 && ls[0] == want && !isDecode(a) {
-					res.add(node{s: *t, pending: slices.Clone(ls[1:]), trail: &trail{*t, trailOf(head)}})
+			if !decodeStep && !isDecode(a) && firstOf(it.n.pending, src) < 0 {
+				ls := labels(c, a, s, t, r.opt.Log)
+				if i := firstOf(ls, src); i >= 0 && ls[i] == want {
+					rest := append(slices.Clone(it.n.pending), ls[:i]...)
+					rest = append(rest, ls[i+1:]...)
+					res.add(node{s: *t, pending: rest, trail: &trail{*t, trailOf(head)}})
 					maxDepth = max(maxDepth, it.depth)
 					return false
 				}

@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,48 @@ func TestLiveRooms(t *testing.T) {
 		if n := rep.Count(Satisfied); n != rooms || len(rep.Rooms) != rooms {
 			t.Errorf("log %v: %d rooms, %d satisfied, want %d", log, len(rep.Rooms), n, rooms)
 		}
+	}
+}
+
+// TestAckVariant: in a variant that acknowledges ABORTs, the ABORT_ACKs on
+// the wire and the status change of the same step in the log are one
+// step, whichever source shows it first.
+func TestAckVariant(t *testing.T) {
+	c, err := model.LoadConfig(cfgText(t, "fixed-deferred"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, l := observe(c, behaviour(t, c, healthy...))
+	acks := 0
+	for _, o := range w {
+		if o.Kind == AbortAck {
+			acks++
+		}
+	}
+	if acks != 2 {
+		t.Fatalf("%d ABORT_ACKs in the behaviour", acks)
+	}
+	end := t0.Add(time.Hour)
+	if room := replay(t, "fixed-deferred", Options{Log: true}, Merge(w, l), end); room.Verdict != Satisfied {
+		t.Errorf("with log: %s (%s)", room.Verdict, room.Reason)
+	}
+	// The log line first: it is written before the ACK is sent.
+	if room := replay(t, "fixed-deferred", Options{Log: true}, Merge(l, w), end); room.Verdict != Satisfied {
+		t.Errorf("log first: %s (%s)", room.Verdict, room.Reason)
+	}
+	if room := replay(t, "fixed-deferred", Options{}, w, end); room.Verdict != Satisfied {
+		t.Errorf("wire only: %s (%s)", room.Verdict, room.Reason)
+	}
+	// An ABORT_ACK to a rank that sent no ABORT yet is invalid.
+	bad := slices.Clone(w)
+	for i, o := range bad {
+		if o.Kind == AbortAck {
+			o.Time = bad[0].Time
+			bad = slices.Insert(slices.Delete(bad, i, i+1), 1, o)
+			break
+		}
+	}
+	if room := replay(t, "fixed-deferred", Options{}, bad, end); room.Verdict != Invalid || room.Unexplained.Kind != AbortAck {
+		t.Errorf("early ACK: %s (%s)", room.Verdict, room.Reason)
 	}
 }
