@@ -85,17 +85,32 @@ class Prefill:
     def bootstrap(self):
         poller = zmq.Poller()
         poller.register(self.pull, zmq.POLLIN)
+        acks = {}  # decode endpoint -> PUSH socket for its ABORT_ACKs
         while not self.stop.is_set():
-            if not poller.poll(20):
-                continue
-            msg = self.pull.recv_multipart()
-            kind = "ABORT" if msg[0] == b"ABORT" else "TransferInfo"
+            if poller.poll(20):
+                msg = self.pull.recv_multipart()
+                # One FIFO per decode rank, keyed by the endpoint it
+                # announces (TransferInfo and 4-frame ABORT carry it).
+                conn = (msg[2].decode(), int(msg[3])) if len(msg) >= 4 else ("?", 0)
+                with self.lock:
+                    self.mgr.pull.setdefault(conn, []).append(msg)
             with self.lock:
-                self.mgr.pull["decode"] = [msg]
-                try:
-                    self.mgr.bootstrap_thread_step("decode", kind)
-                except P.NotEnabled:
-                    pass
+                for conn, queue in self.mgr.pull.items():
+                    while queue:
+                        kind = "ABORT" if queue[0][0] == b"ABORT" else "TransferInfo"
+                        try:
+                            self.mgr.bootstrap_thread_step(conn, kind)
+                        except P.NotEnabled:
+                            break  # an ABORT waiting for the room's writes
+                for conn, out in self.mgr.ack_push.items():
+                    for ack in out:
+                        if conn not in acks:
+                            acks[conn] = self.ctx.socket(zmq.PUSH)
+                            acks[conn].connect("tcp://%s:%d" % conn)
+                        acks[conn].send_multipart(ack)
+                    out.clear()
+        for sock in acks.values():
+            sock.close(linger=1000)
 
     def scheduler(self):
         while not self.stop.is_set():
@@ -140,17 +155,21 @@ class Prefill:
             time.sleep(TICK / 2)
 
 
-def run(name, variant, plan, tail, seed):
+def run(name, variant, plan, tail, seed, real_decode=False):
     """plan: list of (room, kind, t) with kind "ok" (TransferInfo from both
     ranks at t), "abort-early" (ABORTs at t, before any TransferInfo) or
     "abort-late" (TransferInfo at t, ABORTs 0.15 s later); the request
-    reaches prefill's scheduler 0.3 s after t (slow scheduler)."""
+    reaches prefill's scheduler 0.3 s after t (slow scheduler). With
+    real_decode, the decode ranks announce real loopback endpoints where
+    they listen for ABORT_ACKs (variants that send them)."""
     rng = random.Random(seed)
     P.BOOTSTRAP_TIMEOUT = 1.0  # scaled down with the deadline
     port = free_port()
+    dports = [free_port() for _ in range(2)] if real_decode else [17000, 17001]
     pcap = os.path.join(HERE, name + ".pcap")
     logpath = os.path.join(HERE, name + ".events.jsonl")
-    cap = Capture(pcap, "lo", "tcp port %d" % port)
+    bpf = " or ".join("tcp port %d" % p for p in [port] + (dports if real_decode else []))
+    cap = Capture(pcap, "lo", bpf)
     logf = open(logpath, "w")
     log = roomlog.EventLog(logf, host="prefill-0", role="prefill", rank=0)
     undo = roomlog.instrument(P, log)
@@ -158,13 +177,19 @@ def run(name, variant, plan, tail, seed):
     pre.start()
     ctx = zmq.Context.instance()
     ranks = []
+    listeners = []
     for i in range(2):
+        if real_decode:
+            ln = ctx.socket(zmq.PULL)
+            ln.bind("tcp://127.0.0.1:%d" % dports[i])
+            listeners.append(ln)
         s = ctx.socket(zmq.PUSH)
         # ZMTP PINGs every 200 ms keep packets flowing while nothing else
         # is sent, so the capture's last packet is its end.
         s.setsockopt(zmq.HEARTBEAT_IVL, 200)
         s.connect("tcp://127.0.0.1:%d" % port)
-        ranks.append((s, "10.9.0.%d" % (i + 1), 17000 + i, "decode-agent-%d" % i))
+        ip = "127.0.0.1" if real_decode else "10.9.0.%d" % (i + 1)
+        ranks.append((s, ip, dports[i], "decode-agent-%d" % i))
     time.sleep(0.3)
     t0 = time.monotonic()
     events = []
@@ -200,6 +225,8 @@ def run(name, variant, plan, tail, seed):
     pre.join()
     for sock, *_ in ranks:
         sock.close(linger=1000)
+    for ln in listeners:
+        ln.close(linger=0)
     undo()
     logf.close()
     cap.stop()
@@ -230,6 +257,8 @@ SCENARIOS = {
                            + [(20, "abort-late", 0.1)], tail=DEADLINE + 1.0, seed=1),
     "storm-fork": lambda: run("storm-fork", "fork-90a52f44a", storm(2), tail=DEADLINE + 1.0, seed=2),
     "storm-fixed": lambda: run("storm-fixed", "fixed", storm(2), tail=DEADLINE + 1.0, seed=2),
+    "storm-fixed-deferred": lambda: run("storm-fixed-deferred", "fixed-deferred", storm(4), tail=DEADLINE + 1.0,
+                                        seed=4, real_decode=True),
     "storm-fork-cut": lambda: run("storm-fork-cut", "fork-90a52f44a", storm(3), tail=0.8, seed=3),
 }
 
