@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
-	"github.com/roomspec/roomspec/spec/tla/eval"
 	"github.com/roomspec/roomspec/spec/tla/value"
 )
 
@@ -155,7 +155,12 @@ func (cr *checkRun) do() *check.Result {
 	cr.vars = m.Spec.Vars
 	// TLC's Print and PrintT write to the console; ours go to stderr so
 	// that stdout stays the report.
-	defer eval.SetPrintHook(eval.SetPrintHook(func(s string) { fmt.Fprintln(cr.stderr, s) }))
+	var printMu sync.Mutex
+	m.Spec.Print = func(s string) {
+		printMu.Lock()
+		defer printMu.Unlock()
+		fmt.Fprintln(cr.stderr, s)
+	}
 	start := time.Now()
 	last := start
 	r := check.Check(context.Background(), m, check.Options{

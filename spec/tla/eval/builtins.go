@@ -84,10 +84,10 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 		return value.True
 	case "Print":
 		v := c.eval(a[0])
-		printHook(value.Format(v))
+		c.print(value.Format(v))
 		return c.eval(a[1])
 	case "PrintT":
-		printHook(value.Format(c.eval(a[0])))
+		c.print(value.Format(c.eval(a[0])))
 		return value.True
 	case "JavaTime", "TLCGet", "TLCSet", "RandomElement", "TLCEval", "Any":
 		c.fail(n.At, "%s is not supported by roomspec (its value is not a function of the state)", n.Name)
@@ -160,16 +160,11 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 	return c.applyBuiltinValues(n.Name, args, n.At)
 }
 
-// printHook receives the output of Print and PrintT; the checker may
-// redirect it.
-var printHook = func(s string) {}
-
-// SetPrintHook sets where Print and PrintT output goes (by default it is
-// dropped) and returns the previous hook.
-func SetPrintHook(f func(string)) func(string) {
-	old := printHook
-	printHook = f
-	return old
+// print sends the output of Print and PrintT to the spec's Print hook.
+func (c *ctx) print(s string) {
+	if f := c.sc.spec.Print; f != nil {
+		f(s)
+	}
 }
 
 func (c *ctx) asInt(v value.Value, at tla.Pos) int64 {
@@ -381,10 +376,10 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 		s := c.enumerateValue(at, c.asSet(a[0], at))
 		return permutations(s)
 	case "Print":
-		printHook(value.Format(a[0]))
+		c.print(value.Format(a[0]))
 		return a[1]
 	case "PrintT":
-		printHook(value.Format(a[0]))
+		c.print(value.Format(a[0]))
 		return value.True
 	case "Assert":
 		if b, ok := a[0].(value.Bool); !ok || !bool(b) {

@@ -33,6 +33,9 @@ type Spec struct {
 	assumes []assume
 	// Warnings lists things the evaluator accepted but ignores.
 	Warnings []string
+	// Print, if set, receives the output of TLC's Print and PrintT (by
+	// default it is dropped). It may be called from several goroutines.
+	Print func(string)
 }
 
 type assume struct {
