@@ -11,7 +11,8 @@ import (
 // setupScriptEnv gives scripts the paths of test data: $SHARED, the shared
 // folder beside the checkout (a script that needs it starts with
 // "[!shared] skip"), $CAPTURES, the committed real captures, and
-// $CONFORMANCE, the conformance package (its Python implementation).
+// $CONFORMANCE, the conformance package (its Python implementation), and
+// $SCENARIOS, the committed replay scenarios.
 func setupScriptEnv(e *testscript.Env) error {
 	e.Setenv("SHARED", sharedpath.Dir())
 	caps, err := filepath.Abs("../../traces/testdata/captures")
@@ -24,6 +25,11 @@ func setupScriptEnv(e *testscript.Env) error {
 		return err
 	}
 	e.Setenv("CONFORMANCE", conf)
+	scen, err := filepath.Abs("../../traces/testdata/scenarios")
+	if err != nil {
+		return err
+	}
+	e.Setenv("SCENARIOS", scen)
 	return nil
 }
 
