@@ -131,14 +131,13 @@ const (
 
 // opInst is an operator compiled to a Go method.
 type opInst struct {
-	def     *tla.OpDef
-	goName  string
-	params  []*typ
-	result  *typ
-	code    string
-	busy    bool
-	primed  bool // the body reads primed variables: the method takes t too
-	emitted bool
+	def    *tla.OpDef
+	goName string
+	params []*typ
+	result *typ
+	code   string
+	busy   bool
+	primed bool // the body reads primed variables: the method takes t too
 }
 
 // constDef is a constant-level definition computed once per Config.

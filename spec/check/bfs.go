@@ -65,17 +65,16 @@ type graph struct {
 }
 
 type checker struct {
-	m      *Model
-	succ   Successors
-	opts   Options
-	ctx    context.Context
-	nodes  []node
-	seen   map[uint64]int32
-	res    *Result
-	g      *graph // nil unless liveness is checked
-	perms  []map[string]*value.Model
-	live   *liveness
-	states []eval.State // kept for trace reconstruction of small models
+	m     *Model
+	succ  Successors
+	opts  Options
+	ctx   context.Context
+	nodes []node
+	seen  map[uint64]int32
+	res   *Result
+	g     *graph // nil unless liveness is checked
+	perms []map[string]*value.Model
+	live  *liveness
 }
 
 // Check explores the model exhaustively.

@@ -24,7 +24,6 @@ type tableau struct {
 	init  []int
 	// accept[k] is the set of nodes of the k-th acceptance condition.
 	accept [][]bool
-	false_ []bool // node holds a contradiction (never true)
 }
 
 type pending struct {

@@ -44,7 +44,6 @@ type enumerator struct {
 	target []value.Value // the partial state being built
 	primed bool          // assignments are to primed variables (actions) or not (Init)
 	label  *Action
-	yield  func(label *Action) bool // a complete assignment; true stops the search
 }
 
 // enum explores the ways e can hold, calling k after each; it returns true

@@ -202,15 +202,6 @@ func (c *ctx) bool(e tla.Expr) bool {
 	return bool(b)
 }
 
-func (c *ctx) int(e tla.Expr) int64 {
-	v := c.eval(e)
-	i, ok := v.(value.Int)
-	if !ok {
-		c.fail(e.Pos(), "expected an integer, found %s", value.Format(v))
-	}
-	return int64(i)
-}
-
 func (c *ctx) set(e tla.Expr) value.SetValue {
 	v := c.eval(e)
 	s, ok := v.(value.SetValue)
