@@ -1,0 +1,159 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/decode"
+	trace "github.com/roomspec/roomspec/traces/replay"
+)
+
+// SpecImpl is the spec itself as an Implementation: its steps are the
+// spec's, so refinement holds by construction and liveness after fair
+// quiescence says whether the variant itself can pin the room along a
+// schedule.
+type SpecImpl struct {
+	c *model.Config
+	s model.State
+}
+
+var errNotEnabled = errors.New("conformance: spec: action not enabled")
+
+// Reset starts from the spec's initial state.
+func (p *SpecImpl) Reset(c *model.Config) error { p.c, p.s = c, c.Init(); return nil }
+
+// Apply takes a in the spec.
+func (p *SpecImpl) Apply(a model.Action) error {
+	t, ok := specStep(p.c, &p.s, a)
+	if !ok {
+		return errNotEnabled
+	}
+	p.s = t
+	return nil
+}
+
+// Observe returns the spec's state.
+func (p *SpecImpl) Observe() (model.State, error) { return p.s, nil }
+
+// Close does nothing.
+func (p *SpecImpl) Close() error { return nil }
+
+// Clone copies the spec's state.
+func (p *SpecImpl) Clone() Implementation { q := *p; return &q }
+
+// LoadCapture decodes a capture and returns its wire observations in
+// capture order (log observations are not read yet).
+func LoadCapture(path string) ([]trace.Observation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var obs []trace.Observation
+	_, err = decode.Run(f, decode.Options{}, func(m *decode.Message) {
+		if o, ok := trace.FromMessage(m); ok {
+			obs = append(obs, o)
+		}
+	}, func(decode.Diagnostic) {})
+	if err != nil {
+		return nil, fmt.Errorf("conformance: capture %s: %w", path, err)
+	}
+	return obs, nil
+}
+
+// WriteCapturedTable prints a failing room's schedule as a step table:
+// each observed event with its frame number and capture timestamp (to
+// open in Wireshark), each internal step marked as chosen, then the
+// implementation's steps under fair quiescence and the failure.
+func WriteCapturedTable(w io.Writer, r *CapturedResult) error {
+	c := r.Result.Config
+	fmt.Fprintf(w, "capture %s room %d: %s of %s (variant %s) fails\n", r.Room.Capture, r.Room.Room, r.Property, r.Impl, r.Variant)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tsource\tframe\ttime\taction")
+	for i, a := range r.Schedule.Seq {
+		src, frame, ts := "internal", "", ""
+		if ev := r.Schedule.Event[i]; ev >= 0 {
+			e := r.Room.Events[ev]
+			src, frame, ts = "capture", fmt.Sprint(e.Frame), e.Time.UTC().Format("15:04:05.000000")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, src, frame, ts, c.ActionString(a))
+	}
+	for i, st := range r.Result.Quiesce {
+		fmt.Fprintf(tw, "q%d\tfair quiescence\t\t\t%s\n", i+1, c.ActionString(st.Action))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%s\n", r.Result.Failure)
+	return err
+}
+
+// CapturedITF saves a failing room's schedule as ITF JSON (EncodeCase),
+// with the capture's path, the room and, per step, the frame number of
+// the observed event (0 for internal steps) in the trace's metadata.
+func CapturedITF(r *CapturedResult) ([]byte, error) {
+	if r.Holds || r.Result == nil {
+		return nil, fmt.Errorf("conformance: room %d: no failing schedule to save", r.Room.Room)
+	}
+	cs := Case{Impl: r.Impl, Variant: r.Variant, Property: r.Property, Failure: r.Result.Failure, Seq: r.Schedule.Seq}
+	data, err := EncodeCase(r.Result.Config, cs)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(doc["#meta"], &meta); err != nil {
+		return nil, err
+	}
+	frames := make([]int, len(r.Schedule.Event))
+	for i, ev := range r.Schedule.Event {
+		if ev >= 0 {
+			frames[i] = r.Room.Events[ev].Frame
+		}
+	}
+	meta["capture"] = map[string]any{"path": r.Room.Capture, "room": r.Room.Room, "frames": frames}
+	if doc["#meta"], err = marshalNoEscape(meta); err != nil {
+		return nil, err
+	}
+	out, err := marshalNoEscape(doc)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, out, "", " "); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(b.Bytes()), nil
+}
+
+// capturedSummary is one line for a room's result.
+func capturedSummary(r *CapturedResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s room %d %s: %d schedules (%d discarded)", r.Room.Capture, r.Room.Room, r.Impl, r.Schedules, r.Discarded)
+	if r.Holds {
+		b.WriteString(", holds")
+	} else {
+		fmt.Fprintf(&b, ", %s fails after %v (schedule of %d steps)", r.Property, r.FirstFail.Round(1000), len(r.Schedule.Seq))
+	}
+	return b.String()
+}

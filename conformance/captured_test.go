@@ -1,0 +1,263 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+var (
+	capturesDir  = flag.String("captures", filepath.Join("..", "traces", "testdata", "scenarios"), "folder of captures (*.pcap) for the Captured tests")
+	capturedImpl = flag.String("impl", "", "check only this built-in implementation (or \"spec\") in the Captured tests")
+	capturedN    = flag.Int("captured-cases", 0, "schedules per room and property in TestCapturedProperties (default: enough for 10,000 per capture under fixed, 200 otherwise)")
+	capturedSkew = flag.Duration("skew", DefaultSkew, "reordering tolerance between connections in the Captured tests (negative: capture order)")
+)
+
+// capturedScenario is a capture with the variant it was recorded under
+// (from its .expected.json, when it has one).
+type capturedScenario struct {
+	path    string
+	variant string
+	pinned  []int64
+}
+
+func capturedScenarios(t *testing.T) []capturedScenario {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(*capturesDir, "*.pcap"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no captures in %s: %v", *capturesDir, err)
+	}
+	var out []capturedScenario
+	for _, f := range files {
+		sc := capturedScenario{path: f}
+		if b, err := os.ReadFile(strings.TrimSuffix(f, ".pcap") + ".expected.json"); err == nil {
+			var exp struct {
+				Variant string  `json:"variant"`
+				Pinned  []int64 `json:"pinned"`
+			}
+			if err := json.Unmarshal(b, &exp); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			sc.variant, sc.pinned = exp.Variant, exp.Pinned
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// capturedImpl returns the implementation and configuration named name
+// ("spec": the spec itself under variant).
+func capturedImplNamed(t *testing.T, name, variant string) (Implementation, string, *model.Config) {
+	t.Helper()
+	var impl Implementation = &SpecImpl{}
+	if name != "spec" {
+		var err error
+		if impl, variant, err = Builtin(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := LoadVariant(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return impl, variant, c
+}
+
+func capturedRoomsOf(t *testing.T, path string, c *model.Config) []*CapturedRoom {
+	t.Helper()
+	obs, err := LoadCapture(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return CapturedRooms(c, path, obs)
+}
+
+// TestCapturedPinnedRoomsFound: every room the fork variant pinned in the
+// recording (storm-fork's expected pinned rooms) is found pinned by the
+// liveness property, with a schedule whose internal steps are 1-minimal
+// and which keeps every observed event; the table names the frames.
+func TestCapturedPinnedRoomsFound(t *testing.T) {
+	for _, sc := range capturedScenarios(t) {
+		if sc.variant != "fork-90a52f44a" || len(sc.pinned) == 0 {
+			continue
+		}
+		for _, name := range []string{"fork-90a52f44a", "spec"} {
+			if *capturedImpl != "" && *capturedImpl != name {
+				continue
+			}
+			impl, variant, c := capturedImplNamed(t, name, sc.variant)
+			rooms := capturedRoomsOf(t, sc.path, c)
+			for _, room := range rooms {
+				if !slices.Contains(sc.pinned, room.Room) {
+					continue
+				}
+				res, err := RunCaptured(impl, name, variant, c, room, CapturedOptions{Seed: 1, Cases: 200, Skew: *capturedSkew})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Log(capturedSummary(res))
+				if res.Holds {
+					t.Errorf("%s room %d (pinned in the recording): no schedule pins it under %s", filepath.Base(sc.path), room.Room, name)
+					continue
+				}
+				if res.Property != Liveness {
+					t.Errorf("room %d: %s fails %s, want liveness", room.Room, name, res.Property)
+				}
+				fails := CapturedFails(impl, c, res.Property, DefaultBound)
+				if !InternalOneMinimal(c, res.Schedule, fails) {
+					t.Errorf("room %d: schedule not 1-minimal in its internal steps", room.Room)
+				}
+				var seen []int
+				for _, ev := range res.Schedule.Event {
+					if ev >= 0 {
+						seen = append(seen, ev)
+					}
+				}
+				slices.Sort(seen)
+				if len(seen) != len(room.Events) {
+					t.Errorf("room %d: schedule keeps %d of the %d observed events", room.Room, len(seen), len(room.Events))
+				}
+				var b bytes.Buffer
+				if err := WriteCapturedTable(&b, res); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range room.Events {
+					if !strings.Contains(b.String(), " "+itoa(e.Frame)+" ") {
+						t.Errorf("room %d: table does not name frame %d:\n%s", room.Room, e.Frame, b.String())
+					}
+				}
+				itf, err := CapturedITF(res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs, err := LoadITF(c, itf)
+				if err != nil {
+					t.Fatalf("room %d: saved ITF does not load: %v", room.Room, err)
+				}
+				if r, err := Replay(impl, c, cs, DefaultBound); err != nil || r.Holds {
+					t.Errorf("room %d: replaying the saved ITF: holds=%v err=%v", room.Room, r != nil && r.Holds, err)
+				}
+				if name == "fork-90a52f44a" && room.Room == sc.pinned[0] {
+					t.Logf("\n%s", b.String())
+					golden := filepath.Join("testdata", "captured", strings.TrimSuffix(filepath.Base(sc.path), ".pcap")+"-room"+itoa(int(room.Room))+".itf.json")
+					if *update {
+						if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.WriteFile(golden, append(itf, '\n'), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestCapturedITFReplays replays the saved captured counterexamples.
+func TestCapturedITFReplays(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "captured", "*.itf.json"))
+	if len(files) == 0 {
+		t.Skip("no saved captured counterexamples (run with -update)")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := DecodeCaseHeader(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		impl, _, err := Builtin(h.Impl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := LoadVariant(h.Variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := LoadITF(c, data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		r, err := Replay(impl, c, cs, DefaultBound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Holds {
+			t.Errorf("%s: the saved schedule no longer fails %s", f, cs.Property)
+		}
+		if !bytes.Contains(data, []byte(`"frames"`)) {
+			t.Errorf("%s: no frame numbers in the metadata", f)
+		}
+	}
+}
+
+// TestCapturedProperties runs the properties over every capture: under
+// fixed (the variant without ABORT_ACKs; captures recorded with
+// ABORT_ACKs are checked under fixed-deferred, which sends them) at least
+// 10,000 schedules per capture must pass; it reports throughput.
+func TestCapturedProperties(t *testing.T) {
+	for _, sc := range capturedScenarios(t) {
+		name := "fixed"
+		if sc.variant == "fixed-deferred" {
+			name = "fixed-deferred"
+		}
+		if *capturedImpl != "" {
+			name = *capturedImpl
+		}
+		variant := sc.variant
+		if variant == "" {
+			variant = "fixed"
+		}
+		impl, variant, c := capturedImplNamed(t, name, variant)
+		rooms := capturedRoomsOf(t, sc.path, c)
+		var checked []*CapturedRoom
+		for _, r := range rooms {
+			if r.Skip == "" {
+				checked = append(checked, r)
+			} else {
+				t.Logf("%s room %d skipped: %s", filepath.Base(sc.path), r.Room, r.Skip)
+			}
+		}
+		if len(checked) == 0 {
+			continue
+		}
+		cases := *capturedN
+		if cases <= 0 {
+			// Two properties per room: enough for 10,000 per capture.
+			cases = (10000 + 2*len(checked) - 1) / (2 * len(checked))
+		}
+		start := time.Now()
+		total, discarded := 0, 0
+		for _, room := range checked {
+			res, err := RunCaptured(impl, name, variant, c, room, CapturedOptions{Seed: 1, Cases: cases, Skew: *capturedSkew})
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += res.Schedules
+			discarded += res.Discarded
+			if !res.Holds && (name == "fixed" || name == "fixed-deferred") {
+				var b bytes.Buffer
+				_ = WriteCapturedTable(&b, res)
+				t.Errorf("%s room %d: %s fails under %s:\n%s", filepath.Base(sc.path), room.Room, res.Property, name, b.String())
+			}
+		}
+		el := time.Since(start)
+		t.Logf("%s under %s: %d rooms, %d schedules (%d discarded) in %v: %.0f schedules/s", filepath.Base(sc.path), name, len(checked), total, discarded, el.Round(time.Millisecond), float64(total)/el.Seconds())
+		if *capturedN <= 0 && total-discarded < 10000 && (name == "fixed" || name == "fixed-deferred") {
+			t.Errorf("%s: only %d complete schedules passed, want 10,000", filepath.Base(sc.path), total-discarded)
+		}
+	}
+}
