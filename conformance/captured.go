@@ -12,9 +12,11 @@ package conformance
 // (wire only); rooms whose required_dst_info_num differs from the
 // variant's DecodeRanks are skipped (Skip says why); room reuse is not
 // modelled (every room is request 0 of the instance); a capture is loaded
-// whole (memory grows with the capture, not with rooms in flight); the
-// "healthy but pinnable" scenario and the roomspec test -captures flags
-// are not written.
+// whole (memory grows with the capture, not with rooms in flight); no new
+// "healthy but pinnable" fork recording was made (the tests use the
+// committed healthy capture, recorded under upstream, which fork, pre-30352
+// and upstream-reuse can pin); the roomspec test -captures flags are not
+// written.
 
 import (
 	"fmt"
@@ -262,7 +264,8 @@ func (b *scheduler) build(choices []int) (Schedule, bool) {
 // CapturedOptions tune RunCaptured.
 type CapturedOptions struct {
 	Seed int64
-	// Cases is the number of schedules per room and property (default 100).
+	// Cases is the number of schedules per room (default 100); each is
+	// checked for both properties.
 	Cases int
 	// MaxChoices bounds the generated choices per schedule (default 40).
 	MaxChoices int
@@ -279,7 +282,7 @@ type CapturedResult struct {
 	Room    *CapturedRoom
 	Impl    string
 	Variant string
-	// Schedules counts the schedules explored (both properties), Discarded
+	// Schedules counts the schedules explored before a failure, Discarded
 	// those whose choices could not be completed into a behaviour with all
 	// the room's events.
 	Schedules, Discarded int
@@ -296,9 +299,10 @@ type CapturedResult struct {
 	Elapsed time.Duration
 }
 
-// RunCaptured checks refinement, then liveness, of impl (named name,
-// against variant's one-room configuration c) on the schedules gopter
-// generates from room. The first failing property is minimized.
+// RunCaptured checks liveness and refinement of impl (named name, against
+// variant's one-room configuration c) on the schedules gopter generates
+// from room; the first failing property is shrunk by gopter, then its
+// internal steps are minimized.
 func RunCaptured(impl Implementation, name, variant string, c *model.Config, room *CapturedRoom, opt CapturedOptions) (*CapturedResult, error) {
 	if opt.Cases <= 0 {
 		opt.Cases = 100
@@ -318,60 +322,62 @@ func RunCaptured(impl Implementation, name, variant string, c *model.Config, roo
 	b := &scheduler{c: c, room: room, skew: opt.Skew}
 	res := &CapturedResult{Room: room, Impl: name, Variant: variant, Holds: true}
 	start := time.Now()
-	var runErr error
-	for _, property := range []string{Refinement, Liveness} {
-		k := newChecker(c, impl, opt.Bound)
-		fails := k.failsFunc(property)
-		var lastFail []int
-		params := gopter.DefaultTestParametersWithSeed(opt.Seed)
-		params.MinSuccessfulTests = opt.Cases
-		params.MaxSize = opt.MaxChoices
-		params.MinSize = 0
-		params.MaxShrinkCount = 1000
-		params.Workers = 1
-		shrinking := false
-		p := prop.ForAll(func(choices []int) bool {
-			sc, ok := b.build(choices)
-			if !shrinking {
-				res.Schedules++
-			}
+	k := newChecker(c, impl, opt.Bound)
+	// Both properties are checked on every schedule (liveness first: a
+	// pinned room is what a capture is searched for); once one fails,
+	// shrinking keeps to that property.
+	props := []string{Liveness, Refinement}
+	fails := map[string]func([]model.Action) bool{Liveness: k.failsFunc(Liveness), Refinement: k.failsFunc(Refinement)}
+	var lastFail []int
+	failed := ""
+	params := gopter.DefaultTestParametersWithSeed(opt.Seed)
+	params.MinSuccessfulTests = opt.Cases
+	params.MaxSize = opt.MaxChoices
+	// Short choice lists rarely reach past the observed events; gopter grows
+	// sizes slowly over many cases, so start at a useful length.
+	params.MinSize = min(10, opt.MaxChoices)
+	params.MaxShrinkCount = 1000
+	params.Workers = 1
+	p := prop.ForAll(func(choices []int) bool {
+		sc, ok := b.build(choices)
+		if failed == "" {
+			res.Schedules++
 			if !ok {
-				if !shrinking {
-					res.Discarded++
-				}
-				return true
+				res.Discarded++
 			}
-			if fails(sc.Seq) {
-				if !shrinking {
+		}
+		if !ok {
+			return true
+		}
+		for _, property := range props {
+			if (failed == "" || failed == property) && fails[property](sc.Seq) {
+				if failed == "" {
 					res.FirstFail = time.Since(start)
+					failed = property
 				}
-				shrinking = true
 				lastFail = append(lastFail[:0], choices...)
 				return false
 			}
-			return true
-		}, gen.SliceOf(gen.IntRange(0, 63)))
-		tr := p.Check(params)
-		if tr.Error != nil {
-			runErr = fmt.Errorf("conformance: room %d: %s: gopter: %w", room.Room, property, tr.Error)
-			break
 		}
-		if tr.Passed() {
-			continue
-		}
-		if lastFail == nil {
-			runErr = fmt.Errorf("conformance: room %d: %s failed (%v) without a recorded schedule", room.Room, property, tr.Status)
-			break
-		}
+		return true
+	}, gen.SliceOf(gen.IntRange(0, 63)))
+	tr := p.Check(params)
+	var runErr error
+	switch {
+	case tr.Error != nil:
+		runErr = fmt.Errorf("conformance: room %d: gopter: %w", room.Room, tr.Error)
+	case tr.Passed():
+	case lastFail == nil:
+		runErr = fmt.Errorf("conformance: room %d: property failed (%v) without a recorded schedule", room.Room, tr.Status)
+	default:
 		sc, _ := b.build(lastFail)
-		sc = minimizeInternal(c, sc, fails)
-		r, err := CheckSequence(impl, name, variant, c, property, sc.Seq, opt.Bound)
+		sc = minimizeInternal(c, sc, fails[failed])
+		r, err := CheckSequence(impl, name, variant, c, failed, sc.Seq, opt.Bound)
 		if err != nil {
 			runErr = err
 			break
 		}
-		res.Holds, res.Property, res.Schedule, res.Result = false, property, sc, r
-		break
+		res.Holds, res.Property, res.Schedule, res.Result = false, failed, sc, r
 	}
 	res.Elapsed = time.Since(start)
 	return res, runErr
