@@ -44,6 +44,10 @@ type CapturedEvent struct {
 	Kind   trace.Kind
 	Frame  int
 	Time   time.Time
+	// Also are the frames of the same event seen on other connections:
+	// the ABORTs of the other decode ranks, which the room's one
+	// DecodeAbort sent.
+	Also []int
 	// Conn identifies the TCP connection (source, destination) the event
 	// was seen on: events of one connection keep their order.
 	Conn [2]netip.AddrPort
@@ -123,6 +127,11 @@ func CapturedRooms(c *model.Config, capture string, obs []trace.Observation) []*
 			ev.Action = model.Action{ID: model.ActDecodeSendTransferInfo, Params: [model.MaxParams]int{d, requestOfRoom}}
 		case trace.Abort:
 			if cr.Aborted {
+				for i := range cr.Events {
+					if cr.Events[i].Kind == trace.Abort {
+						cr.Events[i].Also = append(cr.Events[i].Also, o.Frame)
+					}
+				}
 				continue
 			}
 			cr.Aborted = true

@@ -70,7 +70,7 @@ func LoadCapture(path string) ([]trace.Observation, error) {
 
 // WriteCapturedTable prints a failing room's schedule as a step table:
 // each observed event with its frame number and capture timestamp (to
-// open in Wireshark), each internal step marked as chosen, then the
+// open in Wireshark; an ABORT lists the frames of every rank's copy), each internal step marked as chosen, then the
 // implementation's steps under fair quiescence and the failure.
 func WriteCapturedTable(w io.Writer, r *CapturedResult) error {
 	c := r.Result.Config
@@ -82,6 +82,9 @@ func WriteCapturedTable(w io.Writer, r *CapturedResult) error {
 		if ev := r.Schedule.Event[i]; ev >= 0 {
 			e := r.Room.Events[ev]
 			src, frame, ts = "capture", fmt.Sprint(e.Frame), e.Time.UTC().Format("15:04:05.000000")
+			for _, f := range e.Also {
+				frame += fmt.Sprintf(",%d", f)
+			}
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, src, frame, ts, c.ActionString(a))
 	}

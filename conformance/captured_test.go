@@ -130,9 +130,14 @@ func TestCapturedPinnedRoomsFound(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, e := range room.Events {
-					if !strings.Contains(b.String(), " "+itoa(e.Frame)+" ") {
-						t.Errorf("room %d: table does not name frame %d:\n%s", room.Room, e.Frame, b.String())
+					for _, f := range append([]int{e.Frame}, e.Also...) {
+						if !strings.Contains(b.String(), itoa(f)) {
+							t.Errorf("room %d: table does not name frame %d:\n%s", room.Room, f, b.String())
+						}
 					}
+				}
+				if len(room.Events) != 1 || len(room.Events[0].Also) != 1 {
+					t.Errorf("room %d: want one ABORT event seen in two frames, got %+v", room.Room, room.Events)
 				}
 				itf, err := CapturedITF(res)
 				if err != nil {
