@@ -8,8 +8,12 @@ package conformance
 // the suite's own (CheckSequence), run per room on a one-room instance of
 // the variant.
 //
-// Not done yet (honest limits): event logs do not pin prefill's steps
-// (wire only); rooms whose required_dst_info_num differs from the
+// With a prefill event log merged in (trace.Merge), the steps the log
+// shows are pinned: a step that writes log lines is taken only where the
+// log has exactly those lines next, and only steps that leave no trace in
+// the log are chosen freely (traces/replay's mapping, see LogMark).
+//
+// Not done yet (honest limits): rooms whose required_dst_info_num differs from the
 // variant's DecodeRanks are skipped (Skip says why); room reuse is not
 // modelled (every room is request 0 of the instance); a capture is loaded
 // whole (memory grows with the capture, not with rooms in flight); no new
@@ -49,8 +53,13 @@ type CapturedEvent struct {
 	// DecodeAbort sent.
 	Also []int
 	// Conn identifies the TCP connection (source, destination) the event
-	// was seen on: events of one connection keep their order.
+	// was seen on: events of one connection keep their order. Log events
+	// have the zero Conn: the log keeps its own order.
 	Conn [2]netip.AddrPort
+	// Log is set for a prefill event-log line (Line is its number): the
+	// internal step that leaves this trace, rather than an Action.
+	Log  *LogMark
+	Line int
 }
 
 // CapturedRoom is one room of a capture: its environment events in
@@ -60,6 +69,9 @@ type CapturedRoom struct {
 	Room    int64
 	Events  []CapturedEvent
 	Aborted bool
+	// Log says the room's events include prefill event-log lines: then
+	// only internal steps that leave no trace in the log are chosen freely.
+	Log bool
 	// Skip says why the room cannot be checked on the configuration
 	// (empty when it can).
 	Skip string
@@ -69,21 +81,24 @@ type CapturedRoom struct {
 // first incarnation of the instance's only room.
 const requestOfRoom = 0
 
-// CapturedRooms groups wire observations (in capture order) by room and
+// CapturedRooms groups observations (in time order: trace.Merge wire and
+// log) by room and
 // maps them onto the environment actions of c, a one-room configuration:
 // TransferInfo from decode rank d is DecodeSendTransferInfo(d, q), the
 // room's first ABORT is DecodeAbort(q) (which sends ABORT to every rank,
 // so the room's later ABORTs are explained by it), and an ABORT_ACK to
 // rank d is DecodeRecvAbortAck(d) (whichever prefill step sent it must
 // then come first). Decode ranks are numbered in order of appearance per
-// room, as in traces/replay; log observations are ignored.
+// room, as in traces/replay. Prefill event-log observations (status,
+// sender_create, poll, clear) become events that pin the internal step
+// which leaves them (see LogMark); other log events are ignored.
 func CapturedRooms(c *model.Config, capture string, obs []trace.Observation) []*CapturedRoom {
 	var out []*CapturedRoom
 	byRoom := map[int64]*CapturedRoom{}
 	ranks := map[int64][]netip.AddrPort{}
 	connRank := map[netip.AddrPort]netip.AddrPort{}
 	for _, o := range obs {
-		if !o.Kind.Wire() {
+		if o.Kind == trace.Other {
 			continue
 		}
 		cr := byRoom[o.Room]
@@ -91,6 +106,13 @@ func CapturedRooms(c *model.Config, capture string, obs []trace.Observation) []*
 			cr = &CapturedRoom{Capture: capture, Room: o.Room}
 			byRoom[o.Room] = cr
 			out = append(out, cr)
+		}
+		if !o.Kind.Wire() {
+			if cr.Skip == "" {
+				cr.Log = true
+				cr.Events = append(cr.Events, logEvent(&o))
+			}
+			continue
 		}
 		if o.Kind == trace.TransferInfo && !o.RankFromConn {
 			connRank[o.Src] = o.Rank
@@ -166,6 +188,11 @@ func samePortIndex(ranks []netip.AddrPort, ep netip.AddrPort) int {
 type Schedule struct {
 	Seq   []model.Action
 	Event []int
+	// Also lists, per step, further log events the step left (a step may
+	// write several log lines), and Quiet the log polls that moved
+	// nothing, taken between steps (none with a log-free room).
+	Also  [][]int
+	Quiet []int
 }
 
 // scheduler builds schedules of one room from gopter's choices.
@@ -208,66 +235,132 @@ func (b *scheduler) ready(taken []bool, i int) bool {
 // configuration along these choices.
 func (b *scheduler) build(choices []int) (Schedule, bool) {
 	s := b.c.Init()
-	n := len(b.room.Events)
+	evList := b.room.Events
+	n := len(evList)
 	taken := make([]bool, n)
 	left := n
 	var sc Schedule
-	var buf []model.Action
-	var evs []int
-	take := func(a model.Action, ev int) {
-		t, _ := specStep(b.c, &s, a)
+	type cand struct {
+		a   model.Action
+		ev  int   // observed wire event, or -1
+		log []int // log events the step leaves
+	}
+	var cands []cand
+	take := func(c cand) {
+		t, _ := specStep(b.c, &s, c.a)
 		s = t
-		sc.Seq = append(sc.Seq, a)
+		sc.Seq = append(sc.Seq, c.a)
+		ev := c.ev
+		if ev < 0 && len(c.log) > 0 {
+			ev = c.log[0]
+		}
 		sc.Event = append(sc.Event, ev)
-		if ev >= 0 {
-			taken[ev] = true
+		var also []int
+		if len(c.log) > 1 {
+			also = c.log[1:]
+		}
+		sc.Also = append(sc.Also, also)
+		if c.ev >= 0 {
+			taken[c.ev] = true
+			left--
+		}
+		for _, l := range c.log {
+			taken[l] = true
 			left--
 		}
 	}
-	candidates := func() ([]int, []model.Action) {
-		evs = evs[:0]
+	// quiet takes the ready log polls that moved nothing.
+	quiet := func() {
 		for i := range n {
-			if b.ready(taken, i) {
-				if _, ok := specStep(b.c, &s, b.room.Events[i].Action); ok {
-					evs = append(evs, i)
+			if m := evList[i].Log; m != nil && m.Kind == trace.Poll && b.ready(taken, i) && stutterPoll(b.c, m, &s) {
+				taken[i] = true
+				left--
+				sc.Quiet = append(sc.Quiet, i)
+			}
+		}
+	}
+	candidates := func() []cand {
+		quiet()
+		cands = cands[:0]
+		for i := range n {
+			if evList[i].Log == nil && b.ready(taken, i) {
+				if _, ok := specStep(b.c, &s, evList[i].Action); ok {
+					cands = append(cands, cand{a: evList[i].Action, ev: i})
 				}
 			}
 		}
-		buf = buf[:0]
 		for _, a := range enabledActions(b.c, &s, nil) {
-			if !isEnvironment(a.ID) {
-				buf = append(buf, a)
+			if isEnvironment(a.ID) {
+				continue
+			}
+			if !b.room.Log {
+				cands = append(cands, cand{a: a, ev: -1})
+				continue
+			}
+			t, _ := specStep(b.c, &s, a)
+			marks := logMarks(b.c, a, &s, &t)
+			if len(marks) == 0 {
+				cands = append(cands, cand{a: a, ev: -1})
+				continue
+			}
+			// The step must leave exactly the next ready log lines.
+			if got, ok := b.nextLog(taken, marks); ok {
+				cands = append(cands, cand{a: a, ev: -1, log: got})
 			}
 		}
-		return evs, buf
+		return cands
 	}
 	for _, v := range choices {
-		evs, internal := candidates()
-		k := len(evs) + len(internal)
-		if k == 0 {
+		cs := candidates()
+		if len(cs) == 0 {
 			break // nothing enabled: the rest is up to the completion
 		}
-		if i := v % k; i < len(evs) {
-			take(b.room.Events[evs[i]].Action, evs[i])
-		} else {
-			take(internal[i-len(evs)], -1)
-		}
+		take(cs[v%len(cs)])
 	}
 	for budget := 8*n + 64; left > 0; budget-- {
-		if budget == 0 {
+		cs := candidates()
+		if left == 0 {
+			break
+		}
+		if budget == 0 || len(cs) == 0 {
 			return sc, false
 		}
-		evs, internal := candidates()
-		switch {
-		case len(evs) > 0:
-			take(b.room.Events[evs[0]].Action, evs[0])
-		case len(internal) > 0:
-			take(internal[0], -1)
-		default:
-			return sc, false
+		// Prefer a step that takes an observed event.
+		best := cs[0]
+		for _, c := range cs {
+			if c.ev >= 0 || len(c.log) > 0 {
+				best = c
+				break
+			}
 		}
+		take(best)
 	}
 	return sc, true
+}
+
+// nextLog returns the indices of the next not-taken log events in log
+// order if they are ready and are exactly marks.
+func (b *scheduler) nextLog(taken []bool, marks []LogMark) ([]int, bool) {
+	var got []int
+	for i := range b.room.Events {
+		if len(got) == len(marks) {
+			break
+		}
+		e := &b.room.Events[i]
+		if e.Log == nil || taken[i] {
+			continue
+		}
+		if *e.Log != marks[len(got)] {
+			return nil, false
+		}
+		// The step's lines are consecutive in the log; only the first must
+		// be ready as to the wire (its followers share its instant).
+		if len(got) == 0 && !b.ready(taken, i) {
+			return nil, false
+		}
+		got = append(got, i)
+	}
+	return got, len(got) == len(marks)
 }
 
 // CapturedOptions tune RunCaptured.
@@ -380,7 +473,7 @@ func RunCaptured(impl Implementation, name, variant string, c *model.Config, roo
 		runErr = fmt.Errorf("conformance: room %d: property failed (%v) without a recorded schedule", room.Room, tr.Status)
 	default:
 		sc, _ := b.build(lastFail)
-		sc = minimizeInternal(c, sc, fails[failed])
+		sc = minimizeInternal(c, room, sc, fails[failed])
 		r, err := CheckSequence(impl, name, variant, c, failed, sc.Seq, opt.Bound)
 		if err != nil {
 			runErr = err
@@ -393,17 +486,18 @@ func RunCaptured(impl Implementation, name, variant string, c *model.Config, roo
 }
 
 // minimizeInternal removes single internal steps while the schedule stays
-// a behaviour of the spec and still fails, until none can go: the
-// result's internal steps are 1-minimal (the observed events all stay).
-func minimizeInternal(c *model.Config, sc Schedule, fails func([]model.Action) bool) Schedule {
+// a behaviour of the spec consistent with the room's log and still fails,
+// until none can go: the result's internal steps are 1-minimal (the
+// observed events all stay).
+func minimizeInternal(c *model.Config, room *CapturedRoom, sc Schedule, fails func([]model.Action) bool) Schedule {
 	for changed := true; changed; {
 		changed = false
 		for i := len(sc.Seq) - 1; i >= 0 && !changed; i-- {
 			if sc.Event[i] >= 0 {
 				continue
 			}
-			cand := Schedule{Seq: without(sc.Seq, i, -1), Event: slices.Delete(slices.Clone(sc.Event), i, i+1)}
-			if Valid(c, cand.Seq) && fails(cand.Seq) {
+			cand := dropStep(sc, i)
+			if Valid(c, cand.Seq) && logConsistent(c, room, cand) && fails(cand.Seq) {
 				sc, changed = cand, true
 			}
 		}
@@ -411,13 +505,47 @@ func minimizeInternal(c *model.Config, sc Schedule, fails func([]model.Action) b
 	return sc
 }
 
+func dropStep(sc Schedule, i int) Schedule {
+	return Schedule{Seq: without(sc.Seq, i, -1), Event: slices.Delete(slices.Clone(sc.Event), i, i+1),
+		Also: slices.Delete(slices.Clone(sc.Also), i, i+1), Quiet: sc.Quiet}
+}
+
+// logConsistent reports whether every step of sc leaves exactly the log
+// lines assigned to it (none for internal steps and decode's): removing a
+// step can change what a later poll reads. Quiet polls are not re-checked.
+func logConsistent(c *model.Config, room *CapturedRoom, sc Schedule) bool {
+	if !room.Log {
+		return true
+	}
+	s := c.Init()
+	for i, a := range sc.Seq {
+		t, ok := specStep(c, &s, a)
+		if !ok {
+			return false
+		}
+		marks := logMarks(c, a, &s, &t)
+		var want []LogMark
+		if ev := sc.Event[i]; ev >= 0 && room.Events[ev].Log != nil {
+			want = append(want, *room.Events[ev].Log)
+			for _, j := range sc.Also[i] {
+				want = append(want, *room.Events[j].Log)
+			}
+		}
+		if !slices.Equal(marks, want) {
+			return false
+		}
+		s = t
+	}
+	return true
+}
+
 // InternalOneMinimal reports whether removing any single internal step of
-// sc gives a sequence that is not a behaviour of the spec or no longer
-// fails.
-func InternalOneMinimal(c *model.Config, sc Schedule, fails func([]model.Action) bool) bool {
+// sc gives a sequence that is not a behaviour of the spec consistent with
+// room's log, or no longer fails.
+func InternalOneMinimal(c *model.Config, room *CapturedRoom, sc Schedule, fails func([]model.Action) bool) bool {
 	for i := range sc.Seq {
 		if sc.Event[i] < 0 {
-			if cand := without(sc.Seq, i, -1); Valid(c, cand) && fails(cand) {
+			if cand := dropStep(sc, i); Valid(c, cand.Seq) && logConsistent(c, room, cand) && fails(cand.Seq) {
 				return false
 			}
 		}

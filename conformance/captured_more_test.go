@@ -37,23 +37,35 @@ func checkSchedule(t testing.TB, c *model.Config, room *CapturedRoom, sc Schedul
 		t.Fatalf("schedule is not a behaviour of the spec: %v", sc.Seq)
 	}
 	pos := map[int]int{}
+	put := func(ev, i int) {
+		if _, dup := pos[ev]; dup {
+			t.Fatalf("event %d taken twice", ev)
+		}
+		pos[ev] = i
+	}
 	for i, ev := range sc.Event {
 		if ev >= 0 {
-			if _, dup := pos[ev]; dup {
-				t.Fatalf("event %d taken twice", ev)
-			}
-			pos[ev] = i
-			if sc.Seq[i] != room.Events[ev].Action {
+			put(ev, i)
+			if room.Events[ev].Log == nil && sc.Seq[i] != room.Events[ev].Action {
 				t.Fatalf("step %d is event %d but takes another action", i, ev)
 			}
+			for _, j := range sc.Also[i] {
+				put(j, i)
+			}
 		}
+	}
+	for _, ev := range sc.Quiet {
+		put(ev, -1) // a quiet poll: its place is not recorded
+	}
+	if !logConsistent(c, room, sc) {
+		t.Fatalf("schedule does not leave the room's log lines")
 	}
 	if len(pos) != len(room.Events) {
 		t.Fatalf("%d of %d events taken", len(pos), len(room.Events))
 	}
 	for i := range room.Events {
 		for j := range i {
-			if room.Events[i].Conn == room.Events[j].Conn && pos[j] > pos[i] {
+			if room.Events[i].Conn == room.Events[j].Conn && pos[j] > pos[i] && pos[i] >= 0 {
 				t.Fatalf("events %d and %d of one connection swapped", j, i)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/eventlog"
 	trace "github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -85,6 +86,12 @@ func WriteCapturedTable(w io.Writer, r *CapturedResult) error {
 			for _, f := range e.Also {
 				frame += fmt.Sprintf(",%d", f)
 			}
+			if e.Log != nil {
+				src, frame = "log", "line "+fmt.Sprint(e.Line)
+				for _, j := range r.Schedule.Also[i] {
+					frame += fmt.Sprintf(",%d", r.Room.Events[j].Line)
+				}
+			}
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, src, frame, ts, c.ActionString(a))
 	}
@@ -100,7 +107,8 @@ func WriteCapturedTable(w io.Writer, r *CapturedResult) error {
 
 // CapturedITF saves a failing room's schedule as ITF JSON (EncodeCase),
 // with the capture's path, the room and, per step, the frame number of
-// the observed event (0 for internal steps) in the trace's metadata.
+// the observed event (0 for internal steps) in the trace's metadata (and
+// the log line numbers, when the room has log events).
 func CapturedITF(r *CapturedResult) ([]byte, error) {
 	if r.Holds || r.Result == nil {
 		return nil, fmt.Errorf("conformance: room %d: no failing schedule to save", r.Room.Room)
@@ -119,12 +127,17 @@ func CapturedITF(r *CapturedResult) ([]byte, error) {
 		return nil, err
 	}
 	frames := make([]int, len(r.Schedule.Event))
+	lines := make([]int, len(r.Schedule.Event))
 	for i, ev := range r.Schedule.Event {
 		if ev >= 0 {
-			frames[i] = r.Room.Events[ev].Frame
+			frames[i], lines[i] = r.Room.Events[ev].Frame, r.Room.Events[ev].Line
 		}
 	}
-	meta["capture"] = map[string]any{"path": r.Room.Capture, "room": r.Room.Room, "frames": frames}
+	capt := map[string]any{"path": r.Room.Capture, "room": r.Room.Room, "frames": frames}
+	if r.Room.Log {
+		capt["log_lines"] = lines
+	}
+	meta["capture"] = capt
 	if doc["#meta"], err = marshalNoEscape(meta); err != nil {
 		return nil, err
 	}
@@ -159,4 +172,25 @@ func capturedSummary(r *CapturedResult) string {
 		fmt.Fprintf(&b, ", %s fails after %v (schedule of %d steps)", r.Property, r.FirstFail.Round(1000), len(r.Schedule.Seq))
 	}
 	return b.String()
+}
+
+// LoadEventLog reads a prefill event log (traces/eventlog) as observations
+// in log order, to merge with a capture's (trace.Merge).
+func LoadEventLog(path string) ([]trace.Observation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	events, err := eventlog.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: event log %s: %w", path, err)
+	}
+	var out []trace.Observation
+	for i := range events {
+		if o, ok := trace.FromEvent(&events[i]); ok {
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }

@@ -112,7 +112,7 @@ func TestCapturedPinnedRoomsFound(t *testing.T) {
 					t.Errorf("room %d: %s fails %s, want liveness", room.Room, name, res.Property)
 				}
 				fails := CapturedFails(impl, c, res.Property, DefaultBound)
-				if !InternalOneMinimal(c, res.Schedule, fails) {
+				if !InternalOneMinimal(c, room, res.Schedule, fails) {
 					t.Errorf("room %d: schedule not 1-minimal in its internal steps", room.Room)
 				}
 				var seen []int
