@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
+	trace "github.com/roomspec/roomspec/traces/replay"
 )
 
 // stormRoom returns room id of the storm-fork capture under variant.
@@ -27,6 +28,27 @@ func stormRoom(tb testing.TB, variant string, id int64) (*model.Config, *Capture
 	}
 	tb.Fatalf("no room %d", id)
 	return nil, nil
+}
+
+// stormLogRoom returns room id of storm-fork with its event log merged in.
+func stormLogRoom(tb testing.TB, c *model.Config, id int64) *CapturedRoom {
+	tb.Helper()
+	dir := filepath.Join("..", "traces", "testdata", "scenarios")
+	wire, err := LoadCapture(filepath.Join(dir, "storm-fork.pcap"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	logObs, err := LoadEventLog(filepath.Join(dir, "storm-fork.events.jsonl"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, r := range CapturedRooms(c, "storm-fork.pcap", trace.Merge(wire, logObs)) {
+		if r.Room == id && r.Log {
+			return r
+		}
+	}
+	tb.Fatalf("no room %d with log events", id)
+	return nil
 }
 
 // checkSchedule fails unless sc is a behaviour of the spec that takes
@@ -116,6 +138,7 @@ func TestCapturedSkew(t *testing.T) {
 // keeps the capture's events (checkSchedule); never a panic.
 func FuzzCapturedSchedule(f *testing.F) {
 	c, room := stormRoom(f, "fork-90a52f44a", 102)
+	logRoom := stormLogRoom(f, c, 102)
 	f.Add([]byte{})
 	f.Add([]byte{0, 0, 0})
 	f.Add([]byte{1, 5, 9, 63, 2, 2, 2, 7})
@@ -124,10 +147,12 @@ func FuzzCapturedSchedule(f *testing.F) {
 		for i, d := range data {
 			choices[i] = int(d)
 		}
-		for _, skew := range []time.Duration{DefaultSkew, -1} {
-			b := &scheduler{c: c, room: room, skew: skew}
-			if sc, ok := b.build(choices); ok {
-				checkSchedule(t, c, room, sc)
+		for _, r := range []*CapturedRoom{room, logRoom} {
+			for _, skew := range []time.Duration{DefaultSkew, -1} {
+				b := &scheduler{c: c, room: r, skew: skew}
+				if sc, ok := b.build(choices); ok {
+					checkSchedule(t, c, r, sc)
+				}
 			}
 		}
 	})
