@@ -15,8 +15,9 @@ package conformance
 //
 // Not done yet (honest limits): rooms whose required_dst_info_num differs from the
 // variant's DecodeRanks are skipped (Skip says why); room reuse is not
-// modelled (every room is request 0 of the instance); a capture is loaded
-// whole (memory grows with the capture, not with rooms in flight); no new
+// modelled (every room is request 0 of the instance); LoadCapture keeps
+// the whole capture's observations (RoomStream bounds memory by rooms in
+// flight, but no entry point streams through it yet); no new
 // "healthy but pinnable" fork recording was made (the tests use the
 // committed healthy capture, recorded under upstream, which fork, pre-30352
 // and upstream-reuse can pin); the roomspec test -captures flags are not
@@ -94,76 +95,146 @@ const requestOfRoom = 0
 // which leaves them (see LogMark); other log events are ignored.
 func CapturedRooms(c *model.Config, capture string, obs []trace.Observation) []*CapturedRoom {
 	var out []*CapturedRoom
-	byRoom := map[int64]*CapturedRoom{}
-	ranks := map[int64][]netip.AddrPort{}
-	connRank := map[netip.AddrPort]netip.AddrPort{}
-	for _, o := range obs {
-		if o.Kind == trace.Other {
-			continue
-		}
-		cr := byRoom[o.Room]
-		if cr == nil {
-			cr = &CapturedRoom{Capture: capture, Room: o.Room}
-			byRoom[o.Room] = cr
-			out = append(out, cr)
-		}
-		if !o.Kind.Wire() {
-			if cr.Skip == "" {
-				cr.Log = true
-				cr.Events = append(cr.Events, logEvent(&o))
-			}
-			continue
-		}
-		if o.Kind == trace.TransferInfo && !o.RankFromConn {
-			connRank[o.Src] = o.Rank
-		}
-		if o.RankFromConn {
-			if r, ok := connRank[o.Src]; ok {
-				o.Rank = r
-			}
-		}
-		if cr.Skip != "" {
-			continue
-		}
-		if o.Kind == trace.TransferInfo && o.Required != c.RequiredDstInfoNum {
-			cr.Skip = fmt.Sprintf("frame %d: required_dst_info_num %d, the configuration has %d (not supported yet)", o.Frame, o.Required, c.RequiredDstInfoNum)
-			continue
-		}
-		rs := ranks[o.Room]
-		d := slices.Index(rs, o.Rank)
-		if d < 0 && o.Kind == trace.AbortAck {
-			d = samePortIndex(rs, o.Rank)
-		}
-		if d < 0 {
-			if len(rs) == c.DecodeRanks.Size() {
-				cr.Skip = fmt.Sprintf("frame %d: decode rank %s beyond the configuration's %d", o.Frame, o.Rank, c.DecodeRanks.Size())
-				continue
-			}
-			rs = append(rs, o.Rank)
-			ranks[o.Room] = rs
-			d = len(rs) - 1
-		}
-		ev := CapturedEvent{Kind: o.Kind, Frame: o.Frame, Time: o.Time, Conn: [2]netip.AddrPort{o.Src, o.Dst}}
-		switch o.Kind {
-		case trace.TransferInfo:
-			ev.Action = model.Action{ID: model.ActDecodeSendTransferInfo, Params: [model.MaxParams]int{d, requestOfRoom}}
-		case trace.Abort:
-			if cr.Aborted {
-				for i := range cr.Events {
-					if cr.Events[i].Kind == trace.Abort {
-						cr.Events[i].Also = append(cr.Events[i].Also, o.Frame)
-					}
-				}
-				continue
-			}
-			cr.Aborted = true
-			ev.Action = model.Action{ID: model.ActDecodeAbort, Params: [model.MaxParams]int{requestOfRoom}}
-		case trace.AbortAck:
-			ev.Action = model.Action{ID: model.ActDecodeRecvAbortAck, Params: [model.MaxParams]int{d}}
-		}
-		cr.Events = append(cr.Events, ev)
+	st := NewRoomStream(c, capture, 0, func(r *CapturedRoom) { out = append(out, r) })
+	for i := range obs {
+		st.Observe(&obs[i])
 	}
+	st.Flush()
 	return out
+}
+
+// RoomStream groups observations into rooms as they arrive (as
+// CapturedRooms does) and hands each room over once no observation of it
+// has come for Idle of capture time, so memory follows the rooms in
+// flight, not the capture. Idle 0 keeps every room until Flush. Idle must
+// exceed the longest gap between two observations of one room (SGLang's
+// 300 s timeout is a safe choice): a room seen again after being handed
+// over comes back as a new room.
+type RoomStream struct {
+	c        *model.Config
+	capture  string
+	idle     time.Duration
+	emit     func(*CapturedRoom)
+	rooms    map[int64]*streamRoom
+	order    []int64
+	connRank map[netip.AddrPort]netip.AddrPort
+	seen     int
+	// MaxLive is the most rooms held at once.
+	MaxLive int
+}
+
+type streamRoom struct {
+	r     *CapturedRoom
+	ranks []netip.AddrPort
+	last  time.Time
+}
+
+// NewRoomStream returns a stream that calls emit with each finished room.
+func NewRoomStream(c *model.Config, capture string, idle time.Duration, emit func(*CapturedRoom)) *RoomStream {
+	return &RoomStream{c: c, capture: capture, idle: idle, emit: emit, rooms: map[int64]*streamRoom{}, connRank: map[netip.AddrPort]netip.AddrPort{}}
+}
+
+// sweepEvery is how many observations go between two idle sweeps.
+const sweepEvery = 1 << 10
+
+// Observe feeds the next observation (in time order).
+func (st *RoomStream) Observe(op *trace.Observation) {
+	o := *op
+	c := st.c
+	st.seen++
+	if st.idle > 0 && st.seen%sweepEvery == 0 {
+		st.sweep(o.Time)
+	}
+	if o.Kind == trace.Other {
+		return
+	}
+	sr := st.rooms[o.Room]
+	if sr == nil {
+		sr = &streamRoom{r: &CapturedRoom{Capture: st.capture, Room: o.Room}}
+		st.rooms[o.Room] = sr
+		st.order = append(st.order, o.Room)
+		st.MaxLive = max(st.MaxLive, len(st.rooms))
+	}
+	sr.last = o.Time
+	cr := sr.r
+	if !o.Kind.Wire() {
+		if cr.Skip == "" {
+			cr.Log = true
+			cr.Events = append(cr.Events, logEvent(&o))
+		}
+		return
+	}
+	if o.Kind == trace.TransferInfo && !o.RankFromConn {
+		st.connRank[o.Src] = o.Rank
+	}
+	if o.RankFromConn {
+		if r, ok := st.connRank[o.Src]; ok {
+			o.Rank = r
+		}
+	}
+	if cr.Skip != "" {
+		return
+	}
+	if o.Kind == trace.TransferInfo && o.Required != c.RequiredDstInfoNum {
+		cr.Skip = fmt.Sprintf("frame %d: required_dst_info_num %d, the configuration has %d (not supported yet)", o.Frame, o.Required, c.RequiredDstInfoNum)
+		return
+	}
+	d := slices.Index(sr.ranks, o.Rank)
+	if d < 0 && o.Kind == trace.AbortAck {
+		d = samePortIndex(sr.ranks, o.Rank)
+	}
+	if d < 0 {
+		if len(sr.ranks) == c.DecodeRanks.Size() {
+			cr.Skip = fmt.Sprintf("frame %d: decode rank %s beyond the configuration's %d", o.Frame, o.Rank, c.DecodeRanks.Size())
+			return
+		}
+		sr.ranks = append(sr.ranks, o.Rank)
+		d = len(sr.ranks) - 1
+	}
+	ev := CapturedEvent{Kind: o.Kind, Frame: o.Frame, Time: o.Time, Conn: [2]netip.AddrPort{o.Src, o.Dst}}
+	switch o.Kind {
+	case trace.TransferInfo:
+		ev.Action = model.Action{ID: model.ActDecodeSendTransferInfo, Params: [model.MaxParams]int{d, requestOfRoom}}
+	case trace.Abort:
+		if cr.Aborted {
+			for i := range cr.Events {
+				if cr.Events[i].Kind == trace.Abort {
+					cr.Events[i].Also = append(cr.Events[i].Also, o.Frame)
+				}
+			}
+			return
+		}
+		cr.Aborted = true
+		ev.Action = model.Action{ID: model.ActDecodeAbort, Params: [model.MaxParams]int{requestOfRoom}}
+	case trace.AbortAck:
+		ev.Action = model.Action{ID: model.ActDecodeRecvAbortAck, Params: [model.MaxParams]int{d}}
+	}
+	cr.Events = append(cr.Events, ev)
+}
+
+// sweep hands over the rooms idle since before now-Idle, in order of
+// first observation.
+func (st *RoomStream) sweep(now time.Time) {
+	keep := st.order[:0]
+	for _, id := range st.order {
+		sr := st.rooms[id]
+		if now.Sub(sr.last) > st.idle {
+			delete(st.rooms, id)
+			st.emit(sr.r)
+		} else {
+			keep = append(keep, id)
+		}
+	}
+	st.order = keep
+}
+
+// Flush hands over every room still held, in order of first observation.
+func (st *RoomStream) Flush() {
+	for _, id := range st.order {
+		st.emit(st.rooms[id].r)
+		delete(st.rooms, id)
+	}
+	st.order = st.order[:0]
 }
 
 // samePortIndex is the index of the only rank with ep's port, or -1: an
