@@ -88,3 +88,67 @@ func TestCapturedWithLog(t *testing.T) {
 		t.Fatal("no room with log events")
 	}
 }
+
+// TestCapturedHealthyPinnableFork: healthy-pinnable was recorded under the
+// fork and every room concluded (its .captured.json lists no pinned room;
+// with the log, the schedules of the aborted room all hold), yet from the
+// wire alone some interleaving of prefill's threads the capture allows
+// pins the aborted room under fork-90a52f44a and upstream-reuse, where
+// the spec agrees, and none does under fixed.
+func TestCapturedHealthyPinnableFork(t *testing.T) {
+	dir := filepath.Join("..", "traces", "testdata", "scenarios")
+	wire, err := LoadCapture(filepath.Join(dir, "healthy-pinnable.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logObs, err := LoadEventLog(filepath.Join(dir, "healthy-pinnable.events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		impl string
+		log  bool
+		pins bool
+	}{{"fork-90a52f44a", false, true}, {"upstream-reuse", false, true}, {"fixed", false, false}, {"fork-90a52f44a", true, false}} {
+		impl, variant, c := capturedImplNamed(t, tc.impl, "")
+		obs := wire
+		if tc.log {
+			obs = trace.Merge(wire, logObs)
+		}
+		aborted := 0
+		for _, room := range CapturedRooms(c, "healthy-pinnable.pcap", obs) {
+			if !room.Aborted {
+				continue
+			}
+			aborted++
+			res, err := RunCaptured(impl, tc.impl, variant, c, room, CapturedOptions{Seed: 1, Cases: 3000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			specRes, err := RunCaptured(&SpecImpl{}, "spec", variant, c, room, CapturedOptions{Seed: 1, Cases: 3000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("log=%v %s", tc.log, capturedSummary(res))
+			if res.Holds == tc.pins {
+				t.Errorf("room %d under %s (log %v): holds=%v", room.Room, tc.impl, tc.log, res.Holds)
+			}
+			if res.Holds != specRes.Holds {
+				t.Errorf("room %d: %s holds=%v, the spec under %s holds=%v", room.Room, tc.impl, res.Holds, variant, specRes.Holds)
+			}
+			if !res.Holds {
+				if !InternalOneMinimal(c, room, res.Schedule, CapturedFails(impl, c, res.Property, DefaultBound)) {
+					t.Errorf("room %d: not 1-minimal", room.Room)
+				}
+				if tc.impl == "fork-90a52f44a" {
+					var buf bytes.Buffer
+					_ = WriteCapturedTable(&buf, res)
+					t.Logf("\n%s", buf.String())
+				}
+			}
+		}
+		if aborted != 1 {
+			t.Fatalf("%d aborted rooms, want 1", aborted)
+		}
+	}
+}
