@@ -17,11 +17,8 @@ package conformance
 // variant's DecodeRanks are skipped (Skip says why); room reuse is not
 // modelled (every room is request 0 of the instance); LoadCapture keeps
 // the whole capture's observations (RoomStream bounds memory by rooms in
-// flight, but no entry point streams through it yet); no new
-// "healthy but pinnable" fork recording was made (the tests use the
-// committed healthy capture, recorded under upstream, which fork, pre-30352
-// and upstream-reuse can pin); the roomspec test -captures flags are not
-// written.
+// flight, but no entry point streams through it yet); the roomspec test
+// -captures flags are not written.
 
 import (
 	"fmt"

@@ -184,7 +184,7 @@ func BenchmarkCapturedSchedule(b *testing.B) {
 }
 
 // BenchmarkCapturedFirstPin: the time to the first pinned schedule of the
-// healthy capture's aborted room under fork-90a52f44a (RunCaptured with
+// healthy-pinnable capture's aborted room under fork-90a52f44a (RunCaptured with
 // the generation, the check and the minimization).
 func BenchmarkCapturedFirstPin(b *testing.B) {
 	impl, variant, err := Builtin("fork-90a52f44a")
@@ -195,12 +195,12 @@ func BenchmarkCapturedFirstPin(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	obs, err := LoadCapture(filepath.Join("..", "traces", "testdata", "scenarios", "healthy.pcap"))
+	obs, err := LoadCapture(filepath.Join("..", "traces", "testdata", "scenarios", "healthy-pinnable.pcap"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	var room *CapturedRoom
-	for _, r := range CapturedRooms(c, "healthy.pcap", obs) {
+	for _, r := range CapturedRooms(c, "healthy-pinnable.pcap", obs) {
 		if r.Aborted {
 			room = r
 		}
