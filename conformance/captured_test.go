@@ -32,13 +32,15 @@ type capturedScenario struct {
 func capturedScenarios(t *testing.T) []capturedScenario {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(*capturesDir, "*.pcap"))
+	more, _ := filepath.Glob(filepath.Join(*capturesDir, "*.pcapng"))
+	files = append(files, more...)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no captures in %s: %v", *capturesDir, err)
 	}
 	var out []capturedScenario
 	for _, f := range files {
 		sc := capturedScenario{path: f}
-		if b, err := os.ReadFile(strings.TrimSuffix(f, ".pcap") + ".expected.json"); err == nil {
+		if b, err := os.ReadFile(strings.TrimSuffix(f, ".pcap") + ".expected.json"); err == nil && strings.HasSuffix(f, ".pcap") {
 			var exp struct {
 				Variant string  `json:"variant"`
 				Pinned  []int64 `json:"pinned"`
