@@ -37,6 +37,8 @@ func runTest(e *env, args []string) int {
 	bound := fs.Int("bound", conformance.DefaultBound, "fair round-robin `rounds` allowed for quiescence (liveness)")
 	format := fs.String("format", "text", "output `format`: text or json (one object per property run)")
 	itfDir := fs.String("itf", "", "write each counterexample as ITF JSON into `dir`")
+	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
+	skew := fs.Duration("skew", conformance.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -64,6 +66,16 @@ func runTest(e *env, args []string) int {
 	names := conformance.BuiltinNames()
 	if *implName != "" {
 		names = []string{*implName}
+	}
+	if *captures != "" {
+		files, err := captureFiles(*captures)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+			return exitBadInput
+		}
+		cr := &capturedRun{e: e, impls: names, idle: time.Second,
+			opt: conformance.CapturedOptions{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound}}
+		return cr.run(files)
 	}
 	enc := json.NewEncoder(e.stdout)
 	enc.SetEscapeHTML(false)
