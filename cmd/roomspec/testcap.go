@@ -45,10 +45,15 @@ func captureFiles(arg string) ([]string, error) {
 
 // run checks every room of every capture under each implementation and
 // prints, per room, the schedules explored and whether some schedule pins
-// it, with the 1-minimal schedule as a step table when one does.
+// it, with the 1-minimal schedule as a step table when one does. Each
+// capture is decoded once, its observations fanned out to one room stream
+// per implementation.
 func (cr *capturedRun) run(files []string) int {
 	code := exitOK
 	for _, file := range files {
+		var streams []*conformance.RoomStream
+		var impls []conformance.Implementation
+		var failed error
 		for _, name := range cr.impls {
 			impl, variant, err := conformance.Builtin(name)
 			if err != nil {
@@ -60,10 +65,10 @@ func (cr *capturedRun) run(files []string) int {
 				fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput
 			}
-			var failed error
+			impls = append(impls, impl)
 			// Rooms are handed over as they go idle, so memory follows the
 			// rooms in flight, not the capture.
-			st := conformance.NewRoomStream(c, file, cr.idle, func(room *conformance.CapturedRoom) {
+			streams = append(streams, conformance.NewRoomStream(c, file, cr.idle, func(room *conformance.CapturedRoom) {
 				if failed != nil {
 					return
 				}
@@ -80,28 +85,32 @@ func (cr *capturedRun) run(files []string) int {
 				fmt.Fprintf(cr.e.stdout, "%s room %d: %s: PINNED (%s fails after %d schedules, first in %s)\n",
 					filepath.Base(file), room.Room, name, res.Property, res.Schedules, res.FirstFail.Round(time.Microsecond))
 				conformance.WriteCapturedTable(cr.e.stdout, res)
-			})
-			f, err := os.Open(file)
-			if err != nil {
-				fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
-				return exitBadInput
-			}
-			_, err = decode.Run(f, decode.Options{}, func(m *decode.Message) {
-				if o, ok := replay.FromMessage(m); ok {
+			}))
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
+			return exitBadInput
+		}
+		_, err = decode.Run(f, decode.Options{}, func(m *decode.Message) {
+			if o, ok := replay.FromMessage(m); ok {
+				for _, st := range streams {
 					st.Observe(&o)
 				}
-			}, func(decode.Diagnostic) {})
-			f.Close()
-			if err != nil {
-				fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, err)
-				return exitBadInput
 			}
+		}, func(decode.Diagnostic) {})
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, err)
+			return exitBadInput
+		}
+		for i, st := range streams {
 			st.Flush()
-			impl.Close()
-			if failed != nil {
-				fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, failed)
-				return exitBadInput
-			}
+			impls[i].Close()
+		}
+		if failed != nil {
+			fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, failed)
+			return exitBadInput
 		}
 	}
 	return code
