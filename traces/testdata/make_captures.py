@@ -575,14 +575,57 @@ def large(n, out_dir):
     print("\nwrote", path, "with", sent, "messages")
 
 
+def many_rooms(n, out_dir, rate=250.0):
+    """Writes rooms_N.pcap: N distinct rooms on two decode ranks, paced at
+    `rate` rooms per second so that only a few are in flight at a time (each
+    room: TransferInfo from both ranks, required_dst_info_num 2; every fourth
+    room then ABORT from both ranks). For memory measurements of tools that
+    process rooms as a stream (not committed)."""
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "rooms_%d.pcap" % n)
+    rng = random.Random(n)
+    sc = Scenario("rooms")
+    prefill = sc.pull()
+    cap = Capture(path, "lo", bpf_ports([prefill]))
+    ranks = [sc.push(prefill) for _ in range(2)]
+    ips, ports = ["10.8.0.1", "10.8.0.2"], [41001, 41002]
+    for k, c in enumerate(ranks):
+        c.sock.send_multipart(nixl_registration(rng, ips[k], ports[k], "agent-%d" % k, k)[1])
+    sent = 2
+    t0 = time.time()
+    for r in range(n):
+        room = 1000000 + r
+        for k, c in enumerate(ranks):
+            c.sock.send_multipart(nixl_transfer_info(rng, room, ips[k], ports[k], "agent-%d" % k, npages=4, required=2)[1])
+            sent += 1
+        if r % 4 == 3:
+            for k, c in enumerate(ranks):
+                c.sock.send_multipart(abort(room, ips[k], ports[k])[1])
+                sent += 1
+        delay = t0 + (r + 1) / rate - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        if r % 1000 == 999:
+            sys.stderr.write("\rrooms %d" % (r + 1))
+    sc.sent = sent
+    sc.drain()
+    cap.stop()
+    sc.close()
+    print("\nwrote", path, "with", n, "rooms,", sent, "messages")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenarios", nargs="*", help="scenarios to make (default all): " + ", ".join(SCENARIOS))
     ap.add_argument("--large", type=int, metavar="N", help="make only a large capture of about N messages")
+    ap.add_argument("--rooms", type=int, metavar="N", help="make only rooms_N.pcap: N distinct rooms, paced (for streaming memory tests)")
     ap.add_argument("--out", default=None, help="output directory")
     a = ap.parse_args()
     if a.large:
         large(a.large, a.out or LARGE)
+        return
+    if a.rooms:
+        many_rooms(a.rooms, a.out or LARGE)
         return
     out = a.out or OUT
     os.makedirs(out, exist_ok=True)
