@@ -446,6 +446,9 @@ func (s *stream) ReassemblyComplete(_ reassembly.AssemblerContext) bool {
 type Result struct {
 	Stats  Stats
 	Format Format
+	// First and Last are the earliest and latest timestamps of the
+	// records read (zero if none): the span the capture covers.
+	First, Last time.Time
 	// Err is why reading stopped early (a *RecordError: truncated or
 	// corrupt file), or nil when the whole file was read.
 	Err error
@@ -479,6 +482,12 @@ func Run(r io.Reader, opt Options, handler func(*Event)) (Result, error) {
 			break
 		}
 		last = rec
+		if res.First.IsZero() || rec.Time.Before(res.First) {
+			res.First = rec.Time
+		}
+		if rec.Time.After(res.Last) {
+			res.Last = rec.Time
+		}
 		a.Packet(rec)
 	}
 	a.Close()

@@ -47,6 +47,13 @@ type Message struct {
 	FirstFrame int
 	Time       time.Time
 	Src, Dst   netip.AddrPort
+	// Stream numbers the message's direction of its TCP connection
+	// (dense, 0-based, in order of first appearance): messages of one
+	// stream were sent in this order.
+	Stream int
+	// MidStream says the capture started after the connection's
+	// handshake: messages sent on it before the capture are missing.
+	MidStream bool
 	// SrcSocket and DstSocket are the ZMTP socket types (PUSH, PULL, ...)
 	// announced in the READY commands, or "" when the handshake was not
 	// captured.
@@ -122,6 +129,9 @@ type Summary struct {
 	// Truncated is set when the file ended inside a record or was corrupt;
 	// everything before the damage was decoded.
 	Truncated bool
+	// Start and End are the earliest and latest packet timestamps: the
+	// time span the capture covers (zero when it has no packets).
+	Start, End time.Time
 }
 
 func (s Summary) String() string {
@@ -163,6 +173,7 @@ func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnos
 	s.LostBytes = res.Stats.LostBytes
 	s.Truncated = res.Err != nil
 	s.OutOfOrder = p.order.Late
+	s.Start, s.End = res.First, res.Last
 	return *s, nil
 }
 
@@ -313,6 +324,8 @@ func (s *stream) Message(zm zmtp.Message) {
 		Time:       s.lastTime,
 		Src:        s.half.Src,
 		Dst:        s.half.Dst,
+		Stream:     s.half.ID,
+		MidStream:  s.half.MidStream,
 		SrcSocket:  s.dec.PeerSocketType(),
 		Parts:      parts,
 		Wire:       dec.Decode(parts),

@@ -9,8 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/roomspec/roomspec/traces/capture"
 )
 
 type truthMsg struct {
@@ -229,4 +232,60 @@ func zmtpSize(parts []string) int64 {
 		}
 	}
 	return n
+}
+
+// TestProvenance: each message names its stream (one number per
+// direction, the same for all its messages) and says whether the capture
+// joined that connection mid-stream (exactly the connections with
+// messages sent before it); the summary spans the capture's packets.
+func TestProvenance(t *testing.T) {
+	for _, path := range captureFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			r := decodeFile(t, path, Options{})
+			before := map[string]bool{}
+			for _, m := range readTruth(t, path) {
+				before[m.Conn] = before[m.Conn] || m.Before
+			}
+			streams := map[string]int{}
+			owner := map[int]string{}
+			for _, m := range r.msgs {
+				conn := m.Src.String() + "->" + m.Dst.String()
+				if s, ok := streams[conn]; ok && s != m.Stream {
+					t.Fatalf("%s: messages on streams %d and %d", conn, s, m.Stream)
+				}
+				if c, ok := owner[m.Stream]; ok && c != conn {
+					t.Fatalf("stream %d carries %s and %s", m.Stream, c, conn)
+				}
+				streams[conn], owner[m.Stream] = m.Stream, conn
+				if m.MidStream != before[conn] {
+					t.Fatalf("%s: MidStream %v, want %v (messages before the capture: %v)", conn, m.MidStream, before[conn], before[conn])
+				}
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cr, err := capture.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first, last time.Time
+			for {
+				rec, err := cr.Next()
+				if err != nil {
+					break
+				}
+				if first.IsZero() || rec.Time.Before(first) {
+					first = rec.Time
+				}
+				if rec.Time.After(last) {
+					last = rec.Time
+				}
+			}
+			if !r.sum.Start.Equal(first) || !r.sum.End.Equal(last) {
+				t.Fatalf("summary spans %v..%v, the packets %v..%v", r.sum.Start, r.sum.End, first, last)
+			}
+		})
+	}
 }
