@@ -2,43 +2,18 @@ package decode
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/zmtp"
 )
 
-// largeCapture returns the benchmark capture made by
-// "make_captures.py --large N", or skips.
-func largeCapture(b *testing.B) []byte {
-	b.Helper()
-	files, _ := filepath.Glob("../testdata/large/large_*.pcap")
-	if len(files) == 0 {
-		b.Skip("no ../testdata/large/large_*.pcap; make one with: sudo /usr/bin/python3 traces/testdata/make_captures.py --large 1000000")
-	}
-	// The one with the fewest messages (by name): the 10x capture is for
-	// whole-process RSS runs. ROOMSPEC_LARGE picks another.
-	best := os.Getenv("ROOMSPEC_LARGE")
-	if best == "" {
-		fewest := -1
-		for _, f := range files {
-			var n int
-			if _, err := fmt.Sscanf(filepath.Base(f), "large_%d.pcap", &n); err == nil && (fewest < 0 || n < fewest) {
-				best, fewest = f, n
-			}
-		}
-	}
-	data, err := os.ReadFile(best)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
-}
+func largeCapture(b *testing.B) []byte { return benchdata.LargeCapture(b) }
 
 // BenchmarkDecode is the full pipeline (reassembly, ZMTP, SGLang decoding)
 // over the large capture, read from memory.
@@ -101,12 +76,12 @@ func benchRatio(b *testing.B, opt Options) {
 	haveCPU := true
 	msgs := 0
 	timed := func(wall, cpu *time.Duration, pass func()) {
-		c0, ok0 := cpuTime()
+		c0, ok0 := benchdata.CPUTime()
 		t0 := time.Now()
 		pass()
 		runtime.GC()
 		*wall += time.Since(t0)
-		c1, ok1 := cpuTime()
+		c1, ok1 := benchdata.CPUTime()
 		*cpu += c1 - c0
 		haveCPU = haveCPU && ok0 && ok1
 	}

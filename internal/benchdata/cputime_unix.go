@@ -1,15 +1,15 @@
 //go:build unix
 
-package decode
+package benchdata
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the user and system CPU time of the whole process so far,
+// CPUTime is the user and system CPU time of the whole process so far,
 // garbage collector and other threads included.
-func cpuTime() (time.Duration, bool) {
+func CPUTime() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
