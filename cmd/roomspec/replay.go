@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/replay"
@@ -36,15 +37,22 @@ deadline), at-risk (wire only: some completion of the unseen steps pins the
 room under the variant) or invalid (an observed event no spec step
 explains). Several captures are taken as consecutive parts of one capture.
 
+Rooms are judged as they go idle (-idle), so memory follows the rooms in
+flight; -format json writes each room as soon as it is judged.
+
 Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	logFile := fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)")
 	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
 	deadline := fs.Duration("deadline", 300*time.Second, "how long after its abort a room must be released")
+	skew := fs.Duration("skew", time.Millisecond, "how far apart observations of different connections (or the log) may be and still have happened in the other order")
+	idle := fs.Duration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)")
+	logEndpoint := fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)")
 	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
 	itf := fs.String("itf", "", "write the spec behaviour matched by each violated, at-risk or invalid room (at-risk: and a pinning completion; invalid: up to the last explained event) as an ITF trace into `DIR`")
 	var ports portList
 	fs.Var(&ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
 	maxHidden := fs.Int("max-unseen", 24, "search bound: unseen spec steps between two observations of a room")
+	maxStates := fs.Int("max-states", 50000, "search bound: states one search visits")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -64,23 +72,55 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	if err != nil {
 		return bad("unknown variant %q (see roomspec check -list)", *variant)
 	}
+	var logAt netip.AddrPort
+	if *logEndpoint != "" {
+		if logAt, err = netip.ParseAddrPort(*logEndpoint); err != nil {
+			return bad("-log-endpoint: %v", err)
+		}
+	}
+	if *itf != "" {
+		if err := os.MkdirAll(*itf, 0o755); err != nil {
+			return bad("%v", err)
+		}
+	}
 	logs, closeLog, err := openLog(e, *logFile)
 	if err != nil {
 		return bad("%v", err)
 	}
 	defer closeLog()
-	r, err := replay.New(cfgText, replay.Options{Deadline: *deadline, Log: *logFile != "", MaxHidden: *maxHidden})
+	out := bufio.NewWriter(e.stdout)
+	var kept []*replay.Room
+	var writeErr error
+	onRoom := func(room *replay.Room) {
+		if writeErr != nil || !room.Aborted && room.Verdict != replay.Invalid {
+			return
+		}
+		if *itf != "" {
+			writeErr = writePin(room, *itf)
+		}
+		if *format == "json" {
+			if writeErr == nil {
+				writeErr = replay.WriteRoomJSON(out, room)
+			}
+			return
+		}
+		kept = append(kept, room)
+	}
+	r, err := replay.New(cfgText, replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
+		Skew: *skew, Idle: *idle, MaxHidden: *maxHidden, MaxStates: *maxStates, OnRoom: onRoom})
 	if err != nil {
 		return bad("%v", err)
 	}
 	var end time.Time
+	streams := 0
 	for _, name := range files {
-		last, err := replayFile(e, r, name, ports, logs)
+		sum, err := replayFile(e, r, name, ports, logs, streams)
 		if err != nil {
 			return bad("%v", err)
 		}
-		if last.After(end) {
-			end = last
+		streams += sum.Streams
+		if sum.End.After(end) {
+			end = sum.End
 		}
 	}
 	logs.feedBefore(r, time.Time{})
@@ -88,13 +128,15 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 		return bad("%v", logs.err)
 	}
 	rep := r.Finish(end)
-	out := bufio.NewWriter(e.stdout)
+	if writeErr != nil {
+		return bad("%v", writeErr)
+	}
+	slices.SortStableFunc(kept, func(a, b *replay.Room) int { return a.FirstSeen.Compare(b.FirstSeen) })
+	rep.Rooms = kept
 	switch *format {
-	case "json":
-		err = rep.WriteJSON(out)
 	case "junit":
 		err = rep.WriteJUnit(out, *variant)
-	default:
+	case "text":
 		err = rep.WriteText(out)
 	}
 	if err == nil {
@@ -102,11 +144,6 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	}
 	if err != nil {
 		return bad("%v", err)
-	}
-	if *itf != "" {
-		if err := writePins(rep, *itf); err != nil {
-			return bad("%v", err)
-		}
 	}
 	if rep.Failed() {
 		return exitViolation
@@ -171,66 +208,45 @@ func (l *logFeed) feedBefore(r *replay.Replayer, t time.Time) {
 }
 
 // replayFile feeds one capture's messages to r, each preceded by the log
-// observations strictly earlier than it, and returns the time of the
-// capture's last packet.
-func replayFile(e *env, r *replay.Replayer, name string, ports portList, logs *logFeed) (time.Time, error) {
+// observations strictly earlier than it; streams offsets the file's stream
+// numbers past those of the files before it. On a terminal, a progress bar
+// shows how far the file has been read.
+func replayFile(e *env, r *replay.Replayer, name string, ports portList, logs *logFeed, streams int) (decode.Summary, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return time.Time{}, err
+		return decode.Summary{}, err
 	}
 	defer f.Close()
+	var in io.Reader = f
+	var bar *progress
+	if e.stderrIsTerminal {
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			bar = &progress{r: f, w: e.stderr, name: name, total: fi.Size()}
+			in = bar
+		}
+	}
+	defer bar.clear()
 	onMsg := func(m *decode.Message) {
 		o, ok := replay.FromMessage(m)
 		if !ok {
 			return
 		}
+		o.Stream += streams
 		logs.feedBefore(r, o.Time)
 		r.Observe(o)
 	}
-	onDiag := func(d decode.Diagnostic) {}
-	if _, err := decode.Run(f, decode.Options{Ports: ports, Reuse: true}, onMsg, onDiag); err != nil {
-		return time.Time{}, fmt.Errorf("%s: %w", name, err)
+	sum, err := decode.Run(bufio.NewReaderSize(in, 1<<20), decode.Options{Ports: ports, Reuse: true}, onMsg, func(decode.Diagnostic) {})
+	if err != nil {
+		return sum, fmt.Errorf("%s: %w", name, err)
 	}
-	return lastPacket(name)
+	return sum, nil
 }
 
-// lastPacket returns the time of a capture's last readable packet: the
-// capture's end, which deadlines are measured against. (A second pass over
-// the records; decode.Run does not report it.)
-func lastPacket(name string) (time.Time, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return time.Time{}, err
+// writePin writes the behaviour a reported room matched as an ITF trace.
+func writePin(room *replay.Room, dir string) error {
+	if len(room.Behaviour) == 0 || room.Config == nil {
+		return nil
 	}
-	defer f.Close()
-	cr, err := capture.NewReader(bufio.NewReaderSize(f, 1<<20))
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: %w", name, err)
-	}
-	var last time.Time
-	for {
-		rec, err := cr.Next()
-		if err != nil {
-			return last, nil // the end, or damage: the last good packet counts
-		}
-		if rec.Time.After(last) {
-			last = rec.Time
-		}
-	}
-}
-
-func writePins(rep *replay.Report, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, room := range rep.Rooms {
-		if len(room.Behaviour) == 0 || room.Config == nil {
-			continue
-		}
-		p := filepath.Join(dir, "room-"+strconv.FormatInt(room.Room, 10)+".itf.json")
-		if err := os.WriteFile(p, room.Config.ITF(room.Behaviour), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	p := filepath.Join(dir, "room-"+strconv.FormatInt(room.Room, 10)+".itf.json")
+	return os.WriteFile(p, room.Config.ITF(room.Behaviour), 0o644)
 }

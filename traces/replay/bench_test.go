@@ -2,41 +2,17 @@ package replay
 
 import (
 	"bytes"
-	"fmt"
-	"os"
-	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
 )
 
-// largeCapture returns the decoding issue's benchmark capture (made by
-// "make_captures.py --large N", not committed), or skips.
-func largeCapture(b *testing.B) []byte {
-	b.Helper()
-	best := os.Getenv("ROOMSPEC_LARGE")
-	if best == "" {
-		files, _ := filepath.Glob("../testdata/large/large_*.pcap")
-		fewest := -1
-		for _, f := range files {
-			var n int
-			if _, err := fmt.Sscanf(filepath.Base(f), "large_%d.pcap", &n); err == nil && (fewest < 0 || n < fewest) {
-				best, fewest = f, n
-			}
-		}
-	}
-	if best == "" {
-		b.Skip("no ../testdata/large/large_*.pcap; make one with: sudo /usr/bin/python3 traces/testdata/make_captures.py --large 1000000")
-	}
-	data, err := os.ReadFile(best)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return data
-}
+func largeCapture(b *testing.B) []byte { return benchdata.LargeCapture(b) }
 
 // BenchmarkDecodeOnly is the decoding the replay runs on, alone (as the
 // CLI runs it, with Options.Reuse): the reference for BenchmarkReplay.
@@ -54,41 +30,107 @@ func BenchmarkDecodeOnly(b *testing.B) {
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
 }
 
-// BenchmarkReplay decodes the large capture and replays every room
-// (wire only, fork variant).
+// BenchmarkReplay decodes the large capture and replays every room from
+// the wire (variant fixed-deferred, whose ABORT_ACKs the capture has):
+// the capture is valid room traffic, so every room must be explained.
 func BenchmarkReplay(b *testing.B) {
 	data := largeCapture(b)
-	cfg, err := spec.Config("fork-90a52f44a")
+	cfg, err := spec.Config("fixed-deferred")
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
 	msgs := 0
 	for b.Loop() {
-		r, err := New(cfg, Options{})
+		r, err := New(cfg, Options{OnRoom: func(*Room) {}})
 		if err != nil {
 			b.Fatal(err)
 		}
+		most := 0
 		sum, err := decode.Run(bytes.NewReader(data), decode.Options{Reuse: true}, func(m *decode.Message) {
 			if o, ok := FromMessage(m); ok {
 				r.Observe(o)
+				most = max(most, r.Live())
 			}
 		}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep := r.Finish(time.Time{})
+		rep := r.Finish(sum.End)
+		if n := rep.Count(Invalid); n > 0 {
+			b.Fatalf("%d of %d rooms invalid", n, rep.Total)
+		}
 		msgs += sum.Messages
-		b.ReportMetric(float64(len(rep.Rooms)), "rooms")
+		b.ReportMetric(float64(rep.Total), "rooms")
+		b.ReportMetric(float64(most), "held")
 	}
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
 }
 
-// BenchmarkSearch measures the search itself, which the large capture
-// hardly exercises (it reuses 512 room ids, so after their first cycle its
-// rooms are invalid and cost only bookkeeping): 1000 rooms, each following
-// the healthy behaviour of the upstream spec, wire and log, interleaved
-// 10 rooms at a time.
+// BenchmarkRatio runs decode-only and the replay of BenchmarkReplay on the
+// large capture in each iteration and reports replay's throughput as a
+// fraction of decode-only's (throughput-ratio = decode time / replay
+// time, in wall and in CPU time of the whole process, the garbage
+// collector included): the target is at least 0.5.
+func BenchmarkRatio(b *testing.B) {
+	data := largeCapture(b)
+	cfg, err := spec.Config("fixed-deferred")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wallD, wallR, cpuD, cpuR time.Duration
+	haveCPU := true
+	timed := func(wall, cpu *time.Duration, pass func()) {
+		runtime.GC()
+		c0, ok0 := benchdata.CPUTime()
+		t0 := time.Now()
+		pass()
+		*wall += time.Since(t0)
+		c1, ok1 := benchdata.CPUTime()
+		*cpu += c1 - c0
+		haveCPU = haveCPU && ok0 && ok1
+	}
+	msgs := 0
+	for b.Loop() {
+		timed(&wallD, &cpuD, func() {
+			if _, err := decode.Run(bytes.NewReader(data), decode.Options{Reuse: true}, func(*decode.Message) {}, nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+		timed(&wallR, &cpuR, func() {
+			r, err := New(cfg, Options{OnRoom: func(*Room) {}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			sum, err := decode.Run(bytes.NewReader(data), decode.Options{Reuse: true}, func(m *decode.Message) {
+				if o, ok := FromMessage(m); ok {
+					r.Observe(o)
+				}
+			}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if rep := r.Finish(sum.End); rep.Count(Invalid) > 0 {
+				b.Fatalf("%d rooms invalid", rep.Count(Invalid))
+			}
+			msgs += sum.Messages
+		})
+	}
+	n := float64(b.N)
+	b.ReportMetric(wallD.Seconds()/n, "decode-s")
+	b.ReportMetric(wallR.Seconds()/n, "replay-s")
+	b.ReportMetric(wallD.Seconds()/wallR.Seconds(), "throughput-ratio")
+	b.ReportMetric(float64(msgs)/wallR.Seconds(), "msgs/s")
+	if haveCPU && cpuR > 0 {
+		b.ReportMetric(cpuD.Seconds()/n, "decode-cpu-s")
+		b.ReportMetric(cpuR.Seconds()/n, "replay-cpu-s")
+		b.ReportMetric(cpuD.Seconds()/cpuR.Seconds(), "cpu-throughput-ratio")
+	}
+}
+
+// BenchmarkSearch measures replay on rooms that follow one pattern, wire
+// and log: 1000 rooms, each following the healthy behaviour of the
+// upstream spec, interleaved 10 rooms at a time.
 func BenchmarkSearch(b *testing.B) {
 	c, err := model.LoadConfig(cfgText(b, "upstream"))
 	if err != nil {

@@ -25,14 +25,8 @@ func (r *Report) Reported() []*Room {
 
 // Summary is the report's one-line summary.
 func (r *Report) Summary() string {
-	aborted := 0
-	for _, room := range r.Rooms {
-		if room.Aborted {
-			aborted++
-		}
-	}
 	return fmt.Sprintf("%d rooms, %d aborted: %d satisfied, %d violated, %d inconclusive, %d at-risk, %d invalid (deadline %v, capture end %s, search bound %d unseen steps, %d states)",
-		len(r.Rooms), aborted, r.Count(Satisfied), r.Count(Violated), r.Count(Inconclusive), r.Count(AtRisk), r.Count(Invalid),
+		r.Total, r.Aborted, r.Count(Satisfied), r.Count(Violated), r.Count(Inconclusive), r.Count(AtRisk), r.Count(Invalid),
 		r.Deadline, stamp(r.End), r.MaxHidden, r.MaxStates)
 }
 
@@ -113,34 +107,47 @@ type jsonRoom struct {
 	State        string   `json:"state,omitempty"`
 	MaxHidden    int      `json:"max_unseen_steps"`
 	BoundHit     bool     `json:"bound_hit"`
+	Prefill      string   `json:"prefill,omitempty"`
+	Start        string   `json:"start"`
 }
 
 // WriteJSON writes one JSON object per reported room, one per line.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
 	for _, room := range r.Reported() {
-		j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason,
-			FirstSeen: stamp(room.FirstSeen), LastSeen: stamp(room.LastSeen),
-			Frames: append([]int{}, room.Frames...), Lines: append([]int{}, room.Lines...), More: room.More,
-			State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit}
-		if room.Aborted {
-			s, f := stamp(room.AbortTime), room.AbortFrame
-			j.AbortTime, j.AbortFrame = &s, &f
+		if err := WriteRoomJSON(w, room); err != nil {
+			return err
 		}
-		if !room.TerminalTime.IsZero() {
-			s := stamp(room.TerminalTime)
-			j.TerminalTime = &s
-		}
-		if room.Latency >= 0 {
-			l := room.Latency.Seconds()
-			j.LatencyS = &l
-		}
-		if room.Unexplained != nil {
-			j.Unexplained = room.Unexplained.String()
-		}
-		if err := enc.Encode(&j); err != nil {
-			return fmt.Errorf("replay: json: %w", err)
-		}
+	}
+	return nil
+}
+
+// WriteRoomJSON writes room as one line of JSON (the objects of
+// WriteJSON), for callers that stream rooms as they are judged.
+func WriteRoomJSON(w io.Writer, room *Room) error {
+	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason,
+		FirstSeen: stamp(room.FirstSeen), LastSeen: stamp(room.LastSeen),
+		Frames: append([]int{}, room.Frames...), Lines: append([]int{}, room.Lines...), More: room.More,
+		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String()}
+	if room.Prefill.IsValid() {
+		j.Prefill = room.Prefill.String()
+	}
+	if room.Aborted {
+		s, f := stamp(room.AbortTime), room.AbortFrame
+		j.AbortTime, j.AbortFrame = &s, &f
+	}
+	if !room.TerminalTime.IsZero() {
+		s := stamp(room.TerminalTime)
+		j.TerminalTime = &s
+	}
+	if room.Latency >= 0 {
+		l := room.Latency.Seconds()
+		j.LatencyS = &l
+	}
+	if room.Unexplained != nil {
+		j.Unexplained = room.Unexplained.String()
+	}
+	if err := json.NewEncoder(w).Encode(&j); err != nil {
+		return fmt.Errorf("replay: json: %w", err)
 	}
 	return nil
 }

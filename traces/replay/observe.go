@@ -63,6 +63,13 @@ type Observation struct {
 	Frame, Line int
 	// Src and Dst are the wire connection's endpoints.
 	Src, Dst netip.AddrPort
+	// Stream, when positive, numbers the wire observation's TCP direction
+	// (decode.Message.Stream + 1); zero means "name it by Src and Dst".
+	// Observations of one stream are in the order they were sent.
+	Stream int
+	// MidStream says the capture joined the observation's connection
+	// after its handshake: earlier messages on it are missing.
+	MidStream bool
 	// Rank names the decode rank of a wire observation: decode's own
 	// endpoint (the message's decode_ip and decode_port, where ABORT_ACKs
 	// are sent), or the connection's source when the message does not
@@ -117,7 +124,7 @@ func endpoint(ip string, port int) (netip.AddrPort, bool) {
 // FromMessage turns a decoded message into an observation; ok is false for
 // messages the spec says nothing about (registration, staging, unknown).
 func FromMessage(m *decode.Message) (o Observation, ok bool) {
-	o = Observation{Time: m.Time, Frame: m.Frame, Src: m.Src, Dst: m.Dst}
+	o = Observation{Time: m.Time, Frame: m.Frame, Src: m.Src, Dst: m.Dst, Stream: m.Stream + 1, MidStream: m.MidStream}
 	announced := func(ip string, port int) {
 		if ep, ok := endpoint(ip, port); ok {
 			o.Rank = ep

@@ -195,15 +195,23 @@ func TestScenarioMutations(t *testing.T) {
 			if ti < 0 {
 				t.Skip("no room with TransferInfo and ABORT")
 			}
+			if strings.HasSuffix(sc.Variant, "-reuse") {
+				// With room reuse, a TransferInfo after the room's ABORT is
+				// the room's second incarnation: no contradiction.
+				t.Logf("%s: the moved ABORT is not checked (room reuse)", sc.Variant)
+				ti = -1
+			}
 			w := slices.Clone(sc.wire)
-			moved := w[ab]
-			moved.Time = w[ti].Time.Add(-time.Microsecond)
-			w = slices.Delete(w, ab, ab+1)
-			w = slices.Insert(w, ti, moved)
-			rep := sc.replay(t, false, w, sc.end)
-			room := find(rep, moved.Room)
-			if room.Verdict != Invalid || room.Unexplained.Frame != sc.wire[ti].Frame {
-				t.Errorf("ABORT moved before its TransferInfo: %s (%s), want invalid at frame %d", room.Verdict, room.Reason, sc.wire[ti].Frame)
+			if ti >= 0 {
+				moved := w[ab]
+				moved.Time = w[ti].Time.Add(-time.Microsecond)
+				w = slices.Delete(w, ab, ab+1)
+				w = slices.Insert(w, ti, moved)
+				rep := sc.replay(t, false, w, sc.end)
+				room := find(rep, moved.Room)
+				if room.Verdict != Invalid || room.Unexplained.Frame != sc.wire[ti].Frame {
+					t.Errorf("ABORT moved before its TransferInfo: %s (%s), want invalid at frame %d", room.Verdict, room.Reason, sc.wire[ti].Frame)
+				}
 			}
 
 			l := slices.Clone(sc.log)
@@ -212,8 +220,8 @@ func TestScenarioMutations(t *testing.T) {
 				t.Fatal("no status -> Transferring in the log")
 			}
 			l[k].To = "Success" // skips Transferring
-			rep = sc.replay(t, true, Merge(sc.wire, l), sc.end)
-			room = find(rep, l[k].Room)
+			rep := sc.replay(t, true, Merge(sc.wire, l), sc.end)
+			room := find(rep, l[k].Room)
 			if room.Verdict != Invalid || room.Unexplained.Line != l[k].Line {
 				t.Errorf("status skipping Transferring: %s (%s), want invalid at line %d", room.Verdict, room.Reason, l[k].Line)
 			}

@@ -1,0 +1,64 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/traces/decode"
+)
+
+// TestManyRoomsHeld: on captures of many distinct rooms made by
+// `make_captures.py --rooms N` (paced at 250 rooms/s as in production;
+// not committed, so the test runs where some were made), every room gets
+// its verdict and the rooms held at once follow the rooms within the idle
+// window, not the capture: with a 10 s deadline (20 s idle), about 5,000
+// whatever N is, and each aborted room is reported once, as it goes idle.
+func TestManyRoomsHeld(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "large", "rooms_*.pcap"))
+	if len(paths) == 0 {
+		t.Skip("no rooms_N.pcap: make one with sudo /usr/bin/python3 traces/testdata/make_captures.py --rooms 10000")
+	}
+	cfg, err := spec.Config("fixed-deferred")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported, early := 0, 0
+		var r *Replayer
+		r, err = New(cfg, Options{Deadline: 10 * time.Second, OnRoom: func(room *Room) {
+			reported++
+			if r.Live() > 0 {
+				early++ // handed over while the replay ran
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		most := 0
+		sum, err := decode.Run(f, decode.Options{Reuse: true}, func(m *decode.Message) {
+			if o, ok := FromMessage(m); ok {
+				r.Observe(o)
+				most = max(most, r.Live())
+			}
+		}, func(decode.Diagnostic) {})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := r.Finish(sum.End)
+		t.Logf("%s: %d rooms (%d aborted, %d reported, %d while running), at most %d held at once", filepath.Base(path), rep.Total, rep.Aborted, reported, early, most)
+		if rep.Total < 10000 || rep.Count(Invalid) > 0 || rep.Count(Satisfied) != rep.Aborted || reported != rep.Aborted {
+			t.Errorf("%s: %s; %d reported", path, rep.Summary(), reported)
+		}
+		if most > 6000 {
+			t.Errorf("%s: %d rooms held at once: memory follows the capture, not the rooms in flight", path, most)
+		}
+	}
+}
