@@ -11,10 +11,21 @@ Run as root (tcpdump needs it) with Debian's python3 and its python3-zmq:
     sudo /usr/bin/python3 traces/testdata/make_captures.py            # all small scenarios
     sudo /usr/bin/python3 traces/testdata/make_captures.py nixl_ranks # one scenario
     sudo /usr/bin/python3 traces/testdata/make_captures.py --large 1000000
+    sudo /usr/bin/python3 traces/testdata/make_captures.py --rooms 10000
 
---large N writes traces/testdata/large/large_N.pcap (not committed) with about
-N messages over 8 connections, for benchmarks; its ground truth is only a
-message count (large_N.json), since the test there is speed, not content.
+--large N writes traces/testdata/large/large_N.pcap (not committed), the
+benchmark input of the decoder and of the replay: about N messages of valid
+room lifecycles over 12 connections. Prefill rank 0 has one PULL socket; three
+decode instances of two ranks each have one PUSH socket to it and a PULL socket
+of their own, to which prefill has one PUSH socket; each rank announces its own
+PULL endpoint. Each decode rank registers; then distinct 63-bit room ids,
+round-robin over the instances: TransferInfo (11 frames, required_dst_info_num
+2) from both ranks; every fourth room then a 4-frame ABORT from both ranks, sent
+once prefill received both TransferInfos, and prefill answers each ABORT it
+receives with a 3-frame ABORT_ACK to the rank that sent it. Its ground truth is
+only counts (large_N.json: messages, rooms, aborted, connections).
+--rooms N writes large/rooms_N.pcap: the same lifecycle for N rooms on one
+decode instance of two ranks, paced at 250 rooms/s.
 
 Ground truth (NAME.truth.jsonl) has one JSON object per message sent:
   conn            "SRC_IP:SRC_PORT->DST_IP:DST_PORT" (sender's local address first;
@@ -27,6 +38,7 @@ Ground truth (NAME.truth.jsonl) has one JSON object per message sent:
 
 import argparse
 import base64
+import collections
 import json
 import os
 import random
@@ -74,7 +86,7 @@ def pack_int_lists(lists, fmt):
     return head + b"".join(bodies)
 
 
-def nixl_registration(rng, ip, port, agent, rank, meta_len=600, staging=True):
+def nixl_registration(rng, ip, port, agent, rank, meta_len=600, staging=True, tp=4):
     return ("Registration", [
         b"NixlMsgGuard", b"None", b(ip), b(port), agent.encode(),
         rng.randbytes(meta_len),                          # agent metadata (opaque)
@@ -82,7 +94,7 @@ def nixl_registration(rng, ip, port, agent, rank, meta_len=600, staging=True):
         u64s([rng.getrandbits(48) << 8]),                  # aux ptrs
         pack_int_lists([[rng.getrandbits(40)], [rng.getrandbits(40), 7]], "Q"),  # state ptrs
         b(rank % 8),                                       # gpu id
-        b"4",                                              # attn tp size
+        b(tp),                                             # attn tp size
         b(rank),                                           # engine rank
         b"131072",                                         # kv item len
         pack_int_lists([[4096, 4096]], "I"),               # state item lens
@@ -202,9 +214,12 @@ class Capture:
                 break
         time.sleep(0.3)
 
-    def stop(self):
-        # Let the last segments and their ACKs reach the capture buffer.
-        time.sleep(0.7)
+    def stop(self, drain=0.7):
+        # Let the last segments and their ACKs reach the capture buffer. A
+        # long capture needs drain > 1 s: libpcap's TPACKET_V3 ring hands a
+        # partly filled block to tcpdump only when its 1 s timeout expires,
+        # and tcpdump exits on SIGINT without reading the open block.
+        time.sleep(drain)
         self.proc.send_signal(signal.SIGINT)
         rest = self.proc.stderr.read()
         self.proc.wait()
@@ -514,104 +529,279 @@ SCENARIOS = {
 # Large capture for benchmarks.
 
 
-def large(n, out_dir):
+class Prefill(threading.Thread):
+    """Plays prefill rank 0's bootstrap thread and decode's receivers: receives
+    on every PULL socket of the scenario, counts what prefill received from
+    each decode rank (by the decode port frame every decode->prefill message
+    carries), and answers each ABORT with the 3-frame NIXL ABORT_ACK
+    (ABORT_ACK, room, prefill rank "0") on prefill's PUSH socket to the rank
+    that sent it, named by the ABORT's decode port frame (SGLang's
+    deferred-release mode). Runs until `total` (set by finish once the sender
+    is done) messages have arrived."""
+
+    def __init__(self, sc, prefill_port, ranks):
+        super().__init__(daemon=True)
+        self.sc = sc
+        self.prefill = next(s for s, p in sc.pulls if p == prefill_port)
+        # decode port frame (bytes) -> (rank index, prefill's PUSH socket to it)
+        self.by_port = {b(r["port"]): (i, r["ack"].sock) for i, r in enumerate(ranks)}
+        # Messages prefill received from each rank: what the rank sent before
+        # them is on the wire, so in the capture, before anything sent later.
+        self.from_rank = [0] * len(ranks)
+        self.received = 0
+        self.acks = 0
+        self.total = None
+        self.error = None
+
+    def run(self):
+        try:
+            self._run()
+        except Exception as e:  # raised again by finish()
+            self.error = e
+
+    def _run(self):
+        poller = zmq.Poller()
+        for s, _ in self.sc.pulls:
+            poller.register(s, zmq.POLLIN)
+        prefill, by_port, from_rank = self.prefill, self.by_port, self.from_rank
+        idle = 0
+        while self.total is None or self.received < self.total:
+            ready = poller.poll(200)
+            idle = 0 if ready else idle + 1
+            if idle > 300:  # 60 s without a message
+                raise RuntimeError("only %d of %s messages arrived" % (self.received, self.total))
+            for s, _ in ready:
+                while True:
+                    try:
+                        parts = s.recv_multipart(zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    self.received += 1
+                    if s is prefill:
+                        # Registration, TransferInfo and 4-frame ABORT all
+                        # carry the decode port in frame 3.
+                        i, ack = by_port[parts[3]]
+                        from_rank[i] += 1
+                        if len(parts) == 4 and parts[0] == b"ABORT":
+                            ack.send_multipart([b"ABORT_ACK", parts[1], b"0"])
+                            self.acks += 1
+
+    def lag(self, sent):
+        """Messages sent (by decode, and ACKs by prefill) not received yet."""
+        return sent + self.acks - self.received
+
+    def has(self, rank, seq):
+        """Whether prefill received the first seq messages of rank."""
+        return self.from_rank[rank] >= seq
+
+    def check(self):
+        if self.error:
+            raise self.error
+        if not self.is_alive():
+            raise RuntimeError("the prefill thread stopped")
+
+    def finish(self, sent, aborts):
+        """Waits until the `sent` decode messages and one ACK per ABORT arrived;
+        returns the number of messages in all."""
+        self.total = sent + aborts
+        self.join()
+        if self.error:
+            raise self.error
+        assert self.acks == aborts and self.received == self.total, (self.acks, aborts, self.received, self.total)
+        return self.total
+
+
+def pd_topology(sc, instances, ranks_per_instance):
+    """Prefill rank 0's PULL socket and, per decode rank, its own PULL socket
+    (where ABORT_ACKs arrive). Returns (prefill port, ranks), each rank a dict
+    with idx, inst, rank (within its instance), port (its PULL port: the
+    endpoint it announces) and agent. Start the capture, then connect_ranks."""
+    prefill = sc.pull()
+    ranks = []
+    for i in range(instances):
+        for k in range(ranks_per_instance):
+            ranks.append({"idx": len(ranks), "inst": i, "rank": k, "port": sc.pull(),
+                          "agent": "decode-%d-rank-%d" % (i, k), "seq": 0})
+    return prefill, ranks
+
+
+def connect_ranks(sc, prefill, ranks):
+    """Connects every rank's PUSH socket to prefill ("d2p", "sock") and one
+    PUSH socket of prefill to every rank's PULL socket ("ack")."""
+    for r in ranks:
+        r["d2p"] = sc.push(prefill)
+        r["sock"] = r["d2p"].sock
+    for r in ranks:
+        r["ack"] = sc.push(r["port"])
+
+
+def send_aborts(pair, rb):
+    """Decode's abort of room rb (bytes): one 4-frame ABORT per rank of its
+    instance, each after that rank's TransferInfo on the same socket."""
+    for r in pair:
+        parts = r["ab"][:]
+        parts[1] = rb
+        r["sock"].send_multipart(parts)
+        r["seq"] += 1
+
+
+def large(n, out_dir, window=5000):
+    """Writes large_N.pcap: about N messages of valid room lifecycles. One
+    prefill rank; three decode instances of two ranks, each rank announcing its
+    own PULL endpoint; 12 connections. Registration on each decode->prefill
+    connection, then distinct rooms (63-bit ids) round-robin over the instances:
+    TransferInfo from both ranks (required_dst_info_num 2); every fourth room
+    then ABORT from both ranks, each answered by prefill with an ABORT_ACK to
+    the rank that sent it."""
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "large_%d.pcap" % n)
     rng = random.Random(n)
     sc = Scenario("large")
-    prefill = sc.pull()
-    decode = sc.pull()
-    cap = Capture(path, "lo", bpf_ports([prefill, decode]))
-    ranks = [sc.push(prefill) for _ in range(6)]
-    acks = [sc.push(decode) for _ in range(2)]
-    # Pre-build a pool of messages: building each one in Python would make the
-    # generator, not the capture, the bottleneck.
-    pool = []
-    for i in range(512):
-        pool.append(nixl_transfer_info(rng, 10000 + i, "10.9.0.1", decode, "agent", npages=rng.randrange(1, 64))[1])
-        pool.append(abort(10000 + i, "10.9.0.1", decode)[1])
-    acks_pool = [abort_ack(10000 + i, 0)[1] for i in range(512)]
-    stop = threading.Event()
-    received = [0]
-
-    def reader():
-        poller = zmq.Poller()
-        for s, _ in sc.pulls:
-            poller.register(s, zmq.POLLIN)
-        while not stop.is_set() or received[0] < n:
-            for s, _ in poller.poll(200):
-                while True:
-                    try:
-                        s.recv_multipart(zmq.NOBLOCK, copy=False)
-                    except zmq.Again:
-                        break
-                    received[0] += 1
-    t = threading.Thread(target=reader)
-    t.start()
+    prefill, ranks = pd_topology(sc, 3, 2)
+    cap = Capture(path, "lo", bpf_ports([prefill] + [r["port"] for r in ranks]))
+    connect_ranks(sc, prefill, ranks)
+    ip = "127.0.0.1"
     sent = 0
-    for c in ranks + acks:
-        c.sock.send_multipart(nixl_registration(rng, "10.9.0.1", decode, "agent", 0)[1])
+    for r in ranks:
+        r["sock"].send_multipart(nixl_registration(rng, ip, r["port"], r["agent"], r["rank"], tp=2)[1])
+        r["seq"] += 1
         sent += 1
-    i = 0
-    while sent < n:
-        if i % 8 == 7:
-            acks[(i // 8) % 2].sock.send_multipart(acks_pool[i % 512])
-        else:
-            ranks[i % 6].sock.send_multipart(pool[i % 1024])
-        sent += 1
-        i += 1
-        if i % 100000 == 0:
-            # Keep the sender at most a bit ahead of the reader: unbounded
-            # queues would only measure memory, and the readers fall behind.
-            while received[0] < sent - 200000:
-                time.sleep(0.01)
-            sys.stderr.write("\rsent %d" % sent)
-    stop.set()
-    t.join()
-    cap.stop()
+        # Building each message in Python would make the generator, not the
+        # capture, the bottleneck: one TransferInfo per rank, the room frame
+        # substituted per room.
+        r["ti"] = nixl_transfer_info(rng, 0, ip, r["port"], r["agent"],
+                                     npages=rng.randrange(1, 64), required=2)[1]
+        r["ab"] = [b"ABORT", b"", b(ip), b(r["port"])]
+    by_inst = [[r for r in ranks if r["inst"] == i] for i in range(3)]
+    pf = Prefill(sc, prefill, ranks)
+    pf.start()
+    # Decode aborts a room once, for all its ranks: its ABORTs must follow the
+    # TransferInfo of both ranks in the capture, not only on their own
+    # connection. A room's ABORTs wait (per instance, in order) until prefill
+    # received both TransferInfos, so these were on the wire before.
+    pending = [collections.deque() for _ in by_inst]  # (room bytes, seq of each rank's TI)
+
+    def flush(wait):
+        nonlocal sent
+        for inst, q in enumerate(pending):
+            a, c = by_inst[inst]
+            while q:
+                rb, sa, sb = q[0]
+                if not (pf.has(a["idx"], sa) and pf.has(c["idx"], sb)):
+                    if not wait:
+                        break
+                    pf.check()
+                    time.sleep(0.001)
+                    continue
+                q.popleft()
+                send_aborts((a, c), rb)
+                sent += 2
+
+    # SGLang's bootstrap_room is random: an odd multiplier makes i -> id a
+    # bijection modulo 2**63, so ids never repeat (checked all the same).
+    seed = rng.getrandbits(63)
+    mask = (1 << 63) - 1
+    seen = set()
+    rooms = aborted = 0
+    total = sent  # messages in all, counting the ABORTs and ACKs to come
+    next_report = 100000
+    while True:
+        ab = rooms % 4 == 3
+        cost = 6 if ab else 2  # 2 TransferInfo (+ 2 ABORT, 2 ABORT_ACK)
+        if total + cost > n:
+            break
+        room = (rooms * 0x9E3779B97F4A7C15 + seed) & mask
+        if room in seen:
+            raise RuntimeError("room id collision: %d" % room)
+        seen.add(room)
+        rb = b(room)
+        inst = rooms % 3
+        pair = by_inst[inst]
+        for r in pair:
+            parts = r["ti"][:]
+            parts[1] = rb
+            r["sock"].send_multipart(parts)
+            r["seq"] += 1
+        sent += 2
+        if ab:
+            pending[inst].append((rb, pair[0]["seq"], pair[1]["seq"]))
+            aborted += 1
+        total += cost
+        rooms += 1
+        if rooms % 64 == 0:
+            flush(False)
+            # Keep the sender at most `window` messages ahead of the readers:
+            # unbounded queues would only measure memory, and the readers
+            # fall behind (and with them the ABORTs, which wait for them).
+            while pf.lag(sent) > window:
+                pf.check()
+                time.sleep(0.001)
+        if total >= next_report:
+            next_report += 100000
+            sys.stderr.write("\rsent %d" % total)
+    flush(True)
+    msgs = pf.finish(sent, 2 * aborted)
+    assert msgs == total, (msgs, total)
+    cap.stop(drain=2.0)
     sc.close()
+    conns = len(sc.pushes)
     with open(os.path.join(out_dir, "large_%d.json" % n), "w") as f:
-        json.dump({"messages": sent, "connections": len(ranks) + len(acks)}, f)
-    print("\nwrote", path, "with", sent, "messages")
+        json.dump({"messages": msgs, "rooms": rooms, "aborted": aborted, "connections": conns}, f)
+    print("\nwrote %s: %d messages (%d registrations, %d TransferInfo, %d ABORT, %d ABORT_ACK), "
+          "%d rooms, %d aborted, %d connections"
+          % (path, msgs, len(ranks), 2 * rooms, 2 * aborted, 2 * aborted, rooms, aborted, conns))
 
 
 def many_rooms(n, out_dir, rate=250.0):
-    """Writes rooms_N.pcap: N distinct rooms on two decode ranks, paced at
-    `rate` rooms per second so that only a few are in flight at a time (each
-    room: TransferInfo from both ranks, required_dst_info_num 2; every fourth
-    room then ABORT from both ranks). For memory measurements of tools that
-    process rooms as a stream (not committed)."""
+    """Writes rooms_N.pcap: N distinct rooms on one decode instance of two
+    ranks, each announcing its own PULL endpoint, paced at `rate` rooms per
+    second so that only a few are in flight at a time (each room: TransferInfo
+    from both ranks, required_dst_info_num 2; every fourth room then ABORT from
+    both ranks once prefill received both TransferInfos, each ABORT answered by
+    prefill with an ABORT_ACK to the rank that sent it). For memory
+    measurements of tools that process rooms as a stream (not committed)."""
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "rooms_%d.pcap" % n)
     rng = random.Random(n)
     sc = Scenario("rooms")
-    prefill = sc.pull()
-    cap = Capture(path, "lo", bpf_ports([prefill]))
-    ranks = [sc.push(prefill) for _ in range(2)]
-    ips, ports = ["10.8.0.1", "10.8.0.2"], [41001, 41002]
-    for k, c in enumerate(ranks):
-        c.sock.send_multipart(nixl_registration(rng, ips[k], ports[k], "agent-%d" % k, k)[1])
-    sent = 2
+    prefill, ranks = pd_topology(sc, 1, 2)
+    cap = Capture(path, "lo", bpf_ports([prefill] + [r["port"] for r in ranks]))
+    connect_ranks(sc, prefill, ranks)
+    ip = "127.0.0.1"
+    for r in ranks:
+        r["sock"].send_multipart(nixl_registration(rng, ip, r["port"], r["agent"], r["rank"], tp=2)[1])
+        r["seq"] += 1
+        r["ab"] = [b"ABORT", b"", b(ip), b(r["port"])]
+    sent = len(ranks)
+    aborts = 0
+    pf = Prefill(sc, prefill, ranks)
+    pf.start()
     t0 = time.time()
-    for r in range(n):
-        room = 1000000 + r
-        for k, c in enumerate(ranks):
-            c.sock.send_multipart(nixl_transfer_info(rng, room, ips[k], ports[k], "agent-%d" % k, npages=4, required=2)[1])
+    for i in range(n):
+        room = 1000000 + i
+        for r in ranks:
+            r["sock"].send_multipart(nixl_transfer_info(rng, room, ip, r["port"], r["agent"], npages=4, required=2)[1])
+            r["seq"] += 1
             sent += 1
-        if r % 4 == 3:
-            for k, c in enumerate(ranks):
-                c.sock.send_multipart(abort(room, ips[k], ports[k])[1])
-                sent += 1
-        delay = t0 + (r + 1) / rate - time.time()
+        if i % 4 == 3:
+            # Decode's one abort follows both TransferInfos on the wire.
+            while not all(pf.has(r["idx"], r["seq"]) for r in ranks):
+                pf.check()
+                time.sleep(0.0002)
+            send_aborts(ranks, b(room))
+            sent += 2
+            aborts += 2
+        delay = t0 + (i + 1) / rate - time.time()
         if delay > 0:
             time.sleep(delay)
-        if r % 1000 == 999:
-            sys.stderr.write("\rrooms %d" % (r + 1))
-    sc.sent = sent
-    sc.drain()
-    cap.stop()
+        if i % 1000 == 999:
+            sys.stderr.write("\rrooms %d" % (i + 1))
+            pf.check()
+    msgs = pf.finish(sent, aborts)
+    cap.stop(drain=2.0)
     sc.close()
-    print("\nwrote", path, "with", n, "rooms,", sent, "messages")
+    print("\nwrote %s: %d rooms (%d aborted), %d messages (%d ABORT_ACK), %d connections"
+          % (path, n, aborts // 2, msgs, aborts, len(sc.pushes)))
 
 
 def main():
