@@ -124,6 +124,9 @@ type streamRoom struct {
 	r     *CapturedRoom
 	ranks []netip.AddrPort
 	last  time.Time
+	// sent has bit d set once rank d sent a TransferInfo, aborted once
+	// it sent an ABORT.
+	sent, aborted uint64
 }
 
 // NewRoomStream returns a stream that calls emit with each finished room.
@@ -191,8 +194,16 @@ func (st *RoomStream) Observe(op *trace.Observation) {
 	ev := CapturedEvent{Kind: o.Kind, Frame: o.Frame, Time: o.Time, Conn: [2]netip.AddrPort{o.Src, o.Dst}}
 	switch o.Kind {
 	case trace.TransferInfo:
+		// A rank sends one TransferInfo per request and none after its
+		// ABORT: anything else is a room id reused for a second request.
+		if (sr.sent|sr.aborted)&(1<<d) != 0 {
+			cr.Skip = fmt.Sprintf("frame %d: a second TransferInfo from decode rank %s, or one after its ABORT: the room id is reused (not modelled here; traces/replay judges it under the *-reuse variants)", o.Frame, o.Rank)
+			return
+		}
+		sr.sent |= 1 << d
 		ev.Action = model.Action{ID: model.ActDecodeSendTransferInfo, Params: [model.MaxParams]int{d, requestOfRoom}}
 	case trace.Abort:
+		sr.aborted |= 1 << d
 		if cr.Aborted {
 			for i := range cr.Events {
 				if cr.Events[i].Kind == trace.Abort {
@@ -273,18 +284,25 @@ type scheduler struct {
 
 // ready reports whether event i may be taken now: every earlier event of
 // its connection was, and (strict) every earlier event or (relaxed) every
-// event earlier by more than the skew was.
+// event earlier by more than the skew was. DecodeAbort also waits for
+// every TransferInfo of the room: the spec sends none after it, so a
+// schedule that took it first could only be discarded (the capture shows
+// a rank's TransferInfo after another rank's ABORT when the two
+// connections were flushed in that order).
 func (b *scheduler) ready(taken []bool, i int) bool {
 	if taken[i] {
 		return false
 	}
 	ev := &b.room.Events[i]
-	for j := range i {
-		if taken[j] {
+	for j := range b.room.Events {
+		if taken[j] || j == i {
 			continue
 		}
 		e := &b.room.Events[j]
-		if e.Conn == ev.Conn || b.skew < 0 || e.Time.Before(ev.Time.Add(-b.skew)) {
+		if ev.Action.ID == model.ActDecodeAbort && e.Action.ID == model.ActDecodeSendTransferInfo {
+			return false
+		}
+		if j < i && (e.Conn == ev.Conn || b.skew < 0 || e.Time.Before(ev.Time.Add(-b.skew))) {
 			return false
 		}
 	}

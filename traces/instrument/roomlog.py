@@ -16,7 +16,8 @@ conformance/python/prefill.py. The events (one JSON object per line):
                  not written for clear(), which the clear event implies
   poll           the scheduler's poll of a sender: status, queue
                  ("bootstrap" or "inflight"); a poll that saw what the
-                 room's previous poll saw is not repeated
+                 previous poll of the same request saw is not repeated
+                 (a reused room id has a request per incarnation)
   clear          NixlKVSender.clear
   chunk_enqueue  add_transfer_request enqueued chunks: chunk (count)
   chunk_skip     the worker dropped a chunk without writing: chunk, reason
@@ -121,18 +122,18 @@ def instrument(mod, log):
                 log.emit("chunk_skip", room, chunk=0, reason=reason)
         return w
 
-    last_poll = {}  # room -> (queue, status) last logged
+    last_poll = {}  # (room, request) -> (queue, status) last logged
 
     def poll_in(queue, orig):
-        # A poll that saw what the previous one of the same queue saw is not
-        # logged again: schedulers poll every iteration.
+        # A poll that saw what the previous one of the same request saw is
+        # not logged again: schedulers poll every iteration.
         def w(self, req_id):
             sender = self.senders.get(req_id)
             if sender is not None and self.queue.get(req_id) == queue[1]:
                 room = sender.bootstrap_room
                 seen = (queue[0], status_name(sender.poll()))
-                if last_poll.get(room) != seen:
-                    last_poll[room] = seen
+                if last_poll.get((room, req_id)) != seen:
+                    last_poll[(room, req_id)] = seen
                     log.emit("poll", room, status=seen[1], queue=seen[0])
             return orig(self, req_id)
         return w

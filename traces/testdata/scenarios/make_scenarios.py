@@ -15,6 +15,10 @@ At the end the emulators know which aborted requests prefill still holds
 pinned rooms are violated when the capture ran past their deadline, else
 inconclusive; every other aborted room is satisfied.
 
+Besides the storm plans (run's plan), a scenario can give decode's schedule
+message by message (run's events): per rank, per incarnation of a reused
+room id, in tight bursts, or partly before the capture starts (before).
+
 Run as root (tcpdump) with Debian's python3 and its python3-zmq:
 
     sudo /usr/bin/python3 traces/testdata/scenarios/make_scenarios.py [NAME...]
@@ -39,10 +43,15 @@ sys.path[:0] = [os.path.join(ROOT, "conformance", "python"), os.path.join(ROOT, 
 
 import prefill as P  # noqa: E402
 import roomlog  # noqa: E402
-from make_captures import Capture, nixl_transfer_info, abort  # noqa: E402
+from make_captures import Capture, nixl_transfer_info, mooncake_transfer_info, abort  # noqa: E402
 
 DEADLINE = 2.0  # seconds: the -deadline the tests replay with
 TICK = 0.02  # scheduler and worker loop period
+BOTH = (0, 1)  # decode ranks a message goes to, in sending order
+
+# The code each spec variant runs: upstream-reuse is upstream's code with a
+# decode that reuses room ids (the PD re-bootstrap path).
+IMPL = {"upstream-reuse": "upstream"}
 
 
 class RealClock(P.Clock):
@@ -58,12 +67,28 @@ def free_port():
     return port
 
 
+def mooncake_as_nixl(msg):
+    """Mooncake's TransferInfo (room, ip, port, session, kv idx, aux idx,
+    state idx, required_dst_info_num, decode prefix len, device kv idx) in
+    the frame layout prefill.py's handler reads (guard, room, ip, port,
+    agent, kv idx, aux idx, required, state idx, prefix len, is_dummy):
+    Mooncake keys transfer_infos[room] by session as NIXL does by agent
+    name. ABORT has the same 4 frames in both backends."""
+    if msg[0] in (b"ABORT", b"None", P.NIXL_MSG_GUARD):
+        return msg
+    return [P.NIXL_MSG_GUARD, msg[0], msg[1], msg[2], msg[3], msg[4], msg[5], msg[7], msg[6], msg[8], b"0"]
+
+
 class Prefill:
-    def __init__(self, variant, port, log):
-        self.mgr = P.NixlKVManager(P.VARIANTS[variant], RealClock(), 1)
+    def __init__(self, variant, port, log, wire="nixl"):
+        self.mgr = P.NixlKVManager(P.VARIANTS[IMPL.get(variant, variant)], RealClock(), 1)
         self.sched = P.Scheduler(self.mgr)
+        self.wire = wire
         self.lock = threading.Lock()
-        self.arrivals = []  # (time, room): the request reaches the scheduler
+        # (time, request, room): the request reaches the scheduler. A
+        # request is (room, incarnation): a reused room id is two requests.
+        self.arrivals = []
+        self.crashed = None  # (request, error) once check_status raised
         self.stop = threading.Event()
         self.ctx = zmq.Context.instance()
         self.pull = self.ctx.socket(zmq.PULL)
@@ -89,6 +114,8 @@ class Prefill:
         while not self.stop.is_set():
             if poller.poll(20):
                 msg = self.pull.recv_multipart()
+                if self.wire == "mooncake":
+                    msg = mooncake_as_nixl(msg)
                 # One FIFO per decode rank, keyed by the endpoint it
                 # announces (TransferInfo and 4-frame ABORT carry it).
                 conn = (msg[2].decode(), int(msg[3])) if len(msg) >= 4 else ("?", 0)
@@ -116,10 +143,10 @@ class Prefill:
         while not self.stop.is_set():
             now = time.monotonic()
             with self.lock:
-                for t, room in list(self.arrivals):
+                for t, req, room in list(self.arrivals):
                     if t <= now:
-                        self.arrivals.remove((t, room))
-                        self.sched.add(room, room)
+                        self.arrivals.remove((t, req, room))
+                        self.sched.add(req, room)
                 for req in list(self.sched.queue):
                     q = self.sched.queue[req]
                     try:
@@ -132,6 +159,11 @@ class Prefill:
                             self.sched.process_inflight(req)
                     except P.NotEnabled:
                         pass
+                    except KeyError as e:
+                        # common/Mooncake check_status on an absent room: the
+                        # KeyError escapes the event loop, prefill dies
+                        self.crashed = (req, repr(e))
+                        return
             time.sleep(TICK)
 
     def worker(self):
@@ -155,14 +187,53 @@ class Prefill:
             time.sleep(TICK / 2)
 
 
-def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".expected.json"):
+def plan_events(plan):
+    """The decode events of a storm plan (see run)."""
+    events = []
+    for room, kind, t in plan:
+        if kind in ("ok", "abort-late"):
+            events.append((t, "ti", room))
+        if kind == "abort-early":
+            events.append((t, "abort", room))
+        if kind == "abort-late":
+            events.append((t + 0.15, "abort", room))
+        events.append((t + 0.3, "arrive", room))
+    events.sort()
+    return [(t, what, room, 1, BOTH) for t, what, room in events]
+
+
+def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".expected.json",
+        wire="nixl", events=None, before=None, lead=0.5):
     """plan: list of (room, kind, t) with kind "ok" (TransferInfo from both
     ranks at t), "abort-early" (ABORTs at t, before any TransferInfo) or
     "abort-late" (TransferInfo at t, ABORTs 0.15 s later); the request
     reaches prefill's scheduler 0.3 s after t (slow scheduler). With
     real_decode, the decode ranks announce real loopback endpoints where
     they listen for ABORT_ACKs (variants that send them). expected_suffix names
-    the suffix of the expectations file."""
+    the suffix of the expectations file.
+
+    wire: "nixl" or "mooncake", the form of decode's TransferInfo.
+
+    events (instead of plan): decode's schedule message by message, a list
+    of (t, what, room, incarnation, ranks): what "ti" or "abort" is sent at
+    t on the sockets of ranks (a tuple of decode rank indices, in sending
+    order; events of one t go out in list order with no sleep between);
+    "arrive" hands the request (room, incarnation) to prefill's scheduler.
+    A room id with incarnation 2 is reused (a second request of the same
+    room id; the schedule must start it after decode aborted incarnation 1).
+
+    before: events played before the capture starts (the connections are
+    then up, so the capture has no greeting for them); events' times are
+    then counted from the capture's start. The event log covers the whole
+    run, as a prefill's log outlives an ad hoc capture; the expectations
+    cover the rooms aborted inside the capture (pinned_before_capture
+    lists the requests aborted before it that prefill still holds). The capture's
+    first lead seconds carry only ZMTP heartbeats (PINGs every 200 ms). On
+    a connection seen mid-stream the decoder resynchronizes at the end of
+    the first message after a chain of six non-empty frames
+    (traces/zmtp/resync.go): that message is not decoded, so the inside
+    events should open with a message whose loss the expectations do not
+    depend on."""
     rng = random.Random(seed)
     P.BOOTSTRAP_TIMEOUT = 1.0  # scaled down with the deadline
     port = free_port()
@@ -170,11 +241,11 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     pcap = os.path.join(HERE, name + ".pcap")
     logpath = os.path.join(HERE, name + ".events.jsonl")
     bpf = " or ".join("tcp port %d" % p for p in [port] + (dports if real_decode else []))
-    cap = Capture(pcap, "lo", bpf)
+    cap = Capture(pcap, "lo", bpf) if before is None else None
     logf = open(logpath, "w")
     log = roomlog.EventLog(logf, host="prefill-0", role="prefill", rank=0)
     undo = roomlog.instrument(P, log)
-    pre = Prefill(variant, port, log)
+    pre = Prefill(variant, port, log, wire=wire)
     pre.start()
     ctx = zmq.Context.instance()
     ranks = []
@@ -192,36 +263,41 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
         ip = "127.0.0.1" if real_decode else "10.9.0.%d" % (i + 1)
         ranks.append((s, ip, dports[i], "decode-agent-%d" % i))
     time.sleep(0.3)
-    t0 = time.monotonic()
-    events = []
-    for room, kind, t in plan:
-        if kind in ("ok", "abort-late"):
-            events.append((t, "ti", room))
-        if kind == "abort-early":
-            events.append((t, "abort", room))
-        if kind == "abort-late":
-            events.append((t + 0.15, "abort", room))
-        events.append((t + 0.3, "arrive", room))
-    events.sort()
-    aborted = {}
-    for t, what, room in events:
-        delay = t0 + t - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
-        if what == "arrive":
-            with pre.lock:
-                pre.arrivals.append((time.monotonic(), room))
-            continue
-        for sock, ip, dport, agent in ranks:
-            if what == "ti":
-                _, parts = nixl_transfer_info(rng, room, ip, dport, agent, required=2)
-            else:
-                _, parts = abort(room, ip, dport)
-                aborted.setdefault(room, time.time())
-            sock.send_multipart(parts)
+    aborted = {}  # request -> time of its first ABORT
+    inside = set()  # requests aborted while the capture ran
+
+    def play(evs, capturing):
+        t0 = time.monotonic()
+        for t, what, room, inc, rks in sorted(evs, key=lambda e: e[0]):
+            delay = t0 + t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            if what == "arrive":
+                with pre.lock:
+                    pre.arrivals.append((time.monotonic(), (room, inc), room))
+                continue
+            for i in rks:
+                sock, ip, dport, agent = ranks[i]
+                if what == "ti" and wire == "mooncake":
+                    _, parts = mooncake_transfer_info(rng, room, ip, dport, "decode-session-%d" % i, required=2)
+                elif what == "ti":
+                    _, parts = nixl_transfer_info(rng, room, ip, dport, agent, required=2)
+                else:
+                    _, parts = abort(room, ip, dport)
+                    aborted.setdefault((room, inc), time.time())
+                    if capturing:
+                        inside.add((room, inc))
+                sock.send_multipart(parts)
+
+    if before is not None:
+        play(before, False)
+        time.sleep(0.3)  # let prefill settle what it can before the capture
+        cap = Capture(pcap, "lo", bpf)
+        time.sleep(lead)
+    play(plan_events(plan) if events is None else events, True)
     time.sleep(tail)
     with pre.lock:
-        pinned = sorted(r for r in aborted if pre.sched.queue.get(r) not in (None, "Released"))
+        held = {req for req, q in pre.sched.queue.items() if q != "Released"}
         end = time.time()
     pre.join()
     for sock, *_ in ranks:
@@ -229,19 +305,29 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     for ln in listeners:
         ln.close(linger=0)
     undo()
-    logf.close()
     cap.stop()
+    logf.close()
+    if pre.crashed:
+        raise RuntimeError("%s: prefill crashed in check_status: request %s, %s" % (name, *pre.crashed))
+    pinned_at = {}  # room -> first ABORT of its aborted requests prefill still holds
+    for req, t in aborted.items():
+        if req in held and req in inside:
+            pinned_at[req[0]] = min(t, pinned_at.get(req[0], t))
+    pinned = sorted(pinned_at)
     expected = {}
-    for room, t in sorted(aborted.items()):
+    for room in sorted({req[0] for req in inside}):
         if room in pinned:
-            expected[str(room)] = "violated" if end - t >= DEADLINE + 0.1 else "inconclusive"
+            expected[str(room)] = "violated" if end - pinned_at[room] >= DEADLINE + 0.1 else "inconclusive"
         else:
             expected[str(room)] = "satisfied"
+    out = {"variant": variant, "deadline": "%gs" % DEADLINE, "pinned": pinned, "with_log": expected}
+    if before is not None:
+        out["pinned_before_capture"] = sorted([r, i] for r, i in held & (set(aborted) - inside))
     with open(os.path.join(HERE, name + expected_suffix), "w") as f:
-        json.dump({"variant": variant, "deadline": "%gs" % DEADLINE, "pinned": pinned,
-                   "with_log": expected}, f, indent=1, sort_keys=True)
+        json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
-    print(name, variant, "pinned", pinned, "expected", expected)
+    print(name, variant, "pinned", pinned, "expected", expected,
+          "held", sorted(held, key=str), "aborted", sorted(aborted, key=str))
 
 
 def storm(seed):
@@ -251,6 +337,93 @@ def storm(seed):
         kind = ["ok", "abort-early", "abort-late"][i % 3]
         plan.append((100 + i, kind, 0.05 * i + rng.random() * 0.02))
     return plan
+
+
+def ev(t, what, room, inc=1, ranks=BOTH):
+    return (t, what, room, inc, ranks)
+
+
+def midstream(seed):
+    """Decode's schedule around a capture that starts mid-stream: (before,
+    inside). Before the capture: rooms 300-302 wholly (abort-early,
+    abort-late, ok), TransferInfo of 310-312 from both ranks and of 320-321
+    from rank 0 only. Inside it: first room 309's TransferInfo (the first
+    message of each connection, which the decoder's resync does not
+    decode; 309 is never aborted, its log events show), then ABORTs of 310
+    (long done), 311 (before its request reaches the scheduler) and 312
+    (while it runs); rank 1's TransferInfo of 320 then both ABORTs; both
+    ABORTs of 321, whose rank 1 never sent TransferInfo; then a storm of
+    rooms 330-341 wholly inside. As in the spec, decode aborts once, on
+    every rank, and sends no TransferInfo after it."""
+    before = [
+        ev(0.00, "abort", 300), ev(0.30, "arrive", 300),
+        ev(0.02, "ti", 301), ev(0.17, "abort", 301), ev(0.32, "arrive", 301),
+        ev(0.04, "ti", 302), ev(0.34, "arrive", 302),
+        ev(0.06, "ti", 310), ev(0.36, "arrive", 310),
+        ev(0.08, "ti", 311),
+        ev(0.10, "ti", 312),
+        ev(0.12, "ti", 320, ranks=(0,)),
+        ev(0.14, "ti", 321, ranks=(0,)),
+    ]
+    inside = [
+        ev(0.00, "ti", 309), ev(0.30, "arrive", 309),
+        ev(0.05, "abort", 310),
+        ev(0.10, "abort", 311), ev(0.25, "arrive", 311),
+        ev(0.05, "arrive", 312), ev(0.10, "abort", 312),
+        ev(0.05, "ti", 320, ranks=(1,)), ev(0.20, "abort", 320), ev(0.35, "arrive", 320),
+        ev(0.10, "abort", 321), ev(0.40, "arrive", 321),
+    ]
+    inside += plan_events([(room + 230, kind, 0.5 + t) for room, kind, t in storm(seed)])
+    return before, inside
+
+
+def reuse(seed):
+    """Decode re-bootstraps rooms under the same id (incarnation 2 after it
+    aborted incarnation 1; requests reach prefill's scheduler 0.3 s after
+    their TransferInfo would):
+      retry-after-success  400-402: ABORT 1 once prefill concluded it, then TI 2
+      retry-early          403-410: ABORT 1 before any TI, TI 2 d later
+                           (d = 30..170 ms), ABORT 2 0.9 s after ABORT 1
+                           (decode's waiting timeout)
+      retry-late           411-412: TI 1, ABORT 1, TI 2, all before prefill's
+                           scheduler has request 1
+      retry-inflight       413-414: ABORT 1 and TI 2 while request 1 runs
+      ok                   415-416: no reuse, no abort."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(17):
+        room, t = 400 + k, 0.07 * k + rng.random() * 0.01
+        if k < 3:
+            out += [ev(t, "ti", room), ev(t + 0.3, "arrive", room), ev(t + 0.6, "abort", room),
+                    ev(t + 0.65, "ti", room, 2), ev(t + 0.95, "arrive", room, 2)]
+        elif k < 11:
+            d = 0.03 + 0.02 * (k - 3)
+            out += [ev(t, "abort", room), ev(t + d, "ti", room, 2), ev(t + 0.3, "arrive", room),
+                    ev(t + d + 0.3, "arrive", room, 2), ev(t + 0.9, "abort", room, 2)]
+        elif k < 13:
+            out += [ev(t, "ti", room), ev(t + 0.15, "abort", room), ev(t + 0.2, "ti", room, 2),
+                    ev(t + 0.3, "arrive", room), ev(t + 0.5, "arrive", room, 2)]
+        elif k < 15:
+            out += [ev(t, "ti", room), ev(t + 0.3, "arrive", room), ev(t + 0.34, "abort", room),
+                    ev(t + 0.36, "ti", room, 2), ev(t + 0.66, "arrive", room, 2)]
+        else:
+            out += [ev(t, "ti", room), ev(t + 0.3, "arrive", room)]
+    return out
+
+
+def burst(seed):
+    """Rooms 600-623, 50 ms apart: each room's messages in one burst with no
+    sleep between (TI rank 0, TI rank 1, ABORT rank 0, ABORT rank 1), every
+    fourth room without ABORTs; requests reach the scheduler 0.3 s later."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(24):
+        room, t = 600 + k, 0.05 * k + rng.random() * 0.01
+        out += [ev(t, "ti", room, ranks=(0,)), ev(t, "ti", room, ranks=(1,))]
+        if k % 4 != 3:
+            out += [ev(t, "abort", room, ranks=(0,)), ev(t, "abort", room, ranks=(1,))]
+        out.append(ev(t + 0.3, "arrive", room))
+    return out
 
 
 SCENARIOS = {
@@ -268,6 +441,22 @@ SCENARIOS = {
     "healthy-pinnable": lambda: run("healthy-pinnable", "fork-90a52f44a",
                                     [(30 + i, "ok", 0.05 * i) for i in range(6)] + [(40, "abort-late", 0.1)],
                                     tail=DEADLINE + 1.0, seed=5, expected_suffix=".captured.json"),
+    # Mooncake wire forms (10-frame TransferInfo without guard, 4-frame
+    # ABORT); prefill ACKs every ABORT on the decode rank's PULL endpoint.
+    # The storm has no reuse, so no live sender's room is ever absent and
+    # check_status never raises KeyError (run fails if it does).
+    "storm-mooncake": lambda: run("storm-mooncake", "mooncake", storm(6), tail=DEADLINE + 1.0, seed=6,
+                                  real_decode=True, wire="mooncake"),
+    # Connections up and rooms bootstrapped before the capture starts.
+    "midstream-fork": lambda: run("midstream-fork", "fork-90a52f44a", None, tail=DEADLINE + 1.0, seed=7,
+                                  events=midstream(7)[1], before=midstream(7)[0]),
+    # Room ids reused on purpose (PD re-bootstrap) under upstream's code.
+    "reuse-upstream": lambda: run("reuse-upstream", "upstream-reuse", None, tail=DEADLINE + 1.0, seed=8,
+                                  events=reuse(8)),
+    # Each room's messages in one burst from both ranks: the capture
+    # reorders messages across connections.
+    "burst-fork": lambda: run("burst-fork", "fork-90a52f44a", None, tail=DEADLINE + 1.0, seed=9,
+                              events=burst(9)),
 }
 
 
