@@ -76,8 +76,49 @@ type explained[S any] struct {
 	hit   bool
 }
 
+// maxOrderSteps bounds the steps one burst's orders may take together: a
+// burst of a few observations of two sources takes a few, the scenarios'
+// bursts (both ranks' messages, their ACKs and log lines) up to about a
+// hundred, maxBurst observations of as many sources 1,024. Past it only
+// the capture's order is explained, and the result says a bound was hit.
+const maxOrderSteps = 256
+
 // explain explains a burst of o.n observations after start.
 func explain[S any](sp space[S], start S, o order) explained[S] {
+	if steps := orderSteps(o); steps > maxOrderSteps {
+		strict := order{n: o.n}
+		for i := 0; i < o.n; i++ {
+			strict.need[i] = 1<<i - 1
+			strict.forbid[i] = uint16(1<<o.n-1) &^ (1<<(i+1) - 1)
+		}
+		res := explainOrders(sp, start, strict)
+		res.hit = true
+		return res
+	}
+	return explainOrders(sp, start, o)
+}
+
+// orderSteps counts the steps explainOrders would take if every one
+// explained its observation: the edges between the allowed prefixes.
+func orderSteps(o order) int {
+	n, steps := o.n, 0
+	reach := make([]bool, 1<<n)
+	reach[0] = true
+	for m := 0; m < 1<<n; m++ {
+		if !reach[m] {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			if bit := 1 << i; m&bit == 0 && int(o.need[i])&^m == 0 && int(o.forbid[i])&m == 0 {
+				reach[m|bit] = true
+				steps++
+			}
+		}
+	}
+	return steps
+}
+
+func explainOrders[S any](sp space[S], start S, o order) explained[S] {
 	n := o.n
 	full := 1<<n - 1
 	dp := make([]S, 1<<n)

@@ -11,8 +11,10 @@ import (
 var fuzzStatuses = []string{"Absent", "Bootstrapping", "WaitingForInput", "Transferring", "Success", "Failed"}
 
 // FuzzReplay feeds arbitrary observation sequences (4 bytes each: kind,
-// room, rank or status, required count or status) to a Replayer: it must
-// never panic, and every room gets a verdict.
+// room, rank or status, required count or status; the high bits of the
+// first byte pick the log, mid-stream connections and a second prefill
+// endpoint) to a Replayer: it must never panic, and every room gets a
+// verdict, also when they are streamed.
 func FuzzReplay(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 2, 0, 0, 1, 2, 1, 0, 0, 0, 1, 0, 1, 0})
 	f.Add([]byte{1, 1, 0, 0, 4, 1, 0, 1, 5, 1, 0, 1, 6, 1, 0, 0})
@@ -26,8 +28,18 @@ func FuzzReplay(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		log := data[0]&0x80 != 0
-		r, err := New(cfg, Options{Log: log, MaxHidden: 12, MaxStates: 5000})
+		log, mid, two := data[0]&0x80 != 0, data[0]&0x40 != 0, data[0]&0x20 != 0
+		streamed := 0
+		opt := Options{Log: log, MaxHidden: 12, MaxStates: 5000, Deadline: time.Second}
+		if data[0]&0x10 != 0 {
+			opt.OnRoom = func(room *Room) {
+				if room.Verdict == "" {
+					t.Fatalf("room %d streamed without a verdict", room.Room)
+				}
+				streamed++
+			}
+		}
+		r, err := New(cfg, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,6 +54,11 @@ func FuzzReplay(f *testing.F) {
 				Status: fuzzStatuses[int(b[3])%len(fuzzStatuses)], Queue: []string{"bootstrap", "inflight", "x"}[int(b[2])%3]}
 			o.Src = o.Rank
 			o.RankFromConn = b[2]&0x40 != 0
+			o.Stream = int(b[2]%4) + 1
+			o.MidStream = mid
+			if two && b[2]&0x80 != 0 {
+				o.Dst = netip.MustParseAddrPort("10.1.0.2:5000")
+			}
 			r.Observe(o)
 		}
 		rep := r.Finish(now.Add(time.Duration(data[0]) * time.Second))
@@ -49,6 +66,16 @@ func FuzzReplay(f *testing.F) {
 			if room.Verdict == "" {
 				t.Fatalf("room %d has no verdict", room.Room)
 			}
+		}
+		if opt.OnRoom != nil && (streamed < rep.Aborted || streamed > rep.Total) {
+			t.Fatalf("%d rooms streamed; %d aborted of %d", streamed, rep.Aborted, rep.Total)
+		}
+		total := 0
+		for _, n := range rep.Verdicts {
+			total += n
+		}
+		if total != rep.Total {
+			t.Fatalf("verdicts count %d rooms, the report %d", total, rep.Total)
 		}
 	})
 }
