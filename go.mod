@@ -2,13 +2,15 @@ module github.com/roomspec/roomspec
 
 go 1.26
 
-require github.com/rogpeppe/go-internal v1.16.0
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/google/gopacket v1.1.19
+	github.com/leanovate/gopter v0.2.11
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/stretchr/testify v1.12.1
+)
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/google/gopacket v1.1.19 // indirect
-	github.com/leanovate/gopter v0.2.11 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
