@@ -44,7 +44,7 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	logFile := fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)")
 	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
 	deadline := fs.Duration("deadline", 300*time.Second, "how long after its abort a room must be released")
-	skew := fs.Duration("skew", time.Millisecond, "how far apart observations of different connections (or the log) may be and still have happened in the other order")
+	skew := fs.Duration("skew", time.Millisecond, "how far apart observations of different connections (or the log) may be and still have happened in the other order (0: keep the capture's order)")
 	idle := fs.Duration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)")
 	logEndpoint := fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)")
 	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
@@ -105,6 +105,9 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 			return
 		}
 		kept = append(kept, room)
+	}
+	if *skew == 0 {
+		*skew = -1 // none (the Options' zero value is the default)
 	}
 	r, err := replay.New(cfgText, replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
 		Skew: *skew, Idle: *idle, MaxHidden: *maxHidden, MaxStates: *maxStates, OnRoom: onRoom})

@@ -120,7 +120,8 @@ type Options struct {
 	// rooms the log belongs to; zero means the first one seen.
 	LogEndpoint netip.AddrPort
 	// Skew is how far apart two observations of different sources may
-	// be and still have happened in the other order (default 1 ms).
+	// be and still have happened in the other order (default 1 ms;
+	// negative: none, the capture's order across sources is kept).
 	Skew time.Duration
 	// Idle is how long a room may go unobserved before it is judged and
 	// forgotten (default twice the deadline: decode aborts a request it
