@@ -92,14 +92,7 @@ func decodeFile(e *env, out *bufio.Writer, name, label, format string, ports por
 		return err
 	}
 	defer f.Close()
-	var r io.Reader = f
-	var bar *progress
-	if e.stderrIsTerminal {
-		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-			bar = &progress{r: f, w: e.stderr, name: name, total: fi.Size()}
-			r = bar
-		}
-	}
+	r, bar := withProgress(e, f, name)
 	prefix := ""
 	if label != "" {
 		prefix = label + ": "
@@ -148,6 +141,18 @@ func decodeFile(e *env, out *bufio.Writer, name, label, format string, ports por
 	out.Flush()
 	fmt.Fprintf(e.stderr, "%s%s: %v\n", prefix, sum.Format, sum)
 	return nil
+}
+
+// withProgress returns f, read through a progress bar on stderr when
+// stderr is a terminal (bar is then non-nil).
+func withProgress(e *env, f *os.File, name string) (r io.Reader, bar *progress) {
+	if e.stderrIsTerminal {
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			bar = &progress{r: f, w: e.stderr, name: name, total: fi.Size()}
+			return bar, bar
+		}
+	}
+	return f, nil
 }
 
 // progress counts the bytes read and redraws a bar on the terminal at most

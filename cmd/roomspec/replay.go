@@ -220,14 +220,7 @@ func replayFile(e *env, r *replay.Replayer, name string, ports portList, logs *l
 		return decode.Summary{}, err
 	}
 	defer f.Close()
-	var in io.Reader = f
-	var bar *progress
-	if e.stderrIsTerminal {
-		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-			bar = &progress{r: f, w: e.stderr, name: name, total: fi.Size()}
-			in = bar
-		}
-	}
+	in, bar := withProgress(e, f, name)
 	defer bar.clear()
 	onMsg := func(m *decode.Message) {
 		o, ok := replay.FromMessage(m)

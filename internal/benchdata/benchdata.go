@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // LargeCapture returns the large benchmark capture (made by
@@ -40,4 +41,40 @@ func LargeCapture(tb testing.TB) []byte {
 		tb.Fatal(err)
 	}
 	return data
+}
+
+// Timer adds up the wall and process CPU time of passes, for benchmarks
+// that compare two kinds of pass run in the same iterations.
+type Timer struct {
+	Wall, CPU time.Duration
+	// NoCPU says CPU time was not measured (not a unix system).
+	NoCPU bool
+}
+
+// Time runs pass after a garbage collection (so that one pass does not
+// pay for another's garbage) and adds its times.
+func (t *Timer) Time(pass func()) {
+	runtime.GC()
+	c0, ok0 := CPUTime()
+	t0 := time.Now()
+	pass()
+	t.Wall += time.Since(t0)
+	c1, ok1 := CPUTime()
+	t.CPU += c1 - c0
+	t.NoCPU = t.NoCPU || !ok0 || !ok1
+}
+
+// Report reports the per-iteration times of a and b as name-s and
+// name-cpu-s, and their ratio a/b as ratio and cpu-ratio (ratio names
+// the metric), over b.N iterations.
+func Report(b *testing.B, aName string, a *Timer, bName string, bt *Timer, ratio string) {
+	n := float64(b.N)
+	b.ReportMetric(a.Wall.Seconds()/n, aName+"-s")
+	b.ReportMetric(bt.Wall.Seconds()/n, bName+"-s")
+	b.ReportMetric(a.Wall.Seconds()/bt.Wall.Seconds(), ratio)
+	if !a.NoCPU && !bt.NoCPU && bt.CPU > 0 {
+		b.ReportMetric(a.CPU.Seconds()/n, aName+"-cpu-s")
+		b.ReportMetric(bt.CPU.Seconds()/n, bName+"-cpu-s")
+		b.ReportMetric(a.CPU.Seconds()/bt.CPU.Seconds(), "cpu-"+ratio)
+	}
 }

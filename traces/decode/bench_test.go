@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/traces/capture"
@@ -72,27 +70,15 @@ func BenchmarkRatio(b *testing.B) {
 
 func benchRatio(b *testing.B, opt Options) {
 	data := largeCapture(b)
-	var wallR, wallD, cpuR, cpuD time.Duration
-	haveCPU := true
+	var reassembly, dec benchdata.Timer
 	msgs := 0
-	timed := func(wall, cpu *time.Duration, pass func()) {
-		c0, ok0 := benchdata.CPUTime()
-		t0 := time.Now()
-		pass()
-		runtime.GC()
-		*wall += time.Since(t0)
-		c1, ok1 := benchdata.CPUTime()
-		*cpu += c1 - c0
-		haveCPU = haveCPU && ok0 && ok1
-	}
-	runtime.GC()
 	for b.Loop() {
-		timed(&wallR, &cpuR, func() {
+		reassembly.Time(func() {
 			if _, err := capture.Run(bytes.NewReader(data), capture.Options{}, func(*capture.Event) {}); err != nil {
 				b.Fatal(err)
 			}
 		})
-		timed(&wallD, &cpuD, func() {
+		dec.Time(func() {
 			sum, err := Run(bytes.NewReader(data), opt, func(*Message) {}, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -100,16 +86,8 @@ func benchRatio(b *testing.B, opt Options) {
 			msgs += sum.Messages
 		})
 	}
-	n := float64(b.N)
-	b.ReportMetric(wallD.Seconds()/n, "decode-s")
-	b.ReportMetric(wallR.Seconds()/n, "reassembly-s")
-	b.ReportMetric(wallD.Seconds()/wallR.Seconds(), "ratio")
-	b.ReportMetric(float64(msgs)/wallD.Seconds(), "msgs/s")
-	if haveCPU && cpuR > 0 {
-		b.ReportMetric(cpuD.Seconds()/n, "decode-cpu-s")
-		b.ReportMetric(cpuR.Seconds()/n, "reassembly-cpu-s")
-		b.ReportMetric(cpuD.Seconds()/cpuR.Seconds(), "cpu-ratio")
-	}
+	benchdata.Report(b, "decode", &dec, "reassembly", &reassembly, "ratio")
+	b.ReportMetric(float64(msgs)/dec.Wall.Seconds(), "msgs/s")
 }
 
 // BenchmarkGroundTruthCaptures decodes all committed captures (small, so

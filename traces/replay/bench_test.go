@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"runtime"
 	"testing"
 	"time"
 
@@ -78,26 +77,15 @@ func BenchmarkRatio(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var wallD, wallR, cpuD, cpuR time.Duration
-	haveCPU := true
-	timed := func(wall, cpu *time.Duration, pass func()) {
-		runtime.GC()
-		c0, ok0 := benchdata.CPUTime()
-		t0 := time.Now()
-		pass()
-		*wall += time.Since(t0)
-		c1, ok1 := benchdata.CPUTime()
-		*cpu += c1 - c0
-		haveCPU = haveCPU && ok0 && ok1
-	}
+	var dec, rep benchdata.Timer
 	msgs := 0
 	for b.Loop() {
-		timed(&wallD, &cpuD, func() {
+		dec.Time(func() {
 			if _, err := decode.Run(bytes.NewReader(data), decode.Options{Reuse: true}, func(*decode.Message) {}, nil); err != nil {
 				b.Fatal(err)
 			}
 		})
-		timed(&wallR, &cpuR, func() {
+		rep.Time(func() {
 			r, err := New(cfg, Options{OnRoom: func(*Room) {}})
 			if err != nil {
 				b.Fatal(err)
@@ -116,16 +104,9 @@ func BenchmarkRatio(b *testing.B) {
 			msgs += sum.Messages
 		})
 	}
-	n := float64(b.N)
-	b.ReportMetric(wallD.Seconds()/n, "decode-s")
-	b.ReportMetric(wallR.Seconds()/n, "replay-s")
-	b.ReportMetric(wallD.Seconds()/wallR.Seconds(), "throughput-ratio")
-	b.ReportMetric(float64(msgs)/wallR.Seconds(), "msgs/s")
-	if haveCPU && cpuR > 0 {
-		b.ReportMetric(cpuD.Seconds()/n, "decode-cpu-s")
-		b.ReportMetric(cpuR.Seconds()/n, "replay-cpu-s")
-		b.ReportMetric(cpuD.Seconds()/cpuR.Seconds(), "cpu-throughput-ratio")
-	}
+	// Throughput ratio: decode time / replay time.
+	benchdata.Report(b, "decode", &dec, "replay", &rep, "throughput-ratio")
+	b.ReportMetric(float64(msgs)/rep.Wall.Seconds(), "msgs/s")
 }
 
 // BenchmarkSearch measures replay on rooms that follow one pattern, wire
