@@ -216,6 +216,29 @@ func TestPrefillEndpoints(t *testing.T) {
 		}
 		t.Fatalf("got %v, want %v satisfied and %v invalid", got, x, y)
 	}
+
+	// With the log of x's prefill: y's room is judged from the wire alone
+	// (its prefill steps are unseen, not missing from the log).
+	_, _, l := healthyObs(t, "fixed-deferred")
+	r, err = New(cfgText(t, "fixed-deferred"), Options{Log: true, LogEndpoint: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range Merge(obs[:len(obs)-1], l) {
+		if o.Frame != 99 {
+			r.Observe(o)
+		}
+	}
+	rep = r.Finish(w[len(w)-1].Time.Add(time.Hour))
+	for _, room := range rep.Rooms {
+		want := "released 4s after the abort"
+		if room.Prefill == y {
+			want = "no log"
+		}
+		if room.Verdict != Satisfied || !strings.Contains(room.Reason, want) {
+			t.Errorf("with x's log, %v room %d: %s (%s), want satisfied (%s)", room.Prefill, room.Room, room.Verdict, room.Reason, want)
+		}
+	}
 }
 
 // TestRoomReuse: a room id decode bootstraps again after aborting it is

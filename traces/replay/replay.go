@@ -288,8 +288,10 @@ type Replayer struct {
 	opt     Options
 	cfgText string
 	base    *model.Config
-	// automata are the variant's instances by decode-rank count.
-	automata map[int]*automaton
+	// automata are the variant's instances by decode-rank count and
+	// whether the room's log is given.
+	automata map[instance]*automaton
+	configs  map[int]*model.Config
 	marks    markTable
 	// rooms chains the live rooms of each room id (one per prefill
 	// endpoint); lru orders them by last observation.
@@ -339,42 +341,49 @@ func New(cfgText []byte, opt Options) (*Replayer, error) {
 	if !ranksRe.Match(cfgText) || !requiredRe.Match(cfgText) {
 		return nil, fmt.Errorf("%w: no DecodeRanks or RequiredDstInfoNum constant", ErrConfig)
 	}
-	r := &Replayer{opt: opt, cfgText: string(cfgText), base: c, automata: map[int]*automaton{},
+	r := &Replayer{opt: opt, cfgText: string(cfgText), base: c, automata: map[instance]*automaton{},
 		rooms: map[int64]*roomState{}, prefills: map[netip.AddrPort]int32{}, ackPrefill: map[netip.AddrPort]int32{},
 		connRank: map[netip.AddrPort]netip.AddrPort{}, sources: map[[2]netip.AddrPort]int32{}, eps: map[netip.AddrPort]uint16{}}
 	r.lru.prev, r.lru.next = &r.lru, &r.lru
-	r.automata[c.RequiredDstInfoNum] = newAutomaton(r.searcher(c), &r.marks)
+	r.configs = map[int]*model.Config{c.RequiredDstInfoNum: c}
 	if opt.LogEndpoint.IsValid() {
 		r.prefill(opt.LogEndpoint)
 	}
 	return r, nil
 }
 
-func (r *Replayer) searcher(c *model.Config) searcher {
-	return searcher{c: c, log: r.opt.Log, maxHidden: r.opt.MaxHidden, maxStates: r.opt.MaxStates}
+// instance names a spec instance rooms are checked on.
+type instance struct {
+	ranks int
+	log   bool
 }
 
 // automaton returns the variant's instance with n decode ranks, all
-// required.
-func (r *Replayer) automaton(n int) (*automaton, error) {
-	if a, ok := r.automata[n]; ok {
+// required, for rooms with (log) or without the event log.
+func (r *Replayer) automaton(n int, log bool) (*automaton, error) {
+	if a, ok := r.automata[instance{n, log}]; ok {
 		return a, nil
 	}
-	if n < 1 || n > 8 {
-		return nil, fmt.Errorf("required_dst_info_num %d outside 1..8", n)
+	c, ok := r.configs[n]
+	if !ok {
+		if n < 1 || n > 8 {
+			return nil, fmt.Errorf("required_dst_info_num %d outside 1..8", n)
+		}
+		names := make([]string, n)
+		for i := range names {
+			names[i] = "d" + strconv.Itoa(i+1)
+		}
+		text := ranksRe.ReplaceAllString(r.cfgText, "${1}{"+strings.Join(names, ", ")+"}")
+		text = requiredRe.ReplaceAllString(text, "${1}"+strconv.Itoa(n))
+		var err error
+		if c, err = model.LoadConfig([]byte(text)); err != nil {
+			return nil, err
+		}
+		r.configs[n] = c
 	}
-	names := make([]string, n)
-	for i := range names {
-		names[i] = "d" + strconv.Itoa(i+1)
-	}
-	text := ranksRe.ReplaceAllString(r.cfgText, "${1}{"+strings.Join(names, ", ")+"}")
-	text = requiredRe.ReplaceAllString(text, "${1}"+strconv.Itoa(n))
-	c, err := model.LoadConfig([]byte(text))
-	if err != nil {
-		return nil, err
-	}
-	a := newAutomaton(r.searcher(c), &r.marks)
-	r.automata[n] = a
+	sr := searcher{c: c, log: log, maxHidden: r.opt.MaxHidden, maxStates: r.opt.MaxStates}
+	a := newAutomaton(sr, &r.marks)
+	r.automata[instance{n, log}] = a
 	return a, nil
 }
 
@@ -537,7 +546,7 @@ func (r *Replayer) Observe(o Observation) {
 		if o.Kind == TransferInfo {
 			n = o.Required
 		}
-		a, err := r.automaton(n)
+		a, err := r.automaton(n, rs.log)
 		if err != nil {
 			r.invalid(rs, &o, err.Error())
 			return
