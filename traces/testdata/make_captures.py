@@ -752,16 +752,20 @@ def large(n, out_dir, window=5000):
           % (path, msgs, len(ranks), 2 * rooms, 2 * aborted, 2 * aborted, rooms, aborted, conns))
 
 
-def many_rooms(n, out_dir, rate=250.0):
+def many_rooms(n, out_dir, rate=250.0, eager=False):
     """Writes rooms_N.pcap: N distinct rooms on one decode instance of two
     ranks, each announcing its own PULL endpoint, paced at `rate` rooms per
     second so that only a few are in flight at a time (each room: TransferInfo
     from both ranks, required_dst_info_num 2; every fourth room then ABORT from
     both ranks once prefill received both TransferInfos, each ABORT answered by
     prefill with an ABORT_ACK to the rank that sent it). For memory
-    measurements of tools that process rooms as a stream (not committed)."""
+    measurements of tools that process rooms as a stream (not committed).
+    With eager, the ABORTs go out right after the TransferInfos (a client
+    that aborts at once), into rooms_N_eager.pcap: libzmq flushes each socket
+    on its own, so the capture often shows one rank's ABORT before the other
+    rank's TransferInfo."""
     os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "rooms_%d.pcap" % n)
+    path = os.path.join(out_dir, "rooms_%d%s.pcap" % (n, "_eager" if eager else ""))
     rng = random.Random(n)
     sc = Scenario("rooms")
     prefill, ranks = pd_topology(sc, 1, 2)
@@ -784,8 +788,9 @@ def many_rooms(n, out_dir, rate=250.0):
             r["seq"] += 1
             sent += 1
         if i % 4 == 3:
-            # Decode's one abort follows both TransferInfos on the wire.
-            while not all(pf.has(r["idx"], r["seq"]) for r in ranks):
+            # Decode's one abort follows both TransferInfos on the wire
+            # (unless eager).
+            while not eager and not all(pf.has(r["idx"], r["seq"]) for r in ranks):
                 pf.check()
                 time.sleep(0.0002)
             send_aborts(ranks, b(room))
@@ -809,13 +814,14 @@ def main():
     ap.add_argument("scenarios", nargs="*", help="scenarios to make (default all): " + ", ".join(SCENARIOS))
     ap.add_argument("--large", type=int, metavar="N", help="make only a large capture of about N messages")
     ap.add_argument("--rooms", type=int, metavar="N", help="make only rooms_N.pcap: N distinct rooms, paced (for streaming memory tests)")
+    ap.add_argument("--eager", action="store_true", help="with --rooms: ABORTs right after the TransferInfos (rooms_N_eager.pcap)")
     ap.add_argument("--out", default=None, help="output directory")
     a = ap.parse_args()
     if a.large:
         large(a.large, a.out or LARGE)
         return
     if a.rooms:
-        many_rooms(a.rooms, a.out or LARGE)
+        many_rooms(a.rooms, a.out or LARGE, eager=a.eager)
         return
     out = a.out or OUT
     os.makedirs(out, exist_ok=True)
