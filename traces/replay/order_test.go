@@ -146,6 +146,13 @@ func TestMidLife(t *testing.T) {
 		t.Fatalf("log and capture began mid-life: %s, start %s (%s), want satisfied from an unknown start", room.Verdict, room.Start, room.Reason)
 	}
 
+	// The same without the release at the log's end: every state the
+	// room's unseen past allows keeps the request.
+	room = replay(t, "upstream", opt, Merge(mid(w[2:]), late[:len(late)-2]), end)
+	if room.Verdict != Violated || room.Start != StartUnknown {
+		t.Fatalf("log and capture began mid-life, no release: %s, start %s (%s), want violated from an unknown start", room.Verdict, room.Start, room.Reason)
+	}
+
 	// Rooms seen in the log before the capture's first message are blind
 	// too, whether or not the capture joined connections mid-stream.
 	pre := slices.Clone(l)
