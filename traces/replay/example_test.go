@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -38,4 +39,28 @@ func Example() {
 	// Output:
 	// fork-90a52f44a: at-risk - some completion of the unseen steps (2 steps) pins the room
 	// fixed: satisfied - every completion of the unseen steps releases the room (no log: release time not observed)
+}
+
+// The marks a spec step leaves: decode's abort sends one ABORT per rank;
+// the scheduler's creation of the sender writes two log lines.
+func ExampleMarks() {
+	cfg, err := spec.Config("upstream")
+	if err != nil {
+		panic(err)
+	}
+	c, err := model.LoadConfig(cfg)
+	if err != nil {
+		panic(err)
+	}
+	s := c.Init()
+	c.Next(&s, func(a model.Action, t *model.State) bool {
+		switch a.ID {
+		case model.ActDecodeAbort, model.ActSchedulerCreateSender:
+			fmt.Println(c.ActionString(a), replay.Marks(c, a, &s, t, true))
+		}
+		return false
+	})
+	// Output:
+	// SchedulerCreateSender(<<r, 1>>) [sender_create status Absent -> Bootstrapping]
+	// DecodeAbort(<<r, 1>>) [ABORT rank 0 ABORT rank 1]
 }
