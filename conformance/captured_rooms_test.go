@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/traces/decode"
 	trace "github.com/roomspec/roomspec/traces/replay"
 )
@@ -16,10 +17,7 @@ import (
 // rooms held at once follow the rooms in flight, not the capture: at 250
 // rooms/s and a 1 s idle window, a few hundred at most, whatever N is.
 func TestRoomStreamManyRooms(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "traces", "testdata", "large", "rooms_*.pcap"))
-	if len(paths) == 0 {
-		t.Skip("no rooms_N.pcap: make one with sudo /usr/bin/python3 traces/testdata/make_captures.py --rooms 10000")
-	}
+	paths := benchdata.RoomsCaptures(t)
 	c, err := LoadVariant("fixed")
 	if err != nil {
 		t.Fatal(err)

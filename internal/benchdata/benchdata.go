@@ -1,5 +1,5 @@
-// Package benchdata holds what the benchmarks of several packages share:
-// the large benchmark capture, which is made on demand and never
+// Package benchdata holds what the benchmarks and scale tests of several
+// packages share: the large captures, which are made on demand and never
 // committed, and the process's CPU time, which ratios of whole passes are
 // measured in.
 package benchdata
@@ -13,6 +13,23 @@ import (
 	"time"
 )
 
+// largeDir is traces/testdata/large, where the uncommitted captures go.
+func largeDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "traces", "testdata", "large")
+}
+
+// RoomsCaptures returns the captures of many distinct rooms made by
+// "make_captures.py --rooms N" (not committed), or skips tb.
+func RoomsCaptures(tb testing.TB) []string {
+	tb.Helper()
+	paths, _ := filepath.Glob(filepath.Join(largeDir(), "rooms_*.pcap"))
+	if len(paths) == 0 {
+		tb.Skip("no traces/testdata/large/rooms_N.pcap: make one with sudo /usr/bin/python3 traces/testdata/make_captures.py --rooms 10000")
+	}
+	return paths
+}
+
 // LargeCapture returns the large benchmark capture (made by
 // "make_captures.py --large N" into traces/testdata/large, not
 // committed), or skips tb. Of several, the one with the fewest messages
@@ -22,9 +39,7 @@ func LargeCapture(tb testing.TB) []byte {
 	tb.Helper()
 	best := os.Getenv("ROOMSPEC_LARGE")
 	if best == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir := filepath.Join(filepath.Dir(file), "..", "..", "traces", "testdata", "large")
-		files, _ := filepath.Glob(filepath.Join(dir, "large_*.pcap"))
+		files, _ := filepath.Glob(filepath.Join(largeDir(), "large_*.pcap"))
 		fewest := -1
 		for _, f := range files {
 			var n int

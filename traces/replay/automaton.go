@@ -141,15 +141,18 @@ func sameNodes(a, b []node) bool {
 // blindSet returns the initial states blind to every channel.
 func (a *automaton) blindSet() *set {
 	if a.blind == nil {
-		all := uint16(1)<<(2*a.sr.c.DecodeRanks.Size()) - 1
 		nodes := slices.Clone(a.start.nodes)
 		for i := range nodes {
-			nodes[i].blind = all
+			nodes[i].blind = allChannels(a.sr.c)
 		}
 		a.blind = a.intern(nodes)
 	}
 	return a.blind
 }
+
+// allChannels has a bit set for each channel of instance c (see
+// Mark.channel): two per decode rank.
+func allChannels(c *model.Config) uint16 { return uint16(1)<<(2*c.DecodeRanks.Size()) - 1 }
 
 // pastSet returns the set of every state reachable from the initial
 // states (see searcher.past).

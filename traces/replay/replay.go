@@ -578,24 +578,18 @@ func (r *Replayer) Observe(o Observation) {
 	if !o.Kind.Wire() {
 		rec.ev = int32(o.Line)
 	}
+	if n := len(rs.hist) - rs.burst; rs.invalid == nil && r.cuts(n, rs.burstLast, now) {
+		if n == maxBurst && now-rs.burstLast <= int64(r.opt.Skew) {
+			rs.boundHit = true
+		}
+		r.closeBurst(rs, len(rs.hist))
+	}
 	if rs.invalid != nil {
 		// Kept only for judging the room again (see judge).
 		if rs.startWindow && len(rs.hist) < maxHistory {
 			rs.hist = append(rs.hist, rec)
 		}
 		return
-	}
-	if n := len(rs.hist) - rs.burst; n > 0 && (now-rs.burstLast > int64(r.opt.Skew) || n == maxBurst) {
-		if n == maxBurst && now-rs.burstLast <= int64(r.opt.Skew) {
-			rs.boundHit = true
-		}
-		r.closeBurst(rs, len(rs.hist))
-		if rs.invalid != nil && rs.startWindow {
-			rs.hist = append(rs.hist, rec)
-		}
-		if rs.invalid != nil {
-			return
-		}
 	}
 	rs.hist = append(rs.hist, rec)
 	rs.burstLast = max(rs.burstLast, now)
@@ -764,19 +758,33 @@ func (r *Replayer) invalid(rs *roomState, o *Observation, why string) {
 	rs.invalid = &invalidity{obs: &c, reason: fmt.Sprintf("%s: %s", &c, why), from: rs.set}
 }
 
+// burstOf returns the marks of a burst's observations and the orders
+// they may have happened in.
+func (r *Replayer) burstOf(obs []obsRec) (ms [maxBurst]int32, o order) {
+	var src [maxBurst]int32
+	var ts [maxBurst]int64
+	for i, rec := range obs {
+		ms[i], src[i], ts[i] = rec.mark, rec.src, rec.t
+	}
+	return ms, constrain(src[:len(obs)], ts[:len(obs)], int64(r.opt.Skew))
+}
+
+// cuts reports whether an observation at time t starts a new burst after
+// n observations of the open one, the latest of all earlier ones at last:
+// it is more than the skew after every earlier one, or the burst is full.
+func (r *Replayer) cuts(n int, last, t int64) bool {
+	return n > 0 && (t-last > int64(r.opt.Skew) || n == maxBurst)
+}
+
 // closeBurst explains the room's open burst (its observations up to end).
 func (r *Replayer) closeBurst(rs *roomState, end int) {
 	obs := rs.hist[rs.burst:end]
 	if len(obs) == 0 || rs.invalid != nil {
 		return
 	}
-	var ms, src [maxBurst]int32
-	var ts [maxBurst]int64
-	for i, o := range obs {
-		ms[i], src[i], ts[i] = o.mark, o.src, o.t
-	}
 	n := len(obs)
-	e := rs.a.burst(rs.set, ms[:n], constrain(src[:n], ts[:n], int64(r.opt.Skew)))
+	ms, ord := r.burstOf(obs)
+	e := rs.a.burst(rs.set, ms[:n], ord)
 	rs.depth = max(rs.depth, e.depth)
 	rs.boundHit = rs.boundHit || e.hit
 	for _, o := range obs {
@@ -990,7 +998,7 @@ func (r *Replayer) bursts(hist []obsRec) func(yield func(int) bool) {
 	return func(yield func(int) bool) {
 		start, last := 0, int64(0)
 		for i, o := range hist {
-			if i > start && (o.t-last > int64(r.opt.Skew) || i-start == maxBurst) {
+			if r.cuts(i-start, last, o.t) {
 				if !yield(i) {
 					return
 				}
@@ -1132,7 +1140,7 @@ func (r *Replayer) rebuild(rs *roomState, want *model.State) []model.State {
 	} else {
 		var blind uint16
 		if rs.start == StartBlind {
-			blind = uint16(1)<<(2*sr.c.DecodeRanks.Size()) - 1
+			blind = allChannels(sr.c)
 		}
 		sr.c.Inits(func(s *model.State) bool {
 			nodes = append(nodes, node{s: *s, blind: blind, trail: &trail{s: *s}})
@@ -1144,13 +1152,12 @@ func (r *Replayer) rebuild(rs *roomState, want *model.State) []model.State {
 	var from []node
 	run := func(end int) bool {
 		obs := hist[start:end]
-		var ms [maxBurst]Mark
-		var src [maxBurst]int32
-		var ts [maxBurst]int64
-		for i, o := range obs {
-			ms[i], src[i], ts[i] = r.marks.list[o.mark], o.src, o.t
+		ids, ord := r.burstOf(obs)
+		ms := make([]Mark, len(obs))
+		for i := range ms {
+			ms[i] = r.marks.list[ids[i]]
 		}
-		e := explain[[]node](nodeSpace{sr, ms[:len(obs)]}, nodes, constrain(src[:len(obs)], ts[:len(obs)], int64(r.opt.Skew)))
+		e := explain[[]node](nodeSpace{sr, ms}, nodes, ord)
 		if e.blame >= 0 {
 			from = e.from
 			return false

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/decode"
 )
@@ -20,10 +21,7 @@ import (
 // In an eager capture (ABORTs right after the TransferInfos) many rooms show
 // one rank's ABORT before the other rank's TransferInfo: none is invalid.
 func TestManyRoomsHeld(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "large", "rooms_*.pcap"))
-	if len(paths) == 0 {
-		t.Skip("no rooms_N.pcap: make one with sudo /usr/bin/python3 traces/testdata/make_captures.py --rooms 10000")
-	}
+	paths := benchdata.RoomsCaptures(t)
 	cfg, err := spec.Config("fixed-deferred")
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 )
@@ -55,7 +54,7 @@ func loadScenarios(t *testing.T) []*scenario {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = decode.Run(pf, decode.Options{}, func(m *decode.Message) {
+		sum, err := decode.Run(pf, decode.Options{}, func(m *decode.Message) {
 			if o, ok := FromMessage(m); ok {
 				sc.wire = append(sc.wire, o)
 			}
@@ -64,19 +63,7 @@ func loadScenarios(t *testing.T) []*scenario {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pf, _ = os.Open(base + ".pcap")
-		cr, err := capture.NewReader(pf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			rec, err := cr.Next()
-			if err != nil {
-				break
-			}
-			sc.end = rec.Time
-		}
-		pf.Close()
+		sc.end = sum.End
 		lf, err := os.Open(base + ".events.jsonl")
 		if err != nil {
 			t.Fatal(err)
