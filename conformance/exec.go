@@ -145,6 +145,13 @@ type execMsg struct {
 	Rank int    `json:"rank"`
 }
 
+// execBatch is an entry of the worker queue: a request's chunks not yet
+// taken.
+type execBatch struct {
+	Req  int `json:"req"`
+	Left int `json:"left"`
+}
+
 // execState is the observed state of PROTOCOL.md: the spec's variables,
 // with rooms, ranks and requests as indices into the reset's lists.
 type execState struct {
@@ -153,8 +160,10 @@ type execState struct {
 	Tombstones     []int       `json:"tombstones"`
 	BootstrapAlive bool        `json:"bootstrap_alive"`
 	PrefillCrashed bool        `json:"prefill_crashed"`
+	Outstanding    []int       `json:"outstanding"`
+	AckTarget      [][]int     `json:"ack_target"`
 	Sender         []string    `json:"sender"`
-	Queued         []int       `json:"queued"`
+	Wqueue         []execBatch `json:"wqueue"`
 	Posted         []bool      `json:"posted"`
 	Chan           [][]execMsg `json:"chan"`
 	AckChan        [][]execMsg `json:"ack_chan"`
@@ -184,7 +193,7 @@ func (e *Exec) Observe() (model.State, error) {
 func (es *execState) toModel(c *model.Config) (model.State, error) {
 	nRooms, nReq, nRanks := c.Rooms.Size(), c.Requests.Size(), c.DecodeRanks.Size()
 	if len(es.RequestStatus) != nRooms || len(es.TransferInfos) != nRooms || len(es.Sender) != nReq ||
-		len(es.Queued) != nReq || len(es.Posted) != nReq || len(es.Chan) != nRanks || len(es.AckChan) != nRanks ||
+		len(es.Outstanding) != nRooms || len(es.AckTarget) != nRooms || len(es.Posted) != nReq || len(es.Chan) != nRanks || len(es.AckChan) != nRanks ||
 		len(es.TiSent) != nReq || len(es.Aborted) != nReq || len(es.PagesReleased) != nReq {
 		return model.State{}, fmt.Errorf("exec: observe: state has the wrong sizes for %d rooms, %d requests, %d ranks", nRooms, nReq, nRanks)
 	}
@@ -208,7 +217,8 @@ func (es *execState) toModel(c *model.Config) (model.State, error) {
 	s := model.State{
 		RequestStatus: make([]model.Str, nRooms), TransferInfos: make([]uint64, nRooms),
 		BootstrapAlive: es.BootstrapAlive, PrefillCrashed: es.PrefillCrashed,
-		Sender: make([]model.Str, nReq), Queued: es.Queued, Posted: es.Posted,
+		Outstanding: es.Outstanding, AckTarget: make([]uint64, nRooms),
+		Sender: make([]model.Str, nReq), Posted: es.Posted,
 		Chan: make([][]model.Msg, nRanks), AckChan: make([][]model.Msg, nRanks),
 		TiSent: make([]uint64, nReq), Aborted: es.Aborted, PagesReleased: make([]uint64, nReq),
 	}
@@ -220,6 +230,15 @@ func (es *execState) toModel(c *model.Config) (model.State, error) {
 		if s.TransferInfos[r], err = set(es.TransferInfos[r], nRanks); err != nil {
 			return s, err
 		}
+		if s.AckTarget[r], err = set(es.AckTarget[r], nRanks); err != nil {
+			return s, err
+		}
+	}
+	for _, b := range es.Wqueue {
+		if b.Req < 0 || b.Req >= nReq || b.Left < 1 {
+			return s, fmt.Errorf("exec: observe: worker queue entry %+v out of range", b)
+		}
+		s.Wqueue = append(s.Wqueue, model.Batch{Req: model.Requests(b.Req), Left: b.Left})
 	}
 	if s.Tombstones, err = set(es.Tombstones, nRooms); err != nil {
 		return s, err

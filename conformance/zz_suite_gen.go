@@ -12,7 +12,7 @@ import (
 
 // suiteSourceSHA256 is the hash of the spec the suite was generated from;
 // a test compares it with spec/model's.
-const suiteSourceSHA256 = "aa016de0913117fc9987649c0691855b419dc7eae55f2ca111784508ddcc0f0e"
+const suiteSourceSHA256 = "0afc234ced4887a425a76641e3eb63f307184a8416736e4beeba52ce6cb84131"
 
 // specStep takes action a in the spec from s: the successor and true, or
 // false when a is not enabled in s.

@@ -3,9 +3,12 @@
 (* The life of a KV-transfer "room" in SGLang's prefill/decode             *)
 (* disaggregation, as seen by one prefill rank.                            *)
 (*                                                                         *)
-(* Source of truth: ROOM-LIFECYCLE.md (shared design folder), which        *)
-(* describes SGLang at upstream a4ffb996 and the variants that shipped.    *)
-(* Paths in comments are relative to python/sglang/srt/disaggregation/.    *)
+(* Source of truth: SGLang's code.  Line numbers are those of upstream     *)
+(* commit adca19c4 (2026-08-19, PR #35360); paths are relative to          *)
+(* python/sglang/srt/disaggregation/.  Where a switch below differs by     *)
+(* commit, its comment names the PR that changed it.  docs/ROOM-LIFECYCLE  *)
+(* .md in this repository summarizes the system; roomspec's harness        *)
+(* (conformance/sglang) runs the real code under this spec at any commit.  *)
 (*                                                                         *)
 (* A request is served by a prefill engine (computes the KV cache and      *)
 (* writes it into decode's GPU pages) and a decode engine.  Both know the  *)
@@ -38,43 +41,80 @@
 (*    connection); the bootstrap thread may read the channels in any       *)
 (*    interleaving.  Each rank sends each message at most once per         *)
 (*    request, so channels are bounded by construction (MaxChanLen).       *)
+(*  - Transfer workers: add_transfer_request puts a request's chunks on    *)
+(*    one of the worker queues, a FIFO (nixl/conn.py:2441-2444: sharded by *)
+(*    the sum of the destination ports since PR #32025, by room before).   *)
+(*    Every request of the model has the same room id and the same decode  *)
+(*    ranks, so under either rule they all share one queue: wqueue.  Its   *)
+(*    worker posts a chunk's writes and busy-waits on them in the same     *)
+(*    iteration (:1348-1359), so at most one chunk is posted at a time.    *)
 (*  - A forward pass hands all NumChunks chunks of a request to            *)
 (*    add_transfer_request in one step (chunked prefill's interleaving     *)
-(*    with other threads is not modelled).  Chunks of one room are         *)
-(*    processed in order by one worker (SGLang shards the worker queues    *)
-(*    by room), so per request at most one chunk is "posted" at a time.    *)
+(*    with other threads is not modelled); a chunk is the request's last   *)
+(*    when no other chunk of it is queued behind it.                       *)
 (*  - A KV write is in progress from the moment the worker posts it        *)
 (*    (WorkerPost) until its completion (WorkerComplete).                  *)
 (*  - Decode releases a request's KV pages when it aborts, unless the      *)
 (*    variant sends ABORT_ACK, in which case each decode rank releases     *)
-(*    its pages when that rank receives the ACK (deferred release).        *)
+(*    its pages when that rank receives an ACK (deferred release).         *)
+(*    Decode's fallback (it frees the pages anyway after                   *)
+(*    SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE_TIMEOUT, 30 s) is   *)
+(*    not modelled: AbortsAcked failing means decode waits for it.         *)
+(*  - A KeyError (common/Mooncake check_status) or RuntimeError            *)
+(*    ("Unexpected poll state", prefill.py:461-464, :894-897) escaping     *)
+(*    the scheduler's event loop kills the prefill process: a loud         *)
+(*    failure, prefill_crashed, which stops every prefill thread.  A       *)
+(*    crashed prefill pins nothing (its memory is gone with it), so        *)
+(*    Terminated counts it as terminated.                                  *)
 (*  - Not modelled: registration messages, staging (WATERMARK,             *)
-(*    STAGING_RSP), failure_records / req_to_decode_prefix_len (no         *)
-(*    property reads them), decode's heartbeat thread, RDMA errors,        *)
-(*    several prefill ranks (the MIN all-reduce across ranks).             *)
+(*    STAGING_RSP, deferred staging chunks), optimistic prefill            *)
+(*    (optimistic_prefill_attempts, default 0), failure_records and        *)
+(*    req_to_decode_prefix_len (no property reads them), decode's          *)
+(*    heartbeat thread, RDMA errors, several prefill ranks (the MIN        *)
+(*    all-reduce across ranks), several rooms on different worker queues.  *)
 (*                                                                         *)
-(* ASSUMPTIONS where ROOM-LIFECYCLE.md is silent (say so if wrong)         *)
-(*  - A request that fails in the bootstrap queue is released WITHOUT      *)
-(*    clear() (prefill.py pop_bootstrapped calls prepare_abort and drops   *)
-(*    the request; it does not call sender.clear()); the in-flight poll    *)
-(*    calls clear() on Success and on Failed (as ROOM-LIFECYCLE.md says).  *)
-(*  - The bootstrap timeout writes Failed into request_status (so, with    *)
-(*    room reuse, it is visible to the other incarnation too).             *)
+(* WHERE THE CODE DECIDED (earlier versions of this spec assumed           *)
+(* otherwise; the harness showed the code's behaviour)                     *)
+(*  - A request that fails in the bootstrap queue is released WITH         *)
+(*    clear() where FailureClears (since PR #27011): prefill.py:436        *)
+(*    handle_bootstrap_failure -> :1001 failure_exception() ->             *)
+(*    nixl/conn.py:2871 clear().  The bootstrap timeout and that release   *)
+(*    are one scheduler step: the timeout fires inside NixlKVSender.poll   *)
+(*    (:2832-2834), whose Failed the same pop_bootstrapped acts on.        *)
+(*  - A poll that reads Transferring or Success in the bootstrap queue, or *)
+(*    Bootstrapping in flight (where InflightBootstrappingRaises, since    *)
+(*    PR #31075), raises RuntimeError.                                     *)
+(*  - A completed non-last chunk does update_status(room, Transferring)    *)
+(*    unless the room reads Success (nixl/conn.py:1369-1371): after        *)
+(*    clear() that re-inserts the room, and the next chunk's worker step   *)
+(*    then fails its assertion (room not in transfer_infos) and leaves a   *)
+(*    stale Failed entry (:1147, :1405).                                   *)
+(*  - Where CountsOutstanding (_staging_outstanding, since PR #30545) the  *)
+(*    worker counts a chunk at dequeue (:1137) and uncounts it when its    *)
+(*    writes complete (:1361) or when it skips a Failed room (pop, :1140); *)
+(*    its exception path (:1394) never uncounts, and the sender's poll     *)
+(*    reads Success as Transferring while the count is positive (:2838).   *)
+(*  - Deferred decode-side release (PR #35360, AckOnDrain): the ABORT is   *)
+(*    handled at once (:2647); an active room gets ONE ack target          *)
+(*    (common/conn.py:409, a dict entry per room, so a second rank's ABORT *)
+(*    replaces the first's); the ACK goes out when the room's count        *)
+(*    drains (common/conn.py:394, called by the worker at :1144, :1366     *)
+(*    and by the ABORT handler);                                           *)
+(*    an inactive room is ACKed at once only if nothing is counted         *)
+(*    (:2691); clear() drops a held target (common/conn.py:1313-1316).     *)
+(*                                                                         *)
+(* ASSUMPTIONS where the code leaves a choice to the model                 *)
 (*  - A transfer worker that meets a queued chunk whose room has no        *)
 (*    transfer_infos either skips it (WorkerSkipsMissing, the fork) or     *)
-(*    fails its assertion; the exception handler then does                 *)
+(*    fails its assertion (:1147); the exception handler then does         *)
 (*    update_status(Failed), a no-op for an absent room.                   *)
-(*  - The worker reads request_status directly for its "Failed -> skip"    *)
-(*    test (an absent room is not Failed).                                 *)
-(*  - A KeyError from check_status (common/Mooncake index request_status   *)
-(*    directly) escapes the scheduler's event loop and kills the prefill   *)
-(*    process: a loud failure.  It is modelled by prefill_crashed, which   *)
-(*    stops every prefill thread; a crashed prefill pins nothing (its      *)
-(*    memory is gone with it), so Terminated counts it as terminated.      *)
-(*  - Tombstones (fix only) are never removed in the model (a real fix     *)
-(*    would expire them); that can only fail requests, never pin them.     *)
-(*  - ABORT_ACK (Mooncake) is sent for every ABORT as soon as the          *)
-(*    bootstrap thread handles it, whatever the room's state.              *)
+(*  - The worker's "Failed -> skip" test reads request_status (NIXL's      *)
+(*    check_status: an absent room reads WaitingForInput, not Failed).     *)
+(*  - Tombstones and AbsentLiveSenderFails (the proposed fix) are never    *)
+(*    removed in the model (a real fix would expire tombstones); that can  *)
+(*    only fail requests, never pin them.                                  *)
+(*  - Where ABORT_ACK is sent without AckOnDrain (Mooncake), it is sent    *)
+(*    for every ABORT as soon as the bootstrap thread handles it.          *)
 (*                                                                         *)
 (* ANNOTATIONS                                                             *)
 (* Structured comments, read by roomspec's generator and trace matcher     *)
@@ -140,13 +180,23 @@ CONSTANTS
     AbortSparesSuccess,     \* ABORT handler leaves a Success room alone
     AbortKillsBootstrap,    \* before PR #30352: ABORT lacks the guard frame
                             \*   and its assert kills the bootstrap thread
-    AbortAckSent,           \* prefill ACKs every ABORT; decode defers page
-                            \*   release until the ACK (Mooncake)
+    AbortAckSent,           \* prefill ACKs ABORTs; decode frees a rank's
+                            \*   pages only on that rank's ACK
     AckWaitsForWrites,      \* fix (deferred release): the ABORT, and so its
                             \*   ACK, waits until the room's writes complete
+    AckOnDrain,             \* PR #35360: ACK when the room's chunk count
+                            \*   drains, one target per room
+    AckOnDrainFixed,        \* fix of AckOnDrain: a target per rank, held
+                            \*   also for an inactive room still counted; the
+                            \*   exception path uncounts; clear() keeps the
+                            \*   targets of a room still counted
     RecordTombstones,       \* fix: ABORT of an absent room leaves a tombstone
     WorkerSkipsMissing,     \* fork 90a52f44a: worker skips chunks of rooms
                             \*   missing from transfer_infos (else asserts)
+    FailureClears,          \* PR #27011: failure_exception() calls clear()
+    InflightBootstrappingRaises, \* PR #31075: Bootstrapping in flight raises
+                            \*   RuntimeError (before: kept waiting)
+    CountsOutstanding,      \* PR #30545: _staging_outstanding per room
     RoomReuse,              \* a second incarnation reuses each room id
     TimeoutsFair            \* timeouts are weakly fair (FALSE: *-prompt cfgs)
 
@@ -155,11 +205,13 @@ VARIABLES
     request_status,   \* room -> KVPoll name, or "Absent" (no dict entry)
     transfer_infos,   \* room -> decode ranks whose TransferInfo is stored
     tombstones,       \* rooms with an ABORT recorded while absent (fix only)
+    outstanding,      \* room -> chunks counted in _staging_outstanding
+    ack_target,       \* room -> decode ranks held for a deferred ABORT_ACK
     bootstrap_alive,  \* the bootstrap thread is running
-    prefill_crashed,  \* the prefill process died on a KeyError
+    prefill_crashed,  \* the prefill process died (KeyError, RuntimeError)
     \* ---- prefill, per request ------------------------------------------
     sender,           \* request -> which scheduler queue holds it
-    queued,           \* request -> chunks in the transfer worker queue
+    wqueue,           \* the worker queue: per request sent, its chunks left
     posted,           \* request -> a chunk's KV writes are in progress
     \* ---- wire ----------------------------------------------------------
     chan,             \* decode rank -> FIFO of messages to prefill
@@ -169,9 +221,9 @@ VARIABLES
     aborted,          \* request -> decode aborted it (sent ABORT)
     pages_released    \* request -> decode ranks that freed its KV pages
 
-vars == << request_status, transfer_infos, tombstones, bootstrap_alive,
-           prefill_crashed, sender, queued, posted, chan, ack_chan,
-           ti_sent, aborted, pages_released >>
+vars == << request_status, transfer_infos, tombstones, outstanding,
+           ack_target, bootstrap_alive, prefill_crashed, sender, wqueue,
+           posted, chan, ack_chan, ti_sent, aborted, pages_released >>
 
 -----------------------------------------------------------------------------
 (* Values *)
@@ -209,6 +261,14 @@ AckMsg == [type : {"ABORT_ACK"}, room : Rooms, rank : DecodeRanks]
 \* Each rank sends at most one TransferInfo and one ABORT per request.
 MaxChanLen == 2 * Cardinality(Requests)
 
+\* Every chunk of every request is queued (and counted) at most once.
+MaxChunks == NumChunks * Cardinality(Requests)
+
+\* An entry of the worker queue: the chunks of one request not yet taken.
+\* (A request's chunks are queued together and taken in order, so one
+\* entry stands for all of them.)
+Batch == [req : Requests, left : 1..NumChunks]
+
 \* base/conn.py KVPoll: a plain int class.
 KVPoll(s) ==
     CASE s = "Failed"          -> 0
@@ -230,22 +290,53 @@ UpdateStatus(cur, s) ==
     ELSE IF FailedSticky /\ cur = "Failed" THEN "Failed"
     ELSE IF KVPoll(s) > KVPoll(cur) THEN s ELSE cur
 
-\* check_status(room) as a live sender's poll sees it.  NIXL:
-\* request_status.get(room, WaitingForInput), so an absent room reads as the
-\* non-terminal WaitingForInput; common/Mooncake index directly: KeyError;
-\* the fix reads an absent room of a live sender as Failed.
+\* check_status(room) as a live sender's poll sees it.  NIXL
+\* (nixl/conn.py:695): request_status.get(room, WaitingForInput), so an
+\* absent room reads as the non-terminal WaitingForInput; common/Mooncake
+\* index directly: KeyError; the fix reads an absent room of a live sender
+\* as Failed.
 CheckStatus(cur) ==
     IF cur # "Absent" THEN cur
     ELSE IF AbsentLiveSenderFails THEN "Failed"
     ELSE IF AbsentReadsWaiting THEN "WaitingForInput"
     ELSE "KeyError"
 
-\* The room of a request as the request's own poll sees it.
-Poll(q) == CheckStatus(request_status[RoomOf(q)])
+\* The room of a request as the request's own poll sees it
+\* (NixlKVSender.poll, nixl/conn.py:2827): Success is held back as
+\* Transferring while chunks of the room are still counted (:2838).
+Poll(q) ==
+    LET r == RoomOf(q)
+        s == CheckStatus(request_status[r])
+    IN  IF s = "Success" /\ CountsOutstanding /\ outstanding[r] > 0
+        THEN "Transferring" ELSE s
 
-\* clear() (nixl/conn.py NixlKVSender.clear): the room leaves every dict.
+\* clear() (common/conn.py:1307): the room leaves every dict, and a held
+\* ACK target is dropped (:1313-1316), unless the fix keeps the target of
+\* a room whose chunks are still counted.
 ClearedStatus(r) == [request_status EXCEPT ![r] = "Absent"]
 ClearedInfos(r) == [transfer_infos EXCEPT ![r] = {}]
+ClearedTargets(r) ==
+    IF AckOnDrainFixed /\ outstanding[r] > 0 THEN ack_target
+    ELSE [ack_target EXCEPT ![r] = {}]
+
+\* The ABORT_ACKs for room r to the ranks in ds, appended to their channels.
+SendAcks(r, ds) ==
+    [d \in DecodeRanks |->
+        IF d \in ds
+        THEN Append(ack_chan[d], [type |-> "ABORT_ACK", room |-> r, rank |-> d])
+        ELSE ack_chan[d]]
+
+\* _maybe_ack_drained_abort (common/conn.py:394) once room r's count is n:
+\* with n = 0 the held targets get their ACK and are dropped.  These two
+\* operators give the new ack_chan and ack_target.
+DrainAcks(r, n, targets) ==
+    IF AckOnDrain /\ n = 0 /\ targets[r] # {} THEN SendAcks(r, targets[r])
+    ELSE ack_chan
+DrainTargets(r, n, targets) ==
+    IF AckOnDrain /\ n = 0 THEN [targets EXCEPT ![r] = {}] ELSE targets
+
+\* Some chunk of q is still queued.
+Queued(q) == \E i \in 1..Len(wqueue) : wqueue[i].req = q
 
 -----------------------------------------------------------------------------
 (* Type invariant: the generator derives Go types from it. *)
@@ -254,10 +345,13 @@ TypeOK ==
     /\ request_status \in [Rooms -> StatusOrAbsent]
     /\ transfer_infos \in [Rooms -> SUBSET DecodeRanks]
     /\ tombstones \in SUBSET Rooms
+    /\ outstanding \in [Rooms -> 0..MaxChunks]
+    /\ ack_target \in [Rooms -> SUBSET DecodeRanks]
     /\ bootstrap_alive \in BOOLEAN
     /\ prefill_crashed \in BOOLEAN
     /\ sender \in [Requests -> SenderPositions]
-    /\ queued \in [Requests -> 0..NumChunks]
+    /\ wqueue \in Seq(Batch)
+    /\ Len(wqueue) <= Cardinality(Requests)
     /\ posted \in [Requests -> BOOLEAN]
     /\ chan \in [DecodeRanks -> Seq(Msg)]
     /\ \A d \in DecodeRanks : Len(chan[d]) <= MaxChanLen
@@ -272,10 +366,12 @@ Init ==
     /\ request_status = [r \in Rooms |-> "Absent"]
     /\ transfer_infos = [r \in Rooms |-> {}]
     /\ tombstones = {}
+    /\ outstanding = [r \in Rooms |-> 0]
+    /\ ack_target = [r \in Rooms |-> {}]
     /\ bootstrap_alive = TRUE
     /\ prefill_crashed = FALSE
     /\ sender = [q \in Requests |-> "NoSender"]
-    /\ queued = [q \in Requests |-> 0]
+    /\ wqueue = << >>
     /\ posted = [q \in Requests |-> FALSE]
     /\ chan = [d \in DecodeRanks |-> << >>]
     /\ ack_chan = [d \in DecodeRanks |-> << >>]
@@ -291,8 +387,8 @@ Init ==
 \* WaitingForInput) max swallows the Bootstrapping.  Fix: a tombstoned
 \* room fails at once.
 \* @action: implementation scheduler
-\* @models: prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__
-\* @models: common/conn.py:327 update_status(room, Bootstrapping)
+\* @models: prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__
+\* @models: common/conn.py:1168 update_status(room, Bootstrapping)
 SchedulerCreateSender(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "NoSender"
@@ -303,66 +399,94 @@ SchedulerCreateSender(q) ==
                 IF RecordTombstones /\ RoomOf(q) \in tombstones
                 THEN "Failed"
                 ELSE UpdateStatus(@, "Bootstrapping")]
-    /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
-                    prefill_crashed, queued, posted, chan, ack_chan,
-                    ti_sent, aborted, pages_released >>
+    /\ UNCHANGED << transfer_infos, tombstones, outstanding, ack_target,
+                    bootstrap_alive, prefill_crashed, wqueue, posted, chan,
+                    ack_chan, ti_sent, aborted, pages_released >>
+
+\* A failed request leaves the scheduler: released, and where FailureClears
+\* its room is cleared (failure_exception -> clear()).
+FailRelease(q) ==
+    /\ sender' = [sender EXCEPT ![q] = "Released"]
+    /\ IF FailureClears
+       THEN /\ request_status' = ClearedStatus(RoomOf(q))
+            /\ transfer_infos' = ClearedInfos(RoomOf(q))
+            /\ ack_target' = ClearedTargets(RoomOf(q))
+       ELSE UNCHANGED << request_status, transfer_infos, ack_target >>
+
+\* The prefill process dies (an exception escaped the event loop).
+Crash ==
+    /\ prefill_crashed' = TRUE
+    /\ UNCHANGED << sender, request_status, transfer_infos, ack_target >>
 
 \* Bootstrap-queue poll.  Bootstrapping: keep waiting (a stutter, not
-\* modelled as a step).  Failed: the request is aborted and released
-\* (no clear(), see ASSUMPTIONS).  Anything else (WaitingForInput, or a
-\* higher status left by another incarnation): bootstrapped, to the
-\* waiting queue.  KeyError: the prefill process dies.
+\* modelled as a step).  Failed: released (FailRelease).  WaitingForInput:
+\* bootstrapped, to the waiting queue.  Transferring or Success (left by
+\* another incarnation): RuntimeError.  KeyError: the process dies too.
 \* @action: implementation scheduler
-\* @models: prefill.py PrefillBootstrapQueue.pop_bootstrapped
-\* @models: nixl/conn.py NixlKVSender.poll -> check_status
+\* @models: prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)
+\* @models: prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()
 SchedulerPollBootstrap(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "BootstrapQueue"
     /\ Poll(q) # "Bootstrapping"
-    /\ prefill_crashed' = (Poll(q) = "KeyError")
-    /\ sender' = [sender EXCEPT ![q] =
-                      CASE Poll(q) = "KeyError" -> @
-                        [] Poll(q) = "Failed"   -> "Released"
-                        [] OTHER                -> "WaitingQueue"]
-    /\ UNCHANGED << request_status, transfer_infos, tombstones,
-                    bootstrap_alive, queued, posted, chan, ack_chan,
-                    ti_sent, aborted, pages_released >>
+    /\ IF Poll(q) = "Failed"
+       THEN /\ FailRelease(q)
+            /\ UNCHANGED prefill_crashed
+       ELSE IF Poll(q) = "WaitingForInput"
+       THEN /\ sender' = [sender EXCEPT ![q] = "WaitingQueue"]
+            /\ UNCHANGED << prefill_crashed, request_status, transfer_infos,
+                            ack_target >>
+       ELSE Crash
+    /\ UNCHANGED << tombstones, outstanding, bootstrap_alive, wqueue,
+                    posted, chan, ack_chan, ti_sent, aborted,
+                    pages_released >>
 
 \* Forward pass done: send the KV chunks.  add_transfer_request returns
 \* silently, enqueuing nothing, when the room has no transfer_infos
-\* (PR #32025); the request goes to the in-flight queue either way.
+\* (nixl/conn.py:2431, PR #32025); the request goes to the in-flight queue
+\* either way.
 \* @action: implementation scheduler
-\* @models: prefill.py process_batch_result_disagg_prefill -> send_kv_chunk
-\* @models: nixl/conn.py NixlKVSender.send -> add_transfer_request
+\* @models: prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)
+\* @models: nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)
 SchedulerSend(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "WaitingQueue"
     /\ sender' = [sender EXCEPT ![q] = "InflightQueue"]
-    /\ queued' = [queued EXCEPT ![q] =
-                      IF transfer_infos[RoomOf(q)] # {} THEN NumChunks ELSE 0]
-    /\ UNCHANGED << request_status, transfer_infos, tombstones,
-                    bootstrap_alive, prefill_crashed, posted, chan,
-                    ack_chan, ti_sent, aborted, pages_released >>
+    /\ wqueue' = IF transfer_infos[RoomOf(q)] # {}
+                 THEN Append(wqueue, [req |-> q, left |-> NumChunks])
+                 ELSE wqueue
+    /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
+                    ack_target, bootstrap_alive, prefill_crashed, posted,
+                    chan, ack_chan, ti_sent, aborted, pages_released >>
 
 \* In-flight poll.  WaitingForInput/Transferring: keep, with no timeout (a
-\* stutter).  Success/Failed: release the request and clear() the room
-\* from every dict.  KeyError: the prefill process dies.
+\* stutter).  Success: release the request and clear() the room from every
+\* dict.  Failed: released (FailRelease: cleared where FailureClears; before
+\* PR #27011 only Success cleared).  Bootstrapping (left by another incarnation):
+\* RuntimeError where InflightBootstrappingRaises, else kept.  KeyError:
+\* the prefill process dies.
 \* @action: implementation scheduler
-\* @models: prefill.py process_disagg_prefill_inflight_queue
-\* @models: nixl/conn.py NixlKVSender.poll, NixlKVSender.clear
+\* @models: prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)
+\* @models: nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear
 SchedulerPollInFlight(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "InflightQueue"
     /\ Poll(q) \in {"Success", "Failed", "KeyError"}
-    /\ prefill_crashed' = (Poll(q) = "KeyError")
-    /\ sender' = [sender EXCEPT ![q] =
-                      IF Poll(q) = "KeyError" THEN @ ELSE "Released"]
-    /\ request_status' = IF Poll(q) = "KeyError" THEN request_status
-                         ELSE ClearedStatus(RoomOf(q))
-    /\ transfer_infos' = IF Poll(q) = "KeyError" THEN transfer_infos
-                         ELSE ClearedInfos(RoomOf(q))
-    /\ UNCHANGED << tombstones, bootstrap_alive, queued, posted, chan,
-                    ack_chan, ti_sent, aborted, pages_released >>
+                   \cup (IF InflightBootstrappingRaises THEN {"Bootstrapping"}
+                         ELSE {})
+    /\ IF Poll(q) = "Success"
+       THEN /\ sender' = [sender EXCEPT ![q] = "Released"]
+            /\ request_status' = ClearedStatus(RoomOf(q))
+            /\ transfer_infos' = ClearedInfos(RoomOf(q))
+            /\ ack_target' = ClearedTargets(RoomOf(q))
+            /\ UNCHANGED prefill_crashed
+       ELSE IF Poll(q) = "Failed"
+       THEN /\ FailRelease(q)
+            /\ UNCHANGED prefill_crashed
+       ELSE Crash
+    /\ UNCHANGED << tombstones, outstanding, bootstrap_alive, wqueue,
+                    posted, chan, ack_chan, ti_sent, aborted,
+                    pages_released >>
 
 -----------------------------------------------------------------------------
 (* Prefill bootstrap thread: reads one message off a decode rank's channel *)
@@ -371,7 +495,7 @@ SchedulerPollInFlight(q) ==
 \* have sent one, update_status(WaitingForInput) -- which inserts the room
 \* even if no sender exists yet.  Fix: a tombstoned room ignores it.
 \* @action: implementation bootstrap
-\* @models: nixl/conn.py NixlKVManager.bootstrap_thread, TransferInfo branch
+\* @models: nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)
 \* @wire: recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill
 BootstrapRecvTransferInfo(d) ==
     /\ ~prefill_crashed
@@ -389,21 +513,24 @@ BootstrapRecvTransferInfo(d) ==
                                  ![r] = UpdateStatus(@, "WaitingForInput")]
                        ELSE request_status
     /\ chan' = [chan EXCEPT ![d] = Tail(@)]
-    /\ UNCHANGED << tombstones, bootstrap_alive, prefill_crashed, sender,
-                    queued, posted, ack_chan, ti_sent, aborted,
-                    pages_released >>
+    /\ UNCHANGED << tombstones, outstanding, ack_target, bootstrap_alive,
+                    prefill_crashed, sender, wqueue, posted, ack_chan,
+                    ti_sent, aborted, pages_released >>
 
 \* ABORT from decode rank d.  Before PR #30352 the message (which has no
-\* guard frame) trips an assert and kills the bootstrap thread.  Otherwise:
-\* a present room (not Success, where AbortSparesSuccess) becomes Failed;
-\* an absent room is only logged (upstream) or tombstoned (fix); the fork
-\* pops transfer_infos unconditionally; Mooncake ACKs every ABORT.  With
-\* AckWaitsForWrites (deferred release done right) the thread handles the
-\* ABORT only once no KV write of the room is in progress, so the ACK
-\* never lets decode free pages under a write.  (That is a wait, so with
-\* NumChunks > 1 weak fairness may not suffice for this action.)
+\* guard frame) trips an assert and kills the bootstrap thread.  Otherwise
+\* (nixl/conn.py:2647): a present room (not Success, where
+\* AbortSparesSuccess) is active and becomes Failed; an absent room is only
+\* logged (upstream) or tombstoned (fix); the fork pops transfer_infos
+\* unconditionally.  ABORT_ACK: Mooncake ACKs every ABORT at once; with
+\* AckWaitsForWrites (the fix) the thread handles the ABORT only once no
+\* KV write of the room is in progress; with AckOnDrain (PR #35360) an
+\* active room holds the ACK for this rank (replacing any other rank's,
+\* unless fixed) until the room's count drains, and an inactive room is
+\* ACKed at once if nothing of it is counted, else never (the fix holds
+\* it until the count drains).
 \* @action: implementation bootstrap
-\* @models: nixl/conn.py:2647 NixlKVManager.bootstrap_thread, ABORT branch
+\* @models: nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)
 \* @models: mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)
 \* @wire: recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill
 \* @wire: send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\ ~AbortKillsBootstrap
@@ -418,13 +545,17 @@ BootstrapRecvAbort(d) ==
     /\ IF AbortKillsBootstrap
        THEN /\ bootstrap_alive' = FALSE
             /\ UNCHANGED << request_status, transfer_infos, tombstones,
-                            ack_chan >>
-       ELSE LET r   == Head(chan[d]).room
-                cur == request_status[r]
+                            ack_target, ack_chan >>
+       ELSE LET r      == Head(chan[d]).room
+                cur    == request_status[r]
+                active == cur # "Absent"
+                          /\ ~(AbortSparesSuccess /\ cur = "Success")
+                held   == IF AckOnDrainFixed
+                          THEN [ack_target EXCEPT ![r] = @ \cup {d}]
+                          ELSE [ack_target EXCEPT ![r] = {d}]
             IN  /\ bootstrap_alive' = bootstrap_alive
                 /\ request_status' =
-                       IF /\ cur # "Absent"
-                          /\ ~(AbortSparesSuccess /\ cur = "Success")
+                       IF active
                        THEN [request_status EXCEPT
                                  ![r] = UpdateStatus(@, "Failed")]
                        ELSE request_status
@@ -434,80 +565,138 @@ BootstrapRecvAbort(d) ==
                 /\ tombstones' = IF RecordTombstones /\ cur = "Absent"
                                  THEN tombstones \cup {r}
                                  ELSE tombstones
-                /\ ack_chan' = IF AbortAckSent
-                               THEN [ack_chan EXCEPT ![d] = Append(@,
-                                        [type |-> "ABORT_ACK", room |-> r,
-                                         rank |-> d])]
-                               ELSE ack_chan
-    /\ UNCHANGED << prefill_crashed, sender, queued, posted, ti_sent,
-                    aborted, pages_released >>
+                /\ IF AckOnDrain
+                   THEN IF active \/ (AckOnDrainFixed /\ outstanding[r] > 0)
+                        THEN /\ ack_chan' = DrainAcks(r, outstanding[r], held)
+                             /\ ack_target' =
+                                    DrainTargets(r, outstanding[r], held)
+                        ELSE /\ ack_chan' = IF outstanding[r] = 0
+                                            THEN SendAcks(r, {d})
+                                            ELSE ack_chan
+                             /\ UNCHANGED ack_target
+                   ELSE /\ ack_chan' = IF AbortAckSent
+                                       THEN SendAcks(r, {d})
+                                       ELSE ack_chan
+                        /\ UNCHANGED ack_target
+    /\ UNCHANGED << outstanding, prefill_crashed, sender, wqueue, posted,
+                    ti_sent, aborted, pages_released >>
 
 -----------------------------------------------------------------------------
 (* Prefill transfer workers *)
 
-\* Dequeue one chunk of q.  Failed room: skip the chunk.  Room missing
-\* from transfer_infos: skip (fork) or assert -> exception ->
-\* update_status(Failed) (a no-op for an absent room).  Otherwise mark the
-\* room Transferring and post the RDMA writes into decode's pages.
+\* The worker takes the chunk at the head of its queue, once the previous
+\* chunk's writes completed (it busy-waits on them).  It counts the chunk
+\* (CountsOutstanding).  Failed room: skip the chunk, the count is popped,
+\* and a held ACK goes out.  Room missing from transfer_infos: skip (fork)
+\* or assert -> exception -> update_status(Failed) (a no-op for an absent
+\* room), the chunk still counted unless fixed.  Otherwise mark the room
+\* Transferring and post the RDMA writes into decode's pages.
 \* @action: implementation worker
-\* @models: nixl/conn.py NixlKVManager.transfer_worker (dequeue, post writes)
+\* @models: nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)
+\* @models: nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path
 WorkerPost(q) ==
     /\ ~prefill_crashed
-    /\ queued[q] > 0
-    /\ ~posted[q]
-    /\ queued' = [queued EXCEPT ![q] = @ - 1]
-    /\ LET r == RoomOf(q) IN
-       IF request_status[r] = "Failed"
-       THEN UNCHANGED << request_status, posted >>
-       ELSE IF transfer_infos[r] = {}
-       THEN /\ posted' = posted
-            /\ request_status' =
-                   IF WorkerSkipsMissing THEN request_status
-                   ELSE [request_status EXCEPT ![r] = UpdateStatus(@, "Failed")]
-       ELSE /\ posted' = [posted EXCEPT ![q] = TRUE]
-            /\ request_status' =
-                   [request_status EXCEPT
-                        ![r] = UpdateStatus(@, "Transferring")]
+    /\ wqueue # << >>
+    /\ Head(wqueue).req = q
+    /\ \A p \in Requests : ~posted[p]
+    /\ wqueue' = IF Head(wqueue).left = 1 THEN Tail(wqueue)
+                 ELSE [wqueue EXCEPT ![1] = [req |-> q, left |-> @.left - 1]]
+    /\ LET r       == RoomOf(q)
+           counted == IF CountsOutstanding THEN outstanding[r] + 1 ELSE 0
+       IN  IF request_status[r] = "Failed"
+           THEN /\ outstanding' = [outstanding EXCEPT ![r] = 0]
+                /\ ack_chan' = DrainAcks(r, 0, ack_target)
+                /\ ack_target' = DrainTargets(r, 0, ack_target)
+                /\ UNCHANGED << request_status, posted >>
+           ELSE IF transfer_infos[r] = {}
+           THEN IF WorkerSkipsMissing
+                THEN UNCHANGED << request_status, posted, outstanding,
+                                  ack_chan, ack_target >>
+                ELSE LET n == IF AckOnDrainFixed /\ CountsOutstanding
+                              THEN counted - 1 ELSE counted
+                     IN  /\ request_status' =
+                                [request_status EXCEPT
+                                     ![r] = UpdateStatus(@, "Failed")]
+                         /\ outstanding' = [outstanding EXCEPT ![r] = n]
+                         /\ ack_chan' = IF AckOnDrainFixed
+                                        THEN DrainAcks(r, n, ack_target)
+                                        ELSE ack_chan
+                         /\ ack_target' = IF AckOnDrainFixed
+                                          THEN DrainTargets(r, n, ack_target)
+                                          ELSE ack_target
+                         /\ UNCHANGED posted
+           ELSE /\ posted' = [posted EXCEPT ![q] = TRUE]
+                /\ outstanding' = [outstanding EXCEPT ![r] = counted]
+                /\ request_status' =
+                       [request_status EXCEPT
+                            ![r] = UpdateStatus(@, "Transferring")]
+                /\ UNCHANGED << ack_chan, ack_target >>
     /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
-                    prefill_crashed, sender, chan, ack_chan, ti_sent,
-                    aborted, pages_released >>
+                    prefill_crashed, sender, chan, ti_sent, aborted,
+                    pages_released >>
 
-\* The posted writes complete.  After the last chunk: Success, and the
-\* room's transfer_infos are popped (the room concluded).
+\* The posted writes complete.  The chunk is uncounted and a held ACK goes
+\* out if the count drained.  Last chunk: update_status(Success).  Other
+\* chunk: update_status(Transferring) unless the room reads Success -- which
+\* re-inserts a room that clear() removed.  The room's transfer_infos (and
+\* count) are dropped once nothing is counted and the room concluded: it
+\* reads Success, or this was the last chunk and it reads Failed (before
+\* CountsOutstanding: after the last chunk, always).
 \* @action: implementation worker
-\* @models: nixl/conn.py NixlKVManager.transfer_worker (wait, last chunk)
+\* @models: nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status
+\* @models: nixl/conn.py:1377-1386 drop per-room state
 WorkerComplete(q) ==
     /\ ~prefill_crashed
     /\ posted[q]
     /\ posted' = [posted EXCEPT ![q] = FALSE]
-    /\ IF queued[q] = 0
-       THEN /\ request_status' =
-                   [request_status EXCEPT
-                        ![RoomOf(q)] = UpdateStatus(@, "Success")]
-            /\ transfer_infos' = ClearedInfos(RoomOf(q))
-       ELSE UNCHANGED << request_status, transfer_infos >>
+    /\ LET r    == RoomOf(q)
+           last == ~Queued(q)
+           n    == IF CountsOutstanding THEN outstanding[r] - 1 ELSE 0
+           cur  == request_status[r]
+           s    == IF last THEN UpdateStatus(cur, "Success")
+                   ELSE IF CheckStatus(cur) # "Success"
+                   THEN UpdateStatus(cur, "Transferring")
+                   ELSE cur
+           drop == IF CountsOutstanding
+                   THEN n <= 0 /\ (s = "Success" \/ (last /\ s = "Failed"))
+                   ELSE last
+       IN  /\ ack_chan' = DrainAcks(r, n, ack_target)
+           /\ ack_target' = DrainTargets(r, n, ack_target)
+           /\ request_status' = [request_status EXCEPT ![r] = s]
+           /\ outstanding' = [outstanding EXCEPT ![r] = IF drop THEN 0 ELSE n]
+           /\ transfer_infos' = IF drop THEN ClearedInfos(r)
+                                ELSE transfer_infos
     /\ UNCHANGED << tombstones, bootstrap_alive, prefill_crashed, sender,
-                    queued, chan, ack_chan, ti_sent, aborted,
-                    pages_released >>
+                    wqueue, chan, ti_sent, aborted, pages_released >>
 
 -----------------------------------------------------------------------------
 (* Prefill timeouts *)
 
-\* Bootstrap timeout (300 s, NIXL since PR #34692, and Mooncake): marks the
-\* room Failed, only while its status is Bootstrapping.  There is no
-\* timeout for WaitingForInput or Transferring.
+\* Bootstrap timeout (300 s, NIXL since PR #34692, and Mooncake), inside
+\* the sender's bootstrap-queue poll: only while the room reads
+\* Bootstrapping it records a failure and marks the room Failed, and that
+\* same poll fails the request (FailRelease): one scheduler step.  There
+\* is no timeout for WaitingForInput or Transferring.
 \* @action: implementation timeout
-\* @models: nixl/conn.py NixlKVSender.poll bootstrap timeout (PR #34692)
+\* @models: common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834
+\* @models: prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure
 BootstrapTimeout(q) ==
     /\ HasBootstrapTimeout
     /\ ~prefill_crashed
     /\ sender[q] = "BootstrapQueue"
     /\ request_status[RoomOf(q)] = "Bootstrapping"
-    /\ request_status' =
-           [request_status EXCEPT ![RoomOf(q)] = UpdateStatus(@, "Failed")]
-    /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
-                    prefill_crashed, sender, queued, posted, chan,
-                    ack_chan, ti_sent, aborted, pages_released >>
+    /\ sender' = [sender EXCEPT ![q] = "Released"]
+    /\ IF FailureClears
+       THEN /\ request_status' = ClearedStatus(RoomOf(q))
+            /\ transfer_infos' = ClearedInfos(RoomOf(q))
+            /\ ack_target' = ClearedTargets(RoomOf(q))
+       ELSE /\ request_status' =
+                   [request_status EXCEPT
+                        ![RoomOf(q)] = UpdateStatus(@, "Failed")]
+            /\ UNCHANGED << transfer_infos, ack_target >>
+    /\ UNCHANGED << tombstones, outstanding, bootstrap_alive,
+                    prefill_crashed, wqueue, posted, chan, ack_chan,
+                    ti_sent, aborted, pages_released >>
 
 -----------------------------------------------------------------------------
 (* Decode: the environment *)
@@ -515,7 +704,7 @@ BootstrapTimeout(q) ==
 \* Decode rank d has pre-allocated q's KV pages and tells prefill where to
 \* write them.  Never after decode aborted q.
 \* @action: environment decode
-\* @models: nixl/conn.py NixlKVReceiver.init (sends TransferInfo)
+\* @models: nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)
 \* @wire: send TransferInfo(room: RoomOf(q), rank: d) decode->prefill
 DecodeSendTransferInfo(d, q) ==
     /\ Started(q)
@@ -524,15 +713,15 @@ DecodeSendTransferInfo(d, q) ==
     /\ ti_sent' = [ti_sent EXCEPT ![q] = @ \cup {d}]
     /\ chan' = [chan EXCEPT ![d] = Append(@, [type |-> "TransferInfo",
                                               room |-> RoomOf(q), rank |-> d])]
-    /\ UNCHANGED << request_status, transfer_infos, tombstones, bootstrap_alive,
-                    prefill_crashed, sender, queued, posted,
-                    ack_chan, aborted, pages_released >>
+    /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
+                    ack_target, bootstrap_alive, prefill_crashed, sender,
+                    wqueue, posted, ack_chan, aborted, pages_released >>
 
 \* Decode aborts q (client abort, or its 300 s waiting timeout), once: every
 \* decode rank sends ABORT to this prefill rank, and never resends.  Without
 \* ABORT_ACK decode frees q's KV pages at once.
 \* @action: environment decode
-\* @models: nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)
+\* @models: common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification
 \* @wire: send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \in DecodeRanks
 DecodeAbort(q) ==
     /\ Started(q)
@@ -543,13 +732,14 @@ DecodeAbort(q) ==
                                     rank |-> d])]
     /\ pages_released' = IF AbortAckSent THEN pages_released
                          ELSE [pages_released EXCEPT ![q] = DecodeRanks]
-    /\ UNCHANGED << request_status, transfer_infos, tombstones, bootstrap_alive,
-                    prefill_crashed, sender, queued, posted,
-                    ack_chan, ti_sent >>
+    /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
+                    ack_target, bootstrap_alive, prefill_crashed, sender,
+                    wqueue, posted, ack_chan, ti_sent >>
 
 \* Decode rank d receives an ABORT_ACK for a room and frees the pages of
 \* its aborted requests with that room id.
 \* @action: environment decode
+\* @models: nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack
 \* @models: mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling
 \* @wire: recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode
 DecodeRecvAbortAck(d) ==
@@ -560,9 +750,9 @@ DecodeRecvAbortAck(d) ==
                IF RoomOf(q) = Head(ack_chan[d]).room /\ aborted[q]
                THEN pages_released[q] \cup {d}
                ELSE pages_released[q]]
-    /\ UNCHANGED << request_status, transfer_infos, tombstones, bootstrap_alive,
-                    prefill_crashed, sender, queued, posted,
-                    chan, ti_sent, aborted >>
+    /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
+                    ack_target, bootstrap_alive, prefill_crashed, sender,
+                    wqueue, posted, chan, ti_sent, aborted >>
 
 -----------------------------------------------------------------------------
 Next ==
@@ -584,7 +774,8 @@ Next ==
 TimeoutFairRequests == IF TimeoutsFair THEN Requests ELSE {}
 
 \* Weak fairness of every prefill thread step; the environment (decode) is
-\* never assumed to act.
+\* never assumed to act, except that decode's listener thread reads the
+\* ABORT_ACKs that reach it (AbortsAcked is about whether they are sent).
 Fairness ==
     /\ \A q \in Requests : WF_vars(SchedulerCreateSender(q))
     /\ \A q \in Requests : WF_vars(SchedulerPollBootstrap(q))
@@ -595,6 +786,7 @@ Fairness ==
     /\ \A q \in Requests : WF_vars(WorkerPost(q))
     /\ \A q \in Requests : WF_vars(WorkerComplete(q))
     /\ \A q \in TimeoutFairRequests : WF_vars(BootstrapTimeout(q))
+    /\ \A d \in DecodeRanks : WF_vars(DecodeRecvAbortAck(d))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
 
@@ -602,7 +794,7 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 (* Properties *)
 
 \* Prefill has let go of q: released by the scheduler, or the whole prefill
-\* process died loudly (KeyError).
+\* process died loudly (KeyError, RuntimeError).
 Terminated(q) == sender[q] = "Released" \/ prefill_crashed
 
 \* THE property: every aborted request eventually terminates.
@@ -612,6 +804,12 @@ AbortedRoomsTerminate == \A q \in Requests : aborted[q] ~> Terminated(q)
 \* timeout may never fire, so an aborted request must terminate without
 \* relying on one.
 PromptTermination == \A q \in Requests : aborted[q] ~> Terminated(q)
+
+\* Deferred release: every rank of an aborted request eventually frees its
+\* pages on an ABORT_ACK, instead of waiting for decode's fallback timeout.
+\* (Trivially true where decode frees its pages when it aborts.)
+AbortsAcked ==
+    \A q \in Requests : aborted[q] ~> (pages_released[q] = DecodeRanks)
 
 \* The corruption hazard: prefill's KV writes for q are in progress while
 \* a decode rank has already freed q's pages (they may hold another
@@ -648,36 +846,18 @@ NoTransferForFailedRoom ==
           (~posted[q] /\ posted'[q])
               => request_status[RoomOf(q)] # "Failed"]_vars
 
-(***************************************************************************)
-(* VERDICTS (spec/check, each property on its own; see spec/README.md for  *)
-(* the table with state counts and counterexample lengths)                 *)
-(*                                                                         *)
-(* AbortedRoomsTerminate is violated by fork-90a52f44a, pre-30352,         *)
-(* upstream-reuse and fixed-reuse, and holds for upstream, mooncake,       *)
-(* fixed and fixed-deferred.  Where this differs from what the issue       *)
-(* expected, the reason:                                                   *)
-(*  - fork-90a52f44a: the seed race (TransferInfo(A), ABORT(A),            *)
-(*    TransferInfo(B), ABORT(B), all before the sender exists) pins the    *)
-(*    room, but the shortest pin is simpler: decode aborts before any      *)
-(*    TransferInfo, both ABORTs find the room absent, the sender then      *)
-(*    sits in Bootstrapping.  It needs only the missing timeout; the pop   *)
-(*    of transfer_infos is what the seed race needs (without it,           *)
-(*    TransferInfo(B) completes bootstrap and ABORT(B) fails the room).    *)
-(*  - fixed: liveness, PromptTermination and NoWriteAfterAbortReceived     *)
-(*    hold, but NoWriteAfterRelease does not: without deferred release     *)
-(*    decode frees its pages as it sends ABORT, while prefill's write may  *)
-(*    already be in flight.  No prefill-side fix closes that race;         *)
-(*    fixed-deferred (ACK once the room's writes completed, decode frees   *)
-(*    pages on the ACK) holds every property.                              *)
-(*  - mooncake: the ACK does not protect decode's pages: an ABORT of an    *)
-(*    absent room is ACKed at once, and a later TransferInfo still         *)
-(*    completes bootstrap.                                                 *)
-(*  - fixed-reuse: the fix does not make room reuse safe: after the other  *)
-(*    incarnation's clear(), add_transfer_request skips silently and the   *)
-(*    room, re-inserted by TransferInfo, reads WaitingForInput forever.    *)
-(*  - The KeyError crash (AbsentReadsWaiting = FALSE) is unreachable       *)
-(*    without room reuse: a live sender's room is only removed by its own  *)
-(*    clear().                                                             *)
-(***************************************************************************)
+\* No entry outlives its requests: once every request of a room is
+\* released and no chunk of it is queued or in progress, the room reads
+\* Absent (or WaitingForInput: a TransferInfo that arrives after the release
+\* re-inserts the room, and nothing ever reads it).  Violated where a
+\* worker step re-inserts a room that clear() removed: the entry leaks,
+\* and a later request reusing the room id reads it.
+NoEntryAfterRelease ==
+    \A r \in Rooms :
+        (\A q \in Requests :
+             RoomOf(q) = r => /\ sender[q] = "Released"
+                              /\ ~posted[q]
+                              /\ ~Queued(q))
+        => request_status[r] \in {"Absent", "WaitingForInput"}
 
 =============================================================================

@@ -1,9 +1,12 @@
 // Package impl holds Go ports of the prefill side's room handling in each
-// SGLang variant of ROOM-LIFECYCLE.md, written in the shape of the Python
-// code (python/sglang/srt/disaggregation/): plain maps keyed by room,
-// update_status/check_status with the real rules, the bootstrap thread's
-// TransferInfo and ABORT branches, add_transfer_request's silent skip, the
-// transfer worker's skips, the bootstrap timeout and clear().
+// SGLang variant (docs/ROOM-LIFECYCLE.md), written in the shape of the
+// Python code (python/sglang/srt/disaggregation/ at upstream adca19c4):
+// plain maps keyed by room, update_status/check_status with the real rules,
+// the bootstrap thread's TransferInfo and ABORT branches (with the deferred
+// ABORT_ACK of PR #35360), add_transfer_request's silent skip and FIFO
+// worker queue, the transfer worker's skips, count and exception path, the
+// bootstrap timeout inside the sender's poll, the scheduler's RuntimeErrors
+// and clear().
 //
 // The ports are written from the code's description, not from Room.tla: the
 // conformance suite runs them in lockstep with the spec, so that the spec,
@@ -18,6 +21,7 @@ package impl
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Status is KVPoll (base/conn.py): a plain int class.
@@ -94,18 +98,27 @@ type KVManager struct {
 	TransferInfos map[int]map[int]bool
 	// Tombstones: rooms whose ABORT arrived while absent (fix only).
 	Tombstones map[int]bool
+	// Outstanding is _staging_outstanding: chunks of a room dequeued and
+	// not yet finished (PR #30545).
+	Outstanding map[int]int
+	// AckTargets is _deferred_ack_targets: the decode ranks an aborted
+	// room's ABORT_ACK is held for (PR #35360: one per room).
+	AckTargets map[int][]int
 
 	BootstrapAlive bool
 	Crashed        bool
 
 	// Pull is prefill's PULL socket, one FIFO per decode rank connection.
 	Pull [][]Message
-	// AckPush: ABORT_ACKs sent to each decode rank (Mooncake).
+	// AckPush: ABORT_ACKs sent to each decode rank.
 	AckPush [][]Message
 
-	// TransferQueue: chunks of each request waiting for a worker.
-	TransferQueue map[int]int
-	// Posted: a request's chunk has RDMA writes in flight.
+	// TransferQueue is the worker queue every request of a room shares
+	// (sharded by destination or room): one entry, the request index, per
+	// chunk, in FIFO order.
+	TransferQueue []int
+	// Posted: a request's chunk has RDMA writes in flight (its worker
+	// busy-waits on them, so at most one at a time).
 	Posted map[int]bool
 	// Senders are the scheduler's requests, by request index.
 	Senders map[int]*Sender
@@ -118,6 +131,9 @@ type KVManager struct {
 // sticky-Failed override (nixl/conn.py:698) where the variant has it.
 func (m *KVManager) updateStatus(room int, s Status) {
 	cur, ok := m.RequestStatus[room]
+	if m.v.FailedSticky && ok && cur == Failed {
+		return
+	}
 	if !ok {
 		// Absent: Failed does not resurrect a room; anything else inserts.
 		if s != Failed {
@@ -127,9 +143,6 @@ func (m *KVManager) updateStatus(room int, s Status) {
 	}
 	if s == Failed {
 		m.RequestStatus[room] = Failed
-		return
-	}
-	if m.v.FailedSticky && cur == Failed {
 		return
 	}
 	m.RequestStatus[room] = max(cur, s)
@@ -143,10 +156,41 @@ func (m *KVManager) checkStatus(room int) (Status, error) {
 	return m.v.AbsentRoom()
 }
 
-// clear is NixlKVSender.clear: the room leaves every dict.
+// poll is NixlKVSender.poll's reading of the room: Success is held back as
+// Transferring while chunks of the room are still counted (:2838).
+func (m *KVManager) poll(room int) (Status, error) {
+	st, err := m.checkStatus(room)
+	if err == nil && st == Success && m.v.CountsOutstanding && m.Outstanding[room] > 0 {
+		return Transferring, nil
+	}
+	return st, err
+}
+
+// clear is CommonKVSender.clear: the room leaves every dict, and a held
+// ACK target is dropped (unless the fix keeps it while chunks are counted).
 func (m *KVManager) clear(room int) {
 	delete(m.RequestStatus, room)
 	delete(m.TransferInfos, room)
+	if !(m.v.AckOnDrainFixed && m.Outstanding[room] > 0) {
+		delete(m.AckTargets, room)
+	}
+}
+
+// sendAck puts an ABORT_ACK for room on decode rank rank's socket.
+func (m *KVManager) sendAck(room, rank int) {
+	m.AckPush[rank] = append(m.AckPush[rank], Message{Kind: "ABORT_ACK", Room: room, Rank: rank})
+}
+
+// maybeAckDrained is _maybe_ack_drained_abort (common/conn.py:394): once
+// nothing of the room is counted, its held targets get their ACK.
+func (m *KVManager) maybeAckDrained(room int) {
+	if !m.v.AckOnDrain || m.Outstanding[room] > 0 {
+		return
+	}
+	for _, rank := range m.AckTargets[room] {
+		m.sendAck(room, rank)
+	}
+	delete(m.AckTargets, room)
 }
 
 // --- scheduler thread ---------------------------------------------------
@@ -167,13 +211,23 @@ func (m *KVManager) CreateSender(q int, req Request) error {
 	return nil
 }
 
+// failRequest is handle_bootstrap_failure / handle_inflight_transfer_failure:
+// the request is released, and failure_exception() clears the room where
+// the variant does (PR #27011).
+func (m *KVManager) failRequest(s *Sender) {
+	s.Position = Released
+	if m.v.FailureClears {
+		m.clear(s.Room)
+	}
+}
+
 // PollBootstrap is PrefillBootstrapQueue.pop_bootstrapped for one request.
 func (m *KVManager) PollBootstrap(q int) error {
 	s, ok := m.Senders[q]
 	if m.Crashed || !ok || s.Position != BootstrapQueue {
 		return ErrNotEnabled
 	}
-	st, err := m.checkStatus(s.Room)
+	st, err := m.poll(s.Room)
 	switch {
 	case err != nil:
 		// The KeyError escapes the event loop: the process dies.
@@ -181,10 +235,12 @@ func (m *KVManager) PollBootstrap(q int) error {
 	case st == Bootstrapping:
 		return ErrNotEnabled // keep waiting
 	case st == Failed:
-		// prepare_abort and drop the request; no clear().
-		s.Position = Released
-	default:
+		m.failRequest(s)
+	case st == WaitingForInput:
 		s.Position = WaitingQueue
+	default:
+		// prefill.py:461-464: RuntimeError("Unexpected poll state").
+		m.Crashed = true
 	}
 	return nil
 }
@@ -201,7 +257,9 @@ func (m *KVManager) Send(q int) error {
 		// PR #32025: no transfer_infos, return silently.
 		return nil
 	}
-	m.TransferQueue[q] += m.numChunks
+	for range m.numChunks {
+		m.TransferQueue = append(m.TransferQueue, q)
+	}
 	return nil
 }
 
@@ -211,21 +269,28 @@ func (m *KVManager) PollInflight(q int) error {
 	if m.Crashed || !ok || s.Position != InflightQueue {
 		return ErrNotEnabled
 	}
-	st, err := m.checkStatus(s.Room)
+	st, err := m.poll(s.Room)
 	switch {
 	case err != nil:
 		m.Crashed = true
-	case st == Success || st == Failed:
+	case st == Success:
 		s.Position = Released
 		m.clear(s.Room)
+	case st == Failed:
+		// handle_inflight_transfer_failure -> failure_exception()
+		m.failRequest(s)
+	case st == Bootstrapping && m.v.InflightBootstrappingRaises:
+		// prefill.py:894-897: RuntimeError("Unexpected poll state").
+		m.Crashed = true
 	default:
 		return ErrNotEnabled // no timeout while WaitingForInput/Transferring
 	}
 	return nil
 }
 
-// BootstrapTimeout is the sender poll's bootstrap timeout firing (300 s in
-// the bootstrap queue), where the variant has one.
+// BootstrapTimeout is the sender's bootstrap-queue poll with the bootstrap
+// timeout firing (300 s, where the variant has one): the room is marked
+// Failed and the same pop_bootstrapped fails the request.
 func (m *KVManager) BootstrapTimeout(q int) error {
 	s, ok := m.Senders[q]
 	if !m.v.BootstrapTimeout || m.Crashed || !ok || s.Position != BootstrapQueue {
@@ -236,6 +301,7 @@ func (m *KVManager) BootstrapTimeout(q int) error {
 		return ErrNotEnabled
 	}
 	m.updateStatus(s.Room, Failed)
+	m.failRequest(s)
 	return nil
 }
 
@@ -279,42 +345,77 @@ func (m *KVManager) handleTransferInfo(msg Message) {
 
 // --- transfer workers ---------------------------------------------------
 
-// WorkerPost is transfer_worker dequeuing one chunk of request q.
+// WorkerPost is transfer_worker taking the chunk at the head of its queue
+// (nixl/conn.py:1128-1150), once its previous chunk's writes completed.
 func (m *KVManager) WorkerPost(q int) error {
 	s := m.Senders[q]
-	if m.Crashed || m.TransferQueue[q] == 0 || m.Posted[q] || s == nil {
+	if m.Crashed || len(m.TransferQueue) == 0 || m.TransferQueue[0] != q || len(m.Posted) > 0 || s == nil {
 		return ErrNotEnabled
 	}
-	m.TransferQueue[q]--
-	if m.TransferQueue[q] == 0 {
-		delete(m.TransferQueue, q)
+	m.TransferQueue = m.TransferQueue[1:]
+	room := s.Room
+	if m.v.CountsOutstanding {
+		m.Outstanding[room]++ // counted at dequeue (:1137)
 	}
-	if st, ok := m.RequestStatus[s.Room]; ok && st == Failed {
-		return nil // skip chunks of a failed room
+	if st, ok := m.RequestStatus[room]; ok && st == Failed {
+		// Skip chunks of a failed room; the count is popped (:1141).
+		delete(m.Outstanding, room)
+		m.maybeAckDrained(room)
+		return nil
 	}
-	if _, ok := m.TransferInfos[s.Room]; !ok {
+	if _, ok := m.TransferInfos[room]; !ok {
 		if m.v.WorkerSkipsMissing {
 			return nil
 		}
-		// assert room in transfer_infos -> except: update_status(Failed)
-		m.updateStatus(s.Room, Failed)
+		// assert room in transfer_infos -> except: update_status(Failed),
+		// the chunk still counted (the fix uncounts it).
+		m.updateStatus(room, Failed)
+		if m.v.AckOnDrainFixed && m.v.CountsOutstanding {
+			m.Outstanding[room]--
+			m.dropZero(room)
+			m.maybeAckDrained(room)
+		}
 		return nil
 	}
-	m.updateStatus(s.Room, Transferring)
+	m.updateStatus(room, Transferring)
 	m.Posted[q] = true
 	return nil
 }
 
-// WorkerComplete is the posted writes of q's chunk completing.
+func (m *KVManager) dropZero(room int) {
+	if m.Outstanding[room] == 0 {
+		delete(m.Outstanding, room)
+	}
+}
+
+// WorkerComplete is the posted writes of q's chunk completing
+// (nixl/conn.py:1362-1386).
 func (m *KVManager) WorkerComplete(q int) error {
 	s := m.Senders[q]
 	if m.Crashed || !m.Posted[q] || s == nil {
 		return ErrNotEnabled
 	}
 	delete(m.Posted, q)
-	if m.TransferQueue[q] == 0 {
-		m.updateStatus(s.Room, Success)
-		delete(m.TransferInfos, s.Room) // the room concluded
+	room := s.Room
+	last := !slices.Contains(m.TransferQueue, q)
+	if m.v.CountsOutstanding {
+		m.Outstanding[room]--
+		m.dropZero(room)
+	}
+	m.maybeAckDrained(room)
+	if last {
+		m.updateStatus(room, Success)
+	} else if st, err := m.checkStatus(room); err != nil || st != Success {
+		m.updateStatus(room, Transferring)
+	}
+	drop := last
+	if m.v.CountsOutstanding {
+		st, ok := m.RequestStatus[room]
+		drop = m.Outstanding[room] <= 0 && ok && (st == Success || (last && st == Failed))
+	}
+	if drop {
+		delete(m.Outstanding, room)
+		delete(m.TransferInfos, room) // the room concluded
 	}
 	return nil
 }

@@ -85,6 +85,11 @@ func TestForkSeedRacePinsTheRoom(t *testing.T) {
     AckWaitsForWrites = FALSE
     RecordTombstones = FALSE
     WorkerSkipsMissing = TRUE
+    AckOnDrain = FALSE
+    AckOnDrainFixed = FALSE
+    FailureClears = TRUE
+    InflightBootstrappingRaises = FALSE
+    CountsOutstanding = FALSE
     RoomReuse = FALSE
     TimeoutsFair = TRUE
 SPECIFICATION Spec

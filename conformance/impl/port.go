@@ -3,6 +3,7 @@ package impl
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/roomspec/roomspec/spec/model"
 )
@@ -39,10 +40,12 @@ func (p *Port) Reset(c *model.Config) error {
 		RequestStatus:      map[int]Status{},
 		TransferInfos:      map[int]map[int]bool{},
 		Tombstones:         map[int]bool{},
+		Outstanding:        map[int]int{},
+		AckTargets:         map[int][]int{},
 		BootstrapAlive:     true,
 		Pull:               make([][]Message, nr),
 		AckPush:            make([][]Message, nr),
-		TransferQueue:      map[int]int{},
+		TransferQueue:      nil,
 		Posted:             map[int]bool{},
 		Senders:            map[int]*Sender{},
 		requiredDstInfoNum: c.RequiredDstInfoNum,
@@ -70,9 +73,14 @@ func (p *Port) Clone() *Port {
 		m.TransferInfos[r] = maps.Clone(infos)
 	}
 	m.Tombstones = maps.Clone(p.M.Tombstones)
+	m.Outstanding = maps.Clone(p.M.Outstanding)
+	m.AckTargets = make(map[int][]int, len(p.M.AckTargets))
+	for r, ts := range p.M.AckTargets {
+		m.AckTargets[r] = slices.Clone(ts)
+	}
 	m.Pull = cloneQueues(p.M.Pull)
 	m.AckPush = cloneQueues(p.M.AckPush)
-	m.TransferQueue = maps.Clone(p.M.TransferQueue)
+	m.TransferQueue = slices.Clone(p.M.TransferQueue)
 	m.Posted = maps.Clone(p.M.Posted)
 	m.Senders = make(map[int]*Sender, len(p.M.Senders))
 	for q, s := range p.M.Senders {
@@ -215,8 +223,9 @@ func (p *Port) Observe() (model.State, error) {
 		TransferInfos:  make([]uint64, nRooms),
 		BootstrapAlive: m.BootstrapAlive,
 		PrefillCrashed: m.Crashed,
+		Outstanding:    make([]int, nRooms),
+		AckTarget:      make([]uint64, nRooms),
 		Sender:         make([]model.Str, nReq),
-		Queued:         make([]int, nReq),
 		Posted:         make([]bool, nReq),
 		Chan:           make([][]model.Msg, nRanks),
 		AckChan:        make([][]model.Msg, nRanks),
@@ -235,13 +244,24 @@ func (p *Port) Observe() (model.State, error) {
 		if m.Tombstones[r] {
 			s.Tombstones |= model.Bit(r)
 		}
+		s.Outstanding[r] = m.Outstanding[r]
+		for _, d := range m.AckTargets[r] {
+			s.AckTarget[r] |= model.Bit(d)
+		}
+	}
+	// The worker queue, one batch per run of a request's chunks.
+	for _, q := range m.TransferQueue {
+		if n := len(s.Wqueue); n > 0 && int(s.Wqueue[n-1].Req) == q {
+			s.Wqueue[n-1].Left++
+			continue
+		}
+		s.Wqueue = append(s.Wqueue, model.Batch{Req: model.Requests(q), Left: 1})
 	}
 	for q := range nReq {
 		s.Sender[q] = model.StrNoSender
 		if snd, ok := m.Senders[q]; ok {
 			s.Sender[q] = positionStr[snd.Position]
 		}
-		s.Queued[q] = m.TransferQueue[q]
 		s.Posted[q] = m.Posted[q]
 		s.TiSent[q] = p.tiSent[q]
 		s.Aborted[q] = p.aborted[q]

@@ -1,8 +1,11 @@
 package impl
 
-// Variant is everything that differs between the variants of
-// ROOM-LIFECYCLE.md: each variant below is one value, so a variant's
-// difference from upstream reads in one place.
+import "slices"
+
+// Variant is everything that differs between the variants (the commits of
+// SGLang's history, the fork, Mooncake, the proposed fixes): each variant
+// below is one value, so a variant's difference from upstream reads in one
+// place.
 type Variant struct {
 	Name string
 	// Doc says which code the variant is.
@@ -32,6 +35,22 @@ type Variant struct {
 	// DecodeWaitsForAck: decode frees a request's pages when the ABORT_ACK
 	// arrives, not when it aborts (deferred release).
 	DecodeWaitsForAck bool
+	// FailureClears: failure_exception() calls clear() (PR #27011).
+	FailureClears bool
+	// InflightBootstrappingRaises: the in-flight poll raises RuntimeError
+	// on Bootstrapping (PR #31075); before, the request kept waiting.
+	InflightBootstrappingRaises bool
+	// CountsOutstanding: _staging_outstanding counts a room's dequeued
+	// chunks, and the sender's poll holds Success while it is positive
+	// (PR #30545).
+	CountsOutstanding bool
+	// AckOnDrain: PR #35360's deferred ABORT_ACK, sent when the room's
+	// count drains, one target per room.
+	AckOnDrain bool
+	// AckOnDrainFixed: AckOnDrain with its ACK bugs fixed (a target per
+	// rank, held for an inactive room still counted; the exception path
+	// uncounts; clear() keeps the targets of a room still counted).
+	AckOnDrainFixed bool
 }
 
 // nixl/conn.py check_status: request_status.get(room, WaitingForInput).
@@ -44,11 +63,33 @@ func absentKeyError() (Status, error) { return 0, ErrKeyError }
 // something removed it: read it as Failed.
 func absentFails() (Status, error) { return Failed, nil }
 
-// nixl/conn.py:2647 (upstream a4ffb996): a present room that is not
-// Success is failed; an absent or Success room is only logged.
+// nixl/conn.py:2647 _handle_abort_notification (upstream adca19c4): a
+// present room that is not Success is active and failed; an absent or
+// Success room is only logged. With deferred release (PR #35360) an active
+// room holds its ABORT_ACK for this rank until its chunk count drains (one
+// target per room: a later rank's replaces an earlier's), and an inactive
+// room is ACKed at once only if nothing of it is counted.
 func abortUpstream(m *KVManager, msg Message) {
-	if st, ok := m.RequestStatus[msg.Room]; ok && st != Success {
+	st, ok := m.RequestStatus[msg.Room]
+	active := ok && st != Success
+	if active {
 		m.updateStatus(msg.Room, Failed) // record_failure + update_status
+	}
+	if !m.v.AckOnDrain {
+		return
+	}
+	switch {
+	case active || (m.v.AckOnDrainFixed && m.Outstanding[msg.Room] > 0):
+		if m.v.AckOnDrainFixed {
+			if !slices.Contains(m.AckTargets[msg.Room], msg.Rank) {
+				m.AckTargets[msg.Room] = append(m.AckTargets[msg.Room], msg.Rank)
+			}
+		} else {
+			m.AckTargets[msg.Room] = []int{msg.Rank} // register_deferred_ack_target
+		}
+		m.maybeAckDrained(msg.Room)
+	case m.Outstanding[msg.Room] == 0:
+		m.sendAck(msg.Room, msg.Rank)
 	}
 }
 
@@ -73,7 +114,7 @@ func abortMooncake(m *KVManager, msg Message) {
 	if _, ok := m.RequestStatus[msg.Room]; ok {
 		m.updateStatus(msg.Room, Failed)
 	}
-	m.AckPush[msg.Rank] = append(m.AckPush[msg.Rank], Message{Kind: "ABORT_ACK", Room: msg.Room, Rank: msg.Rank})
+	m.sendAck(msg.Room, msg.Rank)
 }
 
 // The fix: upstream's handler, plus a tombstone for an absent room.
@@ -88,7 +129,7 @@ func abortFixed(m *KVManager, msg Message) {
 // The fix with deferred release: the fixed handler, then the ACK.
 func abortFixedDeferred(m *KVManager, msg Message) {
 	abortFixed(m, msg)
-	m.AckPush[msg.Rank] = append(m.AckPush[msg.Rank], Message{Kind: "ABORT_ACK", Room: msg.Room, Rank: msg.Rank})
+	m.sendAck(msg.Room, msg.Rank)
 }
 
 // The fix: a sender for a tombstoned room fails at once.
@@ -111,19 +152,86 @@ func abortWaitsForWrites(m *KVManager, room int) bool {
 	return false
 }
 
-// The variants.
+// The variants. Upstream is SGLang's NIXL backend at adca19c4 (PR #35360,
+// 2026-08-19) in its default configuration; the Sglang* values are the
+// earlier commits, each named by the PR that begins its range.
 var (
 	Upstream = &Variant{
-		Name:             "upstream",
-		Doc:              "SGLang upstream a4ffb996, NIXL backend",
-		FailedSticky:     true,
-		BootstrapTimeout: true,
-		AbsentRoom:       absentReadsWaiting,
-		OnAbort:          abortUpstream,
+		Name:                        "upstream",
+		Doc:                         "SGLang upstream adca19c4, NIXL backend, default configuration",
+		FailedSticky:                true,
+		BootstrapTimeout:            true,
+		AbsentRoom:                  absentReadsWaiting,
+		OnAbort:                     abortUpstream,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+		CountsOutstanding:           true,
+	}
+	UpstreamDeferred = &Variant{
+		Name:                        "sglang-35360-deferred",
+		Doc:                         "upstream with SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1 (PR #35360)",
+		FailedSticky:                true,
+		BootstrapTimeout:            true,
+		AbsentRoom:                  absentReadsWaiting,
+		OnAbort:                     abortUpstream,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+		CountsOutstanding:           true,
+		AckOnDrain:                  true,
+		DecodeWaitsForAck:           true,
+	}
+	Fixed35360Deferred = &Variant{
+		Name:                        "fixed-35360-deferred",
+		Doc:                         "PR #35360's deferred release with its ACK bugs fixed",
+		FailedSticky:                true,
+		BootstrapTimeout:            true,
+		AbsentRoom:                  absentReadsWaiting,
+		OnAbort:                     abortUpstream,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+		CountsOutstanding:           true,
+		AckOnDrain:                  true,
+		AckOnDrainFixed:             true,
+		DecodeWaitsForAck:           true,
+	}
+	Sglang30545 = &Variant{
+		Name:                        "sglang-30545",
+		Doc:                         "NIXL from PR #30545 to before PR #34692: no bootstrap timeout",
+		FailedSticky:                true,
+		AbsentRoom:                  absentReadsWaiting,
+		OnAbort:                     abortUpstream,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+		CountsOutstanding:           true,
+	}
+	Sglang31075 = &Variant{
+		Name:                        "sglang-31075",
+		Doc:                         "NIXL from PR #31075 to before PR #30545: no chunk count",
+		FailedSticky:                true,
+		AbsentRoom:                  absentReadsWaiting,
+		OnAbort:                     abortUpstream,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+	}
+	Sglang30352 = &Variant{
+		Name:          "sglang-30352",
+		Doc:           "NIXL from PR #30352 to before PR #31075: Bootstrapping in flight keeps waiting",
+		FailedSticky:  true,
+		AbsentRoom:    absentReadsWaiting,
+		OnAbort:       abortUpstream,
+		FailureClears: true,
 	}
 	Pre30352 = &Variant{
-		Name:         "pre-30352",
-		Doc:          "NIXL before PR #30352: the first ABORT kills the bootstrap thread",
+		Name:          "pre-30352",
+		Doc:           "NIXL before PR #30352: the first ABORT kills the bootstrap thread",
+		FailedSticky:  true,
+		AbsentRoom:    absentReadsWaiting,
+		OnAbort:       abortKillsThread,
+		FailureClears: true,
+	}
+	SglangPre27011 = &Variant{
+		Name:         "sglang-pre-27011",
+		Doc:          "NIXL before PR #27011: a failed request is released without clear()",
 		FailedSticky: true,
 		AbsentRoom:   absentReadsWaiting,
 		OnAbort:      abortKillsThread,
@@ -135,36 +243,46 @@ var (
 		WorkerSkipsMissing: true,
 		AbsentRoom:         absentReadsWaiting,
 		OnAbort:            abortFork,
+		FailureClears:      true,
 	}
 	Mooncake = &Variant{
-		Name:              "mooncake",
-		Doc:               "Mooncake backend: ACKs every ABORT, Failed not sticky, absent room raises KeyError",
-		BootstrapTimeout:  true,
-		AbsentRoom:        absentKeyError,
-		OnAbort:           abortMooncake,
-		DecodeWaitsForAck: true,
+		Name:                        "mooncake",
+		Doc:                         "Mooncake backend: ACKs every ABORT, Failed not sticky, absent room raises KeyError",
+		BootstrapTimeout:            true,
+		AbsentRoom:                  absentKeyError,
+		OnAbort:                     abortMooncake,
+		DecodeWaitsForAck:           true,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+		CountsOutstanding:           true,
 	}
 	Fixed = &Variant{
-		Name:             "fixed",
-		Doc:              "upstream plus the fix: tombstone for an ABORT of an absent room; an absent room of a live sender reads Failed",
-		FailedSticky:     true,
-		BootstrapTimeout: true,
-		Tombstones:       true,
-		AbsentRoom:       absentFails,
-		OnAbort:          abortFixed,
-		SenderInit:       senderInitFixed,
+		Name:                        "fixed",
+		Doc:                         "upstream plus the fix: tombstone for an ABORT of an absent room; an absent room of a live sender reads Failed",
+		FailedSticky:                true,
+		BootstrapTimeout:            true,
+		Tombstones:                  true,
+		AbsentRoom:                  absentFails,
+		OnAbort:                     abortFixed,
+		SenderInit:                  senderInitFixed,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+		CountsOutstanding:           true,
 	}
 	FixedDeferred = &Variant{
-		Name:              "fixed-deferred",
-		Doc:               "the fix plus deferred release: ABORT_ACK once the room's writes completed",
-		FailedSticky:      true,
-		BootstrapTimeout:  true,
-		Tombstones:        true,
-		AbsentRoom:        absentFails,
-		OnAbort:           abortFixedDeferred,
-		SenderInit:        senderInitFixed,
-		AbortWaits:        abortWaitsForWrites,
-		DecodeWaitsForAck: true,
+		Name:                        "fixed-deferred",
+		Doc:                         "the fix plus deferred release: ABORT_ACK once the room's writes completed",
+		FailedSticky:                true,
+		BootstrapTimeout:            true,
+		Tombstones:                  true,
+		AbsentRoom:                  absentFails,
+		OnAbort:                     abortFixedDeferred,
+		SenderInit:                  senderInitFixed,
+		AbortWaits:                  abortWaitsForWrites,
+		DecodeWaitsForAck:           true,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+		CountsOutstanding:           true,
 	}
 )
 
@@ -186,6 +304,14 @@ var Builtins = []Builtin{
 	{"mooncake", "mooncake", Mooncake},
 	{"fixed", "fixed", Fixed},
 	{"fixed-deferred", "fixed-deferred", FixedDeferred},
+	{"fixed-35360-deferred", "fixed-35360-deferred", Fixed35360Deferred},
+	{"sglang-pre-27011", "sglang-pre-27011", SglangPre27011},
+	{"sglang-27011", "sglang-27011", Pre30352},
+	{"sglang-30352", "sglang-30352", Sglang30352},
+	{"sglang-31075", "sglang-31075", Sglang31075},
+	{"sglang-30545", "sglang-30545", Sglang30545},
+	{"sglang-34692", "sglang-34692", Upstream},
+	{"sglang-35360-deferred", "sglang-35360-deferred", UpstreamDeferred},
 }
 
 // Lookup returns the built-in port named name.

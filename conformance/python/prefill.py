@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Prefill-side room handling of SGLang (NIXL backend, upstream a4ffb996,
-and the variants of ROOM-LIFECYCLE.md), shaped like
+"""Prefill-side room handling of SGLang (NIXL backend, upstream adca19c4,
+earlier commits, and the variants of docs/ROOM-LIFECYCLE.md), shaped like
 python/sglang/srt/disaggregation/{common,nixl,mooncake}/conn.py and
 prefill.py, driven by roomspec's conformance suite over the JSON-lines
 protocol of conformance/PROTOCOL.md (standard library only).
 
-    python3 prefill.py [--variant upstream|pre-30352|fork-90a52f44a|mooncake|fixed|fixed-deferred]
+    python3 prefill.py [--variant NAME]   (NAME: one of VARIANTS)
 
 The code is upstream's; what a variant changes is listed in VARIANTS, and
 each change is one `if self.variant.X` at the place the code differs.
@@ -29,7 +29,7 @@ import sys
 class Variant:
     def __init__(self, name, **changes):
         self.name = name
-        # upstream a4ffb996 (NIXL):
+        # upstream adca19c4 (NIXL), default configuration:
         self.failed_sticky = True  # nixl/conn.py:698 override
         self.bootstrap_timeout = True  # PR #34692
         self.abort_branch = True  # PR #30352: ABORT handled, not asserted on
@@ -40,21 +40,39 @@ class Variant:
         self.ack_abort = False  # prefill sends ABORT_ACK
         self.ack_waits_for_writes = False
         self.tombstones = False
+        self.failure_clears = True  # PR #27011: failure_exception() -> clear()
+        self.inflight_bootstrapping_raises = True  # PR #31075
+        self.counts_outstanding = True  # PR #30545: _staging_outstanding
+        self.ack_on_drain = False  # PR #35360 with its env var set
+        self.ack_on_drain_fixed = False
         for k, v in changes.items():
             if not hasattr(self, k):
                 raise ValueError("unknown variant switch " + k)
             setattr(self, k, v)
 
 
+JULY = dict(inflight_bootstrapping_raises=False, counts_outstanding=False)
+
 VARIANTS = {
     "upstream": Variant("upstream"),
+    # PR #35360 with SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1
+    "sglang-35360-deferred": Variant("sglang-35360-deferred", ack_abort=True, ack_on_drain=True),
+    "fixed-35360-deferred": Variant("fixed-35360-deferred", ack_abort=True, ack_on_drain=True,
+                                    ack_on_drain_fixed=True),
+    # before PR #34692: no bootstrap timeout
+    "sglang-30545": Variant("sglang-30545", bootstrap_timeout=False),
+    "sglang-31075": Variant("sglang-31075", bootstrap_timeout=False, counts_outstanding=False),
+    "sglang-30352": Variant("sglang-30352", bootstrap_timeout=False, **JULY),
     # before PR #30352: ABORT has no NixlMsgGuard frame; the thread's assert kills it
-    "pre-30352": Variant("pre-30352", abort_branch=False, bootstrap_timeout=False),
+    "pre-30352": Variant("pre-30352", abort_branch=False, bootstrap_timeout=False, **JULY),
+    # before PR #27011: a failed request is released without clear()
+    "sglang-pre-27011": Variant("sglang-pre-27011", abort_branch=False, bootstrap_timeout=False,
+                                failure_clears=False, **JULY),
     # fork 90a52f44a: Failed if present (Success too), pop transfer_infos always,
     # the worker skips rooms missing from transfer_infos, no bootstrap timeout
     "fork-90a52f44a": Variant("fork-90a52f44a", abort_spares_success=False,
                               abort_pops_transfer_infos=True, worker_skips_missing=True,
-                              bootstrap_timeout=False),
+                              bootstrap_timeout=False, **JULY),
     # Mooncake: KeyError for an absent room, Failed not sticky, ACK every ABORT
     "mooncake": Variant("mooncake", failed_sticky=False, abort_spares_success=False,
                         absent_room="KeyError", ack_abort=True),
@@ -111,10 +129,13 @@ class NixlKVManager:
         self.tombstones = set()  # the fix only
         # ABORT_ACKs sent, per decode connection (Mooncake, deferred release)
         self.ack_push = {}
-        # transfer queue: request -> chunks waiting; in flight: request -> bool
-        self.transfer_queue = {}
+        # the worker queue every request of a room shares: (request, room)
+        # per chunk, FIFO; the request whose chunk's writes are in flight
+        self.transfer_queue = []
         self.inflight_writes = {}
         self.chunk_room = {}
+        self._staging_outstanding = {}  # room -> chunks dequeued, not finished
+        self._deferred_ack_targets = {}  # room -> [decode connection]
 
     # common/conn.py:327, with the NIXL override (nixl/conn.py:698)
     def update_status(self, bootstrap_room, status):
@@ -145,10 +166,18 @@ class NixlKVManager:
     # prefill side of send(): enqueue the chunks, unless the room has no
     # transfer_infos (PR #32025: return silently)
     def add_transfer_request(self, req_id, bootstrap_room, num_chunks):
+        self.chunk_room[req_id] = bootstrap_room
         if bootstrap_room not in self.transfer_infos:
             return
-        self.transfer_queue[req_id] = self.transfer_queue.get(req_id, 0) + num_chunks
-        self.chunk_room[req_id] = bootstrap_room
+        for _ in range(num_chunks):
+            self.transfer_queue.append(req_id)
+
+    # common/conn.py:394 _maybe_ack_drained_abort
+    def _maybe_ack_drained_abort(self, room):
+        if not self.variant.ack_on_drain or self._staging_outstanding.get(room, 0) > 0:
+            return
+        for conn in self._deferred_ack_targets.pop(room, []):
+            self.ack_push.setdefault(conn, []).append([b"ABORT_ACK", str(room).encode()])
 
     # ---- bootstrap thread: one message off connection `conn` ----------
     def bootstrap_thread_step(self, conn, expect):
@@ -193,8 +222,9 @@ class NixlKVManager:
     def _handle_abort(self, msg, conn):
         room = int(msg[1].decode("ascii"))
         v = self.variant
-        if room in self.request_status and not (
-                v.abort_spares_success and self.request_status[room] == KVPoll.Success):
+        active = room in self.request_status and not (
+            v.abort_spares_success and self.request_status[room] == KVPoll.Success)
+        if active:
             self.record_failure(room, "Aborted by decode")
             self.update_status(room, KVPoll.Failed)
         elif v.tombstones and room not in self.request_status:
@@ -203,20 +233,39 @@ class NixlKVManager:
         if v.abort_pops_transfer_infos:
             self.transfer_infos.pop(room, None)
             self.req_to_decode_prefix_len.pop(room, None)
-        if v.ack_abort:
+        if v.ack_on_drain:
+            # PR #35360: hold the ACK until the room's count drains (one
+            # target per room); an inactive room is ACKed now if quiescent
+            outstanding = self._staging_outstanding.get(room, 0)
+            if active or (v.ack_on_drain_fixed and outstanding > 0):
+                if v.ack_on_drain_fixed:
+                    targets = self._deferred_ack_targets.setdefault(room, [])
+                    if conn not in targets:
+                        targets.append(conn)
+                else:
+                    self._deferred_ack_targets[room] = [conn]
+                self._maybe_ack_drained_abort(room)
+            elif outstanding == 0:
+                self.ack_push.setdefault(conn, []).append([b"ABORT_ACK", msg[1]])
+        elif v.ack_abort:
             self.ack_push.setdefault(conn, []).append([b"ABORT_ACK", msg[1]])
 
     # ---- transfer worker -------------------------------------------------
     def transfer_worker_post(self, req_id):
-        if self.transfer_queue.get(req_id, 0) == 0 or self.inflight_writes.get(req_id):
-            raise NotEnabled("no chunk")
-        self.transfer_queue[req_id] -= 1
-        if self.transfer_queue[req_id] == 0:
-            del self.transfer_queue[req_id]
+        # the worker takes the head chunk once its previous chunk's writes
+        # completed (it busy-waits on them)
+        if not self.transfer_queue or self.transfer_queue[0] != req_id or any(self.inflight_writes.values()):
+            raise NotEnabled("no chunk at the head of the queue")
+        self.transfer_queue.pop(0)
         room = self.chunk_room[req_id]
+        v = self.variant
+        if v.counts_outstanding:
+            self._staging_outstanding[room] = self._staging_outstanding.get(room, 0) + 1
         if self.request_status.get(room) == KVPoll.Failed:
+            self._staging_outstanding.pop(room, None)
+            self._maybe_ack_drained_abort(room)
             return  # skip chunks of a failed room
-        if room not in self.transfer_infos and self.variant.worker_skips_missing:
+        if room not in self.transfer_infos and v.worker_skips_missing:
             return  # fork 90a52f44a: drain guard
         try:
             assert room in self.transfer_infos
@@ -224,14 +273,40 @@ class NixlKVManager:
             self.inflight_writes[req_id] = True
         except Exception:
             self.update_status(room, KVPoll.Failed)
+            if v.ack_on_drain_fixed and v.counts_outstanding:
+                self._staging_outstanding[room] -= 1
+                if self._staging_outstanding[room] == 0:
+                    del self._staging_outstanding[room]
+                self._maybe_ack_drained_abort(room)
 
     def transfer_worker_complete(self, req_id):
         if not self.inflight_writes.get(req_id):
             raise NotEnabled("no write in flight")
         del self.inflight_writes[req_id]
-        if self.transfer_queue.get(req_id, 0) == 0:
-            room = self.chunk_room[req_id]
+        room = self.chunk_room[req_id]
+        v = self.variant
+        last = req_id not in self.transfer_queue
+        if v.counts_outstanding:
+            self._staging_outstanding[room] = self._staging_outstanding.get(room, 0) - 1
+            if self._staging_outstanding[room] == 0:
+                del self._staging_outstanding[room]
+        self._maybe_ack_drained_abort(room)
+        if last:
             self.update_status(room, KVPoll.Success)
+        else:
+            try:
+                if self.check_status(room) != KVPoll.Success:
+                    self.update_status(room, KVPoll.Transferring)
+            except KeyError:
+                self.update_status(room, KVPoll.Transferring)
+        if v.counts_outstanding:
+            status = self.request_status.get(room)
+            drop = self._staging_outstanding.get(room, 0) <= 0 and (
+                status == KVPoll.Success or (last and status == KVPoll.Failed))
+        else:
+            drop = last
+        if drop:
+            self._staging_outstanding.pop(room, None)
             self.transfer_infos.pop(room, None)
 
 
@@ -246,28 +321,33 @@ class NixlKVSender:
         self.kv_mgr.update_status(bootstrap_room, KVPoll.Bootstrapping)
 
     def poll(self):
-        return self.kv_mgr.check_status(self.bootstrap_room)
+        m = self.kv_mgr
+        status = m.check_status(self.bootstrap_room)
+        if status == KVPoll.Bootstrapping and m.variant.bootstrap_timeout:
+            # PR #34692: the timeout fires inside poll()
+            if m.clock.time() - self.init_time >= BOOTSTRAP_TIMEOUT:
+                m.record_failure(self.bootstrap_room, "bootstrap timeout")
+                m.update_status(self.bootstrap_room, KVPoll.Failed)
+                return KVPoll.Failed
+        if (status == KVPoll.Success and m.variant.counts_outstanding
+                and m._staging_outstanding.get(self.bootstrap_room, 0) > 0):
+            return KVPoll.Transferring  # hold Success while chunks are counted
+        return status
 
-    def check_bootstrap_timeout(self):
-        # the timeout branch of poll() (PR #34692), a step of its own
-        if not self.kv_mgr.variant.bootstrap_timeout:
-            return False
-        status = self.kv_mgr.request_status.get(self.bootstrap_room)
-        elapsed = self.kv_mgr.clock.time() - self.init_time
-        if (self.bootstrap_room in self.kv_mgr.request_status
-                and status == KVPoll.Bootstrapping and elapsed >= BOOTSTRAP_TIMEOUT):
-            self.kv_mgr.record_failure(self.bootstrap_room, "bootstrap timeout")
-            self.kv_mgr.update_status(self.bootstrap_room, KVPoll.Failed)
-            return True
-        return False
+    def failure_exception(self):
+        if self.kv_mgr.variant.failure_clears:
+            self.clear()  # PR #27011
 
     def send(self, req_id):
         self.kv_mgr.add_transfer_request(req_id, self.bootstrap_room, self.kv_mgr.num_chunks)
 
     def clear(self):
-        self.kv_mgr.request_status.pop(self.bootstrap_room, None)
-        self.kv_mgr.transfer_infos.pop(self.bootstrap_room, None)
-        self.kv_mgr.req_to_decode_prefix_len.pop(self.bootstrap_room, None)
+        m, room = self.kv_mgr, self.bootstrap_room
+        m.request_status.pop(room, None)
+        m.transfer_infos.pop(room, None)
+        m.req_to_decode_prefix_len.pop(room, None)
+        if not (m.variant.ack_on_drain_fixed and m._staging_outstanding.get(room, 0) > 0):
+            m._deferred_ack_targets.pop(room, None)
 
 
 class Scheduler:
@@ -291,9 +371,13 @@ class Scheduler:
         if status == KVPoll.Bootstrapping:
             raise NotEnabled("still bootstrapping")
         if status == KVPoll.Failed:
-            self.queue[req_id] = "Released"  # prepare_abort, no clear()
-        else:
+            # handle_bootstrap_failure: failure_exception(), prepare_abort
+            self.senders[req_id].failure_exception()
+            self.queue[req_id] = "Released"
+        elif status == KVPoll.WaitingForInput:
             self.queue[req_id] = "WaitingQueue"
+        else:
+            raise RuntimeError("Unexpected poll state %s in pop_bootstrapped" % status)
 
     def run_batch(self, req_id):
         if self.queue.get(req_id) != "WaitingQueue":
@@ -305,20 +389,30 @@ class Scheduler:
         if self.queue.get(req_id) != "InflightQueue":
             raise NotEnabled("not in flight")
         status = self.senders[req_id].poll()
+        if status == KVPoll.Bootstrapping and self.kv_mgr.variant.inflight_bootstrapping_raises:
+            raise RuntimeError("Unexpected poll state %s in inflight queue" % status)
         if status not in (KVPoll.Success, KVPoll.Failed):
             raise NotEnabled("keep polling")  # no timeout here
         self.queue[req_id] = "Released"
-        self.senders[req_id].clear()
+        if status == KVPoll.Success:
+            self.senders[req_id].clear()
+        else:
+            self.senders[req_id].failure_exception()
 
     def bootstrap_timeout(self, req_id, clock):
+        # 300 s pass, then the bootstrap-queue poll (the timeout fires inside
+        # it and the same pop_bootstrapped fails the request)
         if self.queue.get(req_id) != "BootstrapQueue":
             raise NotEnabled("not in the bootstrap queue")
-        sender = self.senders[req_id]
+        m, sender = self.kv_mgr, self.senders[req_id]
+        if not m.variant.bootstrap_timeout or m.request_status.get(sender.bootstrap_room) != KVPoll.Bootstrapping:
+            raise NotEnabled("no bootstrap timeout here")
         saved = clock.now
-        clock.now = max(clock.now, sender.init_time + BOOTSTRAP_TIMEOUT)
-        if not sender.check_bootstrap_timeout():
+        clock.now = sender.init_time + BOOTSTRAP_TIMEOUT
+        try:
+            self.pop_bootstrapped(req_id)
+        finally:
             clock.now = saved
-            raise NotEnabled("not bootstrapping")
 
 
 class Harness:
@@ -360,11 +454,12 @@ class Harness:
             raise NotEnabled("the prefill process died")
         try:
             self._apply(action, p)
-        except KeyError:
-            if action not in ("SchedulerPollBootstrap", "SchedulerPollInFlight"):
+        except (KeyError, RuntimeError):
+            if not action.startswith("Scheduler") and action != "BootstrapTimeout":
                 raise
-            # check_status's KeyError escapes the scheduler's event loop and
-            # kills the prefill process
+            # check_status's KeyError or an "Unexpected poll state"
+            # RuntimeError escapes the scheduler's event loop and kills the
+            # prefill process
             self.crashed = True
 
     def _apply(self, action, p):
@@ -418,6 +513,15 @@ class Harness:
         else:
             raise ValueError("unknown action " + action)
 
+    def _batches(self):
+        out = []
+        for q in self.mgr.transfer_queue:
+            if out and out[-1]["req"] == q:
+                out[-1]["left"] += 1
+            else:
+                out.append({"req": q, "left": 1})
+        return out
+
     def observe(self):
         m, s = self.mgr, self.sched
         agent_rank = {name: i for i, name in enumerate(self.ranks)}
@@ -438,7 +542,9 @@ class Harness:
             "bootstrap_alive": m.bootstrap_thread_alive,
             "prefill_crashed": self.crashed,
             "sender": [s.queue.get(q, "NoSender") for q in range(len(self.requests))],
-            "queued": [m.transfer_queue.get(q, 0) for q in range(len(self.requests))],
+            "outstanding": [m._staging_outstanding.get(1000 + r, 0) for r in range(len(self.rooms))],
+            "ack_target": [sorted(m._deferred_ack_targets.get(1000 + r, [])) for r in range(len(self.rooms))],
+            "wqueue": self._batches(),
             "posted": [bool(m.inflight_writes.get(q)) for q in range(len(self.requests))],
             "chan": [[msg(f, d) for f in m.pull[d]] for d in range(len(self.ranks))],
             "ack_chan": [[{"type": "ABORT_ACK", "room": room_index(int(f[1])), "rank": d} for f in m.ack_push[d]]

@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "aa016de0913117fc9987649c0691855b419dc7eae55f2ca111784508ddcc0f0e"
+const SourceSHA256 = "0afc234ced4887a425a76641e3eb63f307184a8416736e4beeba52ce6cb84131"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -77,6 +77,12 @@ type DecodeRanks int
 // Requests is an element of Requests == Rooms \X Incarnations, as its row-major index in Config.Requests.
 type Requests int
 
+// Batch is a record of the spec; fields in TLA+ name order.
+type Batch struct {
+	Left int      // left
+	Req  Requests // req
+}
+
 // Msg is a record of the spec; fields in TLA+ name order.
 type Msg struct {
 	Rank DecodeRanks // rank
@@ -91,10 +97,12 @@ type State struct {
 	RequestStatus  []Str    // request_status \in [Rooms -> StatusOrAbsent]
 	TransferInfos  []uint64 // transfer_infos \in [Rooms -> SUBSET DecodeRanks]
 	Tombstones     uint64   // tombstones \in SUBSET Rooms
+	Outstanding    []int    // outstanding \in [Rooms -> 0 .. MaxChunks]
+	AckTarget      []uint64 // ack_target \in [Rooms -> SUBSET DecodeRanks]
 	BootstrapAlive bool     // bootstrap_alive \in BOOLEAN
 	PrefillCrashed bool     // prefill_crashed \in BOOLEAN
 	Sender         []Str    // sender \in [Requests -> SenderPositions]
-	Queued         []int    // queued \in [Requests -> 0 .. NumChunks]
+	Wqueue         []Batch  // wqueue \in Seq(Batch)
 	Posted         []bool   // posted \in [Requests -> BOOLEAN]
 	Chan           [][]Msg  // chan \in [DecodeRanks -> Seq(Msg)]
 	AckChan        [][]Msg  // ack_chan \in [DecodeRanks -> Seq(AckMsg)]
@@ -104,33 +112,39 @@ type State struct {
 }
 
 // Vars are the spec's variables in declaration order.
-var Vars = []string{"request_status", "transfer_infos", "tombstones", "bootstrap_alive", "prefill_crashed", "sender", "queued", "posted", "chan", "ack_chan", "ti_sent", "aborted", "pages_released"}
+var Vars = []string{"request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "chan", "ack_chan", "ti_sent", "aborted", "pages_released"}
 
 // Config holds the constants of one model configuration (.cfg) and the
 // constant definitions computed from them.
 type Config struct {
-	Rooms                  *Domain
-	DecodeRanks            *Domain
-	RequiredDstInfoNum     int
-	NumChunks              int
-	HasBootstrapTimeout    bool
-	AbortPopsTransferInfos bool
-	AbsentReadsWaiting     bool
-	AbsentLiveSenderFails  bool
-	FailedSticky           bool
-	AbortSparesSuccess     bool
-	AbortKillsBootstrap    bool
-	AbortAckSent           bool
-	AckWaitsForWrites      bool
-	RecordTombstones       bool
-	WorkerSkipsMissing     bool
-	RoomReuse              bool
-	TimeoutsFair           bool
+	Rooms                       *Domain
+	DecodeRanks                 *Domain
+	RequiredDstInfoNum          int
+	NumChunks                   int
+	HasBootstrapTimeout         bool
+	AbortPopsTransferInfos      bool
+	AbsentReadsWaiting          bool
+	AbsentLiveSenderFails       bool
+	FailedSticky                bool
+	AbortSparesSuccess          bool
+	AbortKillsBootstrap         bool
+	AbortAckSent                bool
+	AckWaitsForWrites           bool
+	AckOnDrain                  bool
+	AckOnDrainFixed             bool
+	RecordTombstones            bool
+	WorkerSkipsMissing          bool
+	FailureClears               bool
+	InflightBootstrappingRaises bool
+	CountsOutstanding           bool
+	RoomReuse                   bool
+	TimeoutsFair                bool
 	// Constant definitions.
 	Incarnations    *Domain
 	Requests        *Domain
 	Statuses        uint64
 	StatusOrAbsent  uint64
+	MaxChunks       int
 	SenderPositions uint64
 	MaxChanLen      int
 	// Invariants and Properties are the names the configuration checks.
@@ -230,6 +244,16 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	} else if c.AckWaitsForWrites, err = cfgBool("AckWaitsForWrites", v); err != nil {
 		return nil, err
 	}
+	if v, err := get("AckOnDrain"); err != nil {
+		return nil, err
+	} else if c.AckOnDrain, err = cfgBool("AckOnDrain", v); err != nil {
+		return nil, err
+	}
+	if v, err := get("AckOnDrainFixed"); err != nil {
+		return nil, err
+	} else if c.AckOnDrainFixed, err = cfgBool("AckOnDrainFixed", v); err != nil {
+		return nil, err
+	}
 	if v, err := get("RecordTombstones"); err != nil {
 		return nil, err
 	} else if c.RecordTombstones, err = cfgBool("RecordTombstones", v); err != nil {
@@ -238,6 +262,21 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	if v, err := get("WorkerSkipsMissing"); err != nil {
 		return nil, err
 	} else if c.WorkerSkipsMissing, err = cfgBool("WorkerSkipsMissing", v); err != nil {
+		return nil, err
+	}
+	if v, err := get("FailureClears"); err != nil {
+		return nil, err
+	} else if c.FailureClears, err = cfgBool("FailureClears", v); err != nil {
+		return nil, err
+	}
+	if v, err := get("InflightBootstrappingRaises"); err != nil {
+		return nil, err
+	} else if c.InflightBootstrappingRaises, err = cfgBool("InflightBootstrappingRaises", v); err != nil {
+		return nil, err
+	}
+	if v, err := get("CountsOutstanding"); err != nil {
+		return nil, err
+	} else if c.CountsOutstanding, err = cfgBool("CountsOutstanding", v); err != nil {
 		return nil, err
 	}
 	if v, err := get("RoomReuse"); err != nil {
@@ -264,6 +303,7 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	c.Requests = NewProduct("Requests", c.Rooms, c.Incarnations)
 	c.Statuses = (Bit(int(StrFailed)) | Bit(int(StrBootstrapping)) | Bit(int(StrWaitingForInput)) | Bit(int(StrTransferring)) | Bit(int(StrSuccess)))
 	c.StatusOrAbsent = (c.Statuses | (Bit(int(StrAbsent))))
+	c.MaxChunks = MulInt(c.NumChunks, bits.OnesCount64(c.Requests.All()))
 	c.SenderPositions = (Bit(int(StrNoSender)) | Bit(int(StrBootstrapQueue)) | Bit(int(StrWaitingQueue)) | Bit(int(StrInflightQueue)) | Bit(int(StrReleased)))
 	c.MaxChanLen = MulInt(2, bits.OnesCount64(c.Requests.All()))
 	if c.Rooms.Size() > 64 {
@@ -321,7 +361,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:214:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:274:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -360,10 +400,11 @@ func (c *Config) UpdateStatus(s *State, p_cur Str, p_s Str) Str {
 	}()
 }
 
-// CheckStatus: check_status(room) as a live sender's poll sees it.  NIXL:
-// request_status.get(room, WaitingForInput), so an absent room reads as the
-// non-terminal WaitingForInput; common/Mooncake index directly: KeyError;
-// the fix reads an absent room of a live sender as Failed.
+// CheckStatus: check_status(room) as a live sender's poll sees it.  NIXL
+// (nixl/conn.py:695): request_status.get(room, WaitingForInput), so an
+// absent room reads as the non-terminal WaitingForInput; common/Mooncake
+// index directly: KeyError; the fix reads an absent room of a live sender
+// as Failed.
 func (c *Config) CheckStatus(s *State, p_cur Str) Str {
 	return func() Str {
 		if !(p_cur == StrAbsent) {
@@ -383,61 +424,162 @@ func (c *Config) CheckStatus(s *State, p_cur Str) Str {
 	}()
 }
 
-// Poll: The room of a request as the request's own poll sees it.
+// Poll: The room of a request as the request's own poll sees it
+// (NixlKVSender.poll, nixl/conn.py:2827): Success is held back as
+// Transferring while chunks of the room are still counted (:2838).
 func (c *Config) Poll(s *State, p_q Requests) Str {
-	return c.CheckStatus(s, s.RequestStatus[c.RoomOf(s, p_q)])
+	return func() Str {
+		l33 := func() Rooms { return c.RoomOf(s, p_q) }
+		_ = l33
+		l34 := func() Str { return c.CheckStatus(s, s.RequestStatus[l33()]) }
+		_ = l34
+		return func() Str {
+			if (l34() == StrSuccess) && c.CountsOutstanding && (s.Outstanding[l33()] > 0) {
+				return StrTransferring
+			}
+			return l34()
+		}()
+	}()
 }
 
-// ClearedStatus: clear() (nixl/conn.py NixlKVSender.clear): the room leaves every dict.
+// ClearedStatus: clear() (common/conn.py:1307): the room leaves every dict, and a held
+// ACK target is dropped (:1313-1316), unless the fix keeps the target of
+// a room whose chunks are still counted.
 func (c *Config) ClearedStatus(s *State, p_r Rooms) []Str {
-	return func(old47 []Str) []Str { r48 := slices.Clone(old47); i49 := p_r; r48[i49] = StrAbsent; return r48 }(s.RequestStatus)
+	return func(old39 []Str) []Str { r40 := slices.Clone(old39); i41 := p_r; r40[i41] = StrAbsent; return r40 }(s.RequestStatus)
 }
 
 // ClearedInfos is compiled from the spec's definition of the same name.
 func (c *Config) ClearedInfos(s *State, p_r Rooms) []uint64 {
-	return func(old50 []uint64) []uint64 {
-		r51 := slices.Clone(old50)
-		i52 := p_r
-		r51[i52] = uint64(0)
-		return r51
+	return func(old42 []uint64) []uint64 {
+		r43 := slices.Clone(old42)
+		i44 := p_r
+		r43[i44] = uint64(0)
+		return r43
 	}(s.TransferInfos)
+}
+
+// ClearedTargets is compiled from the spec's definition of the same name.
+func (c *Config) ClearedTargets(s *State, p_r Rooms) []uint64 {
+	return func() []uint64 {
+		if c.AckOnDrainFixed && (s.Outstanding[p_r] > 0) {
+			return s.AckTarget
+		}
+		return func(old45 []uint64) []uint64 {
+			r46 := slices.Clone(old45)
+			i47 := p_r
+			r46[i47] = uint64(0)
+			return r46
+		}(s.AckTarget)
+	}()
+}
+
+// SendAcks: The ABORT_ACKs for room r to the ranks in ds, appended to their channels.
+func (c *Config) SendAcks(s *State, p_r Rooms, p_ds uint64) [][]Msg {
+	return func() [][]Msg {
+		r101 := make([][]Msg, c.DecodeRanks.Size())
+		for i := range r101 {
+			x100 := DecodeRanks(i)
+			_ = x100
+			r101[i] = func() []Msg {
+				if p_ds>>uint(x100)&1 != 0 {
+					return Append(s.AckChan[x100], Msg{Type: StrABORT_ACK, Room: p_r, Rank: x100})
+				}
+				return s.AckChan[x100]
+			}()
+		}
+		return r101
+	}()
+}
+
+// DrainAcks: _maybe_ack_drained_abort (common/conn.py:394) once room r's count is n:
+// with n = 0 the held targets get their ACK and are dropped.  These two
+// operators give the new ack_chan and ack_target.
+func (c *Config) DrainAcks(s *State, p_r Rooms, p_n int, p_targets []uint64) [][]Msg {
+	return func() [][]Msg {
+		if c.AckOnDrain && (p_n == 0) && !(p_targets[p_r] == uint64(0)) {
+			return c.SendAcks(s, p_r, p_targets[p_r])
+		}
+		return s.AckChan
+	}()
+}
+
+// DrainTargets is compiled from the spec's definition of the same name.
+func (c *Config) DrainTargets(s *State, p_r Rooms, p_n int, p_targets []uint64) []uint64 {
+	return func() []uint64 {
+		if c.AckOnDrain && (p_n == 0) {
+			return func(old102 []uint64) []uint64 {
+				r103 := slices.Clone(old102)
+				i104 := p_r
+				r103[i104] = uint64(0)
+				return r103
+			}(p_targets)
+		}
+		return p_targets
+	}()
+}
+
+// Queued: Some chunk of q is still queued.
+func (c *Config) Queued(s *State, p_q Requests) bool {
+	return func() bool {
+		for v139, hi140 := 1, len(s.Wqueue); v139 <= hi140; v139++ {
+			if s.Wqueue[v139-1].Req == p_q {
+				return true
+			}
+		}
+		return false
+	}()
 }
 
 // TypeOK is compiled from the spec's definition of the same name.
 func (c *Config) TypeOK(s *State) bool {
 	return ((len(s.RequestStatus) == c.Rooms.Size() && func() bool {
-		for _, e138 := range s.RequestStatus {
-			if !(c.StatusOrAbsent>>uint(e138)&1 != 0) {
+		for _, e186 := range s.RequestStatus {
+			if !(c.StatusOrAbsent>>uint(e186)&1 != 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.TransferInfos) == c.Rooms.Size() && func() bool {
-		for _, e139 := range s.TransferInfos {
-			if !(e139&^c.DecodeRanks.All() == 0) {
+		for _, e187 := range s.TransferInfos {
+			if !(e187&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
-	}()) && (s.Tombstones&^c.Rooms.All() == 0) && (len(s.Sender) == c.Requests.Size() && func() bool {
-		for _, e140 := range s.Sender {
-			if !(c.SenderPositions>>uint(e140)&1 != 0) {
+	}()) && (s.Tombstones&^c.Rooms.All() == 0) && (len(s.Outstanding) == c.Rooms.Size() && func() bool {
+		for _, e188 := range s.Outstanding {
+			if !(e188 >= 0 && e188 <= c.MaxChunks) {
 				return false
 			}
 		}
 		return true
-	}()) && (len(s.Queued) == c.Requests.Size() && func() bool {
-		for _, e141 := range s.Queued {
-			if !(e141 >= 0 && e141 <= c.NumChunks) {
+	}()) && (len(s.AckTarget) == c.Rooms.Size() && func() bool {
+		for _, e189 := range s.AckTarget {
+			if !(e189&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
-	}()) && (len(s.Posted) == c.Requests.Size()) && (len(s.Chan) == c.DecodeRanks.Size() && func() bool {
-		for _, e143 := range s.Chan {
+	}()) && (len(s.Sender) == c.Requests.Size() && func() bool {
+		for _, e190 := range s.Sender {
+			if !(c.SenderPositions>>uint(e190)&1 != 0) {
+				return false
+			}
+		}
+		return true
+	}()) && func() bool {
+		for _, e191 := range s.Wqueue {
+			if !(e191.Left >= 1 && e191.Left <= c.NumChunks) {
+				return false
+			}
+		}
+		return true
+	}() && (len(s.Wqueue) <= bits.OnesCount64(c.Requests.All())) && (len(s.Posted) == c.Requests.Size()) && (len(s.Chan) == c.DecodeRanks.Size() && func() bool {
+		for _, e193 := range s.Chan {
 			if !(func() bool {
-				for _, e144 := range e143 {
-					if !((e144.Type == StrTransferInfo) || (e144.Type == StrABORT)) {
+				for _, e194 := range e193 {
+					if !((e194.Type == StrTransferInfo) || (e194.Type == StrABORT)) {
 						return false
 					}
 				}
@@ -448,17 +590,17 @@ func (c *Config) TypeOK(s *State) bool {
 		}
 		return true
 	}()) && func() bool {
-		for v145 := DecodeRanks(0); int(v145) < c.DecodeRanks.Size(); v145++ {
-			if !(len(s.Chan[v145]) <= c.MaxChanLen) {
+		for v195 := DecodeRanks(0); int(v195) < c.DecodeRanks.Size(); v195++ {
+			if !(len(s.Chan[v195]) <= c.MaxChanLen) {
 				return false
 			}
 		}
 		return true
 	}() && (len(s.AckChan) == c.DecodeRanks.Size() && func() bool {
-		for _, e146 := range s.AckChan {
+		for _, e196 := range s.AckChan {
 			if !(func() bool {
-				for _, e147 := range e146 {
-					if !(e147.Type == StrABORT_ACK) {
+				for _, e197 := range e196 {
+					if !(e197.Type == StrABORT_ACK) {
 						return false
 					}
 				}
@@ -469,22 +611,22 @@ func (c *Config) TypeOK(s *State) bool {
 		}
 		return true
 	}()) && func() bool {
-		for v148 := DecodeRanks(0); int(v148) < c.DecodeRanks.Size(); v148++ {
-			if !(len(s.AckChan[v148]) <= c.MaxChanLen) {
+		for v198 := DecodeRanks(0); int(v198) < c.DecodeRanks.Size(); v198++ {
+			if !(len(s.AckChan[v198]) <= c.MaxChanLen) {
 				return false
 			}
 		}
 		return true
 	}() && (len(s.TiSent) == c.Requests.Size() && func() bool {
-		for _, e149 := range s.TiSent {
-			if !(e149&^c.DecodeRanks.All() == 0) {
+		for _, e199 := range s.TiSent {
+			if !(e199&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.Aborted) == c.Requests.Size()) && (len(s.PagesReleased) == c.Requests.Size() && func() bool {
-		for _, e151 := range s.PagesReleased {
-			if !(e151&^c.DecodeRanks.All() == 0) {
+		for _, e201 := range s.PagesReleased {
+			if !(e201&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
@@ -497,8 +639,32 @@ func (c *Config) TypeOK(s *State) bool {
 // request's KV by now).
 func (c *Config) NoWriteAfterRelease(s *State) bool {
 	return func() bool {
-		for v152 := Requests(0); int(v152) < c.Requests.Size(); v152++ {
-			if !(!s.Posted[v152] || (s.PagesReleased[v152] == uint64(0))) {
+		for v202 := Requests(0); int(v202) < c.Requests.Size(); v202++ {
+			if !(!s.Posted[v202] || (s.PagesReleased[v202] == uint64(0))) {
+				return false
+			}
+		}
+		return true
+	}()
+}
+
+// NoEntryAfterRelease: No entry outlives its requests: once every request of a room is
+// released and no chunk of it is queued or in progress, the room reads
+// Absent (or WaitingForInput: a TransferInfo that arrives after the release
+// re-inserts the room, and nothing ever reads it).  Violated where a
+// worker step re-inserts a room that clear() removed: the entry leaks,
+// and a later request reusing the room id reads it.
+func (c *Config) NoEntryAfterRelease(s *State) bool {
+	return func() bool {
+		for v203 := Rooms(0); int(v203) < c.Rooms.Size(); v203++ {
+			if !(!func() bool {
+				for v204 := Requests(0); int(v204) < c.Requests.Size(); v204++ {
+					if !(!(c.RoomOf(s, v204) == v203) || ((s.Sender[v204] == StrReleased) && !s.Posted[v204] && !c.Queued(s, v204))) {
+						return false
+					}
+				}
+				return true
+			}() || ((s.RequestStatus[v203] == StrAbsent) || (s.RequestStatus[v203] == StrWaitingForInput))) {
 				return false
 			}
 		}
@@ -507,7 +673,7 @@ func (c *Config) NoWriteAfterRelease(s *State) bool {
 }
 
 // Terminated: Prefill has let go of q: released by the scheduler, or the whole prefill
-// process died loudly (KeyError).
+// process died loudly (KeyError, RuntimeError).
 func (c *Config) Terminated(s *State, p_q Requests) bool {
 	return ((s.Sender[p_q] == StrReleased) || s.PrefillCrashed)
 }
@@ -516,10 +682,10 @@ func (c *Config) Terminated(s *State, p_q Requests) bool {
 // aborted q and one of its ranks' ABORTs for q's room has been read.
 func (c *Config) AbortReceived(s *State, p_q Requests) bool {
 	return (s.Aborted[p_q] && func() bool {
-		for v155 := DecodeRanks(0); int(v155) < c.DecodeRanks.Size(); v155++ {
+		for v208 := DecodeRanks(0); int(v208) < c.DecodeRanks.Size(); v208++ {
 			if func() bool {
-				for v156, hi157 := 1, len(s.Chan[v155]); v156 <= hi157; v156++ {
-					if !(!((s.Chan[v155][v156-1].Type == StrABORT) && (s.Chan[v155][v156-1].Room == c.RoomOf(s, p_q)))) {
+				for v209, hi210 := 1, len(s.Chan[v208]); v209 <= hi210; v209++ {
+					if !(!((s.Chan[v208][v209-1].Type == StrABORT) && (s.Chan[v208][v209-1].Room == c.RoomOf(s, p_q)))) {
 						return false
 					}
 				}
@@ -610,48 +776,48 @@ func (c *Config) WireMessages(a Action, s *State) []WireMessage {
 	case ActBootstrapRecvTransferInfo:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+		out = append(out, WireMessage{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
 	case ActBootstrapRecvAbort:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+		out = append(out, WireMessage{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
 		if c.AbortAckSent && !c.AbortKillsBootstrap {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
 		}
 	case ActDecodeSendTransferInfo:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
 		p_q := Requests(a.Params[1])
 		_ = p_q
-		out = append(out, WireMessage{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val10(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+		out = append(out, WireMessage{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
 	case ActDecodeAbort:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v161 := DecodeRanks(0); int(v161) < c.DecodeRanks.Size(); v161++ {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val10(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, v161); return b.String() }(), Value: c.val12(v161)}}})
+		for v214 := DecodeRanks(0); int(v214) < c.DecodeRanks.Size(); v214++ {
+			out = append(out, WireMessage{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, v214); return b.String() }(), Value: c.val13(v214)}}})
 		}
 	case ActDecodeRecvAbortAck:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.AckChan[p_d][0].Room); return b.String() }(), Value: c.val10(s.AckChan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
+		out = append(out, WireMessage{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.AckChan[p_d][0].Room); return b.String() }(), Value: c.val11(s.AckChan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
 	}
 	return out
 }
 
 // Actions describes each ActionID.
 var Actions = []ActionInfo{
-	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__", "common/conn.py:327 update_status(room, Bootstrapping)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__"}, {"models", "common/conn.py:327 update_status(room, Bootstrapping)"}}, Deterministic: true},
-	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py PrefillBootstrapQueue.pop_bootstrapped", "nixl/conn.py NixlKVSender.poll -> check_status"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py PrefillBootstrapQueue.pop_bootstrapped"}, {"models", "nixl/conn.py NixlKVSender.poll -> check_status"}}, Deterministic: true},
-	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py process_batch_result_disagg_prefill -> send_kv_chunk", "nixl/conn.py NixlKVSender.send -> add_transfer_request"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py process_batch_result_disagg_prefill -> send_kv_chunk"}, {"models", "nixl/conn.py NixlKVSender.send -> add_transfer_request"}}, Deterministic: true},
-	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py process_disagg_prefill_inflight_queue", "nixl/conn.py NixlKVSender.poll, NixlKVSender.clear"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py process_disagg_prefill_inflight_queue"}, {"models", "nixl/conn.py NixlKVSender.poll, NixlKVSender.clear"}}, Deterministic: true},
-	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py NixlKVManager.bootstrap_thread, TransferInfo branch"}, Wire: []Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py NixlKVManager.bootstrap_thread, TransferInfo branch"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Deterministic: true},
-	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager.bootstrap_thread, ABORT branch", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "AbortAckSent /\\ ~AbortKillsBootstrap", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager.bootstrap_thread, ABORT branch"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Deterministic: true},
-	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py NixlKVManager.transfer_worker (dequeue, post writes)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py NixlKVManager.transfer_worker (dequeue, post writes)"}}, Deterministic: true},
-	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py NixlKVManager.transfer_worker (wait, last chunk)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py NixlKVManager.transfer_worker (wait, last chunk)"}}, Deterministic: true},
-	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"nixl/conn.py NixlKVSender.poll bootstrap timeout (PR #34692)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "nixl/conn.py NixlKVSender.poll bootstrap timeout (PR #34692)"}}, Deterministic: true},
-	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py NixlKVReceiver.init (sends TransferInfo)"}, Wire: []Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py NixlKVReceiver.init (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
-	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)"}, Wire: []Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
-	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
+	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__", "common/conn.py:1168 update_status(room, Bootstrapping)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__"}, {"models", "common/conn.py:1168 update_status(room, Bootstrapping)"}}, Deterministic: true},
+	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}}, Deterministic: true},
+	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}}, Deterministic: true},
+	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}}, Deterministic: true},
+	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Deterministic: true},
+	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "AbortAckSent /\\ ~AbortKillsBootstrap", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Deterministic: true},
+	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}}, Deterministic: true},
+	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}}, Deterministic: true},
+	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834"}, {"models", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}}, Deterministic: true},
+	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, Wire: []Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
+	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, Wire: []Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
+	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
 }
 
 func (c *Config) actSchedulerCreateSender(s, t *State, p_q Requests, yield func(*State) bool) bool {
@@ -664,28 +830,30 @@ func (c *Config) actSchedulerCreateSender(s, t *State, p_q Requests, yield func(
 	if !(c.Started(s, p_q)) {
 		return false
 	}
-	t.Sender = func(old23 []Str) []Str {
-		r24 := slices.Clone(old23)
-		i25 := p_q
-		r24[i25] = StrBootstrapQueue
-		return r24
+	t.Sender = func(old25 []Str) []Str {
+		r26 := slices.Clone(old25)
+		i27 := p_q
+		r26[i27] = StrBootstrapQueue
+		return r26
 	}(s.Sender)
-	t.RequestStatus = func(old26 []Str) []Str {
-		r27 := slices.Clone(old26)
-		i28 := c.RoomOf(s, p_q)
-		r27[i28] = func() Str {
+	t.RequestStatus = func(old28 []Str) []Str {
+		r29 := slices.Clone(old28)
+		i30 := c.RoomOf(s, p_q)
+		r29[i30] = func() Str {
 			if c.RecordTombstones && (s.Tombstones>>uint(c.RoomOf(s, p_q))&1 != 0) {
 				return StrFailed
 			}
-			return c.UpdateStatus(s, old26[i28], StrBootstrapping)
+			return c.UpdateStatus(s, old28[i30], StrBootstrapping)
 		}()
-		return r27
+		return r29
 	}(s.RequestStatus)
 	t.TransferInfos = s.TransferInfos
 	t.Tombstones = s.Tombstones
+	t.Outstanding = s.Outstanding
+	t.AckTarget = s.AckTarget
 	t.BootstrapAlive = s.BootstrapAlive
 	t.PrefillCrashed = s.PrefillCrashed
-	t.Queued = s.Queued
+	t.Wqueue = s.Wqueue
 	t.Posted = s.Posted
 	t.Chan = s.Chan
 	t.AckChan = s.AckChan
@@ -725,43 +893,102 @@ func (c *Config) actSchedulerPollBootstrap(s, t *State, p_q Requests, yield func
 	if !(!(c.Poll(s, p_q) == StrBootstrapping)) {
 		return false
 	}
-	t.PrefillCrashed = (c.Poll(s, p_q) == StrKeyError)
-	t.Sender = func(old31 []Str) []Str {
-		r32 := slices.Clone(old31)
-		i33 := p_q
-		r32[i33] = func() Str {
-			if c.Poll(s, p_q) == StrKeyError {
-				return old31[i33]
+	if c.Poll(s, p_q) == StrFailed {
+		a35 := p_q
+		t.Sender = func(old36 []Str) []Str { r37 := slices.Clone(old36); i38 := a35; r37[i38] = StrReleased; return r37 }(s.Sender)
+		if c.FailureClears {
+			t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, a35))
+			t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, a35))
+			t.AckTarget = c.ClearedTargets(s, c.RoomOf(s, a35))
+			t.PrefillCrashed = s.PrefillCrashed
+			t.Tombstones = s.Tombstones
+			t.Outstanding = s.Outstanding
+			t.BootstrapAlive = s.BootstrapAlive
+			t.Wqueue = s.Wqueue
+			t.Posted = s.Posted
+			t.Chan = s.Chan
+			t.AckChan = s.AckChan
+			t.TiSent = s.TiSent
+			t.Aborted = s.Aborted
+			t.PagesReleased = s.PagesReleased
+			if yield(t) {
+				return true
 			}
-			if c.Poll(s, p_q) == StrFailed {
-				return StrReleased
+			return false
+		} else {
+			t.RequestStatus = s.RequestStatus
+			t.TransferInfos = s.TransferInfos
+			t.AckTarget = s.AckTarget
+			t.PrefillCrashed = s.PrefillCrashed
+			t.Tombstones = s.Tombstones
+			t.Outstanding = s.Outstanding
+			t.BootstrapAlive = s.BootstrapAlive
+			t.Wqueue = s.Wqueue
+			t.Posted = s.Posted
+			t.Chan = s.Chan
+			t.AckChan = s.AckChan
+			t.TiSent = s.TiSent
+			t.Aborted = s.Aborted
+			t.PagesReleased = s.PagesReleased
+			if yield(t) {
+				return true
 			}
-			return StrWaitingQueue
-		}()
-		return r32
-	}(s.Sender)
-	t.RequestStatus = s.RequestStatus
-	t.TransferInfos = s.TransferInfos
-	t.Tombstones = s.Tombstones
-	t.BootstrapAlive = s.BootstrapAlive
-	t.Queued = s.Queued
-	t.Posted = s.Posted
-	t.Chan = s.Chan
-	t.AckChan = s.AckChan
-	t.TiSent = s.TiSent
-	t.Aborted = s.Aborted
-	t.PagesReleased = s.PagesReleased
-	if yield(t) {
-		return true
+			return false
+		}
+	} else {
+		if c.Poll(s, p_q) == StrWaitingForInput {
+			t.Sender = func(old48 []Str) []Str {
+				r49 := slices.Clone(old48)
+				i50 := p_q
+				r49[i50] = StrWaitingQueue
+				return r49
+			}(s.Sender)
+			t.PrefillCrashed = s.PrefillCrashed
+			t.RequestStatus = s.RequestStatus
+			t.TransferInfos = s.TransferInfos
+			t.AckTarget = s.AckTarget
+			t.Tombstones = s.Tombstones
+			t.Outstanding = s.Outstanding
+			t.BootstrapAlive = s.BootstrapAlive
+			t.Wqueue = s.Wqueue
+			t.Posted = s.Posted
+			t.Chan = s.Chan
+			t.AckChan = s.AckChan
+			t.TiSent = s.TiSent
+			t.Aborted = s.Aborted
+			t.PagesReleased = s.PagesReleased
+			if yield(t) {
+				return true
+			}
+			return false
+		} else {
+			t.PrefillCrashed = true
+			t.Sender = s.Sender
+			t.RequestStatus = s.RequestStatus
+			t.TransferInfos = s.TransferInfos
+			t.AckTarget = s.AckTarget
+			t.Tombstones = s.Tombstones
+			t.Outstanding = s.Outstanding
+			t.BootstrapAlive = s.BootstrapAlive
+			t.Wqueue = s.Wqueue
+			t.Posted = s.Posted
+			t.Chan = s.Chan
+			t.AckChan = s.AckChan
+			t.TiSent = s.TiSent
+			t.Aborted = s.Aborted
+			t.PagesReleased = s.PagesReleased
+			if yield(t) {
+				return true
+			}
+			return false
+		}
 	}
-	return false
 }
 
 // SchedulerPollBootstrap: Bootstrap-queue poll.  Bootstrapping: keep waiting (a stutter, not
-// modelled as a step).  Failed: the request is aborted and released
-// (no clear(), see ASSUMPTIONS).  Anything else (WaitingForInput, or a
-// higher status left by another incarnation): bootstrapped, to the
-// waiting queue.  KeyError: the prefill process dies.
+// modelled as a step).  Failed: released (FailRelease).  WaitingForInput:
+// bootstrapped, to the waiting queue.  Transferring or Success (left by
+// another incarnation): RuntimeError.  KeyError: the process dies too.
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
@@ -782,26 +1009,23 @@ func (c *Config) actSchedulerSend(s, t *State, p_q Requests, yield func(*State) 
 	if !(s.Sender[p_q] == StrWaitingQueue) {
 		return false
 	}
-	t.Sender = func(old36 []Str) []Str {
-		r37 := slices.Clone(old36)
-		i38 := p_q
-		r37[i38] = StrInflightQueue
-		return r37
+	t.Sender = func(old53 []Str) []Str {
+		r54 := slices.Clone(old53)
+		i55 := p_q
+		r54[i55] = StrInflightQueue
+		return r54
 	}(s.Sender)
-	t.Queued = func(old39 []int) []int {
-		r40 := slices.Clone(old39)
-		i41 := p_q
-		r40[i41] = func() int {
-			if !(s.TransferInfos[c.RoomOf(s, p_q)] == uint64(0)) {
-				return c.NumChunks
-			}
-			return 0
-		}()
-		return r40
-	}(s.Queued)
+	t.Wqueue = func() []Batch {
+		if !(s.TransferInfos[c.RoomOf(s, p_q)] == uint64(0)) {
+			return Append(s.Wqueue, Batch{Req: p_q, Left: c.NumChunks})
+		}
+		return s.Wqueue
+	}()
 	t.RequestStatus = s.RequestStatus
 	t.TransferInfos = s.TransferInfos
 	t.Tombstones = s.Tombstones
+	t.Outstanding = s.Outstanding
+	t.AckTarget = s.AckTarget
 	t.BootstrapAlive = s.BootstrapAlive
 	t.PrefillCrashed = s.PrefillCrashed
 	t.Posted = s.Posted
@@ -818,7 +1042,8 @@ func (c *Config) actSchedulerSend(s, t *State, p_q Requests, yield func(*State) 
 
 // SchedulerSend: Forward pass done: send the KV chunks.  add_transfer_request returns
 // silently, enqueuing nothing, when the room has no transfer_infos
-// (PR #32025); the request goes to the in-flight queue either way.
+// (nixl/conn.py:2431, PR #32025); the request goes to the in-flight queue
+// either way.
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
@@ -839,51 +1064,107 @@ func (c *Config) actSchedulerPollInFlight(s, t *State, p_q Requests, yield func(
 	if !(s.Sender[p_q] == StrInflightQueue) {
 		return false
 	}
-	if !((c.Poll(s, p_q) == StrSuccess) || (c.Poll(s, p_q) == StrFailed) || (c.Poll(s, p_q) == StrKeyError)) {
+	if !(((c.Poll(s, p_q) == StrSuccess) || (c.Poll(s, p_q) == StrFailed) || (c.Poll(s, p_q) == StrKeyError)) || (func() uint64 {
+		if c.InflightBootstrappingRaises {
+			return (Bit(int(StrBootstrapping)))
+		}
+		return uint64(0)
+	}()>>uint(c.Poll(s, p_q))&1 != 0)) {
 		return false
 	}
-	t.PrefillCrashed = (c.Poll(s, p_q) == StrKeyError)
-	t.Sender = func(old44 []Str) []Str {
-		r45 := slices.Clone(old44)
-		i46 := p_q
-		r45[i46] = func() Str {
-			if c.Poll(s, p_q) == StrKeyError {
-				return old44[i46]
+	if c.Poll(s, p_q) == StrSuccess {
+		t.Sender = func(old58 []Str) []Str { r59 := slices.Clone(old58); i60 := p_q; r59[i60] = StrReleased; return r59 }(s.Sender)
+		t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, p_q))
+		t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, p_q))
+		t.AckTarget = c.ClearedTargets(s, c.RoomOf(s, p_q))
+		t.PrefillCrashed = s.PrefillCrashed
+		t.Tombstones = s.Tombstones
+		t.Outstanding = s.Outstanding
+		t.BootstrapAlive = s.BootstrapAlive
+		t.Wqueue = s.Wqueue
+		t.Posted = s.Posted
+		t.Chan = s.Chan
+		t.AckChan = s.AckChan
+		t.TiSent = s.TiSent
+		t.Aborted = s.Aborted
+		t.PagesReleased = s.PagesReleased
+		if yield(t) {
+			return true
+		}
+		return false
+	} else {
+		if c.Poll(s, p_q) == StrFailed {
+			a61 := p_q
+			t.Sender = func(old62 []Str) []Str { r63 := slices.Clone(old62); i64 := a61; r63[i64] = StrReleased; return r63 }(s.Sender)
+			if c.FailureClears {
+				t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, a61))
+				t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, a61))
+				t.AckTarget = c.ClearedTargets(s, c.RoomOf(s, a61))
+				t.PrefillCrashed = s.PrefillCrashed
+				t.Tombstones = s.Tombstones
+				t.Outstanding = s.Outstanding
+				t.BootstrapAlive = s.BootstrapAlive
+				t.Wqueue = s.Wqueue
+				t.Posted = s.Posted
+				t.Chan = s.Chan
+				t.AckChan = s.AckChan
+				t.TiSent = s.TiSent
+				t.Aborted = s.Aborted
+				t.PagesReleased = s.PagesReleased
+				if yield(t) {
+					return true
+				}
+				return false
+			} else {
+				t.RequestStatus = s.RequestStatus
+				t.TransferInfos = s.TransferInfos
+				t.AckTarget = s.AckTarget
+				t.PrefillCrashed = s.PrefillCrashed
+				t.Tombstones = s.Tombstones
+				t.Outstanding = s.Outstanding
+				t.BootstrapAlive = s.BootstrapAlive
+				t.Wqueue = s.Wqueue
+				t.Posted = s.Posted
+				t.Chan = s.Chan
+				t.AckChan = s.AckChan
+				t.TiSent = s.TiSent
+				t.Aborted = s.Aborted
+				t.PagesReleased = s.PagesReleased
+				if yield(t) {
+					return true
+				}
+				return false
 			}
-			return StrReleased
-		}()
-		return r45
-	}(s.Sender)
-	t.RequestStatus = func() []Str {
-		if c.Poll(s, p_q) == StrKeyError {
-			return s.RequestStatus
+		} else {
+			t.PrefillCrashed = true
+			t.Sender = s.Sender
+			t.RequestStatus = s.RequestStatus
+			t.TransferInfos = s.TransferInfos
+			t.AckTarget = s.AckTarget
+			t.Tombstones = s.Tombstones
+			t.Outstanding = s.Outstanding
+			t.BootstrapAlive = s.BootstrapAlive
+			t.Wqueue = s.Wqueue
+			t.Posted = s.Posted
+			t.Chan = s.Chan
+			t.AckChan = s.AckChan
+			t.TiSent = s.TiSent
+			t.Aborted = s.Aborted
+			t.PagesReleased = s.PagesReleased
+			if yield(t) {
+				return true
+			}
+			return false
 		}
-		return c.ClearedStatus(s, c.RoomOf(s, p_q))
-	}()
-	t.TransferInfos = func() []uint64 {
-		if c.Poll(s, p_q) == StrKeyError {
-			return s.TransferInfos
-		}
-		return c.ClearedInfos(s, c.RoomOf(s, p_q))
-	}()
-	t.Tombstones = s.Tombstones
-	t.BootstrapAlive = s.BootstrapAlive
-	t.Queued = s.Queued
-	t.Posted = s.Posted
-	t.Chan = s.Chan
-	t.AckChan = s.AckChan
-	t.TiSent = s.TiSent
-	t.Aborted = s.Aborted
-	t.PagesReleased = s.PagesReleased
-	if yield(t) {
-		return true
 	}
-	return false
 }
 
 // SchedulerPollInFlight: In-flight poll.  WaitingForInput/Transferring: keep, with no timeout (a
-// stutter).  Success/Failed: release the request and clear() the room
-// from every dict.  KeyError: the prefill process dies.
+// stutter).  Success: release the request and clear() the room from every
+// dict.  Failed: released (FailRelease: cleared where FailureClears; before
+// PR #27011 only Success cleared).  Bootstrapping (left by another incarnation):
+// RuntimeError where InflightBootstrappingRaises, else kept.  KeyError:
+// the prefill process dies.
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
@@ -910,28 +1191,30 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 	if !(s.Chan[p_d][0].Type == StrTransferInfo) {
 		return false
 	}
-	l55 := func() Rooms {
+	l67 := func() Rooms {
 		return s.Chan[p_d][0].Room
 	}
-	_ = l55
-	l56 := func() uint64 {
-		return (s.TransferInfos[l55()] | (Bit(int(p_d))))
+	_ = l67
+	l68 := func() uint64 {
+		return (s.TransferInfos[l67()] | (Bit(int(p_d))))
 	}
-	_ = l56
-	if c.RecordTombstones && (s.Tombstones>>uint(l55())&1 != 0) {
+	_ = l68
+	if c.RecordTombstones && (s.Tombstones>>uint(l67())&1 != 0) {
 		t.RequestStatus = s.RequestStatus
 		t.TransferInfos = s.TransferInfos
-		t.Chan = func(old57 [][]Msg) [][]Msg {
-			r58 := slices.Clone(old57)
-			i59 := p_d
-			r58[i59] = old57[i59][1:]
-			return r58
+		t.Chan = func(old69 [][]Msg) [][]Msg {
+			r70 := slices.Clone(old69)
+			i71 := p_d
+			r70[i71] = old69[i71][1:]
+			return r70
 		}(s.Chan)
 		t.Tombstones = s.Tombstones
+		t.Outstanding = s.Outstanding
+		t.AckTarget = s.AckTarget
 		t.BootstrapAlive = s.BootstrapAlive
 		t.PrefillCrashed = s.PrefillCrashed
 		t.Sender = s.Sender
-		t.Queued = s.Queued
+		t.Wqueue = s.Wqueue
 		t.Posted = s.Posted
 		t.AckChan = s.AckChan
 		t.TiSent = s.TiSent
@@ -942,29 +1225,31 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 		}
 		return false
 	} else {
-		t.TransferInfos = func(old60 []uint64) []uint64 { r61 := slices.Clone(old60); i62 := l55(); r61[i62] = l56(); return r61 }(s.TransferInfos)
+		t.TransferInfos = func(old72 []uint64) []uint64 { r73 := slices.Clone(old72); i74 := l67(); r73[i74] = l68(); return r73 }(s.TransferInfos)
 		t.RequestStatus = func() []Str {
-			if bits.OnesCount64(l56()) == c.RequiredDstInfoNum {
-				return func(old63 []Str) []Str {
-					r64 := slices.Clone(old63)
-					i65 := l55()
-					r64[i65] = c.UpdateStatus(s, old63[i65], StrWaitingForInput)
-					return r64
+			if bits.OnesCount64(l68()) == c.RequiredDstInfoNum {
+				return func(old75 []Str) []Str {
+					r76 := slices.Clone(old75)
+					i77 := l67()
+					r76[i77] = c.UpdateStatus(s, old75[i77], StrWaitingForInput)
+					return r76
 				}(s.RequestStatus)
 			}
 			return s.RequestStatus
 		}()
-		t.Chan = func(old66 [][]Msg) [][]Msg {
-			r67 := slices.Clone(old66)
-			i68 := p_d
-			r67[i68] = old66[i68][1:]
-			return r67
+		t.Chan = func(old78 [][]Msg) [][]Msg {
+			r79 := slices.Clone(old78)
+			i80 := p_d
+			r79[i80] = old78[i80][1:]
+			return r79
 		}(s.Chan)
 		t.Tombstones = s.Tombstones
+		t.Outstanding = s.Outstanding
+		t.AckTarget = s.AckTarget
 		t.BootstrapAlive = s.BootstrapAlive
 		t.PrefillCrashed = s.PrefillCrashed
 		t.Sender = s.Sender
-		t.Queued = s.Queued
+		t.Wqueue = s.Wqueue
 		t.Posted = s.Posted
 		t.AckChan = s.AckChan
 		t.TiSent = s.TiSent
@@ -1007,8 +1292,8 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		return false
 	}
 	if !(!(c.AbortAckSent && c.AckWaitsForWrites && !c.AbortKillsBootstrap && func() bool {
-		for v71 := Requests(0); int(v71) < c.Requests.Size(); v71++ {
-			if (c.RoomOf(s, v71) == s.Chan[p_d][0].Room) && s.Posted[v71] {
+		for v83 := Requests(0); int(v83) < c.Requests.Size(); v83++ {
+			if (c.RoomOf(s, v83) == s.Chan[p_d][0].Room) && s.Posted[v83] {
 				return true
 			}
 		}
@@ -1016,21 +1301,23 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 	}())) {
 		return false
 	}
-	t.Chan = func(old72 [][]Msg) [][]Msg {
-		r73 := slices.Clone(old72)
-		i74 := p_d
-		r73[i74] = old72[i74][1:]
-		return r73
+	t.Chan = func(old84 [][]Msg) [][]Msg {
+		r85 := slices.Clone(old84)
+		i86 := p_d
+		r85[i86] = old84[i86][1:]
+		return r85
 	}(s.Chan)
 	if c.AbortKillsBootstrap {
 		t.BootstrapAlive = false
 		t.RequestStatus = s.RequestStatus
 		t.TransferInfos = s.TransferInfos
 		t.Tombstones = s.Tombstones
+		t.AckTarget = s.AckTarget
 		t.AckChan = s.AckChan
+		t.Outstanding = s.Outstanding
 		t.PrefillCrashed = s.PrefillCrashed
 		t.Sender = s.Sender
-		t.Queued = s.Queued
+		t.Wqueue = s.Wqueue
 		t.Posted = s.Posted
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
@@ -1040,72 +1327,134 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		}
 		return false
 	} else {
-		l75 := func() Rooms {
+		l87 := func() Rooms {
 			return s.Chan[p_d][0].Room
 		}
-		_ = l75
-		l76 := func() Str {
-			return s.RequestStatus[l75()]
+		_ = l87
+		l88 := func() Str {
+			return s.RequestStatus[l87()]
 		}
-		_ = l76
+		_ = l88
+		l89 := func() bool {
+			return (!(l88() == StrAbsent) && !(c.AbortSparesSuccess && (l88() == StrSuccess)))
+		}
+		_ = l89
+		l90 := func() []uint64 {
+			return func() []uint64 {
+				if c.AckOnDrainFixed {
+					return func(old91 []uint64) []uint64 {
+						r92 := slices.Clone(old91)
+						i93 := l87()
+						r92[i93] = (old91[i93] | (Bit(int(p_d))))
+						return r92
+					}(s.AckTarget)
+				}
+				return func(old94 []uint64) []uint64 {
+					r95 := slices.Clone(old94)
+					i96 := l87()
+					r95[i96] = (Bit(int(p_d)))
+					return r95
+				}(s.AckTarget)
+			}()
+		}
+		_ = l90
 		t.BootstrapAlive = s.BootstrapAlive
 		t.RequestStatus = func() []Str {
-			if !(l76() == StrAbsent) && !(c.AbortSparesSuccess && (l76() == StrSuccess)) {
-				return func(old77 []Str) []Str {
-					r78 := slices.Clone(old77)
-					i79 := l75()
-					r78[i79] = c.UpdateStatus(s, old77[i79], StrFailed)
-					return r78
+			if l89() {
+				return func(old97 []Str) []Str {
+					r98 := slices.Clone(old97)
+					i99 := l87()
+					r98[i99] = c.UpdateStatus(s, old97[i99], StrFailed)
+					return r98
 				}(s.RequestStatus)
 			}
 			return s.RequestStatus
 		}()
 		t.TransferInfos = func() []uint64 {
 			if c.AbortPopsTransferInfos {
-				return c.ClearedInfos(s, l75())
+				return c.ClearedInfos(s, l87())
 			}
 			return s.TransferInfos
 		}()
 		t.Tombstones = func() uint64 {
-			if c.RecordTombstones && (l76() == StrAbsent) {
-				return (s.Tombstones | (Bit(int(l75()))))
+			if c.RecordTombstones && (l88() == StrAbsent) {
+				return (s.Tombstones | (Bit(int(l87()))))
 			}
 			return s.Tombstones
 		}()
-		t.AckChan = func() [][]Msg {
-			if c.AbortAckSent {
-				return func(old80 [][]Msg) [][]Msg {
-					r81 := slices.Clone(old80)
-					i82 := p_d
-					r81[i82] = Append(old80[i82], Msg{Type: StrABORT_ACK, Room: l75(), Rank: p_d})
-					return r81
-				}(s.AckChan)
+		if c.AckOnDrain {
+			if l89() || (c.AckOnDrainFixed && (s.Outstanding[l87()] > 0)) {
+				t.AckChan = c.DrainAcks(s, l87(), s.Outstanding[l87()], l90())
+				t.AckTarget = c.DrainTargets(s, l87(), s.Outstanding[l87()], l90())
+				t.Outstanding = s.Outstanding
+				t.PrefillCrashed = s.PrefillCrashed
+				t.Sender = s.Sender
+				t.Wqueue = s.Wqueue
+				t.Posted = s.Posted
+				t.TiSent = s.TiSent
+				t.Aborted = s.Aborted
+				t.PagesReleased = s.PagesReleased
+				if yield(t) {
+					return true
+				}
+				return false
+			} else {
+				t.AckChan = func() [][]Msg {
+					if s.Outstanding[l87()] == 0 {
+						return c.SendAcks(s, l87(), (Bit(int(p_d))))
+					}
+					return s.AckChan
+				}()
+				t.AckTarget = s.AckTarget
+				t.Outstanding = s.Outstanding
+				t.PrefillCrashed = s.PrefillCrashed
+				t.Sender = s.Sender
+				t.Wqueue = s.Wqueue
+				t.Posted = s.Posted
+				t.TiSent = s.TiSent
+				t.Aborted = s.Aborted
+				t.PagesReleased = s.PagesReleased
+				if yield(t) {
+					return true
+				}
+				return false
 			}
-			return s.AckChan
-		}()
-		t.PrefillCrashed = s.PrefillCrashed
-		t.Sender = s.Sender
-		t.Queued = s.Queued
-		t.Posted = s.Posted
-		t.TiSent = s.TiSent
-		t.Aborted = s.Aborted
-		t.PagesReleased = s.PagesReleased
-		if yield(t) {
-			return true
+		} else {
+			t.AckChan = func() [][]Msg {
+				if c.AbortAckSent {
+					return c.SendAcks(s, l87(), (Bit(int(p_d))))
+				}
+				return s.AckChan
+			}()
+			t.AckTarget = s.AckTarget
+			t.Outstanding = s.Outstanding
+			t.PrefillCrashed = s.PrefillCrashed
+			t.Sender = s.Sender
+			t.Wqueue = s.Wqueue
+			t.Posted = s.Posted
+			t.TiSent = s.TiSent
+			t.Aborted = s.Aborted
+			t.PagesReleased = s.PagesReleased
+			if yield(t) {
+				return true
+			}
+			return false
 		}
-		return false
 	}
 }
 
 // BootstrapRecvAbort: ABORT from decode rank d.  Before PR #30352 the message (which has no
-// guard frame) trips an assert and kills the bootstrap thread.  Otherwise:
-// a present room (not Success, where AbortSparesSuccess) becomes Failed;
-// an absent room is only logged (upstream) or tombstoned (fix); the fork
-// pops transfer_infos unconditionally; Mooncake ACKs every ABORT.  With
-// AckWaitsForWrites (deferred release done right) the thread handles the
-// ABORT only once no KV write of the room is in progress, so the ACK
-// never lets decode free pages under a write.  (That is a wait, so with
-// NumChunks > 1 weak fairness may not suffice for this action.)
+// guard frame) trips an assert and kills the bootstrap thread.  Otherwise
+// (nixl/conn.py:2647): a present room (not Success, where
+// AbortSparesSuccess) is active and becomes Failed; an absent room is only
+// logged (upstream) or tombstoned (fix); the fork pops transfer_infos
+// unconditionally.  ABORT_ACK: Mooncake ACKs every ABORT at once; with
+// AckWaitsForWrites (the fix) the thread handles the ABORT only once no
+// KV write of the room is in progress; with AckOnDrain (PR #35360) an
+// active room holds the ACK for this rank (replacing any other rank's,
+// unless fixed) until the room's count drains, and an inactive room is
+// ACKed at once if nothing of it is counted, else never (the fix holds
+// it until the count drains).
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
@@ -1123,23 +1472,50 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 	if !(!s.PrefillCrashed) {
 		return false
 	}
-	if !(s.Queued[p_q] > 0) {
+	if !(!(len(s.Wqueue) == 0)) {
 		return false
 	}
-	if !(!s.Posted[p_q]) {
+	if !(s.Wqueue[0].Req == p_q) {
 		return false
 	}
-	t.Queued = func(old85 []int) []int {
-		r86 := slices.Clone(old85)
-		i87 := p_q
-		r86[i87] = SubInt(old85[i87], 1)
-		return r86
-	}(s.Queued)
-	l88 := func() Rooms {
+	if !(func() bool {
+		for v107 := Requests(0); int(v107) < c.Requests.Size(); v107++ {
+			if !(!s.Posted[v107]) {
+				return false
+			}
+		}
+		return true
+	}()) {
+		return false
+	}
+	t.Wqueue = func() []Batch {
+		if s.Wqueue[0].Left == 1 {
+			return s.Wqueue[1:]
+		}
+		return func(old108 []Batch) []Batch {
+			r109 := slices.Clone(old108)
+			i110 := 1 - 1
+			r109[i110] = Batch{Req: p_q, Left: SubInt(old108[i110].Left, 1)}
+			return r109
+		}(s.Wqueue)
+	}()
+	l111 := func() Rooms {
 		return c.RoomOf(s, p_q)
 	}
-	_ = l88
-	if s.RequestStatus[l88()] == StrFailed {
+	_ = l111
+	l112 := func() int {
+		return func() int {
+			if c.CountsOutstanding {
+				return AddInt(s.Outstanding[l111()], 1)
+			}
+			return 0
+		}()
+	}
+	_ = l112
+	if s.RequestStatus[l111()] == StrFailed {
+		t.Outstanding = func(old113 []int) []int { r114 := slices.Clone(old113); i115 := l111(); r114[i115] = 0; return r114 }(s.Outstanding)
+		t.AckChan = c.DrainAcks(s, l111(), 0, s.AckTarget)
+		t.AckTarget = c.DrainTargets(s, l111(), 0, s.AckTarget)
 		t.RequestStatus = s.RequestStatus
 		t.Posted = s.Posted
 		t.TransferInfos = s.TransferInfos
@@ -1148,7 +1524,6 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		t.PrefillCrashed = s.PrefillCrashed
 		t.Sender = s.Sender
 		t.Chan = s.Chan
-		t.AckChan = s.AckChan
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
@@ -1157,48 +1532,97 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		}
 		return false
 	} else {
-		if s.TransferInfos[l88()] == uint64(0) {
-			t.Posted = s.Posted
-			t.RequestStatus = func() []Str {
-				if c.WorkerSkipsMissing {
-					return s.RequestStatus
+		if s.TransferInfos[l111()] == uint64(0) {
+			if c.WorkerSkipsMissing {
+				t.RequestStatus = s.RequestStatus
+				t.Posted = s.Posted
+				t.Outstanding = s.Outstanding
+				t.AckChan = s.AckChan
+				t.AckTarget = s.AckTarget
+				t.TransferInfos = s.TransferInfos
+				t.Tombstones = s.Tombstones
+				t.BootstrapAlive = s.BootstrapAlive
+				t.PrefillCrashed = s.PrefillCrashed
+				t.Sender = s.Sender
+				t.Chan = s.Chan
+				t.TiSent = s.TiSent
+				t.Aborted = s.Aborted
+				t.PagesReleased = s.PagesReleased
+				if yield(t) {
+					return true
 				}
-				return func(old89 []Str) []Str {
-					r90 := slices.Clone(old89)
-					i91 := l88()
-					r90[i91] = c.UpdateStatus(s, old89[i91], StrFailed)
-					return r90
+				return false
+			} else {
+				l116 := func() int {
+					return func() int {
+						if c.AckOnDrainFixed && c.CountsOutstanding {
+							return SubInt(l112(), 1)
+						}
+						return l112()
+					}()
+				}
+				_ = l116
+				t.RequestStatus = func(old117 []Str) []Str {
+					r118 := slices.Clone(old117)
+					i119 := l111()
+					r118[i119] = c.UpdateStatus(s, old117[i119], StrFailed)
+					return r118
 				}(s.RequestStatus)
-			}()
-			t.TransferInfos = s.TransferInfos
-			t.Tombstones = s.Tombstones
-			t.BootstrapAlive = s.BootstrapAlive
-			t.PrefillCrashed = s.PrefillCrashed
-			t.Sender = s.Sender
-			t.Chan = s.Chan
-			t.AckChan = s.AckChan
-			t.TiSent = s.TiSent
-			t.Aborted = s.Aborted
-			t.PagesReleased = s.PagesReleased
-			if yield(t) {
-				return true
+				t.Outstanding = func(old120 []int) []int {
+					r121 := slices.Clone(old120)
+					i122 := l111()
+					r121[i122] = l116()
+					return r121
+				}(s.Outstanding)
+				t.AckChan = func() [][]Msg {
+					if c.AckOnDrainFixed {
+						return c.DrainAcks(s, l111(), l116(), s.AckTarget)
+					}
+					return s.AckChan
+				}()
+				t.AckTarget = func() []uint64 {
+					if c.AckOnDrainFixed {
+						return c.DrainTargets(s, l111(), l116(), s.AckTarget)
+					}
+					return s.AckTarget
+				}()
+				t.Posted = s.Posted
+				t.TransferInfos = s.TransferInfos
+				t.Tombstones = s.Tombstones
+				t.BootstrapAlive = s.BootstrapAlive
+				t.PrefillCrashed = s.PrefillCrashed
+				t.Sender = s.Sender
+				t.Chan = s.Chan
+				t.TiSent = s.TiSent
+				t.Aborted = s.Aborted
+				t.PagesReleased = s.PagesReleased
+				if yield(t) {
+					return true
+				}
+				return false
 			}
-			return false
 		} else {
-			t.Posted = func(old92 []bool) []bool { r93 := slices.Clone(old92); i94 := p_q; r93[i94] = true; return r93 }(s.Posted)
-			t.RequestStatus = func(old95 []Str) []Str {
-				r96 := slices.Clone(old95)
-				i97 := l88()
-				r96[i97] = c.UpdateStatus(s, old95[i97], StrTransferring)
-				return r96
+			t.Posted = func(old123 []bool) []bool { r124 := slices.Clone(old123); i125 := p_q; r124[i125] = true; return r124 }(s.Posted)
+			t.Outstanding = func(old126 []int) []int {
+				r127 := slices.Clone(old126)
+				i128 := l111()
+				r127[i128] = l112()
+				return r127
+			}(s.Outstanding)
+			t.RequestStatus = func(old129 []Str) []Str {
+				r130 := slices.Clone(old129)
+				i131 := l111()
+				r130[i131] = c.UpdateStatus(s, old129[i131], StrTransferring)
+				return r130
 			}(s.RequestStatus)
+			t.AckChan = s.AckChan
+			t.AckTarget = s.AckTarget
 			t.TransferInfos = s.TransferInfos
 			t.Tombstones = s.Tombstones
 			t.BootstrapAlive = s.BootstrapAlive
 			t.PrefillCrashed = s.PrefillCrashed
 			t.Sender = s.Sender
 			t.Chan = s.Chan
-			t.AckChan = s.AckChan
 			t.TiSent = s.TiSent
 			t.Aborted = s.Aborted
 			t.PagesReleased = s.PagesReleased
@@ -1210,10 +1634,13 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 	}
 }
 
-// WorkerPost: Dequeue one chunk of q.  Failed room: skip the chunk.  Room missing
-// from transfer_infos: skip (fork) or assert -> exception ->
-// update_status(Failed) (a no-op for an absent room).  Otherwise mark the
-// room Transferring and post the RDMA writes into decode's pages.
+// WorkerPost: The worker takes the chunk at the head of its queue, once the previous
+// chunk's writes completed (it busy-waits on them).  It counts the chunk
+// (CountsOutstanding).  Failed room: skip the chunk, the count is popped,
+// and a held ACK goes out.  Room missing from transfer_infos: skip (fork)
+// or assert -> exception -> update_status(Failed) (a no-op for an absent
+// room), the chunk still counted unless fixed.  Otherwise mark the room
+// Transferring and post the RDMA writes into decode's pages.
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
@@ -1234,51 +1661,98 @@ func (c *Config) actWorkerComplete(s, t *State, p_q Requests, yield func(*State)
 	if !(s.Posted[p_q]) {
 		return false
 	}
-	t.Posted = func(old100 []bool) []bool { r101 := slices.Clone(old100); i102 := p_q; r101[i102] = false; return r101 }(s.Posted)
-	if s.Queued[p_q] == 0 {
-		t.RequestStatus = func(old103 []Str) []Str {
-			r104 := slices.Clone(old103)
-			i105 := c.RoomOf(s, p_q)
-			r104[i105] = c.UpdateStatus(s, old103[i105], StrSuccess)
-			return r104
-		}(s.RequestStatus)
-		t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, p_q))
-		t.Tombstones = s.Tombstones
-		t.BootstrapAlive = s.BootstrapAlive
-		t.PrefillCrashed = s.PrefillCrashed
-		t.Sender = s.Sender
-		t.Queued = s.Queued
-		t.Chan = s.Chan
-		t.AckChan = s.AckChan
-		t.TiSent = s.TiSent
-		t.Aborted = s.Aborted
-		t.PagesReleased = s.PagesReleased
-		if yield(t) {
-			return true
-		}
-		return false
-	} else {
-		t.RequestStatus = s.RequestStatus
-		t.TransferInfos = s.TransferInfos
-		t.Tombstones = s.Tombstones
-		t.BootstrapAlive = s.BootstrapAlive
-		t.PrefillCrashed = s.PrefillCrashed
-		t.Sender = s.Sender
-		t.Queued = s.Queued
-		t.Chan = s.Chan
-		t.AckChan = s.AckChan
-		t.TiSent = s.TiSent
-		t.Aborted = s.Aborted
-		t.PagesReleased = s.PagesReleased
-		if yield(t) {
-			return true
-		}
-		return false
+	t.Posted = func(old134 []bool) []bool { r135 := slices.Clone(old134); i136 := p_q; r135[i136] = false; return r135 }(s.Posted)
+	l137 := func() Rooms {
+		return c.RoomOf(s, p_q)
 	}
+	_ = l137
+	l138 := func() bool {
+		return !c.Queued(s, p_q)
+	}
+	_ = l138
+	l141 := func() int {
+		return func() int {
+			if c.CountsOutstanding {
+				return SubInt(s.Outstanding[l137()], 1)
+			}
+			return 0
+		}()
+	}
+	_ = l141
+	l142 := func() Str {
+		return s.RequestStatus[l137()]
+	}
+	_ = l142
+	l143 := func() Str {
+		return func() Str {
+			if l138() {
+				return c.UpdateStatus(s, l142(), StrSuccess)
+			}
+			return func() Str {
+				if !(c.CheckStatus(s, l142()) == StrSuccess) {
+					return c.UpdateStatus(s, l142(), StrTransferring)
+				}
+				return l142()
+			}()
+		}()
+	}
+	_ = l143
+	l144 := func() bool {
+		return func() bool {
+			if c.CountsOutstanding {
+				return ((l141() <= 0) && ((l143() == StrSuccess) || (l138() && (l143() == StrFailed))))
+			}
+			return l138()
+		}()
+	}
+	_ = l144
+	t.AckChan = c.DrainAcks(s, l137(), l141(), s.AckTarget)
+	t.AckTarget = c.DrainTargets(s, l137(), l141(), s.AckTarget)
+	t.RequestStatus = func(old145 []Str) []Str {
+		r146 := slices.Clone(old145)
+		i147 := l137()
+		r146[i147] = l143()
+		return r146
+	}(s.RequestStatus)
+	t.Outstanding = func(old148 []int) []int {
+		r149 := slices.Clone(old148)
+		i150 := l137()
+		r149[i150] = func() int {
+			if l144() {
+				return 0
+			}
+			return l141()
+		}()
+		return r149
+	}(s.Outstanding)
+	t.TransferInfos = func() []uint64 {
+		if l144() {
+			return c.ClearedInfos(s, l137())
+		}
+		return s.TransferInfos
+	}()
+	t.Tombstones = s.Tombstones
+	t.BootstrapAlive = s.BootstrapAlive
+	t.PrefillCrashed = s.PrefillCrashed
+	t.Sender = s.Sender
+	t.Wqueue = s.Wqueue
+	t.Chan = s.Chan
+	t.TiSent = s.TiSent
+	t.Aborted = s.Aborted
+	t.PagesReleased = s.PagesReleased
+	if yield(t) {
+		return true
+	}
+	return false
 }
 
-// WorkerComplete: The posted writes complete.  After the last chunk: Success, and the
-// room's transfer_infos are popped (the room concluded).
+// WorkerComplete: The posted writes complete.  The chunk is uncounted and a held ACK goes
+// out if the count drained.  Last chunk: update_status(Success).  Other
+// chunk: update_status(Transferring) unless the room reads Success -- which
+// re-inserts a room that clear() removed.  The room's transfer_infos (and
+// count) are dropped once nothing is counted and the room concluded: it
+// reads Success, or this was the last chunk and it reads Failed (before
+// CountsOutstanding: after the last chunk, always).
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
@@ -1305,33 +1779,63 @@ func (c *Config) actBootstrapTimeout(s, t *State, p_q Requests, yield func(*Stat
 	if !(s.RequestStatus[c.RoomOf(s, p_q)] == StrBootstrapping) {
 		return false
 	}
-	t.RequestStatus = func(old108 []Str) []Str {
-		r109 := slices.Clone(old108)
-		i110 := c.RoomOf(s, p_q)
-		r109[i110] = c.UpdateStatus(s, old108[i110], StrFailed)
-		return r109
-	}(s.RequestStatus)
-	t.TransferInfos = s.TransferInfos
-	t.Tombstones = s.Tombstones
-	t.BootstrapAlive = s.BootstrapAlive
-	t.PrefillCrashed = s.PrefillCrashed
-	t.Sender = s.Sender
-	t.Queued = s.Queued
-	t.Posted = s.Posted
-	t.Chan = s.Chan
-	t.AckChan = s.AckChan
-	t.TiSent = s.TiSent
-	t.Aborted = s.Aborted
-	t.PagesReleased = s.PagesReleased
-	if yield(t) {
-		return true
+	t.Sender = func(old153 []Str) []Str {
+		r154 := slices.Clone(old153)
+		i155 := p_q
+		r154[i155] = StrReleased
+		return r154
+	}(s.Sender)
+	if c.FailureClears {
+		t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, p_q))
+		t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, p_q))
+		t.AckTarget = c.ClearedTargets(s, c.RoomOf(s, p_q))
+		t.Tombstones = s.Tombstones
+		t.Outstanding = s.Outstanding
+		t.BootstrapAlive = s.BootstrapAlive
+		t.PrefillCrashed = s.PrefillCrashed
+		t.Wqueue = s.Wqueue
+		t.Posted = s.Posted
+		t.Chan = s.Chan
+		t.AckChan = s.AckChan
+		t.TiSent = s.TiSent
+		t.Aborted = s.Aborted
+		t.PagesReleased = s.PagesReleased
+		if yield(t) {
+			return true
+		}
+		return false
+	} else {
+		t.RequestStatus = func(old156 []Str) []Str {
+			r157 := slices.Clone(old156)
+			i158 := c.RoomOf(s, p_q)
+			r157[i158] = c.UpdateStatus(s, old156[i158], StrFailed)
+			return r157
+		}(s.RequestStatus)
+		t.TransferInfos = s.TransferInfos
+		t.AckTarget = s.AckTarget
+		t.Tombstones = s.Tombstones
+		t.Outstanding = s.Outstanding
+		t.BootstrapAlive = s.BootstrapAlive
+		t.PrefillCrashed = s.PrefillCrashed
+		t.Wqueue = s.Wqueue
+		t.Posted = s.Posted
+		t.Chan = s.Chan
+		t.AckChan = s.AckChan
+		t.TiSent = s.TiSent
+		t.Aborted = s.Aborted
+		t.PagesReleased = s.PagesReleased
+		if yield(t) {
+			return true
+		}
+		return false
 	}
-	return false
 }
 
-// BootstrapTimeout: Bootstrap timeout (300 s, NIXL since PR #34692, and Mooncake): marks the
-// room Failed, only while its status is Bootstrapping.  There is no
-// timeout for WaitingForInput or Transferring.
+// BootstrapTimeout: Bootstrap timeout (300 s, NIXL since PR #34692, and Mooncake), inside
+// the sender's bootstrap-queue poll: only while the room reads
+// Bootstrapping it records a failure and marks the room Failed, and that
+// same poll fails the request (FailRelease): one scheduler step.  There
+// is no timeout for WaitingForInput or Transferring.
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
@@ -1355,25 +1859,27 @@ func (c *Config) actDecodeSendTransferInfo(s, t *State, p_d DecodeRanks, p_q Req
 	if !(!(s.TiSent[p_q]>>uint(p_d)&1 != 0)) {
 		return false
 	}
-	t.TiSent = func(old115 []uint64) []uint64 {
-		r116 := slices.Clone(old115)
-		i117 := p_q
-		r116[i117] = (old115[i117] | (Bit(int(p_d))))
-		return r116
+	t.TiSent = func(old163 []uint64) []uint64 {
+		r164 := slices.Clone(old163)
+		i165 := p_q
+		r164[i165] = (old163[i165] | (Bit(int(p_d))))
+		return r164
 	}(s.TiSent)
-	t.Chan = func(old118 [][]Msg) [][]Msg {
-		r119 := slices.Clone(old118)
-		i120 := p_d
-		r119[i120] = Append(old118[i120], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
-		return r119
+	t.Chan = func(old166 [][]Msg) [][]Msg {
+		r167 := slices.Clone(old166)
+		i168 := p_d
+		r167[i168] = Append(old166[i168], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
+		return r167
 	}(s.Chan)
 	t.RequestStatus = s.RequestStatus
 	t.TransferInfos = s.TransferInfos
 	t.Tombstones = s.Tombstones
+	t.Outstanding = s.Outstanding
+	t.AckTarget = s.AckTarget
 	t.BootstrapAlive = s.BootstrapAlive
 	t.PrefillCrashed = s.PrefillCrashed
 	t.Sender = s.Sender
-	t.Queued = s.Queued
+	t.Wqueue = s.Wqueue
 	t.Posted = s.Posted
 	t.AckChan = s.AckChan
 	t.Aborted = s.Aborted
@@ -1406,34 +1912,36 @@ func (c *Config) actDecodeAbort(s, t *State, p_q Requests, yield func(*State) bo
 	if !(!s.Aborted[p_q]) {
 		return false
 	}
-	t.Aborted = func(old123 []bool) []bool { r124 := slices.Clone(old123); i125 := p_q; r124[i125] = true; return r124 }(s.Aborted)
+	t.Aborted = func(old171 []bool) []bool { r172 := slices.Clone(old171); i173 := p_q; r172[i173] = true; return r172 }(s.Aborted)
 	t.Chan = func() [][]Msg {
-		r127 := make([][]Msg, c.DecodeRanks.Size())
-		for i := range r127 {
-			x126 := DecodeRanks(i)
-			_ = x126
-			r127[i] = Append(s.Chan[x126], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x126})
+		r175 := make([][]Msg, c.DecodeRanks.Size())
+		for i := range r175 {
+			x174 := DecodeRanks(i)
+			_ = x174
+			r175[i] = Append(s.Chan[x174], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x174})
 		}
-		return r127
+		return r175
 	}()
 	t.PagesReleased = func() []uint64 {
 		if c.AbortAckSent {
 			return s.PagesReleased
 		}
-		return func(old128 []uint64) []uint64 {
-			r129 := slices.Clone(old128)
-			i130 := p_q
-			r129[i130] = c.DecodeRanks.All()
-			return r129
+		return func(old176 []uint64) []uint64 {
+			r177 := slices.Clone(old176)
+			i178 := p_q
+			r177[i178] = c.DecodeRanks.All()
+			return r177
 		}(s.PagesReleased)
 	}()
 	t.RequestStatus = s.RequestStatus
 	t.TransferInfos = s.TransferInfos
 	t.Tombstones = s.Tombstones
+	t.Outstanding = s.Outstanding
+	t.AckTarget = s.AckTarget
 	t.BootstrapAlive = s.BootstrapAlive
 	t.PrefillCrashed = s.PrefillCrashed
 	t.Sender = s.Sender
-	t.Queued = s.Queued
+	t.Wqueue = s.Wqueue
 	t.Posted = s.Posted
 	t.AckChan = s.AckChan
 	t.TiSent = s.TiSent
@@ -1463,33 +1971,35 @@ func (c *Config) actDecodeRecvAbortAck(s, t *State, p_d DecodeRanks, yield func(
 	if !(!(len(s.AckChan[p_d]) == 0)) {
 		return false
 	}
-	t.AckChan = func(old133 [][]Msg) [][]Msg {
-		r134 := slices.Clone(old133)
-		i135 := p_d
-		r134[i135] = old133[i135][1:]
-		return r134
+	t.AckChan = func(old181 [][]Msg) [][]Msg {
+		r182 := slices.Clone(old181)
+		i183 := p_d
+		r182[i183] = old181[i183][1:]
+		return r182
 	}(s.AckChan)
 	t.PagesReleased = func() []uint64 {
-		r137 := make([]uint64, c.Requests.Size())
-		for i := range r137 {
-			x136 := Requests(i)
-			_ = x136
-			r137[i] = func() uint64 {
-				if (c.RoomOf(s, x136) == s.AckChan[p_d][0].Room) && s.Aborted[x136] {
-					return (s.PagesReleased[x136] | (Bit(int(p_d))))
+		r185 := make([]uint64, c.Requests.Size())
+		for i := range r185 {
+			x184 := Requests(i)
+			_ = x184
+			r185[i] = func() uint64 {
+				if (c.RoomOf(s, x184) == s.AckChan[p_d][0].Room) && s.Aborted[x184] {
+					return (s.PagesReleased[x184] | (Bit(int(p_d))))
 				}
-				return s.PagesReleased[x136]
+				return s.PagesReleased[x184]
 			}()
 		}
-		return r137
+		return r185
 	}()
 	t.RequestStatus = s.RequestStatus
 	t.TransferInfos = s.TransferInfos
 	t.Tombstones = s.Tombstones
+	t.Outstanding = s.Outstanding
+	t.AckTarget = s.AckTarget
 	t.BootstrapAlive = s.BootstrapAlive
 	t.PrefillCrashed = s.PrefillCrashed
 	t.Sender = s.Sender
-	t.Queued = s.Queued
+	t.Wqueue = s.Wqueue
 	t.Posted = s.Posted
 	t.Chan = s.Chan
 	t.TiSent = s.TiSent
@@ -1522,11 +2032,11 @@ func (c *Config) DecodeRecvAbortAck(s *State, p_d DecodeRanks) (State, bool) {
 func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 	t := new(State)
 	if func() bool {
-		for v21 := Requests(0); int(v21) < c.Requests.Size(); v21++ {
+		for v23 := Requests(0); int(v23) < c.Requests.Size(); v23++ {
 			if func() bool {
-				a22 := v21
-				if c.actSchedulerCreateSender(s, t, a22, func(t *State) bool {
-					return yield(Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(a22)}}, t)
+				a24 := v23
+				if c.actSchedulerCreateSender(s, t, a24, func(t *State) bool {
+					return yield(Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(a24)}}, t)
 				}) {
 					return true
 				}
@@ -1540,11 +2050,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v29 := Requests(0); int(v29) < c.Requests.Size(); v29++ {
+		for v31 := Requests(0); int(v31) < c.Requests.Size(); v31++ {
 			if func() bool {
-				a30 := v29
-				if c.actSchedulerPollBootstrap(s, t, a30, func(t *State) bool {
-					return yield(Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(a30)}}, t)
+				a32 := v31
+				if c.actSchedulerPollBootstrap(s, t, a32, func(t *State) bool {
+					return yield(Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(a32)}}, t)
 				}) {
 					return true
 				}
@@ -1558,11 +2068,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v34 := Requests(0); int(v34) < c.Requests.Size(); v34++ {
+		for v51 := Requests(0); int(v51) < c.Requests.Size(); v51++ {
 			if func() bool {
-				a35 := v34
-				if c.actSchedulerSend(s, t, a35, func(t *State) bool {
-					return yield(Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(a35)}}, t)
+				a52 := v51
+				if c.actSchedulerSend(s, t, a52, func(t *State) bool {
+					return yield(Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(a52)}}, t)
 				}) {
 					return true
 				}
@@ -1576,11 +2086,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v42 := Requests(0); int(v42) < c.Requests.Size(); v42++ {
+		for v56 := Requests(0); int(v56) < c.Requests.Size(); v56++ {
 			if func() bool {
-				a43 := v42
-				if c.actSchedulerPollInFlight(s, t, a43, func(t *State) bool {
-					return yield(Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(a43)}}, t)
+				a57 := v56
+				if c.actSchedulerPollInFlight(s, t, a57, func(t *State) bool {
+					return yield(Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(a57)}}, t)
 				}) {
 					return true
 				}
@@ -1594,11 +2104,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v53 := DecodeRanks(0); int(v53) < c.DecodeRanks.Size(); v53++ {
+		for v65 := DecodeRanks(0); int(v65) < c.DecodeRanks.Size(); v65++ {
 			if func() bool {
-				a54 := v53
-				if c.actBootstrapRecvTransferInfo(s, t, a54, func(t *State) bool {
-					return yield(Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(a54)}}, t)
+				a66 := v65
+				if c.actBootstrapRecvTransferInfo(s, t, a66, func(t *State) bool {
+					return yield(Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(a66)}}, t)
 				}) {
 					return true
 				}
@@ -1612,11 +2122,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v69 := DecodeRanks(0); int(v69) < c.DecodeRanks.Size(); v69++ {
+		for v81 := DecodeRanks(0); int(v81) < c.DecodeRanks.Size(); v81++ {
 			if func() bool {
-				a70 := v69
-				if c.actBootstrapRecvAbort(s, t, a70, func(t *State) bool {
-					return yield(Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(a70)}}, t)
+				a82 := v81
+				if c.actBootstrapRecvAbort(s, t, a82, func(t *State) bool {
+					return yield(Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(a82)}}, t)
 				}) {
 					return true
 				}
@@ -1630,11 +2140,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v83 := Requests(0); int(v83) < c.Requests.Size(); v83++ {
+		for v105 := Requests(0); int(v105) < c.Requests.Size(); v105++ {
 			if func() bool {
-				a84 := v83
-				if c.actWorkerPost(s, t, a84, func(t *State) bool {
-					return yield(Action{ID: ActWorkerPost, Params: [MaxParams]int{int(a84)}}, t)
+				a106 := v105
+				if c.actWorkerPost(s, t, a106, func(t *State) bool {
+					return yield(Action{ID: ActWorkerPost, Params: [MaxParams]int{int(a106)}}, t)
 				}) {
 					return true
 				}
@@ -1648,11 +2158,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v98 := Requests(0); int(v98) < c.Requests.Size(); v98++ {
+		for v132 := Requests(0); int(v132) < c.Requests.Size(); v132++ {
 			if func() bool {
-				a99 := v98
-				if c.actWorkerComplete(s, t, a99, func(t *State) bool {
-					return yield(Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(a99)}}, t)
+				a133 := v132
+				if c.actWorkerComplete(s, t, a133, func(t *State) bool {
+					return yield(Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(a133)}}, t)
 				}) {
 					return true
 				}
@@ -1666,11 +2176,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v106 := Requests(0); int(v106) < c.Requests.Size(); v106++ {
+		for v151 := Requests(0); int(v151) < c.Requests.Size(); v151++ {
 			if func() bool {
-				a107 := v106
-				if c.actBootstrapTimeout(s, t, a107, func(t *State) bool {
-					return yield(Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(a107)}}, t)
+				a152 := v151
+				if c.actBootstrapTimeout(s, t, a152, func(t *State) bool {
+					return yield(Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(a152)}}, t)
 				}) {
 					return true
 				}
@@ -1684,13 +2194,13 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v111 := DecodeRanks(0); int(v111) < c.DecodeRanks.Size(); v111++ {
-			for v112 := Requests(0); int(v112) < c.Requests.Size(); v112++ {
+		for v159 := DecodeRanks(0); int(v159) < c.DecodeRanks.Size(); v159++ {
+			for v160 := Requests(0); int(v160) < c.Requests.Size(); v160++ {
 				if func() bool {
-					a113 := v111
-					a114 := v112
-					if c.actDecodeSendTransferInfo(s, t, a113, a114, func(t *State) bool {
-						return yield(Action{ID: ActDecodeSendTransferInfo, Params: [MaxParams]int{int(a113), int(a114)}}, t)
+					a161 := v159
+					a162 := v160
+					if c.actDecodeSendTransferInfo(s, t, a161, a162, func(t *State) bool {
+						return yield(Action{ID: ActDecodeSendTransferInfo, Params: [MaxParams]int{int(a161), int(a162)}}, t)
 					}) {
 						return true
 					}
@@ -1705,11 +2215,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v121 := Requests(0); int(v121) < c.Requests.Size(); v121++ {
+		for v169 := Requests(0); int(v169) < c.Requests.Size(); v169++ {
 			if func() bool {
-				a122 := v121
-				if c.actDecodeAbort(s, t, a122, func(t *State) bool {
-					return yield(Action{ID: ActDecodeAbort, Params: [MaxParams]int{int(a122)}}, t)
+				a170 := v169
+				if c.actDecodeAbort(s, t, a170, func(t *State) bool {
+					return yield(Action{ID: ActDecodeAbort, Params: [MaxParams]int{int(a170)}}, t)
 				}) {
 					return true
 				}
@@ -1723,11 +2233,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v131 := DecodeRanks(0); int(v131) < c.DecodeRanks.Size(); v131++ {
+		for v179 := DecodeRanks(0); int(v179) < c.DecodeRanks.Size(); v179++ {
 			if func() bool {
-				a132 := v131
-				if c.actDecodeRecvAbortAck(s, t, a132, func(t *State) bool {
-					return yield(Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(a132)}}, t)
+				a180 := v179
+				if c.actDecodeRecvAbortAck(s, t, a180, func(t *State) bool {
+					return yield(Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(a180)}}, t)
 				}) {
 					return true
 				}
@@ -1750,64 +2260,64 @@ func (c *Config) ActionString(a Action) string {
 	case ActSchedulerCreateSender:
 		b.WriteString("SchedulerCreateSender")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt56(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollBootstrap:
 		b.WriteString("SchedulerPollBootstrap")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt56(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerSend:
 		b.WriteString("SchedulerSend")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt56(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollInFlight:
 		b.WriteString("SchedulerPollInFlight")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt56(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvTransferInfo:
 		b.WriteString("BootstrapRecvTransferInfo")
 		b.WriteByte('(')
-		c.fmt11(&b, DecodeRanks(a.Params[0]))
+		c.fmt12(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvAbort:
 		b.WriteString("BootstrapRecvAbort")
 		b.WriteByte('(')
-		c.fmt11(&b, DecodeRanks(a.Params[0]))
+		c.fmt12(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerPost:
 		b.WriteString("WorkerPost")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt56(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerComplete:
 		b.WriteString("WorkerComplete")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt56(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapTimeout:
 		b.WriteString("BootstrapTimeout")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt56(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeSendTransferInfo:
 		b.WriteString("DecodeSendTransferInfo")
 		b.WriteByte('(')
-		c.fmt11(&b, DecodeRanks(a.Params[0]))
+		c.fmt12(&b, DecodeRanks(a.Params[0]))
 		b.WriteString(", ")
-		c.fmt75(&b, Requests(a.Params[1]))
+		c.fmt56(&b, Requests(a.Params[1]))
 		b.WriteByte(')')
 	case ActDecodeAbort:
 		b.WriteString("DecodeAbort")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt56(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeRecvAbortAck:
 		b.WriteString("DecodeRecvAbortAck")
 		b.WriteByte('(')
-		c.fmt11(&b, DecodeRanks(a.Params[0]))
+		c.fmt12(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	default:
 		fmt.Fprintf(&b, "Action(%d)", a.ID)
@@ -1838,45 +2348,46 @@ func (c *Config) Inits(yield func(*State) bool) bool {
 		return r4
 	}()
 	t.Tombstones = uint64(0)
-	t.BootstrapAlive = true
-	t.PrefillCrashed = false
-	t.Sender = func() []Str {
-		r6 := make([]Str, c.Requests.Size())
+	t.Outstanding = func() []int {
+		r6 := make([]int, c.Rooms.Size())
 		for i := range r6 {
-			x5 := Requests(i)
+			x5 := Rooms(i)
 			_ = x5
-			r6[i] = StrNoSender
+			r6[i] = 0
 		}
 		return r6
 	}()
-	t.Queued = func() []int {
-		r8 := make([]int, c.Requests.Size())
+	t.AckTarget = func() []uint64 {
+		r8 := make([]uint64, c.Rooms.Size())
 		for i := range r8 {
-			x7 := Requests(i)
+			x7 := Rooms(i)
 			_ = x7
-			r8[i] = 0
+			r8[i] = uint64(0)
 		}
 		return r8
 	}()
-	t.Posted = func() []bool {
-		r10 := make([]bool, c.Requests.Size())
+	t.BootstrapAlive = true
+	t.PrefillCrashed = false
+	t.Sender = func() []Str {
+		r10 := make([]Str, c.Requests.Size())
 		for i := range r10 {
 			x9 := Requests(i)
 			_ = x9
-			r10[i] = false
+			r10[i] = StrNoSender
 		}
 		return r10
 	}()
-	t.Chan = func() [][]Msg {
-		r12 := make([][]Msg, c.DecodeRanks.Size())
+	t.Wqueue = nil
+	t.Posted = func() []bool {
+		r12 := make([]bool, c.Requests.Size())
 		for i := range r12 {
-			x11 := DecodeRanks(i)
+			x11 := Requests(i)
 			_ = x11
-			r12[i] = nil
+			r12[i] = false
 		}
 		return r12
 	}()
-	t.AckChan = func() [][]Msg {
+	t.Chan = func() [][]Msg {
 		r14 := make([][]Msg, c.DecodeRanks.Size())
 		for i := range r14 {
 			x13 := DecodeRanks(i)
@@ -1885,32 +2396,41 @@ func (c *Config) Inits(yield func(*State) bool) bool {
 		}
 		return r14
 	}()
-	t.TiSent = func() []uint64 {
-		r16 := make([]uint64, c.Requests.Size())
+	t.AckChan = func() [][]Msg {
+		r16 := make([][]Msg, c.DecodeRanks.Size())
 		for i := range r16 {
-			x15 := Requests(i)
+			x15 := DecodeRanks(i)
 			_ = x15
-			r16[i] = uint64(0)
+			r16[i] = nil
 		}
 		return r16
 	}()
-	t.Aborted = func() []bool {
-		r18 := make([]bool, c.Requests.Size())
+	t.TiSent = func() []uint64 {
+		r18 := make([]uint64, c.Requests.Size())
 		for i := range r18 {
 			x17 := Requests(i)
 			_ = x17
-			r18[i] = false
+			r18[i] = uint64(0)
 		}
 		return r18
 	}()
-	t.PagesReleased = func() []uint64 {
-		r20 := make([]uint64, c.Requests.Size())
+	t.Aborted = func() []bool {
+		r20 := make([]bool, c.Requests.Size())
 		for i := range r20 {
 			x19 := Requests(i)
 			_ = x19
-			r20[i] = uint64(0)
+			r20[i] = false
 		}
 		return r20
+	}()
+	t.PagesReleased = func() []uint64 {
+		r22 := make([]uint64, c.Requests.Size())
+		for i := range r22 {
+			x21 := Requests(i)
+			_ = x21
+			r22[i] = uint64(0)
+		}
+		return r22
 	}()
 	if yield(&t) {
 		return true
@@ -1956,7 +2476,9 @@ type PropertyInfo struct {
 var Properties = []PropertyInfo{
 	{"TypeOK", StateInvariant},
 	{"NoWriteAfterRelease", StateInvariant},
+	{"NoEntryAfterRelease", StateInvariant},
 	{"AbortedRoomsTerminate", Liveness},
+	{"AbortsAcked", Liveness},
 	{"NoWriteAfterAbortReceived", StepProperty},
 	{"FailedStaysFailed", StepProperty},
 	{"NoTransferForFailedRoom", StepProperty},
@@ -1969,38 +2491,38 @@ var Properties = []PropertyInfo{
 // ignores the race with an ABORT still on the wire.
 func (c *Config) NoWriteAfterAbortReceived(s, t *State) bool {
 	return func() bool {
-		for v154 := Requests(0); int(v154) < c.Requests.Size(); v154++ {
-			if !(!(!s.Posted[v154] && t.Posted[v154]) || !c.AbortReceived(s, v154)) {
+		for v207 := Requests(0); int(v207) < c.Requests.Size(); v207++ {
+			if !(!(!s.Posted[v207] && t.Posted[v207]) || !c.AbortReceived(s, v207)) {
 				return false
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq3(s.Sender, t.Sender) && eq4(s.Queued, t.Queued) && eq5(s.Posted, t.Posted) && eq6(s.Chan, t.Chan) && eq6(s.AckChan, t.AckChan) && eq8(s.TiSent, t.TiSent) && eq5(s.Aborted, t.Aborted) && eq8(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq3(s.Outstanding, t.Outstanding) && eq2(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq4(s.Sender, t.Sender) && eq5(s.Wqueue, t.Wqueue) && eq6(s.Posted, t.Posted) && eq7(s.Chan, t.Chan) && eq7(s.AckChan, t.AckChan) && eq9(s.TiSent, t.TiSent) && eq6(s.Aborted, t.Aborted) && eq9(s.PagesReleased, t.PagesReleased))
 }
 
 // FailedStaysFailed: NIXL's claim (where FailedSticky): a Failed room stays Failed until its
 // entry is removed.
 func (c *Config) FailedStaysFailed(s, t *State) bool {
 	return func() bool {
-		for v158 := Rooms(0); int(v158) < c.Rooms.Size(); v158++ {
-			if !(!(c.FailedSticky && (s.RequestStatus[v158] == StrFailed)) || ((t.RequestStatus[v158] == StrFailed) || (t.RequestStatus[v158] == StrAbsent))) {
+		for v211 := Rooms(0); int(v211) < c.Rooms.Size(); v211++ {
+			if !(!(c.FailedSticky && (s.RequestStatus[v211] == StrFailed)) || ((t.RequestStatus[v211] == StrFailed) || (t.RequestStatus[v211] == StrAbsent))) {
 				return false
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq3(s.Sender, t.Sender) && eq4(s.Queued, t.Queued) && eq5(s.Posted, t.Posted) && eq6(s.Chan, t.Chan) && eq6(s.AckChan, t.AckChan) && eq8(s.TiSent, t.TiSent) && eq5(s.Aborted, t.Aborted) && eq8(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq3(s.Outstanding, t.Outstanding) && eq2(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq4(s.Sender, t.Sender) && eq5(s.Wqueue, t.Wqueue) && eq6(s.Posted, t.Posted) && eq7(s.Chan, t.Chan) && eq7(s.AckChan, t.AckChan) && eq9(s.TiSent, t.TiSent) && eq6(s.Aborted, t.Aborted) && eq9(s.PagesReleased, t.PagesReleased))
 }
 
 // NoTransferForFailedRoom: The worker's claim: no KV chunk is posted for a room that is Failed.
 func (c *Config) NoTransferForFailedRoom(s, t *State) bool {
 	return func() bool {
-		for v159 := Requests(0); int(v159) < c.Requests.Size(); v159++ {
-			if !(!(!s.Posted[v159] && t.Posted[v159]) || !(s.RequestStatus[c.RoomOf(s, v159)] == StrFailed)) {
+		for v212 := Requests(0); int(v212) < c.Requests.Size(); v212++ {
+			if !(!(!s.Posted[v212] && t.Posted[v212]) || !(s.RequestStatus[c.RoomOf(s, v212)] == StrFailed)) {
 				return false
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq3(s.Sender, t.Sender) && eq4(s.Queued, t.Queued) && eq5(s.Posted, t.Posted) && eq6(s.Chan, t.Chan) && eq6(s.AckChan, t.AckChan) && eq8(s.TiSent, t.TiSent) && eq5(s.Aborted, t.Aborted) && eq8(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq3(s.Outstanding, t.Outstanding) && eq2(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq4(s.Sender, t.Sender) && eq5(s.Wqueue, t.Wqueue) && eq6(s.Posted, t.Posted) && eq7(s.Chan, t.Chan) && eq7(s.AckChan, t.AckChan) && eq9(s.TiSent, t.TiSent) && eq6(s.Aborted, t.Aborted) && eq9(s.PagesReleased, t.PagesReleased))
 }
 
 // Invariant returns the state predicate of an invariant (or of a
@@ -2011,6 +2533,8 @@ func (c *Config) Invariant(name string) (func(*State) bool, bool) {
 		return c.TypeOK, true
 	case "NoWriteAfterRelease":
 		return c.NoWriteAfterRelease, true
+	case "NoEntryAfterRelease":
+		return c.NoEntryAfterRelease, true
 	}
 	return nil, false
 }
@@ -2033,50 +2557,56 @@ func (c *Config) StepProperty(name string) (func(s, t *State) bool, bool) {
 func (c *Config) Format(s *State) string {
 	var b strings.Builder
 	b.WriteString("/\\ request_status = ")
-	c.fmt13(&b, s.RequestStatus)
+	c.fmt14(&b, s.RequestStatus)
 	b.WriteString("\n/\\ transfer_infos = ")
-	c.fmt21(&b, s.TransferInfos)
+	c.fmt22(&b, s.TransferInfos)
 	b.WriteString("\n/\\ tombstones = ")
-	c.fmt30(&b, s.Tombstones)
+	c.fmt31(&b, s.Tombstones)
+	b.WriteString("\n/\\ outstanding = ")
+	c.fmt37(&b, s.Outstanding)
+	b.WriteString("\n/\\ ack_target = ")
+	c.fmt22(&b, s.AckTarget)
 	b.WriteString("\n/\\ bootstrap_alive = ")
-	c.fmt36(&b, s.BootstrapAlive)
+	c.fmt45(&b, s.BootstrapAlive)
 	b.WriteString("\n/\\ prefill_crashed = ")
-	c.fmt36(&b, s.PrefillCrashed)
+	c.fmt45(&b, s.PrefillCrashed)
 	b.WriteString("\n/\\ sender = ")
-	c.fmt41(&b, s.Sender)
-	b.WriteString("\n/\\ queued = ")
-	c.fmt45(&b, s.Queued)
+	c.fmt50(&b, s.Sender)
+	b.WriteString("\n/\\ wqueue = ")
+	c.fmt54(&b, s.Wqueue)
 	b.WriteString("\n/\\ posted = ")
-	c.fmt53(&b, s.Posted)
+	c.fmt66(&b, s.Posted)
 	b.WriteString("\n/\\ chan = ")
-	c.fmt57(&b, s.Chan)
+	c.fmt70(&b, s.Chan)
 	b.WriteString("\n/\\ ack_chan = ")
-	c.fmt57(&b, s.AckChan)
+	c.fmt70(&b, s.AckChan)
 	b.WriteString("\n/\\ ti_sent = ")
-	c.fmt71(&b, s.TiSent)
+	c.fmt84(&b, s.TiSent)
 	b.WriteString("\n/\\ aborted = ")
-	c.fmt53(&b, s.Aborted)
+	c.fmt66(&b, s.Aborted)
 	b.WriteString("\n/\\ pages_released = ")
-	c.fmt71(&b, s.PagesReleased)
+	c.fmt84(&b, s.PagesReleased)
 	return b.String()
 }
 
 // Hash is a fingerprint of s: equal states hash equally.
 func (s *State) Hash() uint64 {
 	h := uint64(0xcbf29ce484222325)
-	h = hash15(h, s.RequestStatus)
-	h = hash23(h, s.TransferInfos)
-	h = hash31(h, s.Tombstones)
-	h = hash37(h, s.BootstrapAlive)
-	h = hash37(h, s.PrefillCrashed)
-	h = hash42(h, s.Sender)
-	h = hash47(h, s.Queued)
-	h = hash54(h, s.Posted)
-	h = hash60(h, s.Chan)
-	h = hash60(h, s.AckChan)
-	h = hash72(h, s.TiSent)
-	h = hash54(h, s.Aborted)
-	h = hash72(h, s.PagesReleased)
+	h = hash16(h, s.RequestStatus)
+	h = hash24(h, s.TransferInfos)
+	h = hash32(h, s.Tombstones)
+	h = hash39(h, s.Outstanding)
+	h = hash24(h, s.AckTarget)
+	h = hash46(h, s.BootstrapAlive)
+	h = hash46(h, s.PrefillCrashed)
+	h = hash51(h, s.Sender)
+	h = hash57(h, s.Wqueue)
+	h = hash67(h, s.Posted)
+	h = hash73(h, s.Chan)
+	h = hash73(h, s.AckChan)
+	h = hash85(h, s.TiSent)
+	h = hash67(h, s.Aborted)
+	h = hash85(h, s.PagesReleased)
 	return h
 }
 
@@ -2085,16 +2615,18 @@ func (s *State) Equal(o *State) bool {
 	return eq1(s.RequestStatus, o.RequestStatus) &&
 		eq2(s.TransferInfos, o.TransferInfos) &&
 		(s.Tombstones == o.Tombstones) &&
+		eq3(s.Outstanding, o.Outstanding) &&
+		eq2(s.AckTarget, o.AckTarget) &&
 		(s.BootstrapAlive == o.BootstrapAlive) &&
 		(s.PrefillCrashed == o.PrefillCrashed) &&
-		eq3(s.Sender, o.Sender) &&
-		eq4(s.Queued, o.Queued) &&
-		eq5(s.Posted, o.Posted) &&
-		eq6(s.Chan, o.Chan) &&
-		eq6(s.AckChan, o.AckChan) &&
-		eq8(s.TiSent, o.TiSent) &&
-		eq5(s.Aborted, o.Aborted) &&
-		eq8(s.PagesReleased, o.PagesReleased)
+		eq4(s.Sender, o.Sender) &&
+		eq5(s.Wqueue, o.Wqueue) &&
+		eq6(s.Posted, o.Posted) &&
+		eq7(s.Chan, o.Chan) &&
+		eq7(s.AckChan, o.AckChan) &&
+		eq9(s.TiSent, o.TiSent) &&
+		eq6(s.Aborted, o.Aborted) &&
+		eq9(s.PagesReleased, o.PagesReleased)
 }
 
 // WriteITF writes s as an ITF state object (Apalache's Informal Trace
@@ -2102,31 +2634,35 @@ func (s *State) Equal(o *State) bool {
 func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 	fmt.Fprintf(b, `{"#meta":{"index":%d}`, index)
 	b.WriteString(",\"request_status\":")
-	c.itf17(b, s.RequestStatus)
+	c.itf18(b, s.RequestStatus)
 	b.WriteString(",\"transfer_infos\":")
-	c.itf25(b, s.TransferInfos)
+	c.itf26(b, s.TransferInfos)
 	b.WriteString(",\"tombstones\":")
-	c.itf32(b, s.Tombstones)
+	c.itf33(b, s.Tombstones)
+	b.WriteString(",\"outstanding\":")
+	c.itf41(b, s.Outstanding)
+	b.WriteString(",\"ack_target\":")
+	c.itf26(b, s.AckTarget)
 	b.WriteString(",\"bootstrap_alive\":")
-	c.itf38(b, s.BootstrapAlive)
+	c.itf47(b, s.BootstrapAlive)
 	b.WriteString(",\"prefill_crashed\":")
-	c.itf38(b, s.PrefillCrashed)
+	c.itf47(b, s.PrefillCrashed)
 	b.WriteString(",\"sender\":")
-	c.itf43(b, s.Sender)
-	b.WriteString(",\"queued\":")
-	c.itf49(b, s.Queued)
+	c.itf52(b, s.Sender)
+	b.WriteString(",\"wqueue\":")
+	c.itf60(b, s.Wqueue)
 	b.WriteString(",\"posted\":")
-	c.itf55(b, s.Posted)
+	c.itf68(b, s.Posted)
 	b.WriteString(",\"chan\":")
-	c.itf65(b, s.Chan)
+	c.itf78(b, s.Chan)
 	b.WriteString(",\"ack_chan\":")
-	c.itf65(b, s.AckChan)
+	c.itf78(b, s.AckChan)
 	b.WriteString(",\"ti_sent\":")
-	c.itf73(b, s.TiSent)
+	c.itf86(b, s.TiSent)
 	b.WriteString(",\"aborted\":")
-	c.itf55(b, s.Aborted)
+	c.itf68(b, s.Aborted)
 	b.WriteString(",\"pages_released\":")
-	c.itf73(b, s.PagesReleased)
+	c.itf86(b, s.PagesReleased)
 	b.WriteByte('}')
 }
 
@@ -2135,19 +2671,21 @@ func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 // the compiled model does not cover.
 func (c *Config) Values(s *State) []value.Value {
 	return []value.Value{
-		c.val19(s.RequestStatus),
-		c.val28(s.TransferInfos),
-		c.val35(s.Tombstones),
-		c.val40(s.BootstrapAlive),
-		c.val40(s.PrefillCrashed),
-		c.val44(s.Sender),
-		c.val51(s.Queued),
-		c.val56(s.Posted),
-		c.val68(s.Chan),
-		c.val68(s.AckChan),
-		c.val74(s.TiSent),
-		c.val56(s.Aborted),
-		c.val74(s.PagesReleased),
+		c.val20(s.RequestStatus),
+		c.val29(s.TransferInfos),
+		c.val36(s.Tombstones),
+		c.val43(s.Outstanding),
+		c.val29(s.AckTarget),
+		c.val49(s.BootstrapAlive),
+		c.val49(s.PrefillCrashed),
+		c.val53(s.Sender),
+		c.val63(s.Wqueue),
+		c.val69(s.Posted),
+		c.val81(s.Chan),
+		c.val81(s.AckChan),
+		c.val87(s.TiSent),
+		c.val69(s.Aborted),
+		c.val87(s.PagesReleased),
 	}
 }
 
@@ -2585,7 +3123,7 @@ func eq2(a, b []uint64) bool {
 	return true
 }
 
-func eq3(a, b []Str) bool {
+func eq3(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2597,7 +3135,7 @@ func eq3(a, b []Str) bool {
 	return true
 }
 
-func eq4(a, b []int) bool {
+func eq4(a, b []Str) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2609,7 +3147,7 @@ func eq4(a, b []int) bool {
 	return true
 }
 
-func eq5(a, b []bool) bool {
+func eq5(a, b []Batch) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2621,7 +3159,7 @@ func eq5(a, b []bool) bool {
 	return true
 }
 
-func eq7(a, b []Msg) bool {
+func eq6(a, b []bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2633,19 +3171,7 @@ func eq7(a, b []Msg) bool {
 	return true
 }
 
-func eq6(a, b [][]Msg) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(eq7(a[i], b[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq8(a, b []uint64) bool {
+func eq8(a, b []Msg) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2657,34 +3183,58 @@ func eq8(a, b []uint64) bool {
 	return true
 }
 
-func (c *Config) fmt9(b *strings.Builder, v Rooms) {
+func eq7(a, b [][]Msg) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !(eq8(a[i], b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func eq9(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !(a[i] == b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Config) fmt10(b *strings.Builder, v Rooms) {
 	c.Rooms.Format(b, int(v))
 }
 
-func (c *Config) val10(v Rooms) value.Value {
+func (c *Config) val11(v Rooms) value.Value {
 	return c.Rooms.Value(int(v))
 }
 
-func (c *Config) fmt11(b *strings.Builder, v DecodeRanks) {
+func (c *Config) fmt12(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.Format(b, int(v))
 }
 
-func (c *Config) val12(v DecodeRanks) value.Value {
+func (c *Config) val13(v DecodeRanks) value.Value {
 	return c.DecodeRanks.Value(int(v))
 }
 
-func (c *Config) fmt14(b *strings.Builder, v Str) {
+func (c *Config) fmt15(b *strings.Builder, v Str) {
 	b.WriteString(quote(v.String()))
 }
 
-func (c *Config) fmt13(b *strings.Builder, v []Str) {
+func (c *Config) fmt14(b *strings.Builder, v []Str) {
 	if c.Rooms.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt14(b, e)
+			c.fmt15(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -2696,28 +3246,28 @@ func (c *Config) fmt13(b *strings.Builder, v []Str) {
 		}
 		c.Rooms.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt14(b, e)
+		c.fmt15(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash16(h uint64, v Str) uint64 {
+func hash17(h uint64, v Str) uint64 {
 	return mix(h, uint64(v))
 }
 
-func hash15(h uint64, v []Str) uint64 {
+func hash16(h uint64, v []Str) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash16(h, e)
+		h = hash17(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf18(b *strings.Builder, v Str) {
+func (c *Config) itf19(b *strings.Builder, v Str) {
 	b.WriteString(strconv.Quote(v.String()))
 }
 
-func (c *Config) itf17(b *strings.Builder, v []Str) {
+func (c *Config) itf18(b *strings.Builder, v []Str) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -2726,27 +3276,27 @@ func (c *Config) itf17(b *strings.Builder, v []Str) {
 		b.WriteByte('[')
 		c.Rooms.ITF(b, i)
 		b.WriteByte(',')
-		c.itf18(b, e)
+		c.itf19(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) val20(v Str) value.Value {
+func (c *Config) val21(v Str) value.Value {
 	return value.String(v.String())
 }
 
-func (c *Config) val19(v []Str) value.Value {
+func (c *Config) val20(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val20(e)
+		es[i] = c.val21(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt22(b *strings.Builder, v uint64) {
+func (c *Config) fmt23(b *strings.Builder, v uint64) {
 	b.WriteByte('{')
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2754,19 +3304,19 @@ func (c *Config) fmt22(b *strings.Builder, v uint64) {
 			b.WriteString(", ")
 		}
 		first = false
-		c.fmt11(b, DecodeRanks(bits.TrailingZeros64(bs)))
+		c.fmt12(b, DecodeRanks(bits.TrailingZeros64(bs)))
 	}
 	b.WriteByte('}')
 }
 
-func (c *Config) fmt21(b *strings.Builder, v []uint64) {
+func (c *Config) fmt22(b *strings.Builder, v []uint64) {
 	if c.Rooms.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt22(b, e)
+			c.fmt23(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -2778,28 +3328,28 @@ func (c *Config) fmt21(b *strings.Builder, v []uint64) {
 		}
 		c.Rooms.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt22(b, e)
+		c.fmt23(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash24(h uint64, v uint64) uint64 {
+func hash25(h uint64, v uint64) uint64 {
 	return mix(h, uint64(v))
 }
 
-func hash23(h uint64, v []uint64) uint64 {
+func hash24(h uint64, v []uint64) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash24(h, e)
+		h = hash25(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf27(b *strings.Builder, v DecodeRanks) {
+func (c *Config) itf28(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.ITF(b, int(v))
 }
 
-func (c *Config) itf26(b *strings.Builder, v uint64) {
+func (c *Config) itf27(b *strings.Builder, v uint64) {
 	b.WriteString(`{"#set":[`)
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2807,12 +3357,12 @@ func (c *Config) itf26(b *strings.Builder, v uint64) {
 			b.WriteByte(',')
 		}
 		first = false
-		c.itf27(b, DecodeRanks(bits.TrailingZeros64(bs)))
+		c.itf28(b, DecodeRanks(bits.TrailingZeros64(bs)))
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) itf25(b *strings.Builder, v []uint64) {
+func (c *Config) itf26(b *strings.Builder, v []uint64) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -2821,31 +3371,31 @@ func (c *Config) itf25(b *strings.Builder, v []uint64) {
 		b.WriteByte('[')
 		c.Rooms.ITF(b, i)
 		b.WriteByte(',')
-		c.itf26(b, e)
+		c.itf27(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) val29(v uint64) value.Value {
+func (c *Config) val30(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val12(DecodeRanks(bits.TrailingZeros64(bs))))
+		es = append(es, c.val13(DecodeRanks(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) val28(v []uint64) value.Value {
+func (c *Config) val29(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val29(e)
+		es[i] = c.val30(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt30(b *strings.Builder, v uint64) {
+func (c *Config) fmt31(b *strings.Builder, v uint64) {
 	b.WriteByte('{')
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2853,20 +3403,20 @@ func (c *Config) fmt30(b *strings.Builder, v uint64) {
 			b.WriteString(", ")
 		}
 		first = false
-		c.fmt9(b, Rooms(bits.TrailingZeros64(bs)))
+		c.fmt10(b, Rooms(bits.TrailingZeros64(bs)))
 	}
 	b.WriteByte('}')
 }
 
-func hash31(h uint64, v uint64) uint64 {
+func hash32(h uint64, v uint64) uint64 {
 	return mix(h, uint64(v))
 }
 
-func (c *Config) itf33(b *strings.Builder, v Rooms) {
+func (c *Config) itf34(b *strings.Builder, v Rooms) {
 	c.Rooms.ITF(b, int(v))
 }
 
-func (c *Config) itf32(b *strings.Builder, v uint64) {
+func (c *Config) itf33(b *strings.Builder, v uint64) {
 	b.WriteString(`{"#set":[`)
 	first := true
 	for bs := v; bs != 0; bs &= bs - 1 {
@@ -2874,24 +3424,97 @@ func (c *Config) itf32(b *strings.Builder, v uint64) {
 			b.WriteByte(',')
 		}
 		first = false
-		c.itf33(b, Rooms(bits.TrailingZeros64(bs)))
+		c.itf34(b, Rooms(bits.TrailingZeros64(bs)))
 	}
 	b.WriteString("]}")
 }
 
-func eq34(a, b uint64) bool {
+func eq35(a, b uint64) bool {
 	return a == b
 }
 
-func (c *Config) val35(v uint64) value.Value {
+func (c *Config) val36(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val10(Rooms(bits.TrailingZeros64(bs))))
+		es = append(es, c.val11(Rooms(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) fmt36(b *strings.Builder, v bool) {
+func (c *Config) fmt38(b *strings.Builder, v int) {
+	b.WriteString(strconv.Itoa(v))
+}
+
+func (c *Config) fmt37(b *strings.Builder, v []int) {
+	if c.Rooms.IsSeq() {
+		b.WriteString("<<")
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			c.fmt38(b, e)
+		}
+		b.WriteString(">>")
+		return
+	}
+	b.WriteByte('(')
+	for i, e := range v {
+		if i > 0 {
+			b.WriteString(" @@ ")
+		}
+		c.Rooms.Format(b, i)
+		b.WriteString(" :> ")
+		c.fmt38(b, e)
+	}
+	b.WriteByte(')')
+}
+
+func hash40(h uint64, v int) uint64 {
+	return mix(h, uint64(v))
+}
+
+func hash39(h uint64, v []int) uint64 {
+	h = mix(h, uint64(len(v)))
+	for _, e := range v {
+		h = hash40(h, e)
+	}
+	return h
+}
+
+func (c *Config) itf42(b *strings.Builder, v int) {
+	fmt.Fprintf(b, `{"#bigint":"%d"}`, v)
+}
+
+func (c *Config) itf41(b *strings.Builder, v []int) {
+	b.WriteString(`{"#map":[`)
+	for i, e := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		c.Rooms.ITF(b, i)
+		b.WriteByte(',')
+		c.itf42(b, e)
+		b.WriteByte(']')
+	}
+	b.WriteString("]}")
+}
+
+func (c *Config) val44(v int) value.Value {
+	return value.Int(v)
+}
+
+func (c *Config) val43(v []int) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Rooms.Value(i)
+		es[i] = c.val44(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt45(b *strings.Builder, v bool) {
 	if v {
 		b.WriteString("TRUE")
 	} else {
@@ -2899,33 +3522,33 @@ func (c *Config) fmt36(b *strings.Builder, v bool) {
 	}
 }
 
-func hash37(h uint64, v bool) uint64 {
+func hash46(h uint64, v bool) uint64 {
 	if v {
 		return mix(h, 1)
 	}
 	return mix(h, 2)
 }
 
-func (c *Config) itf38(b *strings.Builder, v bool) {
+func (c *Config) itf47(b *strings.Builder, v bool) {
 	b.WriteString(strconv.FormatBool(v))
 }
 
-func eq39(a, b bool) bool {
+func eq48(a, b bool) bool {
 	return a == b
 }
 
-func (c *Config) val40(v bool) value.Value {
+func (c *Config) val49(v bool) value.Value {
 	return value.Bool(v)
 }
 
-func (c *Config) fmt41(b *strings.Builder, v []Str) {
+func (c *Config) fmt50(b *strings.Builder, v []Str) {
 	if c.Requests.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt14(b, e)
+			c.fmt15(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -2937,20 +3560,20 @@ func (c *Config) fmt41(b *strings.Builder, v []Str) {
 		}
 		c.Requests.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt14(b, e)
+		c.fmt15(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash42(h uint64, v []Str) uint64 {
+func hash51(h uint64, v []Str) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash16(h, e)
+		h = hash17(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf43(b *strings.Builder, v []Str) {
+func (c *Config) itf52(b *strings.Builder, v []Str) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -2959,182 +3582,191 @@ func (c *Config) itf43(b *strings.Builder, v []Str) {
 		b.WriteByte('[')
 		c.Requests.ITF(b, i)
 		b.WriteByte(',')
-		c.itf18(b, e)
+		c.itf19(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) val44(v []Str) value.Value {
+func (c *Config) val53(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val20(e)
+		es[i] = c.val21(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt46(b *strings.Builder, v int) {
-	b.WriteString(strconv.Itoa(v))
+func (c *Config) fmt56(b *strings.Builder, v Requests) {
+	c.Requests.Format(b, int(v))
 }
 
-func (c *Config) fmt45(b *strings.Builder, v []int) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt46(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt46(b, e)
-	}
-	b.WriteByte(')')
-}
-
-func hash48(h uint64, v int) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash47(h uint64, v []int) uint64 {
-	h = mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash48(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf50(b *strings.Builder, v int) {
-	fmt.Fprintf(b, `{"#bigint":"%d"}`, v)
-}
-
-func (c *Config) itf49(b *strings.Builder, v []int) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf50(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
-}
-
-func (c *Config) val52(v int) value.Value {
-	return value.Int(v)
-}
-
-func (c *Config) val51(v []int) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val52(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) fmt53(b *strings.Builder, v []bool) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt36(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt36(b, e)
-	}
-	b.WriteByte(')')
-}
-
-func hash54(h uint64, v []bool) uint64 {
-	h = mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash37(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf55(b *strings.Builder, v []bool) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf38(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
-}
-
-func (c *Config) val56(v []bool) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val40(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) fmt59(b *strings.Builder, v Msg) {
+func (c *Config) fmt55(b *strings.Builder, v Batch) {
 	b.WriteByte('[')
-	b.WriteString("rank |-> ")
-	c.fmt11(b, v.Rank)
-	b.WriteString(", room |-> ")
-	c.fmt9(b, v.Room)
-	b.WriteString(", type |-> ")
-	c.fmt14(b, v.Type)
+	b.WriteString("left |-> ")
+	c.fmt38(b, v.Left)
+	b.WriteString(", req |-> ")
+	c.fmt56(b, v.Req)
 	b.WriteByte(']')
 }
 
-func (c *Config) fmt58(b *strings.Builder, v []Msg) {
+func (c *Config) fmt54(b *strings.Builder, v []Batch) {
 	b.WriteString("<<")
 	for i, e := range v {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		c.fmt59(b, e)
+		c.fmt55(b, e)
 	}
 	b.WriteString(">>")
 }
 
-func (c *Config) fmt57(b *strings.Builder, v [][]Msg) {
+func hash59(h uint64, v Requests) uint64 {
+	return mix(h, uint64(v))
+}
+
+func hash58(h uint64, v Batch) uint64 {
+	h = hash40(h, v.Left)
+	h = hash59(h, v.Req)
+	return h
+}
+
+func hash57(h uint64, v []Batch) uint64 {
+	h = mix(h, uint64(len(v)))
+	for _, e := range v {
+		h = hash58(h, e)
+	}
+	return h
+}
+
+func (c *Config) itf62(b *strings.Builder, v Requests) {
+	c.Requests.ITF(b, int(v))
+}
+
+func (c *Config) itf61(b *strings.Builder, v Batch) {
+	b.WriteByte('{')
+	b.WriteString("\"left\":")
+	c.itf42(b, v.Left)
+	b.WriteString(",\"req\":")
+	c.itf62(b, v.Req)
+	b.WriteByte('}')
+}
+
+func (c *Config) itf60(b *strings.Builder, v []Batch) {
+	b.WriteByte('[')
+	for i, e := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		c.itf61(b, e)
+	}
+	b.WriteByte(']')
+}
+
+func (c *Config) val65(v Requests) value.Value {
+	return c.Requests.Value(int(v))
+}
+
+func (c *Config) val64(v Batch) value.Value {
+	return value.NewRecord([]string{"left", "req"}, []value.Value{c.val44(v.Left), c.val65(v.Req)})
+}
+
+func (c *Config) val63(v []Batch) value.Value {
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		es[i] = c.val64(e)
+	}
+	return value.NewTuple(es...)
+}
+
+func (c *Config) fmt66(b *strings.Builder, v []bool) {
+	if c.Requests.IsSeq() {
+		b.WriteString("<<")
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			c.fmt45(b, e)
+		}
+		b.WriteString(">>")
+		return
+	}
+	b.WriteByte('(')
+	for i, e := range v {
+		if i > 0 {
+			b.WriteString(" @@ ")
+		}
+		c.Requests.Format(b, i)
+		b.WriteString(" :> ")
+		c.fmt45(b, e)
+	}
+	b.WriteByte(')')
+}
+
+func hash67(h uint64, v []bool) uint64 {
+	h = mix(h, uint64(len(v)))
+	for _, e := range v {
+		h = hash46(h, e)
+	}
+	return h
+}
+
+func (c *Config) itf68(b *strings.Builder, v []bool) {
+	b.WriteString(`{"#map":[`)
+	for i, e := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('[')
+		c.Requests.ITF(b, i)
+		b.WriteByte(',')
+		c.itf47(b, e)
+		b.WriteByte(']')
+	}
+	b.WriteString("]}")
+}
+
+func (c *Config) val69(v []bool) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Requests.Value(i)
+		es[i] = c.val49(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) fmt72(b *strings.Builder, v Msg) {
+	b.WriteByte('[')
+	b.WriteString("rank |-> ")
+	c.fmt12(b, v.Rank)
+	b.WriteString(", room |-> ")
+	c.fmt10(b, v.Room)
+	b.WriteString(", type |-> ")
+	c.fmt15(b, v.Type)
+	b.WriteByte(']')
+}
+
+func (c *Config) fmt71(b *strings.Builder, v []Msg) {
+	b.WriteString("<<")
+	for i, e := range v {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		c.fmt72(b, e)
+	}
+	b.WriteString(">>")
+}
+
+func (c *Config) fmt70(b *strings.Builder, v [][]Msg) {
 	if c.DecodeRanks.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt58(b, e)
+			c.fmt71(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -3146,65 +3778,65 @@ func (c *Config) fmt57(b *strings.Builder, v [][]Msg) {
 		}
 		c.DecodeRanks.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt58(b, e)
+		c.fmt71(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash63(h uint64, v DecodeRanks) uint64 {
+func hash76(h uint64, v DecodeRanks) uint64 {
 	return mix(h, uint64(v))
 }
 
-func hash64(h uint64, v Rooms) uint64 {
+func hash77(h uint64, v Rooms) uint64 {
 	return mix(h, uint64(v))
 }
 
-func hash62(h uint64, v Msg) uint64 {
-	h = hash63(h, v.Rank)
-	h = hash64(h, v.Room)
-	h = hash16(h, v.Type)
+func hash75(h uint64, v Msg) uint64 {
+	h = hash76(h, v.Rank)
+	h = hash77(h, v.Room)
+	h = hash17(h, v.Type)
 	return h
 }
 
-func hash61(h uint64, v []Msg) uint64 {
+func hash74(h uint64, v []Msg) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash62(h, e)
+		h = hash75(h, e)
 	}
 	return h
 }
 
-func hash60(h uint64, v [][]Msg) uint64 {
+func hash73(h uint64, v [][]Msg) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash61(h, e)
+		h = hash74(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf67(b *strings.Builder, v Msg) {
+func (c *Config) itf80(b *strings.Builder, v Msg) {
 	b.WriteByte('{')
 	b.WriteString("\"rank\":")
-	c.itf27(b, v.Rank)
+	c.itf28(b, v.Rank)
 	b.WriteString(",\"room\":")
-	c.itf33(b, v.Room)
+	c.itf34(b, v.Room)
 	b.WriteString(",\"type\":")
-	c.itf18(b, v.Type)
+	c.itf19(b, v.Type)
 	b.WriteByte('}')
 }
 
-func (c *Config) itf66(b *strings.Builder, v []Msg) {
+func (c *Config) itf79(b *strings.Builder, v []Msg) {
 	b.WriteByte('[')
 	for i, e := range v {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		c.itf67(b, e)
+		c.itf80(b, e)
 	}
 	b.WriteByte(']')
 }
 
-func (c *Config) itf65(b *strings.Builder, v [][]Msg) {
+func (c *Config) itf78(b *strings.Builder, v [][]Msg) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -3213,42 +3845,42 @@ func (c *Config) itf65(b *strings.Builder, v [][]Msg) {
 		b.WriteByte('[')
 		c.DecodeRanks.ITF(b, i)
 		b.WriteByte(',')
-		c.itf66(b, e)
+		c.itf79(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) val70(v Msg) value.Value {
-	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val12(v.Rank), c.val10(v.Room), c.val20(v.Type)})
+func (c *Config) val83(v Msg) value.Value {
+	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val13(v.Rank), c.val11(v.Room), c.val21(v.Type)})
 }
 
-func (c *Config) val69(v []Msg) value.Value {
+func (c *Config) val82(v []Msg) value.Value {
 	es := make([]value.Value, len(v))
 	for i, e := range v {
-		es[i] = c.val70(e)
+		es[i] = c.val83(e)
 	}
 	return value.NewTuple(es...)
 }
 
-func (c *Config) val68(v [][]Msg) value.Value {
+func (c *Config) val81(v [][]Msg) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.DecodeRanks.Value(i)
-		es[i] = c.val69(e)
+		es[i] = c.val82(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt71(b *strings.Builder, v []uint64) {
+func (c *Config) fmt84(b *strings.Builder, v []uint64) {
 	if c.Requests.IsSeq() {
 		b.WriteString("<<")
 		for i, e := range v {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			c.fmt22(b, e)
+			c.fmt23(b, e)
 		}
 		b.WriteString(">>")
 		return
@@ -3260,20 +3892,20 @@ func (c *Config) fmt71(b *strings.Builder, v []uint64) {
 		}
 		c.Requests.Format(b, i)
 		b.WriteString(" :> ")
-		c.fmt22(b, e)
+		c.fmt23(b, e)
 	}
 	b.WriteByte(')')
 }
 
-func hash72(h uint64, v []uint64) uint64 {
+func hash85(h uint64, v []uint64) uint64 {
 	h = mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash24(h, e)
+		h = hash25(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf73(b *strings.Builder, v []uint64) {
+func (c *Config) itf86(b *strings.Builder, v []uint64) {
 	b.WriteString(`{"#map":[`)
 	for i, e := range v {
 		if i > 0 {
@@ -3282,22 +3914,18 @@ func (c *Config) itf73(b *strings.Builder, v []uint64) {
 		b.WriteByte('[')
 		c.Requests.ITF(b, i)
 		b.WriteByte(',')
-		c.itf26(b, e)
+		c.itf27(b, e)
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
 }
 
-func (c *Config) val74(v []uint64) value.Value {
+func (c *Config) val87(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val29(e)
+		es[i] = c.val30(e)
 	}
 	return value.NewFunc(ks, es)
-}
-
-func (c *Config) fmt75(b *strings.Builder, v Requests) {
-	c.Requests.Format(b, int(v))
 }

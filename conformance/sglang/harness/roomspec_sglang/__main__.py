@@ -1,0 +1,97 @@
+"""python3 -m roomspec_sglang --sglang ROOT [--env K=V ...] [--probe]
+
+Runs SGLang's real prefill room handling, loaded from ROOT (a folder holding
+sglang/srt/...), under roomspec's conformance protocol: JSON lines on stdin
+and stdout (conformance/PROTOCOL.md). With --probe it prints the ingredients
+the loaded code has, as one JSON object, and exits.
+
+Exit status: 0 after "quit" or end of input; 2 for bad arguments or a source
+root without SGLang; 3 when the real code does not fit a boundary the
+harness fakes (the message on stderr names the boundary).
+"""
+
+import argparse
+import json
+import logging
+import sys
+
+from .driver import BoundaryError, Harness, Refused
+from .loader import LoadError
+from .park import HarnessError
+
+
+def _parse_env(pairs):
+    env = {}
+    for p in pairs:
+        k, sep, v = p.partition("=")
+        if not sep or not k:
+            raise SystemExit(f"roomspec_sglang: --env wants KEY=VALUE, got {p!r}")
+        env[k] = v
+    return env
+
+
+def serve(h, stdin, stdout):
+    for line in stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+        except json.JSONDecodeError as e:
+            print(f"roomspec_sglang: bad request line: {e}", file=sys.stderr)
+            return 2
+        op = req.get("op")
+        if op == "reset":
+            h.reset(req["config"])
+            resp = {"ok": True}
+        elif op == "apply":
+            try:
+                h.apply(req["action"], req.get("params", []))
+                resp = {"ok": True}
+            except Refused as e:
+                resp = {"ok": False, "error": str(e)}
+        elif op == "observe":
+            resp = {"ok": True, "state": h.observe()}
+        elif op == "quit":
+            stdout.write(json.dumps({"ok": True}) + "\n")
+            stdout.flush()
+            return 0
+        else:
+            resp = {"ok": False, "error": f"unknown op {op!r}"}
+        stdout.write(json.dumps(resp) + "\n")
+        stdout.flush()
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="roomspec_sglang", description=__doc__.split("\n\n")[1])
+    ap.add_argument("--sglang", required=True, help="folder holding sglang/srt/...")
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                    help="environment variable for the loaded code (repeatable)")
+    ap.add_argument("--probe", action="store_true", help="print the ingredients and exit")
+    ap.add_argument("--timeout", type=float, default=5.0,
+                    help="seconds a real thread may run before it must park again")
+    ap.add_argument("--verbose", action="store_true", help="show SGLang's own log")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.CRITICAL,
+                        stream=sys.stderr)
+    if not args.verbose:
+        logging.disable(logging.CRITICAL)
+    try:
+        h = Harness(args.sglang, env=_parse_env(args.env), timeout=args.timeout)
+        if args.probe:
+            from .probe import probe
+
+            print(json.dumps(probe(h), sort_keys=True))
+            return 0
+        return serve(h, sys.stdin, sys.stdout)
+    except LoadError as e:
+        print(f"roomspec_sglang: {e}", file=sys.stderr)
+        return 2
+    except (BoundaryError, HarnessError) as e:
+        print(f"roomspec_sglang: {e}", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,550 @@
+"""The driver: spec actions in, SGLang's real threads and scheduler functions
+run, spec variables out.
+
+One Harness owns one prefill rank of SGLang's real code: a real NixlKVManager
+(its bootstrap thread and transfer workers running, parked at the fakes), a
+real PrefillBootstrapQueue, and a scheduler object that is SGLang's own
+SchedulerDisaggregationPrefillMixin with the attributes those methods read.
+The decode side is emulated here (decode is the spec's environment).
+
+Each apply() takes exactly one step of one real thread, or one call of one
+real scheduler function, as Room.tla's action of that name describes it;
+observe() maps SGLang's dicts and the fakes back onto Room.tla's variables
+(the refinement mapping). The mapping is the only part of the harness that
+knows the spec.
+"""
+
+import os
+import struct
+import sys
+import types
+
+from . import fakes
+from .loader import Loader
+from .park import Controller, HarnessError
+
+POLL_NAMES = {0: "Failed", 1: "Bootstrapping", 2: "WaitingForInput", 3: "Transferring",
+              4: "Success"}
+
+# The prefill rank's PULL port and the decode ranks' addresses (fake network).
+PREFILL_PORT = 41000
+TOKENS_PER_CHUNK = 4
+
+
+class Refused(Exception):
+    """The action is not possible in the implementation's current state."""
+
+
+class BoundaryError(HarnessError):
+    """The loaded code does not fit a boundary the harness fakes."""
+
+    def __init__(self, boundary, detail):
+        super().__init__(f"boundary {boundary}: {detail}")
+        self.boundary = boundary
+
+
+class Permissive:
+    """An object with the attributes given; any other attribute is a stub
+    (recorded), so a path that reads something unexpected still runs."""
+
+    def __init__(self, name, **attrs):
+        self.__dict__["_name"] = name
+        self.__dict__.update(attrs)
+
+    def __getattr__(self, key):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        from .stubs import Stub
+
+        full = f"{self._name}.{key}"
+        Stub.served.add(full)
+        return Stub(full)
+
+
+class ExtendRange:
+    def __init__(self, end):
+        self.start = 0
+        self.end = end
+
+
+class Harness:
+    """SGLang's real prefill room handling under the conformance protocol."""
+
+    def __init__(self, root, env=None, timeout=5.0):
+        self.timeout = timeout
+        self.env = dict(env or {})
+        self.net = None
+        self.controller = None
+        self.clock = fakes.Clock()
+        self._fake_zmq = fakes.fake_zmq_module(lambda: self.net)
+        extra = fakes.fake_nixl_modules(self._make_agent)
+        self.loader = Loader(root, extra=extra)
+        sys.modules["zmq"] = self._fake_zmq
+        os.environ.update(self.env)
+        self._import()
+
+    # ---- loading -------------------------------------------------------------
+
+    def _import(self):
+        L = self.loader
+        self.base = L.module("disaggregation.base.conn")
+        self.utils = L.module("disaggregation.utils")
+        self.common = L.module("disaggregation.common.conn")
+        self.nixl = L.module("disaggregation.nixl.conn")
+        self.prefill = L.module("disaggregation.prefill")
+        self.KVPoll = self.base.KVPoll
+        for name in ("NixlKVManager", "NixlKVSender"):
+            if not hasattr(self.nixl, name):
+                raise BoundaryError("loading", f"nixl/conn.py has no {name}")
+        for name in ("PrefillBootstrapQueue", "SchedulerDisaggregationPrefillMixin"):
+            if not hasattr(self.prefill, name):
+                raise BoundaryError("loading", f"prefill.py has no {name}")
+        if not hasattr(self.nixl, "FastQueue"):
+            raise BoundaryError("transfer queues",
+                                "nixl/conn.py does not build its queues from FastQueue")
+        self.guard = getattr(self.nixl, "GUARD", b"NixlMsgGuard")
+        # The clock: every real module that reads time.time() sees the fake.
+        fake_time = fakes.fake_time_module(self.clock)
+        self.time_readers = []
+        for modname, mod in list(sys.modules.items()):
+            if modname.startswith("sglang.srt.") and isinstance(mod, types.ModuleType):
+                if getattr(mod, "time", None) is sys.modules.get("time"):
+                    mod.time = fake_time
+                    self.time_readers.append(modname)
+        self.nixl.FastQueue = fakes.ParkingQueue
+
+    def _make_agent(self, *args, **kwargs):
+        return fakes.FakeAgent(self.controller, *args, **kwargs)
+
+    # ---- reset ---------------------------------------------------------------
+
+    def reset(self, config):
+        if self.controller is not None:
+            self.controller.close()
+        self.rooms = config["rooms"]
+        self.ranks = config["decode_ranks"]
+        self.requests = config["requests"]
+        self.required = int(config["required_dst_info_num"])
+        self.num_chunks = int(config["num_chunks"])
+        self.room_ids = [1000 + i for i in range(len(self.rooms))]
+        self.decode_addr = [(f"10.0.0.{i + 1}", 17000 + i) for i in range(len(self.ranks))]
+        self.agent_names = [f"decode-{i}" for i in range(len(self.ranks))]
+
+        self.controller = Controller(self.timeout)
+        endpoints = {f"tcp://{ip}:{port}": i for i, (ip, port) in enumerate(self.decode_addr)}
+        self.net = fakes.Network(self.controller, PREFILL_PORT, endpoints)
+        self.net.inbound = {i: [] for i in range(len(self.ranks))}
+        self.queues = []
+        fakes.ParkingQueue.controller = self.controller
+        fakes.ParkingQueue.registry = self.queues
+        self.sending = None
+        fakes.ParkingQueue.tagger = lambda: self.sending
+        self.crashed = None
+        self.processing = {}  # worker thread -> request index of its posted chunk
+
+        # decode's own bookkeeping (the environment)
+        n = len(self.requests)
+        self.ti_sent = [set() for _ in range(n)]
+        self.aborted = [False] * n
+        self.pages_released = [set() for _ in range(n)]
+
+        self.mgr = self._build_manager()
+        workers = len(self.queues)
+        self.controller.wait_parked(1 + workers, "start-up (bootstrap thread and workers)")
+        self.bootstrap_thread = self.controller.find("recv")[0].thread
+        for i in range(len(self.ranks)):
+            self._deliver(self._registration(i), f"registration of decode rank {i}")
+        self.bq = self._build_bootstrap_queue()
+        self.sched = self._build_scheduler()
+        self.bq.scheduler = self.sched
+        self.waiting = []
+        self.reqs = [self._make_req(i) for i in range(n)]
+
+    def _build_manager(self):
+        KVArgs = self.base.KVArgs
+        args = KVArgs()
+        values = dict(
+            engine_rank=0, pp_rank=0, system_dp_rank=0, kv_cache_dtype_str="bfloat16",
+            kv_data_ptrs=[0x100000], kv_data_lens=[4096 * 64], kv_item_lens=[64],
+            aux_data_ptrs=[0x200000], aux_data_lens=[4096 * 16], aux_item_lens=[16],
+            state_data_ptrs=[], state_data_lens=[], state_item_lens=[], state_types=[],
+            state_dim_per_tensor=[], state_layer_ids=[], kv_layer_ids=[],
+            ib_device=None, gpu_id=0, page_size=1, kv_head_num=1, total_kv_head_num=1,
+            prefill_start_layer=0, prefill_end_layer=1, mla_compression_ratios=None,
+            kv_data_mem_kinds=["VRAM"], decode_tp_size=1, prefill_pp_size=1,
+        )
+        for k, v in values.items():
+            setattr(args, k, v)
+        server_args = Permissive(
+            "server_args", host="127.0.0.1", disaggregation_bootstrap_port=8998,
+            dist_init_addr=None, pp_size=1, tp_size=1, dp_size=1, enable_dp_attention=False,
+            disaggregation_ib_device=None, load_balance_method="round_robin",
+            optimistic_prefill_attempts=0, disaggregation_transfer_backend="nixl",
+            enable_hierarchical_cache=False, nnodes=1, node_rank=0,
+        )
+        mode = self.utils.DisaggregationMode.PREFILL
+        try:
+            return self.nixl.NixlKVManager(args, mode, server_args, False)
+        except HarnessError:
+            raise
+        except Exception as e:
+            raise BoundaryError("manager construction",
+                                f"NixlKVManager(...) raised {type(e).__name__}: {e}") from e
+
+    def _build_bootstrap_queue(self):
+        PBQ = self.prefill.PrefillBootstrapQueue
+        bq = PBQ.__new__(PBQ)
+        allocator = Permissive("metadata_allocator", available_size=lambda: 1 << 20)
+        allocator.alloc = self._alloc_metadata
+        allocator.free = lambda idx: None
+        attrs = dict(
+            token_to_kv_pool=Permissive("token_to_kv_pool", page_size=1),
+            draft_token_to_kv_pool=None, is_mla_backend=False,
+            metadata_buffers=Permissive("metadata_buffers"),
+            req_to_metadata_buffer_idx_allocator=allocator, tp_rank=0, tp_size=1,
+            pp_rank=0, pp_size=1, gpu_id=0, bootstrap_port=8998, queue=[],
+            gloo_group=None, max_total_num_tokens=1 << 30,
+            transfer_backend=self.utils.TransferBackend.NIXL, kv_manager=self.mgr,
+        )
+        for k, v in attrs.items():
+            setattr(bq, k, v)
+        return bq
+
+    def _alloc_metadata(self):
+        self._next_meta = getattr(self, "_next_meta", 0) + 1
+        return self._next_meta
+
+    def _build_scheduler(self):
+        Mixin = self.prefill.SchedulerDisaggregationPrefillMixin
+        harness = self
+
+        class Scheduler(Mixin):
+            """SGLang's prefill scheduler methods on the attributes they read."""
+
+            def __getattr__(self, key):
+                if key.startswith("__"):
+                    raise AttributeError(key)
+                from .stubs import Stub
+
+                full = f"scheduler.{key}"
+                Stub.served.add(full)
+                return Stub(full)
+
+        s = Scheduler()
+        num_tokens = TOKENS_PER_CHUNK * self.num_chunks
+        rows = max(len(self.requests), 1)
+        import numpy as np
+
+        req_to_token = np.arange(rows * num_tokens, dtype=np.int32).reshape(rows, num_tokens)
+        attrs = dict(
+            disagg_prefill_bootstrap_queue=self.bq,
+            disagg_prefill_inflight_queue=[],
+            disagg_prefill_pending_chunk_rids=set(),
+            server_args=Permissive("server_args", optimistic_prefill_attempts=0,
+                                   disaggregation_mode="prefill"),
+            attn_cp_cpu_group=None, attn_tp_cpu_group=None, tp_cpu_group=None,
+            tree_cache=Permissive("tree_cache"),
+            output_streamer=Permissive("output_streamer", stream_output=lambda *a, **k: None),
+            metrics_reporter=Permissive("metrics_reporter", enable_metrics=False),
+            enable_metrics=False, enable_hicache_storage=False, enable_overlap=False,
+            enable_staging=False, spec_algorithm=Permissive("spec_algorithm"),
+            token_to_kv_pool_allocator=Permissive(
+                "token_to_kv_pool_allocator", page_size=1,
+                translate_kv_indices_for_transfer=lambda idx: idx),
+            req_to_token_pool=Permissive("req_to_token_pool", req_to_token=req_to_token),
+            disagg_metadata_buffers=Permissive("disagg_metadata_buffers",
+                                               set_buf=lambda req: None),
+            ps=Permissive("ps", tp_rank=0, pp_rank=0, dp_rank=0, gpu_id=0),
+            tp_rank=0, pp_rank=0, chunked_req=None, waiting_queue=[],
+        )
+        for k, v in attrs.items():
+            object.__setattr__(s, k, v)
+        return s
+
+    def _make_req(self, qi):
+        room = self.room_ids[self.requests[qi]["room"]]
+        num_tokens = TOKENS_PER_CHUNK * self.num_chunks
+        return Permissive(
+            f"req[{qi}]", rid=f"req-{qi}", bootstrap_room=room, bootstrap_host="10.0.0.100",
+            bootstrap_port=8998, disagg_kv_sender=None, origin_input_ids=list(range(num_tokens)),
+            metadata_buffer_index=-1, pending_bootstrap=False, prefill_attempt_count=0,
+            is_retracted=False, time_stats=Permissive("time_stats"),
+            sampling_params=Permissive("sampling_params"), finished_reason=None,
+            to_finish=None, req_pool_idx=qi, kv=None, mamba_pool_idx=None,
+            start_send_idx=0, extend_range=ExtendRange(num_tokens), return_logprob=False,
+            disagg_decode_prefix_len=0, disagg_prefill_dp_rank=None, inflight_middle_chunks=0,
+            output_ids=[], grammar=None, return_sampling_mask=False, tmp_end_idx=-1,
+            early_send_prefix_end=None, hidden_states_tensor=None, is_chunked=0,
+            routed_dp_rank=None, data_parallel_rank=None,
+        )
+
+    # ---- decode's frames -----------------------------------------------------
+
+    def _registration(self, d):
+        ip, port = self.decode_addr[d]
+        frames = [
+            b"None", ip.encode(), str(port).encode(), self.agent_names[d].encode(),
+            f"agent-metadata-{d}".encode(),
+            struct.pack("Q", 0x300000 + d * 0x100000),  # kv ptrs
+            struct.pack("Q", 0x900000 + d * 0x10000),  # aux ptrs
+            b"",  # state ptrs
+            b"0", b"1", b"0",  # gpu id, attn tp size, engine rank
+            b"64",  # kv item len
+            b"", b"", b"", b"", b"",  # state item lens, dims, staging base, size, slots
+        ]
+        return [self.guard] + frames
+
+    def _transfer_info(self, d, qi):
+        ip, port = self.decode_addr[d]
+        room = self.room_ids[self.requests[qi]["room"]]
+        num_tokens = TOKENS_PER_CHUNK * self.num_chunks
+        pages = struct.pack(f"<{num_tokens}i", *range(qi * num_tokens, (qi + 1) * num_tokens))
+        return [self.guard, str(room).encode(), ip.encode(), str(port).encode(),
+                self.agent_names[d].encode(), pages, str(qi).encode(),
+                str(self.required).encode(), b"", b"0", b"0"]
+
+    def _abort(self, d, qi):
+        ip, port = self.decode_addr[d]
+        room = self.room_ids[self.requests[qi]["room"]]
+        return [b"ABORT", str(room).encode(), ip.encode(), str(port).encode()]
+
+    def _deliver(self, frames, what):
+        """Hand one message to the bootstrap thread; wait until it parks again."""
+        parked = self.controller.find("recv")
+        if not parked:
+            raise Refused("the bootstrap thread is not reading")
+        outcome = self.controller.resume(parked[0], frames, what)
+        return outcome
+
+    # ---- apply ---------------------------------------------------------------
+
+    def apply(self, action, params):
+        if self.crashed is not None and not action.startswith("Decode"):
+            raise Refused(f"prefill crashed: {self.crashed}")
+        fn = getattr(self, "do_" + action, None)
+        if fn is None:
+            raise BoundaryError("protocol", f"unknown action {action}")
+        fn(*params)
+
+    def _started(self, qi):
+        return True
+
+    def do_DecodeSendTransferInfo(self, d, qi):
+        if self.aborted[qi] or d in self.ti_sent[qi]:
+            raise Refused("decode sends one TransferInfo per rank, before it aborts")
+        self.ti_sent[qi].add(d)
+        self.net.inbound[d].append(("TransferInfo", qi, self._transfer_info(d, qi)))
+
+    def do_DecodeAbort(self, qi):
+        if self.aborted[qi]:
+            raise Refused("decode aborts once")
+        self.aborted[qi] = True
+        for d in range(len(self.ranks)):
+            self.net.inbound[d].append(("ABORT", qi, self._abort(d, qi)))
+        if not self.deferred_release():
+            self.pages_released[qi] = set(range(len(self.ranks)))
+
+    def deferred_release(self):
+        return bool(getattr(self.mgr, "enable_deferred_decode_kv_release", False))
+
+    def do_DecodeRecvAbortAck(self, d):
+        box = self.net.outbound.get(d, [])
+        if not box:
+            raise Refused("no ABORT_ACK for this rank")
+        frames = box.pop(0)
+        room = int(frames[1].decode())
+        for qi, req in enumerate(self.requests):
+            if self.room_ids[req["room"]] == room and self.aborted[qi]:
+                self.pages_released[qi].add(d)
+
+    def _bootstrap_recv(self, d, kind):
+        box = self.net.inbound[d]
+        if not box or box[0][0] != kind:
+            raise Refused(f"the head of rank {d}'s connection is not a {kind}")
+        if not self.bootstrap_thread.is_alive():
+            raise Refused("the bootstrap thread is dead")
+        _, _, frames = box.pop(0)
+        self._deliver(frames, f"bootstrap thread: {kind} from decode rank {d}")
+
+    def do_BootstrapRecvTransferInfo(self, d):
+        self._bootstrap_recv(d, "TransferInfo")
+
+    def do_BootstrapRecvAbort(self, d):
+        self._bootstrap_recv(d, "ABORT")
+
+    def _scheduler_call(self, what, fn):
+        try:
+            return fn()
+        except (KeyError, RuntimeError) as e:
+            # An exception escaping the scheduler's event loop kills the
+            # prefill process: the spec's loud failure.
+            self.crashed = f"{what}: {type(e).__name__}: {e}"
+            return None
+
+    def do_SchedulerCreateSender(self, qi):
+        req = self.reqs[qi]
+        if req.disagg_kv_sender is not None:
+            raise Refused("the sender exists")
+        self._scheduler_call("PrefillBootstrapQueue.add",
+                             lambda: self.bq.add(req, 1))
+
+    def _poll_bootstrap(self, qi):
+        req = self.reqs[qi]
+        if req not in self.bq.queue:
+            raise Refused("not in the bootstrap queue")
+        others = [r for r in self.bq.queue if r is not req]
+        self.bq.queue = [req]
+        try:
+            done = self._scheduler_call("pop_bootstrapped", self.bq.pop_bootstrapped)
+        finally:
+            left = self.bq.queue
+            self.bq.queue = others + [r for r in left if r is req]
+        if self.crashed is not None:
+            return
+        if done:
+            self.waiting.append(req)
+        elif req in self.bq.queue:
+            raise Refused("the poll reads Bootstrapping")
+
+    def do_SchedulerPollBootstrap(self, qi):
+        self._poll_bootstrap(qi)
+
+    def do_BootstrapTimeout(self, qi):
+        req = self.reqs[qi]
+        sender = req.disagg_kv_sender
+        timeout = getattr(self.mgr, "bootstrap_timeout", None)
+        if sender is None or timeout is None or getattr(sender, "init_time", None) is None:
+            raise Refused("this code has no bootstrap timeout")
+        self.clock.override = sender.init_time + float(timeout) + 1.0
+        try:
+            self._poll_bootstrap(qi)
+        finally:
+            self.clock.override = None
+
+    def do_SchedulerSend(self, qi):
+        req = self.reqs[qi]
+        if req not in self.waiting:
+            raise Refused("not in the waiting queue")
+        self.waiting.remove(req)
+        self.sched.disagg_prefill_inflight_queue.append(req)
+        num_tokens = TOKENS_PER_CHUNK * self.num_chunks
+        self.sending = qi
+        try:
+            def send():
+                for k in range(1, self.num_chunks):
+                    self.sched.send_kv_chunk(req, last_chunk=False, end_idx=k * TOKENS_PER_CHUNK)
+                self.sched.send_kv_chunk(req, last_chunk=True, end_idx=num_tokens)
+            self._scheduler_call("send_kv_chunk", send)
+        finally:
+            self.sending = None
+
+    def do_SchedulerPollInFlight(self, qi):
+        req = self.reqs[qi]
+        queue = self.sched.disagg_prefill_inflight_queue
+        if req not in queue:
+            raise Refused("not in the in-flight queue")
+        others = [r for r in queue if r is not req]
+        self.sched.disagg_prefill_inflight_queue = [req]
+        done = self._scheduler_call("process_disagg_prefill_inflight_queue",
+                                    self.sched.process_disagg_prefill_inflight_queue)
+        left = self.sched.disagg_prefill_inflight_queue
+        self.sched.disagg_prefill_inflight_queue = others + [r for r in left if r is req]
+        if self.crashed is not None:
+            return
+        if not done:
+            raise Refused("the in-flight poll reads a non-terminal status")
+
+    def do_WorkerPost(self, qi):
+        for p in self.controller.find("queue"):
+            q = p.key
+            if q.items and q.items[0][0] == qi:
+                outcome = self.controller.resume(p, None, f"transfer worker: a chunk of request {qi}")
+                if outcome == "died":
+                    raise HarnessError("a transfer worker died")
+                if self.controller.find("xfer", lambda x: x.thread is p.thread):
+                    self.processing[p.thread] = qi
+                return
+        raise Refused("no worker's queue has a chunk of this request at its head")
+
+    def do_WorkerComplete(self, qi):
+        for p in self.controller.find("xfer"):
+            if self.processing.get(p.thread) == qi:
+                del self.processing[p.thread]
+                outcome = self.controller.resume(p, "DONE", f"transfer worker: writes of request {qi} complete")
+                if outcome == "died":
+                    raise HarnessError("a transfer worker died")
+                return
+        raise Refused("no write of this request is in progress")
+
+    # ---- observe -------------------------------------------------------------
+
+    def observe(self):
+        mgr = self.mgr
+        status = []
+        infos = []
+        outstanding = []
+        targets = []
+        agent_rank = {name: i for i, name in enumerate(self.agent_names)}
+        addr_rank = {(ip, port): i for i, (ip, port) in enumerate(self.decode_addr)}
+        for rid in self.room_ids:
+            s = mgr.request_status.get(rid)
+            status.append("Absent" if s is None else POLL_NAMES[int(s)])
+            ti = getattr(mgr, "transfer_infos", {}).get(rid, {})
+            infos.append(sorted(agent_rank[a] for a in ti))
+            outstanding.append(int(getattr(mgr, "_staging_outstanding", {}).get(rid, 0)))
+            t = getattr(mgr, "_deferred_ack_targets", {}).get(rid)
+            targets.append([] if t is None else [addr_rank[(t[0], int(t[1]))]])
+        sender = []
+        for qi, req in enumerate(self.reqs):
+            if req.disagg_kv_sender is None:
+                sender.append("NoSender")
+            elif req in self.bq.queue:
+                sender.append("BootstrapQueue")
+            elif req in self.waiting:
+                sender.append("WaitingQueue")
+            elif req in self.sched.disagg_prefill_inflight_queue:
+                sender.append("InflightQueue")
+            else:
+                sender.append("Released")
+        # The worker queues as the spec's wqueue: one batch per run of a
+        # request's chunks (all requests of the model share one queue).
+        wqueue = []
+        for q in self.queues:
+            for tag, _ in q.items:
+                if wqueue and wqueue[-1]["req"] == tag:
+                    wqueue[-1]["left"] += 1
+                else:
+                    wqueue.append({"req": tag, "left": 1})
+        posted = [False] * len(self.reqs)
+        for qi in self.processing.values():
+            posted[qi] = True
+        chan = []
+        for d in range(len(self.ranks)):
+            chan.append([{"type": kind, "room": self.requests[qi]["room"], "rank": d}
+                         for kind, qi, _ in self.net.inbound[d]])
+        room_index = {rid: i for i, rid in enumerate(self.room_ids)}
+        ack_chan = []
+        for d in range(len(self.ranks)):
+            ack_chan.append([{"type": "ABORT_ACK", "room": room_index[int(f[1].decode())],
+                              "rank": d} for f in self.net.outbound.get(d, [])])
+        return {
+            "request_status": status,
+            "transfer_infos": infos,
+            "tombstones": [],
+            "bootstrap_alive": self.bootstrap_thread.is_alive(),
+            "prefill_crashed": self.crashed is not None,
+            "sender": sender,
+            "wqueue": wqueue,
+            "posted": posted,
+            "outstanding": outstanding,
+            "ack_target": targets,
+            "chan": chan,
+            "ack_chan": ack_chan,
+            "ti_sent": [sorted(s) for s in self.ti_sent],
+            "aborted": list(self.aborted),
+            "pages_released": [sorted(s) for s in self.pages_released],
+        }
+
+    def close(self):
+        if self.controller is not None:
+            self.controller.close()

@@ -1,0 +1,341 @@
+"""The five boundaries where the harness replaces SGLang's world.
+
+1. ZeroMQ: a context whose PULL socket (prefill's bootstrap socket) parks
+   the reading thread until the driver hands it the next message of one
+   decode rank's connection, and whose PUSH sockets (prefill to decode:
+   ABORT_ACK) append to that decode rank's inbox.
+2. Transfer queues: FastQueue's replacement, a FIFO whose get() parks the
+   worker until the driver lets it take the head chunk.
+3. The NIXL agent: every call succeeds; a transfer is DONE only once the
+   driver completes the chunk it belongs to (check_xfer_state parks).
+4. The clock: time.time() as the modules that read it see it.
+5. Decode's registration: built by the harness as decode's frames.
+
+Nothing here knows the spec; the driver maps these onto spec variables.
+"""
+
+import types
+
+import zmq as _zmq
+
+from .park import HarnessError
+
+
+# ---- 1. ZeroMQ ---------------------------------------------------------------
+
+
+class FakeZmqError(Exception):
+    pass
+
+
+class FakeSocket:
+    """A socket of the fake context. PULL: recv parks; PUSH: send records."""
+
+    def __init__(self, net, kind):
+        self.net = net
+        self.kind = kind
+        self.endpoint = None
+        self.closed = False
+
+    # configuration calls are accepted and ignored
+    def setsockopt(self, *args, **kwargs):
+        pass
+
+    set = setsockopt
+
+    def getsockopt(self, *args, **kwargs):
+        return 0
+
+    def bind(self, endpoint):
+        self.endpoint = endpoint
+
+    def bind_to_random_port(self, addr, *args, **kwargs):
+        self.endpoint = f"{addr}:{self.net.prefill_port}"
+        return self.net.prefill_port
+
+    def connect(self, endpoint):
+        self.endpoint = endpoint
+
+    def get_monitor_socket(self, *args, **kwargs):
+        return FakeMonitor()
+
+    def close(self, *args, **kwargs):
+        self.closed = True
+
+    def recv_multipart(self, *args, **kwargs):
+        if self.kind != _zmq.PULL:
+            raise HarnessError(f"zmq: recv on a {self.kind} socket")
+        return self.net.recv(self)
+
+    def send_multipart(self, frames, *args, **kwargs):
+        self.net.send(self, [bytes(f) for f in frames])
+
+    def send(self, data, *args, **kwargs):
+        self.net.send(self, [bytes(data)])
+
+
+class FakeMonitor:
+    def recv_multipart(self, *args, **kwargs):
+        raise _zmq.Again()
+
+    def close(self, *args, **kwargs):
+        pass
+
+
+class FakeContext:
+    def __init__(self, net):
+        self.net = net
+
+    def socket(self, kind, *args, **kwargs):
+        return FakeSocket(self.net, kind)
+
+    def set(self, *args, **kwargs):
+        pass
+
+    setsockopt = set
+
+    def term(self):
+        pass
+
+    destroy = term
+
+
+def fake_zmq_module(net_ref):
+    """A zmq module: the real constants and exceptions, a fake Context.
+
+    net_ref() returns the current Network (it changes at every reset, while
+    modules keep the module object they imported)."""
+    mod = types.ModuleType("zmq")
+    for k in dir(_zmq):
+        if not k.startswith("__"):
+            setattr(mod, k, getattr(_zmq, k))
+    mod.Context = lambda *a, **k: FakeContext(net_ref())
+    mod.Context.instance = lambda *a, **k: FakeContext(net_ref())
+    mod.__roomspec_fake__ = True
+    return mod
+
+
+class Network:
+    """Decode's connections to prefill's PULL socket, and prefill's sends.
+
+    inbound[rank] is what decode rank `rank` put on its connection and the
+    bootstrap thread has not read yet; outbound maps an endpoint to the
+    messages prefill pushed to it."""
+
+    def __init__(self, controller, prefill_port, endpoints):
+        self.controller = controller
+        self.prefill_port = prefill_port
+        self.endpoints = endpoints  # "tcp://ip:port" -> decode rank index
+        self.inbound = {}
+        self.outbound = {}  # rank index -> list of frame lists
+        self.unknown_sends = []
+
+    def recv(self, sock):
+        return self.controller.park("recv", key=sock.endpoint)
+
+    def send(self, sock, frames):
+        rank = self.endpoints.get(sock.endpoint)
+        if rank is None:
+            self.unknown_sends.append((sock.endpoint, frames))
+            return
+        self.outbound.setdefault(rank, []).append(frames)
+
+
+# ---- 2. Transfer queues -------------------------------------------------------
+
+
+class ParkingQueue:
+    """FastQueue's interface (put/get). Items are tagged with the request the
+    driver was sending for when they were put, so that a chunk of a reused
+    room id is told apart from another request's. The class attributes are
+    set by the driver before the manager builds its queues."""
+
+    controller = None
+    registry = None  # list of live queues, in creation order
+    tagger = None  # () -> the request index being sent
+
+    def __init__(self, *args, **kwargs):
+        self.items = []  # (tag, item)
+        self.controller = ParkingQueue.controller
+        if ParkingQueue.registry is not None:
+            ParkingQueue.registry.append(self)
+
+    def put(self, item, *args, **kwargs):
+        tag = ParkingQueue.tagger() if ParkingQueue.tagger else None
+        self.items.append((tag, item))
+
+    put_nowait = put
+
+    def get(self, *args, **kwargs):
+        self.controller.park("queue", key=self)
+        if not self.items:
+            raise HarnessError("transfer queue: a worker was resumed on an empty queue")
+        return self.items.pop(0)[1]
+
+    def qsize(self):
+        return len(self.items)
+
+    def empty(self):
+        return not self.items
+
+
+# ---- 3. The NIXL agent --------------------------------------------------------
+
+
+class FakeHandle:
+    """A posted (or prepared) transfer. notif is the notification string the
+    real code attaches (`{room}_kv_{chunk}_{last}_{src}`, `{room}_aux`)."""
+
+    def __init__(self, kind, notif=None):
+        self.kind = kind
+        self.notif = notif.decode() if isinstance(notif, bytes) else notif
+        self.done = False
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        return f"<xfer {self.kind} {self.notif}>"
+
+
+class FakeAgent:
+    """nixl_agent: every call succeeds. check_xfer_state of a posted transfer
+    parks its thread until the driver completes the chunk."""
+
+    def __init__(self, controller, *args, **kwargs):
+        self.controller = controller
+        self.name = args[0] if args else "prefill"
+        self.pending = {}  # thread -> handles posted since its last completion
+
+    def _thread(self):
+        import threading
+
+        return threading.current_thread()
+
+    def get_plugin_list(self):
+        import os
+
+        return [os.environ.get("SGLANG_DISAGGREGATION_NIXL_BACKEND", "UCX"), "UCX", "GDS", "OBJ"]
+
+    def create_backend(self, *args, **kwargs):
+        return FakeHandle("backend")
+
+    def register_memory(self, addrs, *args, **kwargs):
+        return FakeHandle("descs")
+
+    def get_xfer_descs(self, *args, **kwargs):
+        return FakeHandle("descs")
+
+    def get_reg_descs(self, *args, **kwargs):
+        return FakeHandle("descs")
+
+    def prep_xfer_dlist(self, *args, **kwargs):
+        return FakeHandle("prep")
+
+    def add_remote_agent(self, metadata):
+        return metadata.decode(errors="replace") if isinstance(metadata, bytes) else str(metadata)
+
+    def get_agent_metadata(self):
+        return b"prefill-agent"
+
+    def _post(self, notif):
+        h = FakeHandle("xfer", notif)
+        self.pending.setdefault(self._thread(), []).append(h)
+        return h
+
+    def make_prepped_xfer(self, op, src, src_idx, dst, dst_idx, notif=b"", *args, **kwargs):
+        return self._post(notif)
+
+    def initialize_xfer(self, op, src, dst, peer, notif=b"", *args, **kwargs):
+        return self._post(notif)
+
+    def transfer(self, handle, *args, **kwargs):
+        return "PROC"
+
+    def check_xfer_state(self, handle):
+        if getattr(handle, "done", True):
+            return "DONE"
+        me = self._thread()
+        mine = self.pending.get(me, [])
+        self.controller.park("xfer", key=tuple(h.notif for h in mine))
+        for h in mine:
+            h.done = True
+        self.pending[me] = []
+        return "DONE"
+
+    def release_xfer_handle(self, *args, **kwargs):
+        pass
+
+    def release_dlist_handle(self, *args, **kwargs):
+        pass
+
+    def get_new_notifs(self):
+        return {}
+
+    def send_notif(self, *args, **kwargs):
+        pass
+
+    def remove_remote_agent(self, *args, **kwargs):
+        pass
+
+    def deregister_memory(self, *args, **kwargs):
+        pass
+
+    def __getattr__(self, name):
+        # An agent method this harness does not know: succeed, like the rest.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *a, **k: FakeHandle(name)
+
+
+def fake_nixl_modules(agent_factory):
+    """The `nixl` package and `nixl._api`, serving agent_factory as nixl_agent."""
+    api = types.ModuleType("nixl._api")
+
+    class nixl_thread_sync_t:
+        NIXL_THREAD_SYNC_STRICT = 2
+        NIXL_THREAD_SYNC_NONE = 0
+        NIXL_THREAD_SYNC_RW = 1
+        NIXL_THREAD_SYNC_DEFAULT = 0
+
+    def nixl_agent_config(*args, **kwargs):
+        return types.SimpleNamespace(args=args, kwargs=kwargs)
+
+    api.nixl_agent = agent_factory
+    api.nixl_agent_config = nixl_agent_config
+    api.nixl_thread_sync_t = nixl_thread_sync_t
+    pkg = types.ModuleType("nixl")
+    pkg.__path__ = []
+    pkg._api = api
+    return {"nixl": pkg, "nixl._api": api}
+
+
+# ---- 4. The clock -------------------------------------------------------------
+
+
+class Clock:
+    """time.time() for the modules that read it. `now` is what every reader
+    sees, except while `override` is set (one sender's timeout poll)."""
+
+    def __init__(self, now=1_000_000.0):
+        self.now = now
+        self.override = None
+
+    def time(self):
+        return self.override if self.override is not None else self.now
+
+
+def fake_time_module(clock):
+    """A time module: the real one, except time() reads the clock."""
+    import time as _time
+
+    mod = types.ModuleType("time")
+    for k in dir(_time):
+        if not k.startswith("__"):
+            setattr(mod, k, getattr(_time, k))
+    mod.time = clock.time
+    # Retries and polling loops sleep; under the harness time does not pass
+    # by itself, so a sleep returns at once (a loop that never parks is then
+    # caught by the controller's timeout).
+    mod.sleep = lambda seconds: None
+    return mod
