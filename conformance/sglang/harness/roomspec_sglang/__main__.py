@@ -13,7 +13,9 @@ harness fakes (the message on stderr names the boundary).
 import argparse
 import json
 import logging
+import os
 import sys
+import traceback
 
 from .driver import BoundaryError, Harness, Refused
 from .loader import LoadError
@@ -77,6 +79,7 @@ def main(argv=None):
                         stream=sys.stderr)
     if not args.verbose:
         logging.disable(logging.CRITICAL)
+    h = None
     try:
         h = Harness(args.sglang, env=_parse_env(args.env), timeout=args.timeout)
         if args.probe:
@@ -91,7 +94,19 @@ def main(argv=None):
     except (BoundaryError, HarnessError) as e:
         print(f"roomspec_sglang: {e}", file=sys.stderr)
         return 3
+    except Exception as e:
+        # The real code raised where the harness expected none: say where.
+        traceback.print_exc(file=sys.stderr)
+        print(f"roomspec_sglang: the real code raised {type(e).__name__}: {e}", file=sys.stderr)
+        return 3
+    finally:
+        if h is not None:
+            h.close()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # SGLang's bootstrap thread is not a daemon: leave without waiting.
+    os._exit(code)

@@ -16,7 +16,7 @@ import importlib.util
 import os
 import sys
 
-from .stubs import LastResortFinder, StubFinder
+from .stubs import LastResortFinder, StubFinder, patch_logging
 
 REAL_PACKAGE = "sglang.srt.disaggregation"
 REAL_MODULES = ("sglang.srt.environ", "sglang.srt.utils.network")
@@ -85,6 +85,7 @@ class Loader:
                 f"{root} does not hold SGLang's Python sources (missing {', '.join(missing)}); "
                 f"give a checkout's python/ folder, a site-packages folder, or GITDIR@COMMIT")
         self.root = root
+        patch_logging()
         self.stubs = StubFinder(always=ALWAYS_STUB, extra=extra or {})
         self.source = SourceFinder(root, self.stubs)
         sys.meta_path.insert(0, self.source)

@@ -369,6 +369,27 @@ BEHAVIOURS = {
 }
 
 
+def patch_logging():
+    """logger.warning_once / info_once, which SGLang's modules call: in a
+    real server transformers adds them to logging.Logger when it is
+    imported (transformers/utils/logging.py); here nothing imports
+    transformers, so the same patch is made here."""
+    import functools
+    import logging
+
+    @functools.lru_cache(None)
+    def warning_once(self, *args, **kwargs):
+        self.warning(*args, **kwargs)
+
+    @functools.lru_cache(None)
+    def info_once(self, *args, **kwargs):
+        self.info(*args, **kwargs)
+
+    for name, fn in (("warning_once", warning_once), ("info_once", info_once)):
+        if not hasattr(logging.Logger, name):
+            setattr(logging.Logger, name, fn)
+
+
 class StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves a StubModule for names nothing else on sys.meta_path can load.
 
