@@ -12,7 +12,7 @@ import (
 
 // suiteSourceSHA256 is the hash of the spec the suite was generated from;
 // a test compares it with spec/model's.
-const suiteSourceSHA256 = "0afc234ced4887a425a76641e3eb63f307184a8416736e4beeba52ce6cb84131"
+const suiteSourceSHA256 = "88248055e22823ecef16f3ee688b91a26f5d111453ddacc3ee58ecee1f49ad2d"
 
 // specStep takes action a in the spec from s: the successor and true, or
 // false when a is not enabled in s.

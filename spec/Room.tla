@@ -326,14 +326,48 @@ SendAcks(r, ds) ==
         THEN Append(ack_chan[d], [type |-> "ABORT_ACK", room |-> r, rank |-> d])
         ELSE ack_chan[d]]
 
-\* _maybe_ack_drained_abort (common/conn.py:394) once room r's count is n:
-\* with n = 0 the held targets get their ACK and are dropped.  These two
-\* operators give the new ack_chan and ack_target.
-DrainAcks(r, n, targets) ==
-    IF AckOnDrain /\ n = 0 /\ targets[r] # {} THEN SendAcks(r, targets[r])
-    ELSE ack_chan
-DrainTargets(r, n, targets) ==
-    IF AckOnDrain /\ n = 0 THEN [targets EXCEPT ![r] = {}] ELSE targets
+\* _maybe_ack_drained_abort (common/conn.py:394): the held ranks ds of a
+\* room whose count becomes n get their ACK (and are no longer held) once
+\* nothing of the room is counted.
+Drained(n, ds) == {a \in ds : AckOnDrain /\ n = 0}
+
+\* The ABORT at the head of decode rank d's channel, as the bootstrap
+\* thread's handler sees it (nixl/conn.py:2659-2692).
+AbortRoom(d) == Head(chan[d]).room
+AbortActive(d) ==
+    LET cur == request_status[AbortRoom(d)]
+    IN  cur # "Absent" /\ ~(AbortSparesSuccess /\ cur = "Success")
+\* With AckOnDrain, whether the handler holds an ACK for d (an active room;
+\* the fix: also an inactive room still counted), the ranks then held, and
+\* the ranks ACKed by this step.
+AbortHolds(d) ==
+    /\ AckOnDrain
+    /\ \/ AbortActive(d)
+       \/ AckOnDrainFixed /\ outstanding[AbortRoom(d)] > 0
+AbortHeld(d) ==
+    IF ~AbortHolds(d) THEN ack_target[AbortRoom(d)]
+    ELSE IF AckOnDrainFixed THEN ack_target[AbortRoom(d)] \cup {d}
+    ELSE {d}
+AbortAcks(d) ==
+    {a \in DecodeRanks :
+        /\ AbortAckSent /\ ~AbortKillsBootstrap
+        /\ IF ~AckOnDrain THEN a = d
+           ELSE IF AbortHolds(d)
+           THEN a \in Drained(outstanding[AbortRoom(d)], AbortHeld(d))
+           ELSE a = d /\ outstanding[AbortRoom(d)] = 0}
+
+\* The ranks a worker step ACKs: a skipped chunk of a Failed room pops the
+\* count (drained); the fix's exception path uncounts its chunk; completed
+\* writes uncount theirs.
+PostAcks(q) ==
+    LET r == RoomOf(q) IN
+    IF request_status[r] = "Failed" THEN Drained(0, ack_target[r])
+    ELSE {a \in Drained(outstanding[r], ack_target[r]) :
+              /\ transfer_infos[r] = {} /\ ~WorkerSkipsMissing
+              /\ AckOnDrainFixed /\ CountsOutstanding}
+CompleteAcks(q) ==
+    LET r == RoomOf(q) IN
+    Drained(IF CountsOutstanding THEN outstanding[r] - 1 ELSE 0, ack_target[r])
 
 \* Some chunk of q is still queued.
 Queued(q) == \E i \in 1..Len(wqueue) : wqueue[i].req = q
@@ -533,7 +567,7 @@ BootstrapRecvTransferInfo(d) ==
 \* @models: nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)
 \* @models: mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)
 \* @wire: recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill
-\* @wire: send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\ ~AbortKillsBootstrap
+\* @wire: send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \in AbortAcks(d)
 BootstrapRecvAbort(d) ==
     /\ ~prefill_crashed
     /\ bootstrap_alive
@@ -546,16 +580,11 @@ BootstrapRecvAbort(d) ==
        THEN /\ bootstrap_alive' = FALSE
             /\ UNCHANGED << request_status, transfer_infos, tombstones,
                             ack_target, ack_chan >>
-       ELSE LET r      == Head(chan[d]).room
-                cur    == request_status[r]
-                active == cur # "Absent"
-                          /\ ~(AbortSparesSuccess /\ cur = "Success")
-                held   == IF AckOnDrainFixed
-                          THEN [ack_target EXCEPT ![r] = @ \cup {d}]
-                          ELSE [ack_target EXCEPT ![r] = {d}]
+       ELSE LET r   == AbortRoom(d)
+                cur == request_status[r]
             IN  /\ bootstrap_alive' = bootstrap_alive
                 /\ request_status' =
-                       IF active
+                       IF AbortActive(d)
                        THEN [request_status EXCEPT
                                  ![r] = UpdateStatus(@, "Failed")]
                        ELSE request_status
@@ -565,19 +594,11 @@ BootstrapRecvAbort(d) ==
                 /\ tombstones' = IF RecordTombstones /\ cur = "Absent"
                                  THEN tombstones \cup {r}
                                  ELSE tombstones
-                /\ IF AckOnDrain
-                   THEN IF active \/ (AckOnDrainFixed /\ outstanding[r] > 0)
-                        THEN /\ ack_chan' = DrainAcks(r, outstanding[r], held)
-                             /\ ack_target' =
-                                    DrainTargets(r, outstanding[r], held)
-                        ELSE /\ ack_chan' = IF outstanding[r] = 0
-                                            THEN SendAcks(r, {d})
-                                            ELSE ack_chan
-                             /\ UNCHANGED ack_target
-                   ELSE /\ ack_chan' = IF AbortAckSent
-                                       THEN SendAcks(r, {d})
-                                       ELSE ack_chan
-                        /\ UNCHANGED ack_target
+                /\ ack_chan' = SendAcks(r, AbortAcks(d))
+                /\ ack_target' =
+                       IF AbortHolds(d)
+                       THEN [ack_target EXCEPT ![r] = AbortHeld(d) \ AbortAcks(d)]
+                       ELSE ack_target
     /\ UNCHANGED << outstanding, prefill_crashed, sender, wqueue, posted,
                     ti_sent, aborted, pages_released >>
 
@@ -594,6 +615,7 @@ BootstrapRecvAbort(d) ==
 \* @action: implementation worker
 \* @models: nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)
 \* @models: nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path
+\* @wire: send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \in PostAcks(q)
 WorkerPost(q) ==
     /\ ~prefill_crashed
     /\ wqueue # << >>
@@ -603,34 +625,27 @@ WorkerPost(q) ==
                  ELSE [wqueue EXCEPT ![1] = [req |-> q, left |-> @.left - 1]]
     /\ LET r       == RoomOf(q)
            counted == IF CountsOutstanding THEN outstanding[r] + 1 ELSE 0
-       IN  IF request_status[r] = "Failed"
-           THEN /\ outstanding' = [outstanding EXCEPT ![r] = 0]
-                /\ ack_chan' = DrainAcks(r, 0, ack_target)
-                /\ ack_target' = DrainTargets(r, 0, ack_target)
-                /\ UNCHANGED << request_status, posted >>
-           ELSE IF transfer_infos[r] = {}
-           THEN IF WorkerSkipsMissing
-                THEN UNCHANGED << request_status, posted, outstanding,
-                                  ack_chan, ack_target >>
-                ELSE LET n == IF AckOnDrainFixed /\ CountsOutstanding
-                              THEN counted - 1 ELSE counted
-                     IN  /\ request_status' =
-                                [request_status EXCEPT
-                                     ![r] = UpdateStatus(@, "Failed")]
-                         /\ outstanding' = [outstanding EXCEPT ![r] = n]
-                         /\ ack_chan' = IF AckOnDrainFixed
-                                        THEN DrainAcks(r, n, ack_target)
-                                        ELSE ack_chan
-                         /\ ack_target' = IF AckOnDrainFixed
-                                          THEN DrainTargets(r, n, ack_target)
-                                          ELSE ack_target
-                         /\ UNCHANGED posted
-           ELSE /\ posted' = [posted EXCEPT ![q] = TRUE]
-                /\ outstanding' = [outstanding EXCEPT ![r] = counted]
-                /\ request_status' =
-                       [request_status EXCEPT
-                            ![r] = UpdateStatus(@, "Transferring")]
-                /\ UNCHANGED << ack_chan, ack_target >>
+       IN  /\ ack_chan' = SendAcks(r, PostAcks(q))
+           /\ ack_target' = [ack_target EXCEPT ![r] = @ \ PostAcks(q)]
+           /\ IF request_status[r] = "Failed"
+              THEN /\ outstanding' = [outstanding EXCEPT ![r] = 0]
+                   /\ UNCHANGED << request_status, posted >>
+              ELSE IF transfer_infos[r] = {}
+              THEN IF WorkerSkipsMissing
+                   THEN UNCHANGED << request_status, posted, outstanding >>
+                   ELSE /\ request_status' =
+                               [request_status EXCEPT
+                                    ![r] = UpdateStatus(@, "Failed")]
+                        /\ outstanding' =
+                               [outstanding EXCEPT ![r] =
+                                    IF AckOnDrainFixed /\ CountsOutstanding
+                                    THEN counted - 1 ELSE counted]
+                        /\ UNCHANGED posted
+              ELSE /\ posted' = [posted EXCEPT ![q] = TRUE]
+                   /\ outstanding' = [outstanding EXCEPT ![r] = counted]
+                   /\ request_status' =
+                          [request_status EXCEPT
+                               ![r] = UpdateStatus(@, "Transferring")]
     /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
                     prefill_crashed, sender, chan, ti_sent, aborted,
                     pages_released >>
@@ -645,6 +660,7 @@ WorkerPost(q) ==
 \* @action: implementation worker
 \* @models: nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status
 \* @models: nixl/conn.py:1377-1386 drop per-room state
+\* @wire: send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \in CompleteAcks(q)
 WorkerComplete(q) ==
     /\ ~prefill_crashed
     /\ posted[q]
@@ -660,8 +676,8 @@ WorkerComplete(q) ==
            drop == IF CountsOutstanding
                    THEN n <= 0 /\ (s = "Success" \/ (last /\ s = "Failed"))
                    ELSE last
-       IN  /\ ack_chan' = DrainAcks(r, n, ack_target)
-           /\ ack_target' = DrainTargets(r, n, ack_target)
+       IN  /\ ack_chan' = SendAcks(r, CompleteAcks(q))
+           /\ ack_target' = [ack_target EXCEPT ![r] = @ \ CompleteAcks(q)]
            /\ request_status' = [request_status EXCEPT ![r] = s]
            /\ outstanding' = [outstanding EXCEPT ![r] = IF drop THEN 0 ELSE n]
            /\ transfer_infos' = IF drop THEN ClearedInfos(r)

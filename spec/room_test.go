@@ -249,16 +249,21 @@ var (
 	oneInfo   = assign{"transfer_infos", `[transfer_infos EXCEPT ![R] = {E}]`}
 	tombstone = assign{"tombstones", `{R}`}
 	tiOnD     = assign{"chan", `[chan EXCEPT ![D] = <<[type |-> "TransferInfo", room |-> R, rank |-> D]>>]`}
-	oneQueued = assign{"queued", `[queued EXCEPT ![Q] = 1]`}
+	oneQueued = assign{"wqueue", `<<[req |-> Q, left |-> 1]>>`}
 	isPosted  = assign{"posted", `[posted EXCEPT ![Q] = TRUE]`}
+	oneCount  = assign{"outstanding", `[outstanding EXCEPT ![R] = 1]`}
 )
 
 var stepRows = []stepRow{
 	// Prefill room timeline 3: the bootstrap timeout.
-	{rule: "bootstrap timeout fails a Bootstrapping room", variant: "upstream",
-		given:  []assign{status("Bootstrapping"), senderAt("BootstrapQueue")},
+	// The timeout fires inside the sender's poll (nixl/conn.py:2832-2834)
+	// and the same pop_bootstrapped releases the request, whose
+	// failure_exception() clears the room: one step.
+	{rule: "bootstrap timeout fails, releases and clears a Bootstrapping request", variant: "upstream",
+		given:  []assign{status("Bootstrapping"), senderAt("BootstrapQueue"), oneInfo},
 		action: `BootstrapTimeout(Q)`,
-		want:   map[string]string{"request_status[R]": q("Failed")}, changed: []string{"request_status"}},
+		want:   map[string]string{"request_status[R]": q("Absent"), "sender[Q]": q("Released"), "transfer_infos[R]": "{}"},
+		changed: []string{"request_status", "sender", "transfer_infos"}},
 	{rule: "bootstrap timeout does not fire on WaitingForInput", variant: "upstream",
 		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
 	{rule: "bootstrap timeout does not fire on an absent room", variant: "upstream",
@@ -349,9 +354,18 @@ var stepRows = []stepRow{
 	{rule: "bootstrap poll finalizes on WaitingForInput", variant: "upstream",
 		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
 		want: map[string]string{"sender[Q]": q("WaitingQueue"), "request_status[R]": q("WaitingForInput")}, changed: []string{"sender"}},
-	{rule: "bootstrap poll releases a Failed request without clear()", variant: "upstream",
+	{rule: "bootstrap poll releases a Failed request and clear()s its room (PR #27011)", variant: "upstream",
+		given: []assign{status("Failed"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		want: map[string]string{"sender[Q]": q("Released"), "request_status[R]": q("Absent")}, changed: []string{"request_status", "sender"}},
+	{rule: "before PR #27011 the bootstrap poll releases a Failed request without clear()", variant: "sglang-pre-27011",
 		given: []assign{status("Failed"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
 		want: map[string]string{"sender[Q]": q("Released"), "request_status[R]": q("Failed")}, changed: []string{"sender"}},
+	{rule: "bootstrap poll of Transferring raises RuntimeError: prefill dies", variant: "upstream",
+		given: []assign{status("Transferring"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		want: map[string]string{"prefill_crashed": "TRUE", "sender[Q]": q("BootstrapQueue")}, changed: []string{"prefill_crashed"}},
+	{rule: "bootstrap poll of Success raises RuntimeError: prefill dies", variant: "upstream",
+		given: []assign{status("Success"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		want: map[string]string{"prefill_crashed": "TRUE"}, changed: []string{"prefill_crashed"}},
 	{rule: "NIXL bootstrap poll of an absent room reads WaitingForInput and finalizes", variant: "upstream",
 		given: []assign{senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
 		want: map[string]string{"sender[Q]": q("WaitingQueue")}, changed: []string{"sender"}},
@@ -362,33 +376,33 @@ var stepRows = []stepRow{
 	// Timeline 4: send -> add_transfer_request.
 	{rule: "add_transfer_request enqueues nothing without transfer_infos", variant: "upstream",
 		given: []assign{status("WaitingForInput"), senderAt("WaitingQueue")}, action: `SchedulerSend(Q)`,
-		want: map[string]string{"queued[Q]": "0", "sender[Q]": q("InflightQueue")}, changed: []string{"sender"}},
+		want: map[string]string{"wqueue": "<<>>", "sender[Q]": q("InflightQueue")}, changed: []string{"sender"}},
 	{rule: "add_transfer_request enqueues every chunk with transfer_infos", variant: "upstream",
 		given: []assign{status("WaitingForInput"), senderAt("WaitingQueue"), allInfos}, action: `SchedulerSend(Q)`,
-		want: map[string]string{"queued[Q]": "NumChunks", "sender[Q]": q("InflightQueue")}, changed: []string{"queued", "sender"}},
+		want: map[string]string{"wqueue": "<<[req |-> Q, left |-> NumChunks]>>", "sender[Q]": q("InflightQueue")}, changed: []string{"sender", "wqueue"}},
 
 	// Timeline 5: transfer worker.
 	{rule: "worker skips a chunk of a Failed room", variant: "upstream",
 		given: []assign{status("Failed"), allInfos, oneQueued}, action: `WorkerPost(Q)`,
-		want: map[string]string{"queued[Q]": "0", "posted[Q]": "FALSE", "request_status[R]": q("Failed")}, changed: []string{"queued"}},
+		want: map[string]string{"wqueue": "<<>>", "outstanding[R]": "0", "posted[Q]": "FALSE", "request_status[R]": q("Failed")}, changed: []string{"wqueue"}},
 	{rule: "worker marks Transferring and posts the writes", variant: "upstream",
 		given: []assign{status("WaitingForInput"), allInfos, oneQueued}, action: `WorkerPost(Q)`,
-		want: map[string]string{"posted[Q]": "TRUE", "request_status[R]": q("Transferring")}, changed: []string{"posted", "queued", "request_status"}},
+		want: map[string]string{"posted[Q]": "TRUE", "outstanding[R]": "1", "request_status[R]": q("Transferring")}, changed: []string{"outstanding", "posted", "request_status", "wqueue"}},
 	{rule: "worker without transfer_infos: exception -> Failed", variant: "upstream",
 		given: []assign{status("WaitingForInput"), oneQueued}, action: `WorkerPost(Q)`,
-		want: map[string]string{"posted[Q]": "FALSE", "request_status[R]": q("Failed")}, changed: []string{"queued", "request_status"}},
+		want: map[string]string{"posted[Q]": "FALSE", "outstanding[R]": "1", "request_status[R]": q("Failed")}, changed: []string{"outstanding", "request_status", "wqueue"}},
 	{rule: "worker exception on an absent room is a no-op Failed", variant: "upstream",
 		given: []assign{oneQueued}, action: `WorkerPost(Q)`,
-		want: map[string]string{"request_status[R]": q("Absent")}, changed: []string{"queued"}},
+		want: map[string]string{"request_status[R]": q("Absent")}, changed: []string{"outstanding", "wqueue"}},
 	{rule: "fork: worker skips a room missing from transfer_infos", variant: "fork-90a52f44a",
 		given: []assign{status("WaitingForInput"), oneQueued}, action: `WorkerPost(Q)`,
-		want: map[string]string{"request_status[R]": q("WaitingForInput"), "posted[Q]": "FALSE"}, changed: []string{"queued"}},
+		want: map[string]string{"request_status[R]": q("WaitingForInput"), "posted[Q]": "FALSE"}, changed: []string{"wqueue"}},
 	{rule: "last chunk done: Success and transfer_infos popped", variant: "upstream",
-		given: []assign{status("Transferring"), allInfos, isPosted}, action: `WorkerComplete(Q)`,
-		want: map[string]string{"request_status[R]": q("Success"), "transfer_infos[R]": "{}"}, changed: []string{"posted", "request_status", "transfer_infos"}},
+		given: []assign{status("Transferring"), allInfos, isPosted, oneCount}, action: `WorkerComplete(Q)`,
+		want: map[string]string{"request_status[R]": q("Success"), "transfer_infos[R]": "{}", "outstanding[R]": "0"}, changed: []string{"outstanding", "posted", "request_status", "transfer_infos"}},
 	{rule: "a write done on a Failed room leaves it Failed (NIXL)", variant: "upstream",
-		given: []assign{status("Failed"), allInfos, isPosted}, action: `WorkerComplete(Q)`,
-		want: map[string]string{"request_status[R]": q("Failed"), "transfer_infos[R]": "{}"}, changed: []string{"posted", "transfer_infos"}},
+		given: []assign{status("Failed"), allInfos, isPosted, oneCount}, action: `WorkerComplete(Q)`,
+		want: map[string]string{"request_status[R]": q("Failed"), "transfer_infos[R]": "{}"}, changed: []string{"outstanding", "posted", "transfer_infos"}},
 
 	// Timeline 6: in-flight poll and clear().
 	{rule: "in-flight poll on Success releases and clear()s the room", variant: "upstream",
@@ -533,11 +547,13 @@ type fact struct {
 	none           bool
 }
 
-const timeoutRule = `request_status[R] = "Bootstrapping" /\ request_status'[R] = "Failed"`
+// The timeout fires only while Bootstrapping, and the same poll releases
+// the request and clears the room (FailureClears in both variants).
+const timeoutRule = `request_status[R] = "Bootstrapping" /\ request_status'[R] = "Absent" /\ sender'[Q] = "Released"`
 
 // facts are the action-level rules checked over whole state graphs.
 var facts = []fact{
-	{rule: "the bootstrap timeout fires only while Bootstrapping, and fails the room", variant: "upstream",
+	{rule: "the bootstrap timeout fires only while Bootstrapping, and fails and releases the request", variant: "upstream",
 		action: "BootstrapTimeout", holds: timeoutRule, witness: "TRUE"},
 	{rule: "the bootstrap timeout fires only while Bootstrapping (Mooncake)", variant: "mooncake",
 		action: "BootstrapTimeout", holds: timeoutRule, witness: "TRUE"},
@@ -559,9 +575,9 @@ var facts = []fact{
 	// Without room reuse only the fork's pop reaches a send with no
 	// transfer_infos.
 	{rule: "add_transfer_request enqueues every chunk with transfer_infos", variant: "upstream", action: "SchedulerSend",
-		holds: `queued'[Q] = IF transfer_infos[R] = {} THEN 0 ELSE NumChunks`, witness: `transfer_infos[R] # {}`},
+		holds: `wqueue' = IF transfer_infos[R] = {} THEN wqueue ELSE Append(wqueue, [req |-> Q, left |-> NumChunks])`, witness: `transfer_infos[R] # {}`},
 	{rule: "add_transfer_request enqueues nothing without transfer_infos", variant: "fork-90a52f44a", action: "SchedulerSend",
-		holds: `queued'[Q] = IF transfer_infos[R] = {} THEN 0 ELSE NumChunks`, witness: `transfer_infos[R] = {}`},
+		holds: `wqueue' = IF transfer_infos[R] = {} THEN wqueue ELSE Append(wqueue, [req |-> Q, left |-> NumChunks])`, witness: `transfer_infos[R] = {}`},
 	{rule: "clear() after a terminal in-flight poll makes the room absent", variant: "upstream", action: "SchedulerPollInFlight",
 		holds:   `request_status[R] \in {"Success", "Failed"} /\ request_status'[R] = "Absent" /\ transfer_infos'[R] = {} /\ sender'[Q] = "Released"`,
 		witness: `request_status[R] = "Failed"`},
@@ -708,21 +724,22 @@ var mutants = []mutant{
 	{"KVPoll order swapped", `[] s = "Transferring"    -> 3`, `[] s = "Transferring"    -> 1`},
 	{"fix reads absent as WaitingForInput", `ELSE IF AbsentLiveSenderFails THEN "Failed"`, ``},
 	{"timeout fires in any status", `    /\ request_status[RoomOf(q)] = "Bootstrapping"
-    /\ request_status' =
-           [request_status EXCEPT ![RoomOf(q)] = UpdateStatus(@, "Failed")]`, `    /\ request_status' =
-           [request_status EXCEPT ![RoomOf(q)] = UpdateStatus(@, "Failed")]`},
+    /\ sender' = [sender EXCEPT ![q] = "Released"]`, `    /\ sender' = [sender EXCEPT ![q] = "Released"]`},
 	{"ABORT always pops transfer_infos", `transfer_infos' = IF AbortPopsTransferInfos`, `transfer_infos' = IF TRUE`},
 	{"no tombstone", `tombstones' = IF RecordTombstones /\ cur = "Absent"`, `tombstones' = IF FALSE`},
-	{"add_transfer_request enqueues without transfer_infos", `IF transfer_infos[RoomOf(q)] # {} THEN NumChunks ELSE 0]`, `NumChunks]`},
-	{"clear() keeps transfer_infos", `ELSE ClearedInfos(RoomOf(q))
-    /\ UNCHANGED << tombstones, bootstrap_alive, queued, posted, chan,`, `ELSE transfer_infos
-    /\ UNCHANGED << tombstones, bootstrap_alive, queued, posted, chan,`},
+	{"add_transfer_request enqueues without transfer_infos", `    /\ wqueue' = IF transfer_infos[RoomOf(q)] # {}`, `    /\ wqueue' = IF TRUE`},
+	{"clear() keeps transfer_infos", `ClearedInfos(r) == [transfer_infos EXCEPT ![r] = {}]`, `ClearedInfos(r) == transfer_infos`},
+	{"failure does not clear", `    /\ IF FailureClears
+       THEN /\ request_status' = ClearedStatus(RoomOf(q))
+            /\ transfer_infos' = ClearedInfos(RoomOf(q))
+            /\ ack_target' = ClearedTargets(RoomOf(q))
+       ELSE UNCHANGED << request_status, transfer_infos, ack_target >>`, `    /\ UNCHANGED << request_status, transfer_infos, ack_target >>`},
 	// (Making the ABORT handler write Failed into an absent room is not a
 	// mutant: update_status makes that write a no-op.)
 	{"NIXL ABORT fails a Success room", `/\ ~(AbortSparesSuccess /\ cur = "Success")`, `/\ TRUE`},
 	{"no KeyError", `ELSE IF AbsentReadsWaiting THEN "WaitingForInput"`, `ELSE IF TRUE THEN "WaitingForInput"`},
 	{"TransferInfo inserts before all ranks sent", `IF Cardinality(tis) = RequiredDstInfoNum`, `IF Cardinality(tis) >= 1`},
-	{"last chunk keeps transfer_infos", `            /\ transfer_infos' = ClearedInfos(RoomOf(q))`, `            /\ transfer_infos' = transfer_infos`},
+	{"last chunk keeps transfer_infos", `           /\ transfer_infos' = IF drop THEN ClearedInfos(r)`, `           /\ transfer_infos' = IF FALSE THEN ClearedInfos(r)`},
 }
 
 // TestMutantsAreCaught makes each mistake in a copy of Room.tla and

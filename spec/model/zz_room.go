@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "0afc234ced4887a425a76641e3eb63f307184a8416736e4beeba52ce6cb84131"
+const SourceSHA256 = "88248055e22823ecef16f3ee688b91a26f5d111453ddacc3ee58ecee1f49ad2d"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -474,56 +474,128 @@ func (c *Config) ClearedTargets(s *State, p_r Rooms) []uint64 {
 	}()
 }
 
+// AbortRoom: The ABORT at the head of decode rank d's channel, as the bootstrap
+// thread's handler sees it (nixl/conn.py:2659-2692).
+func (c *Config) AbortRoom(s *State, p_d DecodeRanks) Rooms {
+	return s.Chan[p_d][0].Room
+}
+
+// AbortActive is compiled from the spec's definition of the same name.
+func (c *Config) AbortActive(s *State, p_d DecodeRanks) bool {
+	return func() bool {
+		l89 := func() Str { return s.RequestStatus[c.AbortRoom(s, p_d)] }
+		_ = l89
+		return (!(l89() == StrAbsent) && !(c.AbortSparesSuccess && (l89() == StrSuccess)))
+	}()
+}
+
+// AbortHolds: With AckOnDrain, whether the handler holds an ACK for d (an active room;
+// the fix: also an inactive room still counted), the ranks then held, and
+// the ranks ACKed by this step.
+func (c *Config) AbortHolds(s *State, p_d DecodeRanks) bool {
+	return (c.AckOnDrain && (c.AbortActive(s, p_d) || (c.AckOnDrainFixed && (s.Outstanding[c.AbortRoom(s, p_d)] > 0))))
+}
+
+// AbortHeld is compiled from the spec's definition of the same name.
+func (c *Config) AbortHeld(s *State, p_d DecodeRanks) uint64 {
+	return func() uint64 {
+		if !c.AbortHolds(s, p_d) {
+			return s.AckTarget[c.AbortRoom(s, p_d)]
+		}
+		return func() uint64 {
+			if c.AckOnDrainFixed {
+				return (s.AckTarget[c.AbortRoom(s, p_d)] | (Bit(int(p_d))))
+			}
+			return (Bit(int(p_d)))
+		}()
+	}()
+}
+
+// Drained: _maybe_ack_drained_abort (common/conn.py:394): the held ranks ds of a
+// room whose count becomes n get their ACK (and are no longer held) once
+// nothing of the room is counted.
+func (c *Config) Drained(s *State, p_n int, p_ds uint64) uint64 {
+	return func() uint64 {
+		var set96 uint64
+		for bs95 := p_ds; bs95 != 0; bs95 &= bs95 - 1 {
+			if c.AckOnDrain && (p_n == 0) {
+				set96 |= Bit(int(DecodeRanks(bits.TrailingZeros64(bs95))))
+			}
+		}
+		return set96
+	}()
+}
+
+// AbortAcks is compiled from the spec's definition of the same name.
+func (c *Config) AbortAcks(s *State, p_d DecodeRanks) uint64 {
+	return func() uint64 {
+		var set97 uint64
+		for v93 := DecodeRanks(0); int(v93) < c.DecodeRanks.Size(); v93++ {
+			if c.AbortAckSent && !c.AbortKillsBootstrap && func() bool {
+				if !c.AckOnDrain {
+					return (v93 == p_d)
+				}
+				return func() bool {
+					if c.AbortHolds(s, p_d) {
+						return (c.Drained(s, s.Outstanding[c.AbortRoom(s, p_d)], c.AbortHeld(s, p_d))>>uint(v93)&1 != 0)
+					}
+					return ((v93 == p_d) && (s.Outstanding[c.AbortRoom(s, p_d)] == 0))
+				}()
+			}() {
+				set97 |= Bit(int(v93))
+			}
+		}
+		return set97
+	}()
+}
+
 // SendAcks: The ABORT_ACKs for room r to the ranks in ds, appended to their channels.
 func (c *Config) SendAcks(s *State, p_r Rooms, p_ds uint64) [][]Msg {
 	return func() [][]Msg {
-		r101 := make([][]Msg, c.DecodeRanks.Size())
-		for i := range r101 {
-			x100 := DecodeRanks(i)
-			_ = x100
-			r101[i] = func() []Msg {
-				if p_ds>>uint(x100)&1 != 0 {
-					return Append(s.AckChan[x100], Msg{Type: StrABORT_ACK, Room: p_r, Rank: x100})
+		r99 := make([][]Msg, c.DecodeRanks.Size())
+		for i := range r99 {
+			x98 := DecodeRanks(i)
+			_ = x98
+			r99[i] = func() []Msg {
+				if p_ds>>uint(x98)&1 != 0 {
+					return Append(s.AckChan[x98], Msg{Type: StrABORT_ACK, Room: p_r, Rank: x98})
 				}
-				return s.AckChan[x100]
+				return s.AckChan[x98]
 			}()
 		}
-		return r101
+		return r99
 	}()
 }
 
-// DrainAcks: _maybe_ack_drained_abort (common/conn.py:394) once room r's count is n:
-// with n = 0 the held targets get their ACK and are dropped.  These two
-// operators give the new ack_chan and ack_target.
-func (c *Config) DrainAcks(s *State, p_r Rooms, p_n int, p_targets []uint64) [][]Msg {
-	return func() [][]Msg {
-		if c.AckOnDrain && (p_n == 0) && !(p_targets[p_r] == uint64(0)) {
-			return c.SendAcks(s, p_r, p_targets[p_r])
-		}
-		return s.AckChan
-	}()
-}
-
-// DrainTargets is compiled from the spec's definition of the same name.
-func (c *Config) DrainTargets(s *State, p_r Rooms, p_n int, p_targets []uint64) []uint64 {
-	return func() []uint64 {
-		if c.AckOnDrain && (p_n == 0) {
-			return func(old102 []uint64) []uint64 {
-				r103 := slices.Clone(old102)
-				i104 := p_r
-				r103[i104] = uint64(0)
-				return r103
-			}(p_targets)
-		}
-		return p_targets
+// PostAcks: The ranks a worker step ACKs: a skipped chunk of a Failed room pops the
+// count (drained); the fix's exception path uncounts its chunk; completed
+// writes uncount theirs.
+func (c *Config) PostAcks(s *State, p_q Requests) uint64 {
+	return func() uint64 {
+		l111 := func() Rooms { return c.RoomOf(s, p_q) }
+		_ = l111
+		return func() uint64 {
+			if s.RequestStatus[l111()] == StrFailed {
+				return c.Drained(s, 0, s.AckTarget[l111()])
+			}
+			return func() uint64 {
+				var set114 uint64
+				for bs113 := c.Drained(s, s.Outstanding[l111()], s.AckTarget[l111()]); bs113 != 0; bs113 &= bs113 - 1 {
+					if (s.TransferInfos[l111()] == uint64(0)) && !c.WorkerSkipsMissing && c.AckOnDrainFixed && c.CountsOutstanding {
+						set114 |= Bit(int(DecodeRanks(bits.TrailingZeros64(bs113))))
+					}
+				}
+				return set114
+			}()
+		}()
 	}()
 }
 
 // Queued: Some chunk of q is still queued.
 func (c *Config) Queued(s *State, p_q Requests) bool {
 	return func() bool {
-		for v139, hi140 := 1, len(s.Wqueue); v139 <= hi140; v139++ {
-			if s.Wqueue[v139-1].Req == p_q {
+		for v143, hi144 := 1, len(s.Wqueue); v143 <= hi144; v143++ {
+			if s.Wqueue[v143-1].Req == p_q {
 				return true
 			}
 		}
@@ -531,55 +603,69 @@ func (c *Config) Queued(s *State, p_q Requests) bool {
 	}()
 }
 
+// CompleteAcks is compiled from the spec's definition of the same name.
+func (c *Config) CompleteAcks(s *State, p_q Requests) uint64 {
+	return func() uint64 {
+		l149 := func() Rooms { return c.RoomOf(s, p_q) }
+		_ = l149
+		return c.Drained(s, func() int {
+			if c.CountsOutstanding {
+				return SubInt(s.Outstanding[l149()], 1)
+			}
+			return 0
+		}(), s.AckTarget[l149()])
+	}()
+}
+
 // TypeOK is compiled from the spec's definition of the same name.
 func (c *Config) TypeOK(s *State) bool {
 	return ((len(s.RequestStatus) == c.Rooms.Size() && func() bool {
-		for _, e186 := range s.RequestStatus {
-			if !(c.StatusOrAbsent>>uint(e186)&1 != 0) {
+		for _, e194 := range s.RequestStatus {
+			if !(c.StatusOrAbsent>>uint(e194)&1 != 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.TransferInfos) == c.Rooms.Size() && func() bool {
-		for _, e187 := range s.TransferInfos {
-			if !(e187&^c.DecodeRanks.All() == 0) {
+		for _, e195 := range s.TransferInfos {
+			if !(e195&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (s.Tombstones&^c.Rooms.All() == 0) && (len(s.Outstanding) == c.Rooms.Size() && func() bool {
-		for _, e188 := range s.Outstanding {
-			if !(e188 >= 0 && e188 <= c.MaxChunks) {
+		for _, e196 := range s.Outstanding {
+			if !(e196 >= 0 && e196 <= c.MaxChunks) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.AckTarget) == c.Rooms.Size() && func() bool {
-		for _, e189 := range s.AckTarget {
-			if !(e189&^c.DecodeRanks.All() == 0) {
+		for _, e197 := range s.AckTarget {
+			if !(e197&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.Sender) == c.Requests.Size() && func() bool {
-		for _, e190 := range s.Sender {
-			if !(c.SenderPositions>>uint(e190)&1 != 0) {
+		for _, e198 := range s.Sender {
+			if !(c.SenderPositions>>uint(e198)&1 != 0) {
 				return false
 			}
 		}
 		return true
 	}()) && func() bool {
-		for _, e191 := range s.Wqueue {
-			if !(e191.Left >= 1 && e191.Left <= c.NumChunks) {
+		for _, e199 := range s.Wqueue {
+			if !(e199.Left >= 1 && e199.Left <= c.NumChunks) {
 				return false
 			}
 		}
 		return true
 	}() && (len(s.Wqueue) <= bits.OnesCount64(c.Requests.All())) && (len(s.Posted) == c.Requests.Size()) && (len(s.Chan) == c.DecodeRanks.Size() && func() bool {
-		for _, e193 := range s.Chan {
+		for _, e201 := range s.Chan {
 			if !(func() bool {
-				for _, e194 := range e193 {
-					if !((e194.Type == StrTransferInfo) || (e194.Type == StrABORT)) {
+				for _, e202 := range e201 {
+					if !((e202.Type == StrTransferInfo) || (e202.Type == StrABORT)) {
 						return false
 					}
 				}
@@ -590,17 +676,17 @@ func (c *Config) TypeOK(s *State) bool {
 		}
 		return true
 	}()) && func() bool {
-		for v195 := DecodeRanks(0); int(v195) < c.DecodeRanks.Size(); v195++ {
-			if !(len(s.Chan[v195]) <= c.MaxChanLen) {
+		for v203 := DecodeRanks(0); int(v203) < c.DecodeRanks.Size(); v203++ {
+			if !(len(s.Chan[v203]) <= c.MaxChanLen) {
 				return false
 			}
 		}
 		return true
 	}() && (len(s.AckChan) == c.DecodeRanks.Size() && func() bool {
-		for _, e196 := range s.AckChan {
+		for _, e204 := range s.AckChan {
 			if !(func() bool {
-				for _, e197 := range e196 {
-					if !(e197.Type == StrABORT_ACK) {
+				for _, e205 := range e204 {
+					if !(e205.Type == StrABORT_ACK) {
 						return false
 					}
 				}
@@ -611,22 +697,22 @@ func (c *Config) TypeOK(s *State) bool {
 		}
 		return true
 	}()) && func() bool {
-		for v198 := DecodeRanks(0); int(v198) < c.DecodeRanks.Size(); v198++ {
-			if !(len(s.AckChan[v198]) <= c.MaxChanLen) {
+		for v206 := DecodeRanks(0); int(v206) < c.DecodeRanks.Size(); v206++ {
+			if !(len(s.AckChan[v206]) <= c.MaxChanLen) {
 				return false
 			}
 		}
 		return true
 	}() && (len(s.TiSent) == c.Requests.Size() && func() bool {
-		for _, e199 := range s.TiSent {
-			if !(e199&^c.DecodeRanks.All() == 0) {
+		for _, e207 := range s.TiSent {
+			if !(e207&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.Aborted) == c.Requests.Size()) && (len(s.PagesReleased) == c.Requests.Size() && func() bool {
-		for _, e201 := range s.PagesReleased {
-			if !(e201&^c.DecodeRanks.All() == 0) {
+		for _, e209 := range s.PagesReleased {
+			if !(e209&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
@@ -639,8 +725,8 @@ func (c *Config) TypeOK(s *State) bool {
 // request's KV by now).
 func (c *Config) NoWriteAfterRelease(s *State) bool {
 	return func() bool {
-		for v202 := Requests(0); int(v202) < c.Requests.Size(); v202++ {
-			if !(!s.Posted[v202] || (s.PagesReleased[v202] == uint64(0))) {
+		for v210 := Requests(0); int(v210) < c.Requests.Size(); v210++ {
+			if !(!s.Posted[v210] || (s.PagesReleased[v210] == uint64(0))) {
 				return false
 			}
 		}
@@ -656,15 +742,15 @@ func (c *Config) NoWriteAfterRelease(s *State) bool {
 // and a later request reusing the room id reads it.
 func (c *Config) NoEntryAfterRelease(s *State) bool {
 	return func() bool {
-		for v203 := Rooms(0); int(v203) < c.Rooms.Size(); v203++ {
+		for v211 := Rooms(0); int(v211) < c.Rooms.Size(); v211++ {
 			if !(!func() bool {
-				for v204 := Requests(0); int(v204) < c.Requests.Size(); v204++ {
-					if !(!(c.RoomOf(s, v204) == v203) || ((s.Sender[v204] == StrReleased) && !s.Posted[v204] && !c.Queued(s, v204))) {
+				for v212 := Requests(0); int(v212) < c.Requests.Size(); v212++ {
+					if !(!(c.RoomOf(s, v212) == v211) || ((s.Sender[v212] == StrReleased) && !s.Posted[v212] && !c.Queued(s, v212))) {
 						return false
 					}
 				}
 				return true
-			}() || ((s.RequestStatus[v203] == StrAbsent) || (s.RequestStatus[v203] == StrWaitingForInput))) {
+			}() || ((s.RequestStatus[v211] == StrAbsent) || (s.RequestStatus[v211] == StrWaitingForInput))) {
 				return false
 			}
 		}
@@ -682,10 +768,10 @@ func (c *Config) Terminated(s *State, p_q Requests) bool {
 // aborted q and one of its ranks' ABORTs for q's room has been read.
 func (c *Config) AbortReceived(s *State, p_q Requests) bool {
 	return (s.Aborted[p_q] && func() bool {
-		for v208 := DecodeRanks(0); int(v208) < c.DecodeRanks.Size(); v208++ {
+		for v216 := DecodeRanks(0); int(v216) < c.DecodeRanks.Size(); v216++ {
 			if func() bool {
-				for v209, hi210 := 1, len(s.Chan[v208]); v209 <= hi210; v209++ {
-					if !(!((s.Chan[v208][v209-1].Type == StrABORT) && (s.Chan[v208][v209-1].Room == c.RoomOf(s, p_q)))) {
+				for v217, hi218 := 1, len(s.Chan[v216]); v217 <= hi218; v217++ {
+					if !(!((s.Chan[v216][v217-1].Type == StrABORT) && (s.Chan[v216][v217-1].Room == c.RoomOf(s, p_q)))) {
 						return false
 					}
 				}
@@ -781,8 +867,32 @@ func (c *Config) WireMessages(a Action, s *State) []WireMessage {
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
 		out = append(out, WireMessage{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
-		if c.AbortAckSent && !c.AbortKillsBootstrap {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
+		for bs223 := c.AbortAcks(s, p_d); bs223 != 0; bs223 &= bs223 - 1 {
+			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string {
+				var b strings.Builder
+				c.fmt12(&b, DecodeRanks(bits.TrailingZeros64(bs223)))
+				return b.String()
+			}(), Value: c.val13(DecodeRanks(bits.TrailingZeros64(bs223)))}}})
+		}
+	case ActWorkerPost:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for bs225 := c.PostAcks(s, p_q); bs225 != 0; bs225 &= bs225 - 1 {
+			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string {
+				var b strings.Builder
+				c.fmt12(&b, DecodeRanks(bits.TrailingZeros64(bs225)))
+				return b.String()
+			}(), Value: c.val13(DecodeRanks(bits.TrailingZeros64(bs225)))}}})
+		}
+	case ActWorkerComplete:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for bs227 := c.CompleteAcks(s, p_q); bs227 != 0; bs227 &= bs227 - 1 {
+			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string {
+				var b strings.Builder
+				c.fmt12(&b, DecodeRanks(bits.TrailingZeros64(bs227)))
+				return b.String()
+			}(), Value: c.val13(DecodeRanks(bits.TrailingZeros64(bs227)))}}})
 		}
 	case ActDecodeSendTransferInfo:
 		p_d := DecodeRanks(a.Params[0])
@@ -793,8 +903,8 @@ func (c *Config) WireMessages(a Action, s *State) []WireMessage {
 	case ActDecodeAbort:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v214 := DecodeRanks(0); int(v214) < c.DecodeRanks.Size(); v214++ {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, v214); return b.String() }(), Value: c.val13(v214)}}})
+		for v228 := DecodeRanks(0); int(v228) < c.DecodeRanks.Size(); v228++ {
+			out = append(out, WireMessage{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, v228); return b.String() }(), Value: c.val13(v228)}}})
 		}
 	case ActDecodeRecvAbortAck:
 		p_d := DecodeRanks(a.Params[0])
@@ -811,9 +921,9 @@ var Actions = []ActionInfo{
 	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}}, Deterministic: true},
 	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}}, Deterministic: true},
 	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Deterministic: true},
-	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "AbortAckSent /\\ ~AbortKillsBootstrap", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Deterministic: true},
-	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}}, Deterministic: true},
-	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}}, Deterministic: true},
+	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "a"}}, For: "a \\in AbortAcks(d)", If: "", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Deterministic: true},
+	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Deterministic: true},
+	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in CompleteAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Deterministic: true},
 	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834"}, {"models", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}}, Deterministic: true},
 	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, Wire: []Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
 	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, Wire: []Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
@@ -1328,44 +1438,21 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		return false
 	} else {
 		l87 := func() Rooms {
-			return s.Chan[p_d][0].Room
+			return c.AbortRoom(s, p_d)
 		}
 		_ = l87
 		l88 := func() Str {
 			return s.RequestStatus[l87()]
 		}
 		_ = l88
-		l89 := func() bool {
-			return (!(l88() == StrAbsent) && !(c.AbortSparesSuccess && (l88() == StrSuccess)))
-		}
-		_ = l89
-		l90 := func() []uint64 {
-			return func() []uint64 {
-				if c.AckOnDrainFixed {
-					return func(old91 []uint64) []uint64 {
-						r92 := slices.Clone(old91)
-						i93 := l87()
-						r92[i93] = (old91[i93] | (Bit(int(p_d))))
-						return r92
-					}(s.AckTarget)
-				}
-				return func(old94 []uint64) []uint64 {
-					r95 := slices.Clone(old94)
-					i96 := l87()
-					r95[i96] = (Bit(int(p_d)))
-					return r95
-				}(s.AckTarget)
-			}()
-		}
-		_ = l90
 		t.BootstrapAlive = s.BootstrapAlive
 		t.RequestStatus = func() []Str {
-			if l89() {
-				return func(old97 []Str) []Str {
-					r98 := slices.Clone(old97)
-					i99 := l87()
-					r98[i99] = c.UpdateStatus(s, old97[i99], StrFailed)
-					return r98
+			if c.AbortActive(s, p_d) {
+				return func(old90 []Str) []Str {
+					r91 := slices.Clone(old90)
+					i92 := l87()
+					r91[i92] = c.UpdateStatus(s, old90[i92], StrFailed)
+					return r91
 				}(s.RequestStatus)
 			}
 			return s.RequestStatus
@@ -1382,64 +1469,30 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 			}
 			return s.Tombstones
 		}()
-		if c.AckOnDrain {
-			if l89() || (c.AckOnDrainFixed && (s.Outstanding[l87()] > 0)) {
-				t.AckChan = c.DrainAcks(s, l87(), s.Outstanding[l87()], l90())
-				t.AckTarget = c.DrainTargets(s, l87(), s.Outstanding[l87()], l90())
-				t.Outstanding = s.Outstanding
-				t.PrefillCrashed = s.PrefillCrashed
-				t.Sender = s.Sender
-				t.Wqueue = s.Wqueue
-				t.Posted = s.Posted
-				t.TiSent = s.TiSent
-				t.Aborted = s.Aborted
-				t.PagesReleased = s.PagesReleased
-				if yield(t) {
-					return true
-				}
-				return false
-			} else {
-				t.AckChan = func() [][]Msg {
-					if s.Outstanding[l87()] == 0 {
-						return c.SendAcks(s, l87(), (Bit(int(p_d))))
-					}
-					return s.AckChan
-				}()
-				t.AckTarget = s.AckTarget
-				t.Outstanding = s.Outstanding
-				t.PrefillCrashed = s.PrefillCrashed
-				t.Sender = s.Sender
-				t.Wqueue = s.Wqueue
-				t.Posted = s.Posted
-				t.TiSent = s.TiSent
-				t.Aborted = s.Aborted
-				t.PagesReleased = s.PagesReleased
-				if yield(t) {
-					return true
-				}
-				return false
+		t.AckChan = c.SendAcks(s, l87(), c.AbortAcks(s, p_d))
+		t.AckTarget = func() []uint64 {
+			if c.AbortHolds(s, p_d) {
+				return func(old100 []uint64) []uint64 {
+					r101 := slices.Clone(old100)
+					i102 := l87()
+					r101[i102] = (c.AbortHeld(s, p_d) &^ c.AbortAcks(s, p_d))
+					return r101
+				}(s.AckTarget)
 			}
-		} else {
-			t.AckChan = func() [][]Msg {
-				if c.AbortAckSent {
-					return c.SendAcks(s, l87(), (Bit(int(p_d))))
-				}
-				return s.AckChan
-			}()
-			t.AckTarget = s.AckTarget
-			t.Outstanding = s.Outstanding
-			t.PrefillCrashed = s.PrefillCrashed
-			t.Sender = s.Sender
-			t.Wqueue = s.Wqueue
-			t.Posted = s.Posted
-			t.TiSent = s.TiSent
-			t.Aborted = s.Aborted
-			t.PagesReleased = s.PagesReleased
-			if yield(t) {
-				return true
-			}
-			return false
+			return s.AckTarget
+		}()
+		t.Outstanding = s.Outstanding
+		t.PrefillCrashed = s.PrefillCrashed
+		t.Sender = s.Sender
+		t.Wqueue = s.Wqueue
+		t.Posted = s.Posted
+		t.TiSent = s.TiSent
+		t.Aborted = s.Aborted
+		t.PagesReleased = s.PagesReleased
+		if yield(t) {
+			return true
 		}
+		return false
 	}
 }
 
@@ -1479,8 +1532,8 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		return false
 	}
 	if !(func() bool {
-		for v107 := Requests(0); int(v107) < c.Requests.Size(); v107++ {
-			if !(!s.Posted[v107]) {
+		for v105 := Requests(0); int(v105) < c.Requests.Size(); v105++ {
+			if !(!s.Posted[v105]) {
 				return false
 			}
 		}
@@ -1492,30 +1545,35 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		if s.Wqueue[0].Left == 1 {
 			return s.Wqueue[1:]
 		}
-		return func(old108 []Batch) []Batch {
-			r109 := slices.Clone(old108)
-			i110 := 1 - 1
-			r109[i110] = Batch{Req: p_q, Left: SubInt(old108[i110].Left, 1)}
-			return r109
+		return func(old106 []Batch) []Batch {
+			r107 := slices.Clone(old106)
+			i108 := 1 - 1
+			r107[i108] = Batch{Req: p_q, Left: SubInt(old106[i108].Left, 1)}
+			return r107
 		}(s.Wqueue)
 	}()
-	l111 := func() Rooms {
+	l109 := func() Rooms {
 		return c.RoomOf(s, p_q)
 	}
-	_ = l111
-	l112 := func() int {
+	_ = l109
+	l110 := func() int {
 		return func() int {
 			if c.CountsOutstanding {
-				return AddInt(s.Outstanding[l111()], 1)
+				return AddInt(s.Outstanding[l109()], 1)
 			}
 			return 0
 		}()
 	}
-	_ = l112
-	if s.RequestStatus[l111()] == StrFailed {
-		t.Outstanding = func(old113 []int) []int { r114 := slices.Clone(old113); i115 := l111(); r114[i115] = 0; return r114 }(s.Outstanding)
-		t.AckChan = c.DrainAcks(s, l111(), 0, s.AckTarget)
-		t.AckTarget = c.DrainTargets(s, l111(), 0, s.AckTarget)
+	_ = l110
+	t.AckChan = c.SendAcks(s, l109(), c.PostAcks(s, p_q))
+	t.AckTarget = func(old115 []uint64) []uint64 {
+		r116 := slices.Clone(old115)
+		i117 := l109()
+		r116[i117] = (old115[i117] &^ c.PostAcks(s, p_q))
+		return r116
+	}(s.AckTarget)
+	if s.RequestStatus[l109()] == StrFailed {
+		t.Outstanding = func(old118 []int) []int { r119 := slices.Clone(old118); i120 := l109(); r119[i120] = 0; return r119 }(s.Outstanding)
 		t.RequestStatus = s.RequestStatus
 		t.Posted = s.Posted
 		t.TransferInfos = s.TransferInfos
@@ -1532,13 +1590,11 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		}
 		return false
 	} else {
-		if s.TransferInfos[l111()] == uint64(0) {
+		if s.TransferInfos[l109()] == uint64(0) {
 			if c.WorkerSkipsMissing {
 				t.RequestStatus = s.RequestStatus
 				t.Posted = s.Posted
 				t.Outstanding = s.Outstanding
-				t.AckChan = s.AckChan
-				t.AckTarget = s.AckTarget
 				t.TransferInfos = s.TransferInfos
 				t.Tombstones = s.Tombstones
 				t.BootstrapAlive = s.BootstrapAlive
@@ -1553,39 +1609,23 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 				}
 				return false
 			} else {
-				l116 := func() int {
-					return func() int {
-						if c.AckOnDrainFixed && c.CountsOutstanding {
-							return SubInt(l112(), 1)
-						}
-						return l112()
-					}()
-				}
-				_ = l116
-				t.RequestStatus = func(old117 []Str) []Str {
-					r118 := slices.Clone(old117)
-					i119 := l111()
-					r118[i119] = c.UpdateStatus(s, old117[i119], StrFailed)
-					return r118
+				t.RequestStatus = func(old121 []Str) []Str {
+					r122 := slices.Clone(old121)
+					i123 := l109()
+					r122[i123] = c.UpdateStatus(s, old121[i123], StrFailed)
+					return r122
 				}(s.RequestStatus)
-				t.Outstanding = func(old120 []int) []int {
-					r121 := slices.Clone(old120)
-					i122 := l111()
-					r121[i122] = l116()
-					return r121
+				t.Outstanding = func(old124 []int) []int {
+					r125 := slices.Clone(old124)
+					i126 := l109()
+					r125[i126] = func() int {
+						if c.AckOnDrainFixed && c.CountsOutstanding {
+							return SubInt(l110(), 1)
+						}
+						return l110()
+					}()
+					return r125
 				}(s.Outstanding)
-				t.AckChan = func() [][]Msg {
-					if c.AckOnDrainFixed {
-						return c.DrainAcks(s, l111(), l116(), s.AckTarget)
-					}
-					return s.AckChan
-				}()
-				t.AckTarget = func() []uint64 {
-					if c.AckOnDrainFixed {
-						return c.DrainTargets(s, l111(), l116(), s.AckTarget)
-					}
-					return s.AckTarget
-				}()
 				t.Posted = s.Posted
 				t.TransferInfos = s.TransferInfos
 				t.Tombstones = s.Tombstones
@@ -1602,21 +1642,19 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 				return false
 			}
 		} else {
-			t.Posted = func(old123 []bool) []bool { r124 := slices.Clone(old123); i125 := p_q; r124[i125] = true; return r124 }(s.Posted)
-			t.Outstanding = func(old126 []int) []int {
-				r127 := slices.Clone(old126)
-				i128 := l111()
-				r127[i128] = l112()
-				return r127
+			t.Posted = func(old127 []bool) []bool { r128 := slices.Clone(old127); i129 := p_q; r128[i129] = true; return r128 }(s.Posted)
+			t.Outstanding = func(old130 []int) []int {
+				r131 := slices.Clone(old130)
+				i132 := l109()
+				r131[i132] = l110()
+				return r131
 			}(s.Outstanding)
-			t.RequestStatus = func(old129 []Str) []Str {
-				r130 := slices.Clone(old129)
-				i131 := l111()
-				r130[i131] = c.UpdateStatus(s, old129[i131], StrTransferring)
-				return r130
+			t.RequestStatus = func(old133 []Str) []Str {
+				r134 := slices.Clone(old133)
+				i135 := l109()
+				r134[i135] = c.UpdateStatus(s, old133[i135], StrTransferring)
+				return r134
 			}(s.RequestStatus)
-			t.AckChan = s.AckChan
-			t.AckTarget = s.AckTarget
 			t.TransferInfos = s.TransferInfos
 			t.Tombstones = s.Tombstones
 			t.BootstrapAlive = s.BootstrapAlive
@@ -1661,73 +1699,78 @@ func (c *Config) actWorkerComplete(s, t *State, p_q Requests, yield func(*State)
 	if !(s.Posted[p_q]) {
 		return false
 	}
-	t.Posted = func(old134 []bool) []bool { r135 := slices.Clone(old134); i136 := p_q; r135[i136] = false; return r135 }(s.Posted)
-	l137 := func() Rooms {
+	t.Posted = func(old138 []bool) []bool { r139 := slices.Clone(old138); i140 := p_q; r139[i140] = false; return r139 }(s.Posted)
+	l141 := func() Rooms {
 		return c.RoomOf(s, p_q)
 	}
-	_ = l137
-	l138 := func() bool {
+	_ = l141
+	l142 := func() bool {
 		return !c.Queued(s, p_q)
 	}
-	_ = l138
-	l141 := func() int {
+	_ = l142
+	l145 := func() int {
 		return func() int {
 			if c.CountsOutstanding {
-				return SubInt(s.Outstanding[l137()], 1)
+				return SubInt(s.Outstanding[l141()], 1)
 			}
 			return 0
 		}()
 	}
-	_ = l141
-	l142 := func() Str {
-		return s.RequestStatus[l137()]
+	_ = l145
+	l146 := func() Str {
+		return s.RequestStatus[l141()]
 	}
-	_ = l142
-	l143 := func() Str {
+	_ = l146
+	l147 := func() Str {
 		return func() Str {
-			if l138() {
-				return c.UpdateStatus(s, l142(), StrSuccess)
+			if l142() {
+				return c.UpdateStatus(s, l146(), StrSuccess)
 			}
 			return func() Str {
-				if !(c.CheckStatus(s, l142()) == StrSuccess) {
-					return c.UpdateStatus(s, l142(), StrTransferring)
+				if !(c.CheckStatus(s, l146()) == StrSuccess) {
+					return c.UpdateStatus(s, l146(), StrTransferring)
 				}
-				return l142()
+				return l146()
 			}()
 		}()
 	}
-	_ = l143
-	l144 := func() bool {
+	_ = l147
+	l148 := func() bool {
 		return func() bool {
 			if c.CountsOutstanding {
-				return ((l141() <= 0) && ((l143() == StrSuccess) || (l138() && (l143() == StrFailed))))
+				return ((l145() <= 0) && ((l147() == StrSuccess) || (l142() && (l147() == StrFailed))))
 			}
-			return l138()
+			return l142()
 		}()
 	}
-	_ = l144
-	t.AckChan = c.DrainAcks(s, l137(), l141(), s.AckTarget)
-	t.AckTarget = c.DrainTargets(s, l137(), l141(), s.AckTarget)
-	t.RequestStatus = func(old145 []Str) []Str {
-		r146 := slices.Clone(old145)
-		i147 := l137()
-		r146[i147] = l143()
-		return r146
+	_ = l148
+	t.AckChan = c.SendAcks(s, l141(), c.CompleteAcks(s, p_q))
+	t.AckTarget = func(old150 []uint64) []uint64 {
+		r151 := slices.Clone(old150)
+		i152 := l141()
+		r151[i152] = (old150[i152] &^ c.CompleteAcks(s, p_q))
+		return r151
+	}(s.AckTarget)
+	t.RequestStatus = func(old153 []Str) []Str {
+		r154 := slices.Clone(old153)
+		i155 := l141()
+		r154[i155] = l147()
+		return r154
 	}(s.RequestStatus)
-	t.Outstanding = func(old148 []int) []int {
-		r149 := slices.Clone(old148)
-		i150 := l137()
-		r149[i150] = func() int {
-			if l144() {
+	t.Outstanding = func(old156 []int) []int {
+		r157 := slices.Clone(old156)
+		i158 := l141()
+		r157[i158] = func() int {
+			if l148() {
 				return 0
 			}
-			return l141()
+			return l145()
 		}()
-		return r149
+		return r157
 	}(s.Outstanding)
 	t.TransferInfos = func() []uint64 {
-		if l144() {
-			return c.ClearedInfos(s, l137())
+		if l148() {
+			return c.ClearedInfos(s, l141())
 		}
 		return s.TransferInfos
 	}()
@@ -1779,11 +1822,11 @@ func (c *Config) actBootstrapTimeout(s, t *State, p_q Requests, yield func(*Stat
 	if !(s.RequestStatus[c.RoomOf(s, p_q)] == StrBootstrapping) {
 		return false
 	}
-	t.Sender = func(old153 []Str) []Str {
-		r154 := slices.Clone(old153)
-		i155 := p_q
-		r154[i155] = StrReleased
-		return r154
+	t.Sender = func(old161 []Str) []Str {
+		r162 := slices.Clone(old161)
+		i163 := p_q
+		r162[i163] = StrReleased
+		return r162
 	}(s.Sender)
 	if c.FailureClears {
 		t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, p_q))
@@ -1805,11 +1848,11 @@ func (c *Config) actBootstrapTimeout(s, t *State, p_q Requests, yield func(*Stat
 		}
 		return false
 	} else {
-		t.RequestStatus = func(old156 []Str) []Str {
-			r157 := slices.Clone(old156)
-			i158 := c.RoomOf(s, p_q)
-			r157[i158] = c.UpdateStatus(s, old156[i158], StrFailed)
-			return r157
+		t.RequestStatus = func(old164 []Str) []Str {
+			r165 := slices.Clone(old164)
+			i166 := c.RoomOf(s, p_q)
+			r165[i166] = c.UpdateStatus(s, old164[i166], StrFailed)
+			return r165
 		}(s.RequestStatus)
 		t.TransferInfos = s.TransferInfos
 		t.AckTarget = s.AckTarget
@@ -1859,17 +1902,17 @@ func (c *Config) actDecodeSendTransferInfo(s, t *State, p_d DecodeRanks, p_q Req
 	if !(!(s.TiSent[p_q]>>uint(p_d)&1 != 0)) {
 		return false
 	}
-	t.TiSent = func(old163 []uint64) []uint64 {
-		r164 := slices.Clone(old163)
-		i165 := p_q
-		r164[i165] = (old163[i165] | (Bit(int(p_d))))
-		return r164
+	t.TiSent = func(old171 []uint64) []uint64 {
+		r172 := slices.Clone(old171)
+		i173 := p_q
+		r172[i173] = (old171[i173] | (Bit(int(p_d))))
+		return r172
 	}(s.TiSent)
-	t.Chan = func(old166 [][]Msg) [][]Msg {
-		r167 := slices.Clone(old166)
-		i168 := p_d
-		r167[i168] = Append(old166[i168], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
-		return r167
+	t.Chan = func(old174 [][]Msg) [][]Msg {
+		r175 := slices.Clone(old174)
+		i176 := p_d
+		r175[i176] = Append(old174[i176], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
+		return r175
 	}(s.Chan)
 	t.RequestStatus = s.RequestStatus
 	t.TransferInfos = s.TransferInfos
@@ -1912,25 +1955,25 @@ func (c *Config) actDecodeAbort(s, t *State, p_q Requests, yield func(*State) bo
 	if !(!s.Aborted[p_q]) {
 		return false
 	}
-	t.Aborted = func(old171 []bool) []bool { r172 := slices.Clone(old171); i173 := p_q; r172[i173] = true; return r172 }(s.Aborted)
+	t.Aborted = func(old179 []bool) []bool { r180 := slices.Clone(old179); i181 := p_q; r180[i181] = true; return r180 }(s.Aborted)
 	t.Chan = func() [][]Msg {
-		r175 := make([][]Msg, c.DecodeRanks.Size())
-		for i := range r175 {
-			x174 := DecodeRanks(i)
-			_ = x174
-			r175[i] = Append(s.Chan[x174], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x174})
+		r183 := make([][]Msg, c.DecodeRanks.Size())
+		for i := range r183 {
+			x182 := DecodeRanks(i)
+			_ = x182
+			r183[i] = Append(s.Chan[x182], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x182})
 		}
-		return r175
+		return r183
 	}()
 	t.PagesReleased = func() []uint64 {
 		if c.AbortAckSent {
 			return s.PagesReleased
 		}
-		return func(old176 []uint64) []uint64 {
-			r177 := slices.Clone(old176)
-			i178 := p_q
-			r177[i178] = c.DecodeRanks.All()
-			return r177
+		return func(old184 []uint64) []uint64 {
+			r185 := slices.Clone(old184)
+			i186 := p_q
+			r185[i186] = c.DecodeRanks.All()
+			return r185
 		}(s.PagesReleased)
 	}()
 	t.RequestStatus = s.RequestStatus
@@ -1971,25 +2014,25 @@ func (c *Config) actDecodeRecvAbortAck(s, t *State, p_d DecodeRanks, yield func(
 	if !(!(len(s.AckChan[p_d]) == 0)) {
 		return false
 	}
-	t.AckChan = func(old181 [][]Msg) [][]Msg {
-		r182 := slices.Clone(old181)
-		i183 := p_d
-		r182[i183] = old181[i183][1:]
-		return r182
+	t.AckChan = func(old189 [][]Msg) [][]Msg {
+		r190 := slices.Clone(old189)
+		i191 := p_d
+		r190[i191] = old189[i191][1:]
+		return r190
 	}(s.AckChan)
 	t.PagesReleased = func() []uint64 {
-		r185 := make([]uint64, c.Requests.Size())
-		for i := range r185 {
-			x184 := Requests(i)
-			_ = x184
-			r185[i] = func() uint64 {
-				if (c.RoomOf(s, x184) == s.AckChan[p_d][0].Room) && s.Aborted[x184] {
-					return (s.PagesReleased[x184] | (Bit(int(p_d))))
+		r193 := make([]uint64, c.Requests.Size())
+		for i := range r193 {
+			x192 := Requests(i)
+			_ = x192
+			r193[i] = func() uint64 {
+				if (c.RoomOf(s, x192) == s.AckChan[p_d][0].Room) && s.Aborted[x192] {
+					return (s.PagesReleased[x192] | (Bit(int(p_d))))
 				}
-				return s.PagesReleased[x184]
+				return s.PagesReleased[x192]
 			}()
 		}
-		return r185
+		return r193
 	}()
 	t.RequestStatus = s.RequestStatus
 	t.TransferInfos = s.TransferInfos
@@ -2140,11 +2183,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v105 := Requests(0); int(v105) < c.Requests.Size(); v105++ {
+		for v103 := Requests(0); int(v103) < c.Requests.Size(); v103++ {
 			if func() bool {
-				a106 := v105
-				if c.actWorkerPost(s, t, a106, func(t *State) bool {
-					return yield(Action{ID: ActWorkerPost, Params: [MaxParams]int{int(a106)}}, t)
+				a104 := v103
+				if c.actWorkerPost(s, t, a104, func(t *State) bool {
+					return yield(Action{ID: ActWorkerPost, Params: [MaxParams]int{int(a104)}}, t)
 				}) {
 					return true
 				}
@@ -2158,11 +2201,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v132 := Requests(0); int(v132) < c.Requests.Size(); v132++ {
+		for v136 := Requests(0); int(v136) < c.Requests.Size(); v136++ {
 			if func() bool {
-				a133 := v132
-				if c.actWorkerComplete(s, t, a133, func(t *State) bool {
-					return yield(Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(a133)}}, t)
+				a137 := v136
+				if c.actWorkerComplete(s, t, a137, func(t *State) bool {
+					return yield(Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(a137)}}, t)
 				}) {
 					return true
 				}
@@ -2176,11 +2219,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v151 := Requests(0); int(v151) < c.Requests.Size(); v151++ {
+		for v159 := Requests(0); int(v159) < c.Requests.Size(); v159++ {
 			if func() bool {
-				a152 := v151
-				if c.actBootstrapTimeout(s, t, a152, func(t *State) bool {
-					return yield(Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(a152)}}, t)
+				a160 := v159
+				if c.actBootstrapTimeout(s, t, a160, func(t *State) bool {
+					return yield(Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(a160)}}, t)
 				}) {
 					return true
 				}
@@ -2194,13 +2237,13 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v159 := DecodeRanks(0); int(v159) < c.DecodeRanks.Size(); v159++ {
-			for v160 := Requests(0); int(v160) < c.Requests.Size(); v160++ {
+		for v167 := DecodeRanks(0); int(v167) < c.DecodeRanks.Size(); v167++ {
+			for v168 := Requests(0); int(v168) < c.Requests.Size(); v168++ {
 				if func() bool {
-					a161 := v159
-					a162 := v160
-					if c.actDecodeSendTransferInfo(s, t, a161, a162, func(t *State) bool {
-						return yield(Action{ID: ActDecodeSendTransferInfo, Params: [MaxParams]int{int(a161), int(a162)}}, t)
+					a169 := v167
+					a170 := v168
+					if c.actDecodeSendTransferInfo(s, t, a169, a170, func(t *State) bool {
+						return yield(Action{ID: ActDecodeSendTransferInfo, Params: [MaxParams]int{int(a169), int(a170)}}, t)
 					}) {
 						return true
 					}
@@ -2215,11 +2258,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v169 := Requests(0); int(v169) < c.Requests.Size(); v169++ {
+		for v177 := Requests(0); int(v177) < c.Requests.Size(); v177++ {
 			if func() bool {
-				a170 := v169
-				if c.actDecodeAbort(s, t, a170, func(t *State) bool {
-					return yield(Action{ID: ActDecodeAbort, Params: [MaxParams]int{int(a170)}}, t)
+				a178 := v177
+				if c.actDecodeAbort(s, t, a178, func(t *State) bool {
+					return yield(Action{ID: ActDecodeAbort, Params: [MaxParams]int{int(a178)}}, t)
 				}) {
 					return true
 				}
@@ -2233,11 +2276,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v179 := DecodeRanks(0); int(v179) < c.DecodeRanks.Size(); v179++ {
+		for v187 := DecodeRanks(0); int(v187) < c.DecodeRanks.Size(); v187++ {
 			if func() bool {
-				a180 := v179
-				if c.actDecodeRecvAbortAck(s, t, a180, func(t *State) bool {
-					return yield(Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(a180)}}, t)
+				a188 := v187
+				if c.actDecodeRecvAbortAck(s, t, a188, func(t *State) bool {
+					return yield(Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(a188)}}, t)
 				}) {
 					return true
 				}
@@ -2491,8 +2534,8 @@ var Properties = []PropertyInfo{
 // ignores the race with an ABORT still on the wire.
 func (c *Config) NoWriteAfterAbortReceived(s, t *State) bool {
 	return func() bool {
-		for v207 := Requests(0); int(v207) < c.Requests.Size(); v207++ {
-			if !(!(!s.Posted[v207] && t.Posted[v207]) || !c.AbortReceived(s, v207)) {
+		for v215 := Requests(0); int(v215) < c.Requests.Size(); v215++ {
+			if !(!(!s.Posted[v215] && t.Posted[v215]) || !c.AbortReceived(s, v215)) {
 				return false
 			}
 		}
@@ -2504,8 +2547,8 @@ func (c *Config) NoWriteAfterAbortReceived(s, t *State) bool {
 // entry is removed.
 func (c *Config) FailedStaysFailed(s, t *State) bool {
 	return func() bool {
-		for v211 := Rooms(0); int(v211) < c.Rooms.Size(); v211++ {
-			if !(!(c.FailedSticky && (s.RequestStatus[v211] == StrFailed)) || ((t.RequestStatus[v211] == StrFailed) || (t.RequestStatus[v211] == StrAbsent))) {
+		for v219 := Rooms(0); int(v219) < c.Rooms.Size(); v219++ {
+			if !(!(c.FailedSticky && (s.RequestStatus[v219] == StrFailed)) || ((t.RequestStatus[v219] == StrFailed) || (t.RequestStatus[v219] == StrAbsent))) {
 				return false
 			}
 		}
@@ -2516,8 +2559,8 @@ func (c *Config) FailedStaysFailed(s, t *State) bool {
 // NoTransferForFailedRoom: The worker's claim: no KV chunk is posted for a room that is Failed.
 func (c *Config) NoTransferForFailedRoom(s, t *State) bool {
 	return func() bool {
-		for v212 := Requests(0); int(v212) < c.Requests.Size(); v212++ {
-			if !(!(!s.Posted[v212] && t.Posted[v212]) || !(s.RequestStatus[c.RoomOf(s, v212)] == StrFailed)) {
+		for v220 := Requests(0); int(v220) < c.Requests.Size(); v220++ {
+			if !(!(!s.Posted[v220] && t.Posted[v220]) || !(s.RequestStatus[c.RoomOf(s, v220)] == StrFailed)) {
 				return false
 			}
 		}
