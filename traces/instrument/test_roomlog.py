@@ -93,7 +93,9 @@ class RoomlogTest(unittest.TestCase):
     def test_fixed_tombstone(self):
         events, queue = self.run_room("fixed", abort_first=True)
         got = [(e["event"], e.get("to"), e.get("status")) for e in events]
-        self.assertEqual(got, [("sender_create", None, None), ("status", "Failed", None), ("poll", None, "Failed")])
+        # The bootstrap failure clears the room (failure_exception -> clear).
+        self.assertEqual(got, [("sender_create", None, None), ("status", "Failed", None), ("poll", None, "Failed"),
+                               ("clear", None, None)])
         self.assertEqual(queue, "Released")
 
     def test_undo(self):

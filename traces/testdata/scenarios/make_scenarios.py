@@ -151,17 +151,18 @@ class Prefill:
                     q = self.sched.queue[req]
                     try:
                         if q == "BootstrapQueue":
-                            if not self.sched.senders[req].check_bootstrap_timeout():
-                                self.sched.pop_bootstrapped(req)
+                            # the sender's poll fires the bootstrap timeout
+                            self.sched.pop_bootstrapped(req)
                         elif q == "WaitingQueue":
                             self.sched.run_batch(req)
                         elif q == "InflightQueue":
                             self.sched.process_inflight(req)
                     except P.NotEnabled:
                         pass
-                    except KeyError as e:
-                        # common/Mooncake check_status on an absent room: the
-                        # KeyError escapes the event loop, prefill dies
+                    except (KeyError, RuntimeError) as e:
+                        # common/Mooncake check_status on an absent room, or
+                        # an "Unexpected poll state": the exception escapes
+                        # the event loop, prefill dies
                         self.crashed = (req, repr(e))
                         return
             time.sleep(TICK)
@@ -170,13 +171,16 @@ class Prefill:
         while not self.stop.is_set():
             now = time.monotonic()
             with self.lock:
-                for req in list(self.mgr.transfer_queue):
+                # one worker queue, FIFO; the worker waits on a chunk's
+                # writes before it takes the next chunk
+                while self.mgr.transfer_queue and not self.writes:
+                    req = self.mgr.transfer_queue[0]
                     try:
                         self.mgr.transfer_worker_post(req)
                         if self.mgr.inflight_writes.get(req):
                             self.writes[req] = now + 0.05
                     except P.NotEnabled:
-                        pass
+                        break
                 for req, t in list(self.writes.items()):
                     if t <= now:
                         del self.writes[req]
@@ -308,7 +312,7 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     cap.stop()
     logf.close()
     if pre.crashed:
-        raise RuntimeError("%s: prefill crashed in check_status: request %s, %s" % (name, *pre.crashed))
+        raise RuntimeError("%s: prefill crashed in its scheduler: request %s, %s" % (name, *pre.crashed))
     pinned_at = {}  # room -> first ABORT of its aborted requests prefill still holds
     for req, t in aborted.items():
         if req in held and req in inside:
@@ -383,12 +387,22 @@ def reuse(seed):
     their TransferInfo would):
       retry-after-success  400-402: ABORT 1 once prefill concluded it, then TI 2
       retry-early          403-410: ABORT 1 before any TI, TI 2 d later
-                           (d = 30..170 ms), ABORT 2 0.9 s after ABORT 1
-                           (decode's waiting timeout)
+                           (d = 30..170 ms), request 2 reaching the scheduler
+                           once request 1 concluded (while request 1 is
+                           Transferring, request 2's bootstrap poll would
+                           raise RuntimeError and kill prefill), ABORT 2
+                           1.4 s after ABORT 1 (decode's waiting timeout)
       retry-late           411-412: TI 1, ABORT 1, TI 2, all before prefill's
                            scheduler has request 1
-      retry-inflight       413-414: ABORT 1 and TI 2 while request 1 runs
-      ok                   415-416: no reuse, no abort."""
+      retry-released       413-414: TI 1, ABORT 1 just before request 1
+                           reaches the scheduler, TI 2 once it was released,
+                           request 2 0.9 s later. (ABORT 1 while request 1's
+                           write is in flight makes that write re-insert the
+                           cleared room as Success, and request 2's bootstrap
+                           poll then raises RuntimeError: prefill dies.)
+      ok                   415: no reuse, no abort
+      pinned               416: request 2 reaches the scheduler first (its
+                           sender, then ABORT 1), request 1 afterwards."""
     rng = random.Random(seed)
     out = []
     for k in range(17):
@@ -399,15 +413,21 @@ def reuse(seed):
         elif k < 11:
             d = 0.03 + 0.02 * (k - 3)
             out += [ev(t, "abort", room), ev(t + d, "ti", room, 2), ev(t + 0.3, "arrive", room),
-                    ev(t + d + 0.3, "arrive", room, 2), ev(t + 0.9, "abort", room, 2)]
+                    ev(t + 1.2, "arrive", room, 2), ev(t + 1.4, "abort", room, 2)]
         elif k < 13:
             out += [ev(t, "ti", room), ev(t + 0.15, "abort", room), ev(t + 0.2, "ti", room, 2),
                     ev(t + 0.3, "arrive", room), ev(t + 0.5, "arrive", room, 2)]
         elif k < 15:
-            out += [ev(t, "ti", room), ev(t + 0.3, "arrive", room), ev(t + 0.34, "abort", room),
-                    ev(t + 0.36, "ti", room, 2), ev(t + 0.66, "arrive", room, 2)]
-        else:
+            out += [ev(t, "ti", room), ev(t + 0.2, "abort", room), ev(t + 0.3, "arrive", room),
+                    ev(t + 0.36, "ti", room, 2), ev(t + 1.2, "arrive", room, 2)]
+        elif k < 16:
             out += [ev(t, "ti", room), ev(t + 0.3, "arrive", room)]
+        else:
+            # Request 2 reaches prefill's scheduler before request 1 and
+            # before the bootstrap thread handled ABORT 1: ABORT 1 fails
+            # request 2's Bootstrapping room, request 2's failure clears
+            # it, and request 1 then reads WaitingForInput forever.
+            out += [ev(t, "arrive", room, 2), ev(t + 0.005, "abort", room), ev(t + 0.1, "arrive", room)]
     return out
 
 
