@@ -66,16 +66,18 @@ func requestOf(a model.Action) (model.Requests, bool) {
 
 // Marks returns the marks step a (from s to t) of a one-room spec
 // instance leaves, in the order they appear: its wire messages (every
-// ABORT of a DecodeAbort, the TransferInfo of DecodeSendTransferInfo, the
-// ABORT_ACK of BootstrapRecvAbort in variants that acknowledge) and, when
-// withLog, the prefill event-log lines it writes (the mapping the
+// ABORT of a DecodeAbort, the TransferInfo of DecodeSendTransferInfo, and
+// every ABORT_ACK a prefill step puts on a decode rank's channel) and,
+// when withLog, the prefill event-log lines it writes (the mapping the
 // instrumentation in traces/instrument implements):
 //
 //   - SchedulerCreateSender: sender_create, then the status change it
 //     made, if any;
 //   - SchedulerPollBootstrap, SchedulerPollInFlight: a poll of that queue
-//     with the status it read; the in-flight poll that releases the
-//     request then writes clear;
+//     with the status it read; a poll that releases the request and
+//     clears its room then writes clear;
+//   - BootstrapTimeout: the timeout's Bootstrapping -> Failed, the poll
+//     that read that Failed, and clear where the release clears the room;
 //   - any other prefill step: the status change it made, if any.
 //
 // Receiving messages (the bootstrap thread's and decode's) leaves no wire
@@ -92,9 +94,12 @@ func Marks(c *model.Config, a model.Action, s, t *model.State, withLog bool) []M
 		return out
 	case model.ActDecodeRecvAbortAck:
 		return nil
-	case model.ActBootstrapRecvAbort:
-		if c.AbortAckSent && !c.AbortKillsBootstrap {
-			out = append(out, Mark{Kind: AbortAck, Rank: a.Params[0]})
+	}
+	// ABORT_ACKs: whatever the step appended to a decode rank's channel
+	// (the bootstrap thread's handler, or a worker once a room drains).
+	for d := range t.AckChan {
+		for range len(t.AckChan[d]) - len(s.AckChan[d]) {
+			out = append(out, Mark{Kind: AbortAck, Rank: d})
 		}
 	}
 	if !withLog {
@@ -117,13 +122,30 @@ func Marks(c *model.Config, a model.Action, s, t *model.State, withLog bool) []M
 			queue = "inflight"
 		}
 		out = append(out, Mark{Kind: Poll, Rank: -1, A: queue, B: c.Poll(s, q).String()})
-		if a.ID == model.ActSchedulerPollInFlight && t.Sender[q] == model.StrReleased {
+		if cleared(c, s, t, q) {
+			out = append(out, Mark{Kind: Clear, Rank: -1})
+		}
+	case model.ActBootstrapTimeout:
+		q, _ := requestOf(a)
+		out = append(out,
+			Mark{Kind: Status, Rank: -1, A: s.RequestStatus[0].String(), B: model.StrFailed.String()},
+			Mark{Kind: Poll, Rank: -1, A: "bootstrap", B: model.StrFailed.String()})
+		if cleared(c, s, t, q) {
 			out = append(out, Mark{Kind: Clear, Rank: -1})
 		}
 	default:
 		status()
 	}
 	return out
+}
+
+// cleared reports whether step s -> t released request q through clear():
+// on Success always, on a failure where failure_exception() clears.
+func cleared(c *model.Config, s, t *model.State, q model.Requests) bool {
+	if t.Sender[q] != model.StrReleased || s.Sender[q] == model.StrReleased {
+		return false
+	}
+	return c.FailureClears || c.Poll(s, q) == model.StrSuccess
 }
 
 // Stutter reports whether a logged poll m that moves nothing fits state
