@@ -61,7 +61,7 @@ type heldChunk struct {
 func (o *reorder) track(s *stream, n, frame int) {
 	h := &s.hold
 	h.fed += int64(n)
-	if s.dead || s.dec.Synced() {
+	if s.dead || s.dec == nil || s.dec.Synced() {
 		if h.held {
 			h.chunks = h.chunks[:0]
 			delete(o.streams, s)
