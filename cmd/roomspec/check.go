@@ -36,7 +36,7 @@ func runCheck(e *env, args []string) int {
 			"then every counterexample as a step table. Checking goes on after a violation.")
 	config := fs.String("config", "", "TLC configuration `file` (default: MODULE.cfg beside the module)")
 	format := fs.String("format", "text", "output `format`: text or json")
-	workers := fs.Int("workers", 0, "goroutines computing successors (default: one per CPU)")
+	workers := fs.PositiveInt("workers", 0, "goroutines computing successors (default: one per CPU)")
 	variant := fs.String("variant", "", "check the bundled spec under this variant only (see -list)")
 	list := fs.Bool("list", false, "list the bundled variants and exit")
 	interpret := fs.Bool("interpret", false, "bundled spec: compute states with the interpreter, not the compiled model")

@@ -43,16 +43,16 @@ flight; -format json writes each room as soon as it is judged.
 Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	logFile := fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)")
 	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
-	deadline := fs.Duration("deadline", 300*time.Second, "how long after its abort a room must be released")
+	deadline := fs.PositiveDuration("deadline", 300*time.Second, "how long after its abort a room must be released")
 	skew := fs.Duration("skew", time.Millisecond, "how far apart observations of different connections (or the log) may be and still have happened in the other order (0: keep the capture's order)")
-	idle := fs.Duration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)")
+	idle := fs.PositiveDuration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)")
 	logEndpoint := fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)")
 	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
 	itf := fs.String("itf", "", "write the spec behaviour matched by each violated, at-risk or invalid room (at-risk: and a pinning completion; invalid: up to the last explained event) as an ITF trace into `DIR`")
 	var ports portList
 	fs.Var(&ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
-	maxHidden := fs.Int("max-unseen", 24, "search bound: unseen spec steps between two observations of a room")
-	maxStates := fs.Int("max-states", 50000, "search bound: states one search visits")
+	maxHidden := fs.PositiveInt("max-unseen", 24, "search bound: unseen spec steps between two observations of a room")
+	maxStates := fs.PositiveInt("max-states", 50000, "search bound: states one search visits")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/subprocess"
 )
 
 func init() {
@@ -32,12 +33,14 @@ func runTest(e *env, args []string) int {
 	variant := fs.String("variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
-	cases := fs.Int("cases", 100, "generated `cases` per property")
-	steps := fs.Int("steps", 30, "longest generated sequence")
-	bound := fs.Int("bound", conformance.DefaultBound, "fair round-robin `rounds` allowed for quiescence (liveness)")
+	cases := fs.PositiveInt("cases", 100, "generated `cases` per property")
+	steps := fs.PositiveInt("steps", 30, "longest generated sequence")
+	bound := fs.PositiveInt("bound", conformance.DefaultBound, "fair round-robin `rounds` allowed for quiescence (liveness)")
 	format := fs.String("format", "text", "output `format`: text or json (one object per property run)")
 	itfDir := fs.String("itf", "", "write each counterexample as ITF JSON into `dir`")
 	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
+	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "exec: the longest wait for a reply")
+	startTimeout := fs.PositiveDuration("start-timeout", subprocess.DefaultStartTimeout, "exec: the longest wait for the first reply (the process starting)")
 	skew := fs.Duration("skew", conformance.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
 	if code, ok := fs.parse(args); !ok {
 		return code
@@ -84,7 +87,8 @@ func runTest(e *env, args []string) int {
 		var im conformance.Implementation
 		v := *variant
 		if cmd, ok := strings.CutPrefix(name, "exec:"); ok {
-			im = conformance.NewExec(cmd)
+			im = subprocess.New(cmd, subprocess.Options{Timeout: *timeout, StartTimeout: *startTimeout})
+			defer onSignal(subprocess.KillAll)()
 			if v == "" {
 				v = "upstream"
 			}

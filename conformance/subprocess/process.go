@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/roomspec/roomspec/spec/model"
 )
@@ -35,7 +37,7 @@ const (
 // Causes of a failure, for errors.Is. An *Error wraps exactly one.
 var (
 	// ErrTimeout: no reply within the timeout.
-	ErrTimeout = errors.New("no reply in time")
+	ErrTimeout = errors.New("no reply")
 	// ErrExited: the child closed its stdout (exited) before replying.
 	ErrExited = errors.New("the process exited before replying")
 	// ErrProtocol: the reply is not a response of the protocol.
@@ -94,7 +96,7 @@ func (e *Error) Error() string {
 	if e.Status != "" {
 		fmt.Fprintf(&b, " (%s)", e.Status)
 	}
-	if s := strings.TrimRight(e.Stderr, "\n"); s != "" {
+	if s := strings.TrimRight(printable(e.Stderr), "\n"); s != "" {
 		fmt.Fprintf(&b, "; its stderr ends:\n%s", s)
 	} else {
 		b.WriteString("; its stderr is empty")
@@ -103,6 +105,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// printable shows s with bytes that are not printable text as '.'.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || (unicode.IsPrint(r) && r != utf8.RuneError) {
+			return r
+		}
+		return '.'
+	}, s)
+}
 
 // Process is an implementation run as a child process. Its methods are
 // safe for concurrent use (requests are serialized).

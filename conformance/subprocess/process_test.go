@@ -68,7 +68,7 @@ func TestNoReplyTimesOut(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the timeout took %v", d)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "reset: no reply in time within 300ms") || !strings.Contains(msg, "signal: killed") {
+	if msg := err.Error(); !strings.Contains(msg, "reset: no reply within 300ms") || !strings.Contains(msg, "signal: killed") {
 		t.Errorf("error %q does not say which request timed out, after how long, and that the child was killed", msg)
 	}
 	gone(t, pid())
