@@ -12,6 +12,7 @@ require (
 
 require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/net v0.30.0 // indirect
 	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
