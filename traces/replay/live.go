@@ -286,3 +286,13 @@ func (w *Watcher) emit(ev Event) {
 		w.onEvent(ev)
 	}
 }
+
+// Counts returns how many rooms have been judged with each verdict so far
+// (never-aborted rooms included).
+func (w *Watcher) Counts() map[Verdict]int {
+	out := make(map[Verdict]int, len(w.r.report.Verdicts))
+	for v, n := range w.r.report.Verdicts {
+		out[v] = n
+	}
+	return out
+}
