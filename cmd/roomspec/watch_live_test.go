@@ -169,19 +169,30 @@ func TestWatchLive(t *testing.T) {
 	bin := roomspecBinary(t)
 	for _, tc := range []struct {
 		name, scenario, variant string
-		iface                   bool
+		mode                    liveMode
 	}{
-		{"fork-pipe", "storm-fork", "fork-90a52f44a", false},
-		{"fixed-pipe", "storm-fixed", "fixed", false},
-		{"fork-iface", "storm-fork", "fork-90a52f44a", true},
+		{"fork-pipe", "storm-fork", "fork-90a52f44a", modePipe},
+		{"fixed-pipe", "storm-fixed", "fixed", modePipe},
+		{"fork-iface", "storm-fork", "fork-90a52f44a", modeIface},
+		{"fork-dir", "storm-fork", "fork-90a52f44a", modeDir},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			liveScenario(t, bin, tc.scenario, tc.variant, tc.iface)
+			liveScenario(t, bin, tc.scenario, tc.variant, tc.mode)
 		})
 	}
 }
 
-func liveScenario(t *testing.T, bin, scenario, variant string, iface bool) {
+// liveMode is how the watch gets the traffic.
+type liveMode int
+
+const (
+	modePipe  liveMode = iota // tcpdump -w - | roomspec watch -
+	modeIface                 // roomspec watch -i lo (tcpdump writes the file replay reads)
+	modeDir                   // tcpdump -G 1 rotates files into a directory roomspec watches
+)
+
+func liveScenario(t *testing.T, bin, scenario, variant string, mode liveMode) {
+	iface := mode == modeIface
 	const deadline = 2 * time.Second // make_scenarios.py's DEADLINE
 	dir := t.TempDir()
 	port := freePort(t)
@@ -191,8 +202,17 @@ func liveScenario(t *testing.T, bin, scenario, variant string, iface bool) {
 	defer cancel()
 
 	// tcpdump first, so that the capture sees every connection start.
-	tcpdump := exec.CommandContext(ctx, "tcpdump", "-i", "lo", "--immediate-mode", "-U", "-n", "-B", "65536", "-s", "262144",
-		"-w", "-", fmt.Sprintf("tcp port %d", port))
+	rotated := filepath.Join(dir, "rotated")
+	if err := os.Mkdir(rotated, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	out := []string{"-w", "-"}
+	if mode == modeDir {
+		// A new file each second (when a packet comes), named by the time.
+		out = []string{"-G", "1", "-w", filepath.Join(rotated, "cap-%s.pcap")}
+	}
+	tcpdump := exec.CommandContext(ctx, "tcpdump", append(append([]string{"-i", "lo", "--immediate-mode", "-U", "-n", "-B", "65536", "-s", "262144", "-Z", "root"},
+		out...), fmt.Sprintf("tcp port %d", port))...)
 	tcpdump.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	tdOut, err := tcpdump.StdoutPipe()
 	if err != nil {
@@ -223,9 +243,12 @@ func liveScenario(t *testing.T, bin, scenario, variant string, iface bool) {
 	}
 
 	args := []string{"watch", "-variant", variant, "-deadline", deadline.String(), "-idle", "1m", "-log", logPath, "-listen", "127.0.0.1:0"}
-	if iface {
+	switch mode {
+	case modeIface:
 		args = append(args, "-i", "lo", "-ports", strconv.Itoa(port))
-	} else {
+	case modeDir:
+		args = append(args, "-pattern", "cap-*.pcap", rotated)
+	default:
 		args = append(args, "-")
 	}
 	watch := exec.CommandContext(ctx, bin, args...)
@@ -273,7 +296,7 @@ func liveScenario(t *testing.T, bin, scenario, variant string, iface bool) {
 		}
 		defer f.Close()
 		w := io.Writer(f)
-		if !iface {
+		if mode == modePipe {
 			w = io.MultiWriter(f, watchIn)
 		}
 		_, err = io.Copy(w, tdOut)
@@ -304,8 +327,12 @@ func liveScenario(t *testing.T, bin, scenario, variant string, iface bool) {
 	if !slices.ContainsFunc(tdStderr, func(l string) bool { return strings.HasPrefix(l, "0 packets dropped by kernel") }) {
 		t.Fatalf("tcpdump dropped packets: %q", tdStderr)
 	}
-	if iface {
-		// -i lo reads no standard input: stop it as Kubernetes would.
+	if mode != modePipe {
+		// Not fed by standard input: stop it as Kubernetes would, once it
+		// has read the last files' ends.
+		if mode == modeDir {
+			time.Sleep(300 * time.Millisecond)
+		}
 		watch.Process.Signal(syscall.SIGTERM)
 	}
 	watchIn.Close()
@@ -340,7 +367,7 @@ func liveScenario(t *testing.T, bin, scenario, variant string, iface bool) {
 	if code != wantCode {
 		t.Fatalf("roomspec watch: exit %d, want %d\nstderr: %s", code, wantCode, strings.Join(watchStderr, "\n"))
 	}
-	t.Logf("roomspec watch: %s", watchStderr[len(watchStderr)-1])
+	t.Logf("%s", watchStderr[len(watchStderr)-1])
 
 	// The events.
 	var verdicts []string
@@ -370,15 +397,28 @@ func liveScenario(t *testing.T, bin, scenario, variant string, iface bool) {
 		t.Errorf("%d verdicts, the emulators expect %d", len(verdicts), len(exp.WithLog))
 	}
 
-	// The same capture and log replayed.
+	if mode == modeDir {
+		files, _ := filepath.Glob(filepath.Join(rotated, "cap-*.pcap"))
+		t.Logf("tcpdump rotated %d files", len(files))
+		if len(files) < 3 {
+			t.Errorf("tcpdump rotated only %d files", len(files))
+		}
+	}
+	// The same capture and log replayed (not for the rotated files: replay
+	// decodes each file on its own, while the watch reads them as one
+	// stream).
+	if mode == modeDir {
+		pinnedChecks(t, pinned, exp, ss, deadline)
+		return
+	}
 	rep := exec.CommandContext(ctx, bin, "replay", "-format", "json", "-variant", variant, "-deadline", deadline.String(), "-idle", "1m",
 		"-log", logPath, pcapPath)
-	out, err := rep.Output()
+	replayed, err := rep.Output()
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(string(replayed)), "\n") {
 		want = append(want, compact(t, json.RawMessage(l), iface))
 	}
 	slices.Sort(want)
@@ -387,9 +427,15 @@ func liveScenario(t *testing.T, bin, scenario, variant string, iface bool) {
 		t.Errorf("watch's final verdicts differ from replay's on the same traffic:\nwatch:  %s\nreplay: %s", strings.Join(verdicts, "\n        "), strings.Join(want, "\n        "))
 	}
 
-	// Pinned: exactly the scenario's pinned rooms, each reported as its
-	// deadline passed; the gauge at their number within the deadline plus
-	// one second of the last one's ABORT.
+	pinnedChecks(t, pinned, exp, ss, deadline)
+}
+
+// pinnedChecks: the rooms reported pinned are exactly the scenario's
+// pinned rooms, each reported as its deadline passed; the gauge reads
+// their number within the deadline plus one second of the last one's
+// ABORT.
+func pinnedChecks(t *testing.T, pinned map[int64]event, exp expectation, ss []sample, deadline time.Duration) {
+	t.Helper()
 	var rooms []int64
 	var lastDue time.Time
 	for room, ev := range pinned {
