@@ -186,17 +186,7 @@ func TestFileGrowing(t *testing.T) {
 // skipped; the files already there at the start but the newest are not
 // read.
 func TestDirRotation(t *testing.T) {
-	var path string
-	for _, p := range captures(t) {
-		if filepath.Ext(p) == ".pcap" {
-			path = p
-			break
-		}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := pcapFile(t)
 	want := messages(t, bytes.NewReader(data))
 	files := splitPcap(t, data, 4)
 	dir := t.TempDir()
@@ -252,6 +242,23 @@ func TestDirRotation(t *testing.T) {
 	}
 }
 
+// pcapFile returns the first committed capture in pcap format (which
+// splitPcap can cut).
+func pcapFile(t *testing.T) []byte {
+	t.Helper()
+	for _, p := range captures(t) {
+		if filepath.Ext(p) == ".pcap" {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		}
+	}
+	t.Fatal("no pcap capture")
+	return nil
+}
+
 // splitPcap cuts a pcap file into n files at record boundaries, each with
 // the file's header.
 func splitPcap(t *testing.T, data []byte, n int) [][]byte {
@@ -275,17 +282,7 @@ func splitPcap(t *testing.T, data []byte, n int) [][]byte {
 // TestDirOverwritten: a file that shrinks while read (the rotation came
 // round to it) is reported, and reading goes on with the newest file.
 func TestDirOverwritten(t *testing.T) {
-	var path string
-	for _, p := range captures(t) {
-		if filepath.Ext(p) == ".pcap" {
-			path = p
-			break
-		}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := pcapFile(t)
 	files := splitPcap(t, data, 2)
 	dir := t.TempDir()
 	name := filepath.Join(dir, "cap.pcap0")
