@@ -35,6 +35,13 @@ type Options struct {
 	// keeps a message, or anything in it, must keep m.Clone() instead.
 	// Messages are the same as without Reuse.
 	Reuse bool
+	// MaxHold bounds, in capture time, how long a stream looking for
+	// frame boundaries holds back the messages of other streams (to emit
+	// them in capture order); past it they go out, and what the stream
+	// emits later counts as out of order. Zero: no bound (capture order
+	// exactly). A live watch needs a bound: a joined connection that
+	// carries only heartbeats may never resynchronize.
+	MaxHold time.Duration
 }
 
 // Message is one decoded multipart message with its provenance.
@@ -161,8 +168,9 @@ func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnos
 		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: "capture", Msg: d.Msg})
 	}
 	p.order.init(opt.ZMTP)
+	p.order.maxHold = opt.MaxHold
 	res, err := capture.Run(r, copt, func(e *capture.Event) {
-		p.order.curPending = e.Pending
+		p.order.curPending, p.order.now = e.Pending, e.Time
 		p.event(e)
 		p.order.release(p.onMsg, e.Pending, false)
 	})
