@@ -55,3 +55,23 @@ func (fs *flagSet) parse(args []string) (code int, ok bool) {
 		return exitBadInput, false
 	}
 }
+
+// parseInterleaved parses args whose flags may come before or after the
+// positional arguments ("show FILE -html"), and returns the positional
+// ones.
+func (fs *flagSet) parseInterleaved(args []string) (pos []string, code int, ok bool) {
+	for {
+		if code, ok := fs.parse(args); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, exitOK, true
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), exitOK, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

@@ -1,0 +1,126 @@
+package report
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The page's data is one JSON document read by its script. It is compact
+// because a page may hold thousands of diagrams: every string is an index
+// into the page's string table S, and records are arrays.
+
+// jsonDiagram is a Diagram as the script reads it.
+type jsonDiagram struct {
+	Title   int   `json:"t"`
+	Verdict int   `json:"v"`
+	Reason  int   `json:"r"`
+	Notes   []int `json:"n,omitempty"`
+	// Lanes: [name, sub, side].
+	Lanes [][3]int `json:"L"`
+	// T0 is the time observations are relative to.
+	T0    int        `json:"t0"`
+	Steps []jsonStep `json:"s"`
+	// Obs: [what, frame, line, time after T0 in µs, where, time].
+	Obs         [][6]any `json:"o,omitempty"`
+	Stuck       int      `json:"k"`
+	Pin         int      `json:"p"`
+	Loop        int      `json:"lp"`
+	Unexplained int      `json:"u"`
+	End         int      `json:"e"`
+}
+
+// jsonStep is a step: [kind, lanes, action id, action text, status,
+// diff, sends, recvs, observations, quiet polls, implementation diff,
+// failed].
+type jsonStep [12]any
+
+// encode turns d into the page's data, interning its strings.
+func (p *Page) encode(d *Diagram) jsonDiagram {
+	s := &p.strs
+	j := jsonDiagram{Title: s.id(d.Title), Verdict: s.id(d.Verdict), Reason: s.id(d.Reason), Notes: s.idsOf(d.Notes),
+		Stuck: d.stuck, Pin: d.pin, Loop: d.loop, Unexplained: d.unexplained, End: s.id(d.end), T0: s.id(stamp(d.t0))}
+	if d.t0.IsZero() {
+		j.T0 = s.id("")
+	}
+	for _, l := range d.lanes {
+		j.Lanes = append(j.Lanes, [3]int{s.id(l.name), s.id(l.sub), s.id(l.side)})
+	}
+	for i, st := range d.steps {
+		action := ""
+		if i > 0 {
+			action = d.c.ActionString(st.action)
+		}
+		sends := make([][3]int, len(st.sends))
+		for k, m := range st.sends {
+			sends[k] = [3]int{m.lane, s.id(m.text), m.obs}
+		}
+		recvs := make([][3]int, len(st.recvs))
+		for k, m := range st.recvs {
+			recvs[k] = [3]int{m.lane, s.id(m.text), m.from}
+		}
+		fail := 0
+		if st.fail {
+			fail = 1
+		}
+		j.Steps = append(j.Steps, jsonStep{int(st.kind), orEmpty(st.lanes), int(st.action.ID), s.id(action), s.id(st.status),
+			s.idsOf(st.diff), sends, recvs, orEmpty(st.obs), orEmpty(st.quiet), s.idsOf(st.impl), fail})
+	}
+	for _, o := range d.obs {
+		rel := 0.0
+		if !d.t0.IsZero() && !o.t.IsZero() {
+			rel = float64(o.t.Sub(d.t0)) / float64(time.Microsecond)
+		}
+		j.Obs = append(j.Obs, [6]any{s.id(o.what), o.frame, o.line, rel, s.id(o.where), s.id(stamp(o.t))})
+	}
+	return j
+}
+
+func orEmpty(xs []int) []int {
+	if xs == nil {
+		return []int{}
+	}
+	return xs
+}
+
+// pageData is the page's whole JSON document.
+type pageData struct {
+	Kind    string        `json:"kind"`
+	S       []string      `json:"S"`
+	Cols    []column      `json:"cols"`
+	Rows    [][4]any      `json:"rows"` // [id, verdict, cells, diagram]
+	D       []jsonDiagram `json:"D"`
+	Actions [][]int       `json:"A"`
+	Verdict []string      `json:"verdicts"`
+	Hidden  []string      `json:"hide"` // columns with nothing in them
+}
+
+func (p *Page) data() ([]byte, error) {
+	pd := pageData{Kind: p.kind, Cols: p.cols, D: p.diags, Verdict: p.verdict, Actions: p.actionModels()}
+	if pd.D == nil {
+		pd.D = []jsonDiagram{}
+	}
+	used := make([]bool, len(p.cols))
+	for _, r := range p.rows {
+		pd.Rows = append(pd.Rows, [4]any{r.id, r.verdict, r.cells, r.diagram})
+		for k, c := range r.cells {
+			if v := p.strs.list[c]; v != "" && v != "-" {
+				used[k] = true
+			}
+		}
+	}
+	if pd.Rows == nil {
+		pd.Rows = [][4]any{}
+	}
+	for k, u := range used {
+		if !u && len(p.rows) > 0 {
+			pd.Hidden = append(pd.Hidden, p.cols[k].Key)
+		}
+	}
+	if p.replay != nil && !p.replay.multiPrefill {
+		pd.Hidden = append(pd.Hidden, "prefill")
+	}
+	pd.S = p.strs.list
+	// encoding/json escapes <, > and & in strings, so the document is safe
+	// inside a script element.
+	return json.Marshal(pd)
+}
