@@ -251,7 +251,9 @@ func (p *Page) statusGraph() *graphView {
 	for e := range p.edges {
 		edgeKeys = append(edgeKeys, e)
 	}
-	slices.SortFunc(edgeKeys, func(a, b [3]string) int { return strings.Compare(strings.Join(a[:], "\x00"), strings.Join(b[:], "\x00")) })
+	slices.SortFunc(edgeKeys, func(a, b [3]string) int {
+		return strings.Compare(strings.Join(a[:], "\x00"), strings.Join(b[:], "\x00"))
+	})
 	for _, e := range edgeKeys {
 		k := key{e[0], e[1]}
 		if used[k] == nil {
