@@ -15,13 +15,15 @@ type jsonDiagram struct {
 	Verdict int   `json:"v"`
 	Reason  int   `json:"r"`
 	Notes   []int `json:"n,omitempty"`
-	// Lanes: [name, sub, side].
-	Lanes [][3]int `json:"L"`
+	// Lanes indexes the page's lane lists (LT), each [name, sub, side].
+	Lanes int `json:"L"`
 	// T0 is the time observations are relative to.
-	T0    int        `json:"t0"`
-	Steps []jsonStep `json:"s"`
-	// Obs: [what, frame, line, time after T0 in µs, where, time].
-	Obs         [][6]any `json:"o,omitempty"`
+	T0 int `json:"t0"`
+	// Steps indexes the page's step lists (ST): rooms of one pattern
+	// share theirs.
+	Steps int `json:"s"`
+	// Obs: [what, frame, line, time after T0 in µs, where].
+	Obs         [][5]any `json:"o,omitempty"`
 	Stuck       int      `json:"k"`
 	Pin         int      `json:"p"`
 	Loop        int      `json:"lp"`
@@ -42,9 +44,12 @@ func (p *Page) encode(d *Diagram) jsonDiagram {
 	if d.t0.IsZero() {
 		j.T0 = s.id("")
 	}
+	var lanes [][3]int
 	for _, l := range d.lanes {
-		j.Lanes = append(j.Lanes, [3]int{s.id(l.name), s.id(l.sub), s.id(l.side)})
+		lanes = append(lanes, [3]int{s.id(l.name), s.id(l.sub), s.id(l.side)})
 	}
+	j.Lanes = p.lanes.id(lanes)
+	var steps []jsonStep
 	for i, st := range d.steps {
 		action := ""
 		if i > 0 {
@@ -62,17 +67,41 @@ func (p *Page) encode(d *Diagram) jsonDiagram {
 		if st.fail {
 			fail = 1
 		}
-		j.Steps = append(j.Steps, jsonStep{int(st.kind), orEmpty(st.lanes), int(st.action.ID), s.id(action), s.id(st.status),
+		steps = append(steps, jsonStep{int(st.kind), orEmpty(st.lanes), int(st.action.ID), s.id(action), s.id(st.status),
 			s.idsOf(st.diff), sends, recvs, orEmpty(st.obs), orEmpty(st.quiet), s.idsOf(st.impl), fail})
 	}
+	j.Steps = p.steps.id(steps)
 	for _, o := range d.obs {
-		rel := 0.0
+		var rel any
 		if !d.t0.IsZero() && !o.t.IsZero() {
 			rel = float64(o.t.Sub(d.t0)) / float64(time.Microsecond)
 		}
-		j.Obs = append(j.Obs, [6]any{s.id(o.what), o.frame, o.line, rel, s.id(o.where), s.id(stamp(o.t))})
+		j.Obs = append(j.Obs, [5]any{s.id(o.what), o.frame, o.line, rel, s.id(o.where)})
 	}
 	return j
+}
+
+// jsonTable interns JSON values: diagrams of one pattern share their
+// steps and lanes.
+type jsonTable struct {
+	ids  map[string]int
+	list []json.RawMessage
+}
+
+func (t *jsonTable) id(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // ints, strings and slices of them always marshal
+	}
+	if i, ok := t.ids[string(b)]; ok {
+		return i
+	}
+	if t.ids == nil {
+		t.ids = map[string]int{}
+	}
+	t.ids[string(b)] = len(t.list)
+	t.list = append(t.list, b)
+	return len(t.list) - 1
 }
 
 func orEmpty(xs []int) []int {
@@ -84,18 +113,21 @@ func orEmpty(xs []int) []int {
 
 // pageData is the page's whole JSON document.
 type pageData struct {
-	Kind    string        `json:"kind"`
-	S       []string      `json:"S"`
-	Cols    []column      `json:"cols"`
-	Rows    [][4]any      `json:"rows"` // [id, verdict, cells, diagram]
-	D       []jsonDiagram `json:"D"`
-	Actions [][]int       `json:"A"`
-	Verdict []string      `json:"verdicts"`
-	Hidden  []string      `json:"hide"` // columns with nothing in them
+	Kind    string            `json:"kind"`
+	S       []string          `json:"S"`
+	Cols    []column          `json:"cols"`
+	Rows    [][4]any          `json:"rows"` // [id, verdict, cells, diagram]
+	D       []jsonDiagram     `json:"D"`
+	Steps   []json.RawMessage `json:"ST"`
+	Lanes   []json.RawMessage `json:"LT"`
+	Actions [][]int           `json:"A"`
+	Verdict []string          `json:"verdicts"`
+	Hidden  []string          `json:"hide"` // columns with nothing in them
 }
 
 func (p *Page) data() ([]byte, error) {
-	pd := pageData{Kind: p.kind, Cols: p.cols, D: p.diags, Verdict: p.verdict, Actions: p.actionModels()}
+	pd := pageData{Kind: p.kind, Cols: p.cols, D: p.diags, Verdict: p.verdict, Actions: p.actionModels(),
+		Steps: orEmptyRaw(p.steps.list), Lanes: orEmptyRaw(p.lanes.list)}
 	if pd.D == nil {
 		pd.D = []jsonDiagram{}
 	}
@@ -123,4 +155,11 @@ func (p *Page) data() ([]byte, error) {
 	// encoding/json escapes <, > and & in strings, so the document is safe
 	// inside a script element.
 	return json.Marshal(pd)
+}
+
+func orEmptyRaw(xs []json.RawMessage) []json.RawMessage {
+	if xs == nil {
+		return []json.RawMessage{}
+	}
+	return xs
 }

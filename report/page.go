@@ -33,6 +33,8 @@ type Page struct {
 	cols    []column
 	rows    []row
 	diags   []jsonDiagram
+	steps   jsonTable
+	lanes   jsonTable
 	verdict []string // verdicts in the order of the filter buttons
 	counts  map[string]int
 	edges   map[[3]string]int

@@ -86,7 +86,7 @@
   }
 
   // ---- the table: only the rows in view are in the document -------------
-  var ROW = 26, OVERSCAN = 12;
+  var ROW = 26, OVERSCAN = 12, TABLE_H = 420;
   var tableEl = document.getElementById("table");
   var head = document.getElementById("head");
   var body = document.getElementById("body");
@@ -104,11 +104,21 @@
     });
     head.appendChild(th);
   });
-  var selected = null;
+  var selected = null, drawn = null;
+  // draw puts the rows in view (and a margin) into the table; it leaves
+  // the table alone when those rows are there already, so that scrolling
+  // within them costs nothing and clicks land on the rows they aimed at.
   function draw() {
-    var top = tableEl.scrollTop, h = tableEl.clientHeight || 420;
+    // (Before the first rows are in, the table is only as high as its
+    // header: draw as many rows as its full height shows.)
+    var top = tableEl.scrollTop, h = Math.max(tableEl.clientHeight, TABLE_H);
     var first = Math.max(0, Math.floor(top / ROW) - OVERSCAN);
     var last = Math.min(view.length, Math.ceil((top + h) / ROW) + OVERSCAN);
+    if (drawn && drawn.view === view && drawn.first <= first && drawn.last >= last &&
+        (first > 0 || drawn.first === 0) && (last < view.length || drawn.last === view.length)) { return; }
+    first = Math.max(0, first - OVERSCAN);
+    last = Math.min(view.length, last + OVERSCAN);
+    drawn = { view: view, first: first, last: last };
     var html = "";
     if (first > 0) { html += '<tr class="pad" style="height:' + first * ROW + 'px"></tr>'; }
     for (var i = first; i < last; i++) {
@@ -150,7 +160,9 @@
   var detail = document.getElementById("detail");
   function open(r, byUser) {
     selected = r;
-    draw();
+    Array.prototype.forEach.call(body.querySelectorAll("tr.r"), function (tr) {
+      tr.classList.toggle("sel", +tr.dataset.n === r.i);
+    });
     if (byUser) { history.replaceState(null, "", "#" + encodeURIComponent(r.id)); }
     var html = "";
     if (r.d < 0) {
@@ -166,6 +178,7 @@
     html += '<div class="head"><h2>' + esc(S[D.t]) + "</h2>" + (v ? '<span class="verdict ' + cls + '">' + esc(v) + "</span>" : "") + "</div>";
     if (S[D.r]) { html += "<p>" + esc(S[D.r]) + "</p>"; }
     (D.n || []).forEach(function (n) { html += '<p class="muted">' + esc(S[n]) + "</p>"; });
+    if (S[D.t0] && S[D.t0] !== "-") { html += '<p class="muted">Times are after the room\'s first observation, at ' + esc(S[D.t0]) + ".</p>"; }
     html += legend();
     html += '<div class="diagram">' + diagram(D) + "</div>";
     detail.innerHTML = html;
@@ -188,15 +201,15 @@
   var TIME_W = 84, STATUS_W = 116, LANE_W = 164, IDLE_W = 74, WIRE_W = 150, LOG_W = 330, HEAD = 50, SEP = 20, SLOT = 20;
   var current = null;
   function stepOf(D, i) {
-    var s = D.s[i];
+    var s = data.ST[D.s][i];
     return { kind: s[0], lanes: s[1], aid: s[2], act: S[s[3]], status: S[s[4]], diff: s[5], sends: s[6], recvs: s[7], obs: s[8], quiet: s[9], impl: s[10], fail: s[11] };
   }
   // diagram draws D as an SVG sequence diagram: a row per step, with a
   // slot per message it receives or sends (received first) and per log
   // line it wrote.
   function diagram(D) {
-    var steps = D.s.map(function (_, i) { return stepOf(D, i); });
-    var lanes = D.L.map(function (l) { return { name: S[l[0]], sub: S[l[1]], side: S[l[2]], used: false }; });
+    var steps = data.ST[D.s].map(function (_, i) { return stepOf(D, i); });
+    var lanes = data.LT[D.L].map(function (l) { return { name: S[l[0]], sub: S[l[1]], side: S[l[2]], used: false }; });
     steps.forEach(function (s) {
       s.lanes.forEach(function (l) { lanes[l].used = true; });
     });
@@ -373,7 +386,7 @@
   function msgName(t) { var i = t.indexOf("("); return i > 0 ? t.slice(0, i) : t; }
   function where(o) { return o[1] > 0 ? "frame " + o[1] : o[2] > 0 ? "line " + o[2] : ""; }
   function rel(o) {
-    return o[5] && S[o[5]] !== "-" ? "+" + (o[3] / 1000).toFixed(3) + " ms" : "";
+    return o[3] === null ? "" : "+" + (o[3] / 1000).toFixed(3) + " ms";
   }
   function stepTime(D, s) {
     var best = null;
@@ -408,8 +421,7 @@
     return h;
   }
   function obsLine(o, what) {
-    var t = S[o[5]];
-    return esc(where(o)) + (t && t !== "-" ? " at " + esc(t) : "") + (S[o[4]] ? " (" + esc(S[o[4]]) + ")" : "") + ": " + esc(what);
+    return esc(where(o)) + (o[3] === null ? "" : " at " + esc(rel(o))) + (S[o[4]] ? " (" + esc(S[o[4]]) + ")" : "") + ": " + esc(what);
   }
   detail.addEventListener("mousemove", function (e) {
     var g = e.target.closest ? e.target.closest("[data-s],[data-q]") : null;
@@ -431,7 +443,7 @@
   detail.addEventListener("mouseleave", function () { tip.hidden = true; });
 
   // ---- start -------------------------------------------------------------
-  tableEl.style.maxHeight = Math.min(420, (rows.length + 1) * ROW + 30) + "px";
+  tableEl.style.maxHeight = TABLE_H + "px";
   apply();
   var want = decodeURIComponent(location.hash.slice(1));
   var first = rows.filter(function (r) { return r.id === want; })[0];

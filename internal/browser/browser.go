@@ -190,9 +190,10 @@ func (t *Tab) Wait(cond string, timeout time.Duration) error {
 	}
 }
 
-// Eval evaluates a script expression in the tab and decodes its value.
+// Eval evaluates a script expression in the tab and decodes its value;
+// a promise is awaited.
 func Eval[T any](t *Tab, expr string) (T, error) {
-	v, err := chromedp.Run(t.ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(t.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		return v, fmt.Errorf("browser: %s: %w", expr, err)
 	}
@@ -209,7 +210,7 @@ func (t *Tab) Click(sel string) error {
 
 // Hover moves the mouse over the first element the CSS selector matches.
 func (t *Tab) Hover(sel string) error {
-	box, err := Eval[[]float64](t, `(function(){var r=document.querySelector(`+jsString(sel)+`).getBoundingClientRect();return [r.left+r.width/2,r.top+r.height/2];})()`)
+	box, err := Eval[[]float64](t, `(function(){var e=document.querySelector(`+jsString(sel)+`);e.scrollIntoView({block:"center",inline:"nearest"});var r=e.getBoundingClientRect();return [r.left+Math.min(r.width/2,200),r.top+r.height/2];})()`)
 	if err != nil {
 		return err
 	}

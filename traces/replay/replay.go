@@ -331,6 +331,8 @@ type Replayer struct {
 	eps     map[netip.AddrPort]uint16
 	epList  []netip.AddrPort
 	lastEps [8]uint16
+	// witnesses holds the witnesses rebuilt per room pattern (witness.go).
+	witnesses map[string]*Witness
 }
 
 // New returns a Replayer for the variant whose cfg text is cfgText (see

@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"encoding/binary"
+	"fmt"
+
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -22,7 +25,8 @@ type Witness struct {
 	// Config is the spec instance the room was checked on.
 	Config *model.Config
 	// Steps are the behaviour; Steps[0] holds its initial state (its
-	// Action is unset).
+	// Action is unset). Rooms of the same pattern share their steps: they
+	// are read-only.
 	Steps []WitnessStep
 	// Observations are the room's observations that were checked against
 	// the spec, in the order fed, then (for an invalid room the search
@@ -72,12 +76,62 @@ func (s *WitnessStep) Unseen() bool {
 	return true
 }
 
-// witness rebuilds the witness of room, judged from rs; nil when the
-// room's history was not kept.
+// maxWitnesses bounds the witnesses kept per room pattern.
+const maxWitnesses = 4096
+
+// witness returns the witness of room, judged from rs; nil when the
+// room's history was not kept. Rooms whose observations follow the same
+// pattern (the same marks in the same bursts, on the same instance, from
+// the same start, to the same kind of verdict) have the same witness but
+// for their observations themselves: it is rebuilt once per pattern, its
+// steps shared.
 func (r *Replayer) witness(rs *roomState, room *Room) *Witness {
 	if rs.histLost || rs.a == nil {
 		return nil
 	}
+	if room.Verdict == Invalid {
+		return r.rebuildWitness(rs, room)
+	}
+	key := r.pattern(rs, room)
+	w, ok := r.witnesses[key]
+	if !ok {
+		if w = r.rebuildWitness(rs, room); w == nil {
+			return nil
+		}
+		if r.witnesses == nil || len(r.witnesses) >= maxWitnesses {
+			r.witnesses = map[string]*Witness{}
+		}
+		r.witnesses[key] = w
+		return w
+	}
+	out := *w
+	out.Observations = make([]Observation, 0, len(rs.hist))
+	for _, rec := range rs.hist {
+		out.Observations = append(out.Observations, *r.observation(rs, rec))
+	}
+	return &out
+}
+
+// pattern says what a room's witness depends on: its instance, start and
+// kind of verdict, and its bursts' marks and orders.
+func (r *Replayer) pattern(rs *roomState, room *Room) string {
+	b := fmt.Appendf(nil, "%p %d %s|", rs.a, room.Start, room.Verdict)
+	start := 0
+	for end := range r.bursts(rs.hist) {
+		ms, ord := r.burstOf(rs.hist[start:end])
+		for i := 0; i < ord.n; i++ {
+			b = binary.LittleEndian.AppendUint32(b, uint32(ms[i]))
+			b = binary.LittleEndian.AppendUint16(b, ord.need[i])
+			b = binary.LittleEndian.AppendUint16(b, ord.forbid[i])
+		}
+		b = append(b, '|')
+		start = end
+	}
+	return string(b)
+}
+
+// rebuildWitness rebuilds the witness of room, judged from rs.
+func (r *Replayer) rebuildWitness(rs *roomState, room *Room) *Witness {
 	c := rs.a.sr.c
 	states, pin := room.Behaviour, -1
 	if states != nil && room.Pin != nil && len(room.Pin) > 1 {

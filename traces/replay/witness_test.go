@@ -39,6 +39,15 @@ func TestWitnessScenarios(t *testing.T) {
 				if got, want := verdicts(rep), verdicts(plain); !mapsEqual(got, want) {
 					t.Fatalf("verdicts with witnesses %v, without %v", got, want)
 				}
+				shared := map[*WitnessStep]int{}
+				for _, room := range rep.Reported() {
+					if room.Witness != nil {
+						shared[&room.Witness.Steps[0]]++
+					}
+				}
+				if n := len(rep.Reported()); n > 4 && len(shared) == n {
+					t.Errorf("%d rooms, %d witnesses: no pattern shared", n, len(shared))
+				}
 				for _, room := range rep.Reported() {
 					checkWitness(t, room)
 					if slices.Contains(sc.Pinned, room.Room) && room.Witness != nil && room.Witness.Stuck < 0 {
