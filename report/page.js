@@ -220,16 +220,17 @@
       if (l.side === "wire") { wire = i; }
       if (l.side === "log") { log = i; }
     });
-    var W = x + 10, BW = LANE_W - 14;
+    var W = x + 10, BW = LANE_W - 14, times = stepTimes(D, steps);
     var rowsOut = [], y = HEAD, at = [];
     function add(r) { r.y = y; y += r.h; rowsOut.push(r); return r; }
     steps.forEach(function (s, i) {
-      if (i === D.k) { at.stuck = add({ sep: "pinned from here: no completion of the unseen steps lets the aborted request go", h: SEP, cls: "stuck-label" }); }
       if (i === D.p) { add({ sep: "the completion of the unseen steps that pins the room (inferred)", h: SEP }); }
       if (s.kind === 5 && (i === 0 || steps[i - 1].kind !== 5)) { add({ sep: "the environment stops; the implementation's threads run fair", h: SEP }); }
       s.lines = s.obs.filter(function (o) { return D.o[o][2] > 0; });
       var slots = Math.max(1, s.recvs.length + s.sends.length, s.lines.length);
       at[i] = add({ step: i, h: Math.max(30, SLOT * slots + 10) });
+      // The state after step D.k is pinned: the band starts below it.
+      if (i === D.k) { at.stuck = add({ sep: "pinned from here: no completion of the unseen steps lets the aborted request go", h: SEP, cls: "stuck-label" }); }
       s.quiet.forEach(function (q) { add({ quiet: q, step: i, h: 18 }); });
     });
     var stepsEnd = y;
@@ -311,8 +312,11 @@
       }
       var i = r.step;
       out.push('<g class="step k' + s.kind + (s.fail ? " fail" : "") + '" data-s="' + i + '"><rect class="hit" x="0" y="' + r.y + '" width="' + W + '" height="' + r.h + '"/>');
-      var t = stepTime(D, s);
-      if (t) { out.push('<text class="time" x="6" y="' + (cy + 4) + '">' + esc(t) + "</text>"); }
+      var t = times[i];
+      if (t) {
+        out.push('<text class="time" x="6" y="' + (cy + 4) + '">' + esc(t) +
+          (t.charAt(0) === "≤" ? "<title>sent at or before this time: the capture saw the message later</title>" : "") + "</text>");
+      }
       var changed = prevStatus === null || s.status !== prevStatus;
       out.push('<text class="status ' + (changed ? "changed" : "same") + '" x="' + (TIME_W + 6) + '" y="' + (cy + 4) + '">' + esc(s.status) + "</text>");
       prevStatus = s.status;
@@ -388,11 +392,27 @@
   function rel(o) {
     return o[3] === null ? "" : "+" + (o[3] / 1000).toFixed(3) + " ms";
   }
-  function stepTime(D, s) {
-    var best = null;
-    s.sends.forEach(function (m) { if (m[2] >= 0 && (best === null || D.o[m[2]][3] < best[3])) { best = D.o[m[2]]; } });
-    s.obs.forEach(function (o) { if (best === null || D.o[o][3] < best[3]) { best = D.o[o]; } });
-    return best ? rel(best) : "";
+  // stepTimes gives each step the earliest time it was observed at. A
+  // log line is written by the step itself; a message is seen on the wire
+  // at or after the step that sent it, so a send whose time is later than
+  // a later step's happened earlier than seen: it is marked "≤".
+  function stepTimes(D, steps) {
+    var out = steps.map(function (s) {
+      var best = null, logged = false;
+      s.sends.forEach(function (m) { if (m[2] >= 0 && (best === null || D.o[m[2]][3] < best[3])) { best = D.o[m[2]]; } });
+      s.obs.forEach(function (o) {
+        if (D.o[o][2] > 0) { logged = true; }
+        if (best === null || D.o[o][3] < best[3]) { best = D.o[o]; }
+      });
+      return best && best[3] !== null ? { o: best, logged: logged } : null;
+    });
+    var later = Infinity;
+    for (var i = out.length - 1; i >= 0; i--) {
+      if (!out[i]) { continue; }
+      out[i].text = (!out[i].logged && out[i].o[3] > later ? "≤ " : "") + rel(out[i].o);
+      later = Math.min(later, out[i].o[3]);
+    }
+    return out.map(function (t) { return t ? t.text : ""; });
   }
 
   // ---- tooltips: what a step changed ------------------------------------

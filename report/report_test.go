@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -15,7 +16,10 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/replay"
@@ -105,10 +109,44 @@ func replayScenario(t testing.TB, sc scenario, withLog bool) (rep *replay.Report
 	return r.Finish(sum.End), sum.Start
 }
 
+// statusMachine projects the variant's reachable graph onto the room's
+// status, as roomspec diagram does.
+func statusMachine(t testing.TB, variant string) *check.Projection {
+	t.Helper()
+	mods, err := tla.Load(spec.Files, spec.Module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := spec.Config(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := cfg.Parse(variant+".cfg", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.Invariants, conf.Properties = nil, nil
+	m, err := check.Build(mods, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := m.Spec.ParseFormula(`request_status[CHOOSE r \in Rooms : TRUE]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := check.Check(context.Background(), m, check.Options{Graph: true})
+	g, err := check.Project(m.Spec, r.Graph, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func scenarioPage(t testing.TB, sc scenario, withLog bool) *report.Page {
 	t.Helper()
 	rep, start := replayScenario(t, sc, withLog)
-	p := report.NewReplayPage(report.ReplayInfo{Variant: sc.Variant, Command: "roomspec replay -variant " + sc.Variant})
+	p := report.NewReplayPage(report.ReplayInfo{Variant: sc.Variant, Command: "roomspec replay -variant " + sc.Variant,
+		Status: statusMachine(t, sc.Variant)})
 	for _, room := range rep.Reported() {
 		p.AddRoom(room)
 	}
@@ -302,4 +340,32 @@ func FuzzReadITF(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestStatusGraphCounts: the status machine under the table counts every
+// change of the room's status along the rooms' diagrams (the pinning
+// completions, which nothing observed, not counted).
+func TestStatusGraphCounts(t *testing.T) {
+	for _, sc := range scenarios(t) {
+		rep, start := replayScenario(t, sc, true)
+		p := report.NewReplayPage(report.ReplayInfo{Variant: sc.Variant, Status: statusMachine(t, sc.Variant)})
+		want := 0
+		for _, room := range rep.Reported() {
+			p.AddRoom(room)
+			w := room.Witness
+			for i := 1; i < len(w.Steps); i++ {
+				if w.Steps[i].State.RequestStatus[0] != w.Steps[i-1].State.RequestStatus[0] && (w.Pin < 0 || i < w.Pin) {
+					want++
+				}
+			}
+		}
+		p.Finish(rep, start)
+		var b bytes.Buffer
+		if err := p.WriteHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("(%d in the diagrams above)", want); !strings.Contains(b.String(), got) {
+			t.Errorf("%s: the status machine does not say %q", sc.Name, got)
+		}
+	}
 }

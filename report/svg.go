@@ -301,15 +301,45 @@ func (p *Page) statusGraph() *graphView {
 	}
 	const nodeW, nodeH, gap, pad = 124.0, 30.0, 46.0, 20.0
 	v := &graphView{}
-	up, down := 0.0, 0.0
-	arc := func(a, b int) float64 { return 26 + 0.32*math.Abs(float64(pos[b]-pos[a]))*(nodeW+gap) }
-	for _, e := range all {
-		h := arc(nodes[e.from], nodes[e.to])
-		if pos[nodes[e.to]] > pos[nodes[e.from]] {
-			up = max(up, h/2+14)
-		} else {
-			down = max(down, h/2+14)
+	cx := func(i int) float64 { return pad + float64(pos[i])*(nodeW+gap) + nodeW/2 }
+	// Each arc's apex is placed so that its label overlaps no other
+	// label: an arc is raised (or lowered) until its label is free.
+	type placed struct{ x0, x1, y float64 }
+	var above, below []placed
+	apex := make([]float64, len(all))
+	labels := make([]string, len(all))
+	for k, e := range all {
+		labels[k] = strings.Join(acts[e], ", ")
+		if k >= len(keys) {
+			labels[k] = "(not in the variant's graph)"
 		}
+		a, b := nodes[e.from], nodes[e.to]
+		w := 5.8*float64(len(labels[k])+4) + 8
+		mid := (cx(a) + cx(b)) / 2
+		side := &above
+		if pos[b] < pos[a] {
+			side = &below
+		}
+		h := 14 + 0.16*math.Abs(cx(b)-cx(a))
+		for free := false; !free; {
+			free = true
+			for _, p := range *side {
+				if mid+w/2 > p.x0 && mid-w/2 < p.x1 && math.Abs(h-p.y) < 13 {
+					free = false
+					h += 13
+					break
+				}
+			}
+		}
+		*side = append(*side, placed{mid - w/2, mid + w/2, h})
+		apex[k] = h
+	}
+	up, down := 0.0, 0.0
+	for _, p := range above {
+		up = max(up, p.y+14)
+	}
+	for _, p := range below {
+		down = max(down, p.y+14)
 	}
 	y := pad + up
 	for p, i := range order {
@@ -339,20 +369,16 @@ func (p *Page) statusGraph() *graphView {
 		a.Used = a.Used || count > 0
 		b.Used = b.Used || count > 0
 		v.Total += count
-		h := arc(nodes[e.from], nodes[e.to])
+		// A quadratic curve's apex is halfway to its control point.
 		x1, x2 := a.X+a.W/2+8, b.X+b.W/2-8
-		y1, cy, ly := a.Y, a.Y-h, a.Y-h/2-4
+		y1, cy, ly := a.Y, a.Y-2*apex[k], a.Y-apex[k]-3
 		if b.X < a.X {
 			x1, x2 = a.X+a.W/2-8, b.X+b.W/2+8
-			y1, cy, ly = a.Y+a.H, a.Y+a.H+h, a.Y+a.H+h/2+12
+			y1, cy, ly = a.Y+a.H, a.Y+a.H+2*apex[k], a.Y+a.H+apex[k]+10
 		}
-		ge := graphEdge{Path: fmt.Sprintf("M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f", x1, y1, (x1+x2)/2, cy, x2, y1),
+		v.Edges = append(v.Edges, graphEdge{Path: fmt.Sprintf("M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f", x1, y1, (x1+x2)/2, cy, x2, y1),
 			LX: (x1 + x2) / 2, LY: ly, Count: count, Used: count > 0, Only: k >= len(keys),
-			Label: strings.Join(acts[e], ", "), Tip: strings.Join(parts, "\n")}
-		if ge.Only {
-			ge.Label = "(not in the variant's graph)"
-		}
-		v.Edges = append(v.Edges, ge)
+			Label: labels[k], Tip: strings.Join(parts, "\n")})
 	}
 	return v
 }

@@ -47,7 +47,7 @@ func openPage(t *testing.T, b *browser.Browser, path, hash string) *browser.Tab 
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := b.Open("file://"+abs+hash, 1500, 1000, `document.body.dataset.ready === "true"`, 30*time.Second)
+	tab, err := b.Open("file://"+abs+hash, 1700, 1000, `document.body.dataset.ready === "true"`, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +174,15 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 				}
 				if shot != "" {
 					if err := tab.Click(fmt.Sprintf(`#body tr[data-id="%s"]`, shot)); err != nil {
+						t.Fatal(err)
+					}
+					// The pinned room's diagram alone (the README shows the
+					// first of storm-fork's).
+					png, err := tab.Screenshot("#detail")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(shots, "replay-"+name+"-pinned-room.png"), png, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				} else if err := tab.Click("#body tr.r"); err != nil {
