@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -102,40 +104,57 @@ func newPage(kind string) *Page {
 }
 
 // AddRoom adds a reported room of a replay (its diagram drawn from its
-// witness, if it has one).
+// witness, if it has one). The room's row is its record of replay
+// -format json, so that the table says what the JSON says.
 func (p *Page) AddRoom(room *replay.Room) {
 	ri := p.replay
-	latency := ""
-	if room.Latency >= 0 {
-		latency = strconv.FormatFloat(room.Latency.Seconds(), 'f', 6, 64)
+	var b bytes.Buffer
+	var j struct {
+		Room         int64    `json:"room"`
+		Verdict      string   `json:"verdict"`
+		AbortTime    *string  `json:"abort_time"`
+		TerminalTime *string  `json:"terminal_time"`
+		LatencyS     *float64 `json:"latency_s"`
+		LastSeen     string   `json:"last_seen"`
+		Frames       []int    `json:"frames"`
+		Lines        []int    `json:"log_lines"`
+		More         int      `json:"more_evidence"`
+		Prefill      string   `json:"prefill"`
 	}
-	end := "last seen " + stamp(room.LastSeen)
-	if !room.TerminalTime.IsZero() {
-		end = "terminal " + stamp(room.TerminalTime)
+	if err := replay.WriteRoomJSON(&b, room); err == nil {
+		err = json.Unmarshal(b.Bytes(), &j)
+	}
+	abort, latency, end := "", "", "last seen "+j.LastSeen
+	if j.AbortTime != nil {
+		abort = *j.AbortTime
+	}
+	if j.LatencyS != nil {
+		latency = strconv.FormatFloat(*j.LatencyS, 'f', 6, 64)
+	}
+	if j.TerminalTime != nil {
+		end = "terminal " + *j.TerminalTime
+	}
+	frames := joinInts(j.Frames)
+	if j.More > 0 {
+		frames += fmt.Sprintf(",+%d", j.More)
 	}
 	d := RoomDiagram(room)
 	steps := ""
 	if d != nil {
 		steps = fmt.Sprintf("%d (%d)", d.Steps(), d.Unseen())
 	}
-	prefill := ""
-	if room.Prefill.IsValid() {
-		prefill = room.Prefill.String()
+	if j.Prefill != "" {
 		if ri.prefill == "" {
-			ri.prefill = prefill
+			ri.prefill = j.Prefill
 		}
-		ri.multiPrefill = ri.multiPrefill || prefill != ri.prefill
+		ri.multiPrefill = ri.multiPrefill || j.Prefill != ri.prefill
 	}
-	id := strconv.FormatInt(room.Room, 10)
-	if prefill != "" {
-		id += "@" + prefill
+	id := strconv.FormatInt(j.Room, 10)
+	if j.Prefill != "" {
+		id += "@" + j.Prefill
 	}
-	abort := ""
-	if room.Aborted {
-		abort = stamp(room.AbortTime)
-	}
-	p.add(id, string(room.Verdict), []string{strconv.FormatInt(room.Room, 10), string(room.Verdict), abort, latency, end,
-		ints(room.Frames, room.More), ints(room.Lines, 0), steps, prefill}, d)
+	p.add(id, j.Verdict, []string{strconv.FormatInt(j.Room, 10), j.Verdict, abort, latency, end,
+		frames, joinInts(j.Lines), steps, j.Prefill}, d)
 	var release int64
 	if !room.TerminalTime.IsZero() && room.Latency >= 0 {
 		release = room.TerminalTime.UnixNano()
@@ -213,7 +232,7 @@ func (p *Page) addCapturedRow(room *conformance.CapturedRoom, impl, verdict, sch
 	slices.Sort(frames)
 	capture := room.Capture[strings.LastIndexByte(room.Capture, '/')+1:]
 	id := fmt.Sprintf("%s/%d/%s", capture, room.Room, impl)
-	p.add(id, verdict, []string{capture, strconv.FormatInt(room.Room, 10), impl, verdict, schedules, ints(frames, 0), reason}, d)
+	p.add(id, verdict, []string{capture, strconv.FormatInt(room.Room, 10), impl, verdict, schedules, joinInts(frames), reason}, d)
 }
 
 // NewDiagramPage returns a page of counterexamples (roomspec check,
@@ -287,19 +306,12 @@ func stamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
 }
 
-func ints(xs []int, more int) string {
+func joinInts(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
 		s[i] = strconv.Itoa(x)
 	}
-	out := strings.Join(s, ",")
-	if more > 0 {
-		out += fmt.Sprintf(",+%d", more)
-	}
-	if out == "" {
-		return "-"
-	}
-	return out
+	return strings.Join(s, ",")
 }
 
 // actionModels lists, per action, its name and the SGLang code it models
