@@ -131,6 +131,9 @@ func (p *Page) data() ([]byte, error) {
 	if pd.D == nil {
 		pd.D = []jsonDiagram{}
 	}
+	if pd.Verdict == nil {
+		pd.Verdict = []string{}
+	}
 	used := make([]bool, len(p.cols))
 	for _, r := range p.rows {
 		pd.Rows = append(pd.Rows, [4]any{r.id, r.verdict, r.cells, r.diagram})

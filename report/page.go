@@ -74,10 +74,11 @@ type replayInfo struct {
 	// start is the capture's first packet time.
 	start time.Time
 	// Per reported room: abort time, release time (0 if none), latency
-	// (-1 if none) and whether it is pinned, for the histogram and the
+	// (-1 if none), whether it is pinned (violated or at-risk) and whether
+	// it is still waiting (inconclusive), for the histogram and the
 	// timeline.
 	aborts, releases, latencies []int64
-	pinned                      []bool
+	pinned, waiting             []bool
 	multiPrefill                bool
 	prefill                     string
 }
@@ -166,7 +167,8 @@ func (p *Page) AddRoom(room *replay.Room) {
 	ri.aborts = append(ri.aborts, at)
 	ri.releases = append(ri.releases, release)
 	ri.latencies = append(ri.latencies, int64(room.Latency))
-	ri.pinned = append(ri.pinned, room.Verdict == replay.Violated || room.Verdict == replay.AtRisk)
+	ri.pinned = append(ri.pinned, room.Verdict == replay.Violated && room.Latency < 0 || room.Verdict == replay.AtRisk)
+	ri.waiting = append(ri.waiting, room.Verdict == replay.Inconclusive)
 }
 
 // Finish records the replay's report (its counts and end time) and the

@@ -170,6 +170,8 @@
         "<p>No diagram: " + esc(cell(r, cols.length - 1) || "nothing to draw for this row") + "</p>";
       detail.innerHTML = html;
       detail.hidden = false;
+      detail.dataset.row = r.id;
+      current = null;
       return;
     }
     var D = data.D[r.d];

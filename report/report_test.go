@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/internal/browser"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/check"
@@ -367,5 +368,42 @@ func TestStatusGraphCounts(t *testing.T) {
 		if got := fmt.Sprintf("(%d in the diagrams above)", want); !strings.Contains(b.String(), got) {
 			t.Errorf("%s: the status machine does not say %q", sc.Name, got)
 		}
+	}
+}
+
+// TestEmptyPagesInBrowser: pages with no row (a replay in which nothing
+// was aborted, a run with no counterexample) load with no console error.
+func TestEmptyPagesInBrowser(t *testing.T) {
+	b := browser.Start(t)
+	dir := t.TempDir()
+	rp := report.NewReplayPage(report.ReplayInfo{Variant: "upstream"})
+	rp.Finish(&replay.Report{Verdicts: map[replay.Verdict]int{}}, time.Time{})
+	pages := map[string]*report.Page{
+		"replay": rp,
+		"check":  report.NewDiagramPage("nothing", ""),
+		"test":   report.NewCapturedPage(report.CapturedInfo{}),
+	}
+	for name, p := range pages {
+		path := filepath.Join(dir, name+".html")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.WriteHTML(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		tab, err := b.Open("file://"+path, 1200, 800, `document.body.dataset.ready === "true"`, 30*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		shown, err := browser.Eval[string](tab, `document.getElementById("shown").textContent`)
+		if err != nil || shown != "0 of 0 shown" {
+			t.Errorf("%s: %q, %v", name, shown, err)
+		}
+		if errs := tab.Errors(); len(errs) > 0 {
+			t.Errorf("%s: console errors: %q", name, errs)
+		}
+		tab.Close()
 	}
 }

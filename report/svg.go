@@ -55,7 +55,7 @@ func (ri *replayInfo) latencyChart() *chart {
 			maxLat = max(maxLat, time.Duration(l))
 		case ri.pinned[i]:
 			never++
-		case ri.aborts[i] != 0:
+		case ri.waiting[i]:
 			pending++
 		}
 	}

@@ -119,88 +119,129 @@ func scenarioFiles(t *testing.T) []scenarioFile {
 }
 
 // TestReplayHTMLInBrowser loads the report of every bundled scenario
-// (with its log and from the wire alone) in headless Chromium: no console
-// error, the rooms and verdicts of the table are those of -format json,
-// and every pinned room's diagram opens and shows the steps that pin it,
-// with the state they changed on hover. A screenshot of each report, with
-// its first pinned room open, is kept (-artifacts DIR).
+// (with its log and from the wire alone), and of every capture of the
+// decoder's tests (random rooms, most of them invalid), in headless
+// Chromium: no console error, the rooms and verdicts of the table are
+// those of -format json, every pinned room's diagram opens and shows the
+// steps that pin it (with the state they changed on hover), and every
+// invalid room's the observation no step explains. A screenshot of each
+// report, with its first pinned room open, is kept (-artifacts DIR).
 func TestReplayHTMLInBrowser(t *testing.T) {
 	b := browser.Start(t)
 	shots := artifactDir(t)
 	dir := t.TempDir()
+	type replayCase struct {
+		name    string
+		args    []string
+		capture string
+	}
+	var cases []replayCase
 	for _, sc := range scenarioFiles(t) {
-		for _, withLog := range []bool{true, false} {
-			name := sc.name + "-wire"
-			args := []string{"replay", "-variant", sc.Variant, "-deadline", sc.Deadline}
-			if withLog {
-				name = sc.name
-				args = append(args, "-log", "../../traces/testdata/scenarios/"+sc.name+".events.jsonl")
+		capture := "../../traces/testdata/scenarios/" + sc.name + ".pcap"
+		args := []string{"replay", "-variant", sc.Variant, "-deadline", sc.Deadline}
+		cases = append(cases, replayCase{sc.name, append(slices.Clone(args), "-log", "../../traces/testdata/scenarios/"+sc.name+".events.jsonl"), capture},
+			replayCase{sc.name + "-wire", args, capture})
+	}
+	decoded, _ := filepath.Glob("../../traces/testdata/captures/*.pcap*")
+	for _, capture := range decoded {
+		cases = append(cases, replayCase{"captures-" + strings.Split(filepath.Base(capture), ".")[0], []string{"replay"}, capture})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := roomspec(t, append(slices.Clone(tc.args), "-format", "json", tc.capture)...)
+			var want []string
+			sc := bufio.NewScanner(strings.NewReader(out))
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				var j jsonRoomLine
+				if err := json.Unmarshal(sc.Bytes(), &j); err != nil {
+					t.Fatal(err)
+				}
+				id := fmt.Sprint(j.Room)
+				if j.Prefill != "" {
+					id += "@" + j.Prefill
+				}
+				want = append(want, fmt.Sprintf("%s %d %s", id, j.Room, j.Verdict))
 			}
-			t.Run(name, func(t *testing.T) {
-				capture := "../../traces/testdata/scenarios/" + sc.name + ".pcap"
-				out, _ := roomspec(t, append(args, "-format", "json", capture)...)
-				var want []string
-				sc := bufio.NewScanner(strings.NewReader(out))
-				for sc.Scan() {
-					var j jsonRoomLine
-					if err := json.Unmarshal(sc.Bytes(), &j); err != nil {
-						t.Fatal(err)
-					}
-					id := fmt.Sprint(j.Room)
-					if j.Prefill != "" {
-						id += "@" + j.Prefill
-					}
-					want = append(want, fmt.Sprintf("%s %d %s", id, j.Room, j.Verdict))
-				}
-				page := filepath.Join(dir, name+".html")
-				roomspec(t, append(args, "-html", page, capture)...)
-				tab := openPage(t, b, page, "")
-				got := tableRows(t, tab)
-				slices.Sort(got)
-				slices.Sort(want)
-				if !slices.Equal(got, want) {
-					t.Errorf("rooms in the page:\n%s\nrooms of -format json:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-				}
-				var shot string
-				for _, row := range got {
-					f := strings.Fields(row)
-					if f[2] != "violated" && f[2] != "at-risk" {
-						continue
-					}
+			page := filepath.Join(dir, tc.name+".html")
+			roomspec(t, append(slices.Clone(tc.args), "-html", page, tc.capture)...)
+			tab := openPage(t, b, page, "")
+			got := tableRows(t, tab)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("rooms in the page:\n%s\nrooms of -format json:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			var shot string
+			invalid := 0
+			for _, row := range got {
+				f := strings.Fields(row)
+				switch f[2] {
+				case "violated", "at-risk":
 					checkPinnedDiagram(t, tab, f[0], f[2])
 					if shot == "" {
 						shot = f[0]
 					}
+				case "invalid":
+					if invalid++; invalid <= 10 {
+						checkInvalidDiagram(t, tab, f[0])
+					}
 				}
-				if shot != "" {
-					if err := tab.Click(fmt.Sprintf(`#body tr[data-id="%s"]`, shot)); err != nil {
-						t.Fatal(err)
-					}
-					// The pinned room's diagram alone (the README shows the
-					// first of storm-fork's).
-					png, err := tab.Screenshot("#detail")
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(filepath.Join(shots, "replay-"+name+"-pinned-room.png"), png, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				} else if err := tab.Click("#body tr.r"); err != nil {
+			}
+			if shot != "" {
+				if err := tab.Click(fmt.Sprintf(`#body tr[data-id="%s"]`, shot)); err != nil {
 					t.Fatal(err)
 				}
-				png, err := tab.Screenshot("")
+				// The pinned room's diagram alone (the README shows the
+				// first of storm-fork's).
+				png, err := tab.Screenshot("#detail")
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(filepath.Join(shots, "replay-"+name+".png"), png, 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(shots, "replay-"+tc.name+"-pinned-room.png"), png, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				if errs := tab.Errors(); len(errs) > 0 {
-					t.Errorf("console errors: %q", errs)
+			} else if len(got) > 0 {
+				if err := tab.Click("#body tr.r"); err != nil {
+					t.Fatal(err)
 				}
-			})
-		}
+			}
+			png, err := tab.Screenshot("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(shots, "replay-"+tc.name+".png"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if errs := tab.Errors(); len(errs) > 0 {
+				t.Errorf("console errors: %q", errs)
+			}
+		})
 	}
+}
+
+// checkInvalidDiagram opens an invalid room's diagram and checks that it
+// shows the observation no spec step explains.
+func checkInvalidDiagram(t *testing.T, tab *browser.Tab, id string) {
+	t.Helper()
+	if err := tab.Click(fmt.Sprintf(`#body tr[data-id="%s"]`, id)); err != nil {
+		t.Fatal(err)
+	}
+	text, err := browser.Eval[string](tab, `(function () {
+		var d = document.getElementById("detail"), u = d.querySelector("svg.seq text.unexpl");
+		return d.dataset.row === `+jsQuote(id)+` && u ? u.textContent : "";
+	})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "no spec step explains it") {
+		t.Errorf("room %s: invalid, but its diagram shows no unexplained observation (%q)", id, text)
+	}
+}
+
+func jsQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // checkPinnedDiagram opens a violated or at-risk room's diagram and checks
