@@ -49,6 +49,25 @@ func (p *Page) encode(d *Diagram) jsonDiagram {
 		lanes = append(lanes, [3]int{s.id(l.name), s.id(l.sub), s.id(l.side)})
 	}
 	j.Lanes = p.lanes.id(lanes)
+	if id, ok := p.stepIDs[&d.steps[0]]; ok {
+		j.Steps = id
+	} else {
+		j.Steps = p.encodeSteps(d)
+		p.stepIDs[&d.steps[0]] = j.Steps
+	}
+	for _, o := range d.obs {
+		var rel any
+		if !d.t0.IsZero() && !o.t.IsZero() {
+			rel = float64(o.t.Sub(d.t0)) / float64(time.Microsecond)
+		}
+		j.Obs = append(j.Obs, [5]any{s.id(o.what), o.frame, o.line, rel, s.id(o.where)})
+	}
+	return j
+}
+
+// encodeSteps adds d's steps to the page's step lists.
+func (p *Page) encodeSteps(d *Diagram) int {
+	s := &p.strs
 	var steps []jsonStep
 	for i, st := range d.steps {
 		action := ""
@@ -70,15 +89,7 @@ func (p *Page) encode(d *Diagram) jsonDiagram {
 		steps = append(steps, jsonStep{int(st.kind), orEmpty(st.lanes), int(st.action.ID), s.id(action), s.id(st.status),
 			s.idsOf(st.diff), sends, recvs, orEmpty(st.obs), orEmpty(st.quiet), s.idsOf(st.impl), fail})
 	}
-	j.Steps = p.steps.id(steps)
-	for _, o := range d.obs {
-		var rel any
-		if !d.t0.IsZero() && !o.t.IsZero() {
-			rel = float64(o.t.Sub(d.t0)) / float64(time.Microsecond)
-		}
-		j.Obs = append(j.Obs, [5]any{s.id(o.what), o.frame, o.line, rel, s.id(o.where)})
-	}
-	return j
+	return p.steps.id(steps)
 }
 
 // jsonTable interns JSON values: diagrams of one pattern share their

@@ -37,6 +37,10 @@ type Page struct {
 	diags   []jsonDiagram
 	steps   jsonTable
 	lanes   jsonTable
+	// skeletons are the diagrams of the witnesses seen, by their steps;
+	// stepIDs the steps' entries in the steps table, by their first step.
+	skeletons map[*replay.WitnessStep]*Diagram
+	stepIDs   map[*step]int
 	verdict []string // verdicts in the order of the filter buttons
 	counts  map[string]int
 	edges   map[[3]string]int
@@ -101,7 +105,8 @@ func NewReplayPage(info ReplayInfo) *Page {
 }
 
 func newPage(kind string) *Page {
-	return &Page{kind: kind, counts: map[string]int{}, edges: map[[3]string]int{}, strs: strTable{ids: map[string]int{}}}
+	return &Page{kind: kind, counts: map[string]int{}, edges: map[[3]string]int{}, strs: strTable{ids: map[string]int{}},
+		skeletons: map[*replay.WitnessStep]*Diagram{}, stepIDs: map[*step]int{}}
 }
 
 // AddRoom adds a reported room of a replay (its diagram drawn from its
@@ -139,7 +144,7 @@ func (p *Page) AddRoom(room *replay.Room) {
 	if j.More > 0 {
 		frames += fmt.Sprintf(",+%d", j.More)
 	}
-	d := RoomDiagram(room)
+	d := roomDiagram(room, p.skeletons)
 	steps := ""
 	if d != nil {
 		steps = fmt.Sprintf("%d (%d)", d.Steps(), d.Unseen())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,11 +24,73 @@ import (
 // the unseen steps replay inferred, the status along the way, and for a
 // pinned room the state it is pinned from and the completion that pins
 // it. It returns nil when the room has no witness.
-func RoomDiagram(room *replay.Room) *Diagram {
+func RoomDiagram(room *replay.Room) *Diagram { return roomDiagram(room, nil) }
+
+// roomDiagram draws room on the skeleton of its witness's steps, which
+// rooms of one pattern share (replay shares their steps): cache, if not
+// nil, keeps the skeletons by the witness's steps.
+func roomDiagram(room *replay.Room, cache map[*replay.WitnessStep]*Diagram) *Diagram {
 	w := room.Witness
 	if w == nil {
 		return nil
 	}
+	var skel *Diagram
+	if cache != nil {
+		skel = cache[&w.Steps[0]]
+	}
+	if skel == nil {
+		skel = skeleton(w)
+		if cache != nil {
+			cache[&w.Steps[0]] = skel
+		}
+	}
+	d := *skel // the steps are shared, read-only; the rest is the room's
+	d.lanes = slices.Clone(skel.lanes)
+	d.Title = fmt.Sprintf("room %d", room.Room)
+	if room.Prefill.IsValid() {
+		d.Title += " on " + room.Prefill.String()
+	}
+	d.Verdict, d.Reason = string(room.Verdict), room.Reason
+	for i := range w.Observations {
+		o := &w.Observations[i]
+		ob := observation{what: obsText(o), frame: o.Frame, line: o.Line, t: o.Time}
+		if o.Kind.Wire() {
+			ob.where = o.Rank.String()
+		}
+		d.obs = append(d.obs, ob)
+		if d.t0.IsZero() || o.Time.Before(d.t0) {
+			d.t0 = o.Time
+		}
+	}
+	for _, st := range d.steps {
+		for _, m := range st.sends {
+			if m.obs >= 0 {
+				d.nameRank(m.lane, d.obs[m.obs].where)
+			}
+		}
+	}
+	d.unexplained = w.Unexplained
+	if u := w.Unexplained; u >= 0 && !w.Observations[u].Kind.Wire() {
+		d.addLogLane()
+	}
+	switch room.Start {
+	case replay.StartBlind:
+		d.Notes = append(d.Notes, "The capture joined the room's connections mid-stream: messages sent before it saw them may be missing.")
+	case replay.StartUnknown:
+		d.Notes = append(d.Notes, "The room's life began before the capture and the log: the steps before its first observation are one past that explains it.")
+	}
+	if !w.Aligned {
+		d.Notes = append(d.Notes, "Some observations could not be placed on this behaviour; they are listed unmatched.")
+	}
+	if room.BoundHit {
+		d.Notes = append(d.Notes, "A search bound was hit: the explanation may not be the only one.")
+	}
+	return &d
+}
+
+// skeleton draws a witness's steps: what all rooms of its pattern share,
+// including which of their observations (by index) each step shows.
+func skeleton(w *replay.Witness) *Diagram {
 	states := make([]model.State, len(w.Steps))
 	actions := make([]model.Action, len(w.Steps))
 	for i := range w.Steps {
@@ -42,24 +105,8 @@ func RoomDiagram(room *replay.Room) *Diagram {
 		}
 		return kindSeen
 	})
-	d.Title = fmt.Sprintf("room %d", room.Room)
-	if room.Prefill.IsValid() {
-		d.Title += " on " + room.Prefill.String()
-	}
-	d.Verdict, d.Reason = string(room.Verdict), room.Reason
 	d.stuck, d.pin = w.Stuck, w.Pin
-	for i := range w.Observations {
-		o := &w.Observations[i]
-		ob := observation{what: obsText(o), frame: o.Frame, line: o.Line, t: o.Time}
-		if o.Kind.Wire() {
-			ob.where = o.Rank.String()
-		}
-		d.obs = append(d.obs, ob)
-		if d.t0.IsZero() || o.Time.Before(d.t0) {
-			d.t0 = o.Time
-		}
-	}
-	logLane := -1
+	logs := len(w.Steps[0].Quiet) > 0
 	for i := 1; i < len(w.Steps); i++ {
 		ws, st := &w.Steps[i], &d.steps[i]
 		// The step's wire marks are its sent messages, in order (replay's
@@ -70,14 +117,12 @@ func RoomDiagram(room *replay.Room) *Diagram {
 				wire = append(wire, ws.Obs[k])
 			} else if ws.Obs[k] >= 0 {
 				st.obs = append(st.obs, ws.Obs[k])
+				logs = true
 			}
 		}
 		if len(wire) == len(st.sends) {
 			for k, o := range wire {
 				st.sends[k].obs = o
-				if o >= 0 {
-					d.nameRank(st.sends[k].lane, d.obs[o].where)
-				}
 			}
 		} else {
 			for _, o := range wire {
@@ -87,29 +132,11 @@ func RoomDiagram(room *replay.Room) *Diagram {
 			}
 		}
 		st.quiet = ws.Quiet
-		if len(st.obs) > 0 || len(st.quiet) > 0 {
-			logLane = 0
-		}
+		logs = logs || len(st.quiet) > 0
 	}
 	d.steps[0].quiet = w.Steps[0].Quiet
-	if len(w.Steps[0].Quiet) > 0 || w.Unexplained >= 0 && !w.Observations[w.Unexplained].Kind.Wire() {
-		logLane = 0
-	}
-	if logLane >= 0 {
+	if logs {
 		d.addLogLane()
-	}
-	d.unexplained = w.Unexplained
-	switch room.Start {
-	case replay.StartBlind:
-		d.Notes = append(d.Notes, "The capture joined the room's connections mid-stream: messages sent before it saw them may be missing.")
-	case replay.StartUnknown:
-		d.Notes = append(d.Notes, "The room's life began before the capture and the log: the steps before its first observation are one past that explains it.")
-	}
-	if !w.Aligned {
-		d.Notes = append(d.Notes, "Some observations could not be placed on this behaviour; they are listed unmatched.")
-	}
-	if room.BoundHit {
-		d.Notes = append(d.Notes, "A search bound was hit: the explanation may not be the only one.")
 	}
 	return d
 }
