@@ -30,24 +30,24 @@ type Page struct {
 	// Title heads the page; Subtitle (e.g. the command line) goes under it.
 	Title, Subtitle string
 
-	kind    string // "replay", "captured" or "diagrams"
-	strs    strTable
-	cols    []column
-	rows    []row
-	diags   []jsonDiagram
-	steps   jsonTable
-	lanes   jsonTable
+	kind  string // "replay", "captured" or "diagrams"
+	strs  strTable
+	cols  []column
+	rows  []row
+	diags []jsonDiagram
+	steps jsonTable
+	lanes jsonTable
 	// skeletons are the diagrams of the witnesses seen, by their steps;
 	// stepIDs the steps' entries in the steps table, by their first step.
 	skeletons map[*replay.WitnessStep]*Diagram
 	stepIDs   map[*step]int
-	verdict []string // verdicts in the order of the filter buttons
-	counts  map[string]int
-	edges   map[[3]string]int
-	graph   *check.Projection
-	variant string
-	replay  *replayInfo
-	capt    *capturedInfo
+	verdict   []string // verdicts in the order of the filter buttons
+	counts    map[string]int
+	edges     map[[3]string]int
+	graph     *check.Projection
+	variant   string
+	replay    *replayInfo
+	capt      *capturedInfo
 }
 
 type column struct {
