@@ -143,7 +143,10 @@ func (b *Browser) Open(url string, width, height int, ready string, timeout time
 		_, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{})
 		return chromedp.Void{}, err
 	}
-	if err := chromedp.Do(ctx, enable, chromedp.EmulateViewport(int64(width), int64(height)), chromedp.Navigate(url)); err != nil {
+	nav, stop := context.WithTimeout(ctx, timeout)
+	err := chromedp.Do(nav, enable, chromedp.EmulateViewport(int64(width), int64(height)), chromedp.Navigate(url))
+	stop()
+	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("browser: open %s: %w", url, err)
 	}
@@ -190,10 +193,16 @@ func (t *Tab) Wait(cond string, timeout time.Duration) error {
 	}
 }
 
+// actionTimeout bounds each action on a tab (a stalled browser fails the
+// test instead of hanging it).
+const actionTimeout = time.Minute
+
 // Eval evaluates a script expression in the tab and decodes its value;
 // a promise is awaited.
 func Eval[T any](t *Tab, expr string) (T, error) {
-	v, err := chromedp.Run(t.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	ctx, cancel := context.WithTimeout(t.ctx, actionTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		return v, fmt.Errorf("browser: %s: %w", expr, err)
 	}
@@ -202,7 +211,9 @@ func Eval[T any](t *Tab, expr string) (T, error) {
 
 // Click clicks the first element the CSS selector matches.
 func (t *Tab) Click(sel string) error {
-	if err := chromedp.Do(t.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+	ctx, cancel := context.WithTimeout(t.ctx, actionTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
 		return fmt.Errorf("browser: click %s: %w", sel, err)
 	}
 	return nil
@@ -214,7 +225,9 @@ func (t *Tab) Hover(sel string) error {
 	if err != nil {
 		return err
 	}
-	if err := chromedp.Do(t.ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box[0], box[1])); err != nil {
+	ctx, cancel := context.WithTimeout(t.ctx, actionTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box[0], box[1])); err != nil {
 		return fmt.Errorf("browser: hover %s: %w", sel, err)
 	}
 	return nil
@@ -229,7 +242,9 @@ func (t *Tab) Screenshot(sel string) ([]byte, error) {
 	} else {
 		a = chromedp.Screenshot(chromedp.CSS(sel))
 	}
-	png, err := chromedp.Run(t.ctx, a)
+	ctx, cancel := context.WithTimeout(t.ctx, actionTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, a)
 	if err != nil {
 		return nil, fmt.Errorf("browser: screenshot: %w", err)
 	}
