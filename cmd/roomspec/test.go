@@ -42,6 +42,7 @@ func runTest(e *env, args []string) int {
 	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "exec: the longest wait for a reply")
 	startTimeout := fs.PositiveDuration("start-timeout", subprocess.DefaultStartTimeout, "exec: the longest wait for the first reply (the process starting)")
 	skew := fs.Duration("skew", conformance.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	htmlDir := fs.String("html", "", "write each counterexample as a sequence diagram (HTML) into `DIR` (with -captures: DIR/captures.html, every room)")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -78,6 +79,10 @@ func runTest(e *env, args []string) int {
 		}
 		cr := &capturedRun{e: e, impls: names, idle: time.Second,
 			opt: conformance.CapturedOptions{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound}}
+		if *htmlDir != "" {
+			cr.page = capturedPage(names, *seed, *cases, args)
+			cr.html = *htmlDir
+		}
 		return cr.run(files)
 	}
 	enc := json.NewEncoder(e.stdout)
@@ -122,6 +127,12 @@ func runTest(e *env, args []string) int {
 			}
 			if !r.Holds {
 				code = exitViolation
+				if *htmlDir != "" {
+					if err := writeResultHTML(*htmlDir, r); err != nil {
+						fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+						return exitBadInput
+					}
+				}
 				if *itfDir != "" {
 					if err := writeITF(*itfDir, r); err != nil {
 						fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
@@ -145,6 +156,6 @@ func writeITF(dir string, r *conformance.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	name := strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(r.Impl)
+	name := fileName(r.Impl)
 	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.itf.json", name, r.Property)), append(data, '\n'), 0o644)
 }
