@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 
@@ -60,6 +61,9 @@ type run struct {
 	// invalid counts cases run with an action the spec does not enable
 	// (gopter's shrinker must never produce one).
 	invalid int
+	// broken is the first failure to reset or observe the initial state:
+	// the implementation cannot be checked (a child process died).
+	broken error
 }
 
 // caseRun is the system under test of one generated case.
@@ -88,11 +92,13 @@ func (r *run) newCase() *caseRun {
 	cr := &caseRun{spec: *r.initial}
 	if err := r.k.impl.Reset(r.cfg); err != nil {
 		cr.err = fmt.Errorf("reset: %w", err)
+		r.broken = cmp.Or(r.broken, cr.err)
 		return cr
 	}
 	obs, err := r.k.impl.Observe()
 	if err != nil {
 		cr.err = fmt.Errorf("observe: %w", err)
+		r.broken = cmp.Or(r.broken, cr.err)
 		return cr
 	}
 	cr.obs = obs
@@ -275,6 +281,9 @@ func Check(impl Implementation, name, variant string, c *model.Config, property 
 		res.SpecViolations = append(res.SpecViolations, n)
 	}
 	sort.Strings(res.SpecViolations)
+	if r.broken != nil {
+		return res, fmt.Errorf("conformance: %s: %w", property, r.broken)
+	}
 	if tr.Error != nil {
 		return res, fmt.Errorf("conformance: %s: gopter: %w", property, tr.Error)
 	}

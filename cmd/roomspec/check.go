@@ -36,10 +36,11 @@ func runCheck(e *env, args []string) int {
 			"then every counterexample as a step table. Checking goes on after a violation.")
 	config := fs.String("config", "", "TLC configuration `file` (default: MODULE.cfg beside the module)")
 	format := fs.String("format", "text", "output `format`: text or json")
-	workers := fs.Int("workers", 0, "goroutines computing successors (default: one per CPU)")
+	workers := fs.PositiveInt("workers", 0, "goroutines computing successors (default: one per CPU)")
 	variant := fs.String("variant", "", "check the bundled spec under this variant only (see -list)")
 	list := fs.Bool("list", false, "list the bundled variants and exit")
 	interpret := fs.Bool("interpret", false, "bundled spec: compute states with the interpreter, not the compiled model")
+	htmlDir := fs.String("html", "", "bundled spec: write each counterexample as a sequence diagram (HTML) into `DIR`, with an index.html of them all")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -54,7 +55,11 @@ func runCheck(e *env, args []string) int {
 		return exitOK
 	}
 	if fs.NArg() == 0 {
-		return runBundled(e, *variant, *format, *workers, *interpret)
+		return runBundled(e, *variant, *format, *workers, *interpret, *htmlDir)
+	}
+	if *htmlDir != "" {
+		fmt.Fprintln(e.stderr, "roomspec check: -html draws counterexamples of the bundled spec (Room.tla), whose actions and messages it knows; not of another module")
+		return exitBadInput
 	}
 	if *variant != "" {
 		fmt.Fprintln(e.stderr, "roomspec check: -variant applies to the bundled spec; use -config with a module")
@@ -88,7 +93,7 @@ func runCheck(e *env, args []string) int {
 }
 
 // runBundled checks the embedded Room.tla and prints the verdict table.
-func runBundled(e *env, variant, format string, workers int, interpret bool) int {
+func runBundled(e *env, variant, format string, workers int, interpret bool, htmlDir string) int {
 	variants := spec.Variants()
 	if variant != "" {
 		variants = []string{variant}
@@ -97,6 +102,12 @@ func runBundled(e *env, variant, format string, workers int, interpret bool) int
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
 		return exitBadInput
+	}
+	if htmlDir != "" {
+		if err := writeCheckHTML(htmlDir, results); err != nil {
+			fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
+			return exitBadInput
+		}
 	}
 	if format == "json" {
 		writeVerdictJSON(e.stdout, results)

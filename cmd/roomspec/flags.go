@@ -5,15 +5,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // flagSet is a subcommand's flag set; its -help text goes to stdout and
-// names the command, its arguments and what it does.
+// names the command, its arguments and what it does. Flags may come
+// before, between or after the positional arguments ("--" ends the
+// flags).
 type flagSet struct {
 	*flag.FlagSet
 	env            *env
 	name           string
 	args, describe string
+	positional     []string
 }
 
 func newFlagSet(e *env, name, args, description string) *flagSet {
@@ -42,7 +48,7 @@ func (fs *flagSet) printUsage(w io.Writer) {
 func (fs *flagSet) parse(args []string) (code int, ok bool) {
 	usage := fs.Usage
 	fs.Usage = func() {} // printed below, to the right stream
-	err := fs.Parse(args)
+	err := fs.parseInterleaved(args)
 	fs.Usage = usage
 	switch {
 	case err == nil:
@@ -54,4 +60,98 @@ func (fs *flagSet) parse(args []string) (code int, ok bool) {
 		fs.printUsage(fs.env.stderr)
 		return exitBadInput, false
 	}
+}
+
+// parseInterleaved parses the flags wherever they are among args and
+// keeps the rest, in order, as the positional arguments.
+func (fs *flagSet) parseInterleaved(args []string) error {
+	fs.positional = nil
+	for {
+		n := len(args)
+		if err := fs.FlagSet.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.FlagSet.Args()
+		if used := n - len(rest); used > 0 && args[used-1] == "--" {
+			fs.positional = append(fs.positional, rest...)
+			return nil
+		}
+		i := 0
+		for i < len(rest) && (rest[i] == "-" || !strings.HasPrefix(rest[i], "-")) {
+			i++
+		}
+		fs.positional = append(fs.positional, rest[:i]...)
+		if i == len(rest) {
+			return nil
+		}
+		args = rest[i:]
+	}
+}
+
+// Args returns the positional arguments.
+func (fs *flagSet) Args() []string { return fs.positional }
+
+// NArg returns the number of positional arguments.
+func (fs *flagSet) NArg() int { return len(fs.positional) }
+
+// Arg returns the i-th positional argument, or "".
+func (fs *flagSet) Arg(i int) string {
+	if i < 0 || i >= len(fs.positional) {
+		return ""
+	}
+	return fs.positional[i]
+}
+
+// errNotPositive is what a count or duration flag says of a value <= 0.
+var errNotPositive = errors.New("must be positive")
+
+// positiveInt is an int flag that refuses values <= 0; its default may
+// be 0, meaning "not given".
+type positiveInt int
+
+func (v *positiveInt) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *positiveInt) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	if n <= 0 {
+		return errNotPositive
+	}
+	*v = positiveInt(n)
+	return nil
+}
+
+// PositiveInt defines an int flag whose values must be > 0.
+func (fs *flagSet) PositiveInt(name string, value int, usage string) *int {
+	p := new(int)
+	*p = value
+	fs.Var((*positiveInt)(p), name, usage)
+	return p
+}
+
+// positiveDuration is a duration flag that refuses values <= 0.
+type positiveDuration time.Duration
+
+func (v *positiveDuration) String() string { return time.Duration(*v).String() }
+
+func (v *positiveDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration (e.g. 2s, 500ms, 5m)")
+	}
+	if d <= 0 {
+		return errNotPositive
+	}
+	*v = positiveDuration(d)
+	return nil
+}
+
+// PositiveDuration defines a duration flag whose values must be > 0.
+func (fs *flagSet) PositiveDuration(name string, value time.Duration, usage string) *time.Duration {
+	p := new(time.Duration)
+	*p = value
+	fs.Var((*positiveDuration)(p), name, usage)
+	return p
 }

@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Exit codes shared by every subcommand.
@@ -59,9 +61,6 @@ func main() {
 
 func run(e *env, args []string) int {
 	if len(args) == 0 {
-		if c, ok := commands[defaultCommand]; ok {
-			return c.run(e, nil)
-		}
 		usage(e.stderr)
 		return exitBadInput
 	}
@@ -79,9 +78,6 @@ func run(e *env, args []string) int {
 	return c.run(e, args[1:])
 }
 
-// defaultCommand runs when roomspec is started with no arguments.
-const defaultCommand = "check"
-
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: roomspec COMMAND [flags] [args]")
 	fmt.Fprintln(w)
@@ -97,6 +93,32 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'roomspec COMMAND -help' for a command's flags.")
 	fmt.Fprintln(w, "Exit status: 0 clean, 1 violations found, 2 bad input or usage.")
+}
+
+// onSignal runs cleanup and exits (130 after SIGINT, 143 after SIGTERM)
+// when roomspec is interrupted or terminated, until stop is called: so
+// that child processes die with roomspec.
+func onSignal(cleanup func()) (stop func()) {
+	c := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-c:
+			cleanup()
+			fmt.Fprintf(os.Stderr, "roomspec: %v: stopped\n", s)
+			code := 130
+			if s == syscall.SIGTERM {
+				code = 143
+			}
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(c)
+		close(done)
+	}
 }
 
 func isTerminal(f *os.File) bool {

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
@@ -43,16 +45,17 @@ flight; -format json writes each room as soon as it is judged.
 Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	logFile := fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)")
 	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
-	deadline := fs.Duration("deadline", 300*time.Second, "how long after its abort a room must be released")
+	deadline := fs.PositiveDuration("deadline", 300*time.Second, "how long after its abort a room must be released")
 	skew := fs.Duration("skew", time.Millisecond, "how far apart observations of different connections (or the log) may be and still have happened in the other order (0: keep the capture's order)")
-	idle := fs.Duration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)")
+	idle := fs.PositiveDuration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)")
 	logEndpoint := fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)")
 	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
 	itf := fs.String("itf", "", "write the spec behaviour matched by each violated, at-risk or invalid room (at-risk: and a pinning completion; invalid: up to the last explained event) as an ITF trace into `DIR`")
 	var ports portList
 	fs.Var(&ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
-	maxHidden := fs.Int("max-unseen", 24, "search bound: unseen spec steps between two observations of a room")
-	maxStates := fs.Int("max-states", 50000, "search bound: states one search visits")
+	maxHidden := fs.PositiveInt("max-unseen", 24, "search bound: unseen spec steps between two observations of a room")
+	maxStates := fs.PositiveInt("max-states", 50000, "search bound: states one search visits")
+	htmlFile := fs.String("html", "", "also write an HTML report (rooms, verdicts, each room's sequence diagram) to `FILE`")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -91,9 +94,18 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	out := bufio.NewWriter(e.stdout)
 	var kept []*replay.Room
 	var writeErr error
+	var page *report.Page
+	if *htmlFile != "" {
+		page = report.NewReplayPage(report.ReplayInfo{Variant: *variant, Command: "roomspec replay " + strings.Join(args, " "),
+			Status: statusMachine(*variant)})
+	}
 	onRoom := func(room *replay.Room) {
 		if writeErr != nil || !room.Aborted && room.Verdict != replay.Invalid {
 			return
+		}
+		if page != nil {
+			page.AddRoom(room)
+			room.Witness = nil // drawn: its states are no longer needed
 		}
 		if *itf != "" {
 			writeErr = writePin(room, *itf)
@@ -110,11 +122,11 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 		*skew = -1 // none (the Options' zero value is the default)
 	}
 	r, err := replay.New(cfgText, replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
-		Skew: *skew, Idle: *idle, MaxHidden: *maxHidden, MaxStates: *maxStates, OnRoom: onRoom})
+		Skew: *skew, Idle: *idle, MaxHidden: *maxHidden, MaxStates: *maxStates, OnRoom: onRoom, Witness: page != nil})
 	if err != nil {
 		return bad("%v", err)
 	}
-	var end time.Time
+	var start, end time.Time
 	streams := 0
 	for _, name := range files {
 		sum, err := replayFile(e, r, name, ports, logs, streams)
@@ -124,6 +136,9 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 		streams += sum.Streams
 		if sum.End.After(end) {
 			end = sum.End
+		}
+		if start.IsZero() || sum.Start.Before(start) && !sum.Start.IsZero() {
+			start = sum.Start
 		}
 	}
 	logs.feedBefore(r, time.Time{})
@@ -136,6 +151,12 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	}
 	slices.SortStableFunc(kept, func(a, b *replay.Room) int { return a.FirstSeen.Compare(b.FirstSeen) })
 	rep.Rooms = kept
+	if page != nil {
+		page.Finish(rep, start)
+		if err := writePage(page, *htmlFile); err != nil {
+			return bad("%v", err)
+		}
+	}
 	switch *format {
 	case "junit":
 		err = rep.WriteJUnit(out, *variant)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/subprocess"
 )
 
 func init() {
@@ -32,13 +33,16 @@ func runTest(e *env, args []string) int {
 	variant := fs.String("variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
-	cases := fs.Int("cases", 100, "generated `cases` per property")
-	steps := fs.Int("steps", 30, "longest generated sequence")
-	bound := fs.Int("bound", conformance.DefaultBound, "fair round-robin `rounds` allowed for quiescence (liveness)")
+	cases := fs.PositiveInt("cases", 100, "generated `cases` per property")
+	steps := fs.PositiveInt("steps", 30, "longest generated sequence")
+	bound := fs.PositiveInt("bound", conformance.DefaultBound, "fair round-robin `rounds` allowed for quiescence (liveness)")
 	format := fs.String("format", "text", "output `format`: text or json (one object per property run)")
 	itfDir := fs.String("itf", "", "write each counterexample as ITF JSON into `dir`")
 	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
+	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "exec: the longest wait for a reply")
+	startTimeout := fs.PositiveDuration("start-timeout", subprocess.DefaultStartTimeout, "exec: the longest wait for the first reply (the process starting)")
 	skew := fs.Duration("skew", conformance.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	htmlDir := fs.String("html", "", "write each counterexample as a sequence diagram (HTML) into `DIR` (with -captures: DIR/captures.html, every room)")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -75,6 +79,10 @@ func runTest(e *env, args []string) int {
 		}
 		cr := &capturedRun{e: e, impls: names, idle: time.Second,
 			opt: conformance.CapturedOptions{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound}}
+		if *htmlDir != "" {
+			cr.page = capturedPage(names, *seed, *cases, args)
+			cr.html = *htmlDir
+		}
 		return cr.run(files)
 	}
 	enc := json.NewEncoder(e.stdout)
@@ -84,7 +92,8 @@ func runTest(e *env, args []string) int {
 		var im conformance.Implementation
 		v := *variant
 		if cmd, ok := strings.CutPrefix(name, "exec:"); ok {
-			im = conformance.NewExec(cmd)
+			im = subprocess.New(cmd, subprocess.Options{Timeout: *timeout, StartTimeout: *startTimeout})
+			defer onSignal(subprocess.KillAll)()
 			if v == "" {
 				v = "upstream"
 			}
@@ -118,6 +127,12 @@ func runTest(e *env, args []string) int {
 			}
 			if !r.Holds {
 				code = exitViolation
+				if *htmlDir != "" {
+					if err := writeResultHTML(*htmlDir, r); err != nil {
+						fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+						return exitBadInput
+					}
+				}
 				if *itfDir != "" {
 					if err := writeITF(*itfDir, r); err != nil {
 						fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
@@ -141,6 +156,6 @@ func writeITF(dir string, r *conformance.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	name := strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(r.Impl)
+	name := fileName(r.Impl)
 	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.itf.json", name, r.Property)), append(data, '\n'), 0o644)
 }

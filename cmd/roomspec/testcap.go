@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/replay"
 )
@@ -20,6 +21,9 @@ type capturedRun struct {
 	impls []string
 	opt   conformance.CapturedOptions
 	idle  time.Duration
+	// page, when set, gathers every room for DIR html/captures.html.
+	page *report.Page
+	html string
 }
 
 // captureFiles expands -captures: a capture file, or every capture in a folder.
@@ -73,6 +77,9 @@ func (cr *capturedRun) run(files []string) int {
 					return
 				}
 				if room.Skip != "" {
+					if cr.page != nil {
+						cr.page.AddSkipped(room, name)
+					}
 					// Outside what the captured schedules model: said, not fatal.
 					fmt.Fprintf(cr.e.stdout, "%s room %d: %s: skipped: %s\n", filepath.Base(file), room.Room, name, room.Skip)
 					return
@@ -81,6 +88,9 @@ func (cr *capturedRun) run(files []string) int {
 				if err != nil {
 					failed = err
 					return
+				}
+				if cr.page != nil {
+					cr.page.AddCaptured(res)
 				}
 				if res.Holds {
 					fmt.Fprintf(cr.e.stdout, "%s room %d: %s: holds over %d schedules\n", filepath.Base(file), room.Room, name, res.Schedules)
@@ -115,6 +125,12 @@ func (cr *capturedRun) run(files []string) int {
 		}
 		if failed != nil {
 			fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, failed)
+			return exitBadInput
+		}
+	}
+	if cr.page != nil {
+		if err := writeCapturedHTML(cr.page, cr.html); err != nil {
+			fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
 	}

@@ -19,9 +19,12 @@ func Dir() string {
 	if !ok {
 		return ""
 	}
-	// file is <root>/internal/sharedpath/sharedpath.go.
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file)))
-	d := filepath.Join(filepath.Dir(root), "shared")
+	// file is <root>/internal/sharedpath/sharedpath.go. The folder is
+	// reached through the committed symlink testdata/shared (to
+	// ../../../../shared): go test's cache rechecks the files a test
+	// stats and opens only inside the module, so a path through the
+	// module is what lets it see ../shared appear, disappear or change.
+	d := filepath.Join(filepath.Dir(file), "testdata", "shared")
 	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 		return ""
 	}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/reassembly"
 )
 
 // Half is one direction of a TCP connection: the bytes Src sent to Dst.
@@ -29,20 +29,31 @@ type Half struct {
 	synSeen        bool
 	next           uint32 // sequence number of the next byte to deliver
 	nextValid      bool
-	segs           []seg // accepted segments not yet fully delivered
+	// buf holds the segments received ahead of next (a byte is missing
+	// before them), in sequence order; pages counts them as the
+	// MaxPages options do.
+	buf   []segment
+	pages int
 }
 
 // String returns "src->dst".
 func (h *Half) String() string { return h.Src.String() + "->" + h.Dst.String() }
 
-// seg remembers where a TCP segment's bytes sit in sequence space, so that
-// each delivered byte can be traced back to the packet that carried it.
-type seg struct {
+// segment is a TCP segment buffered out of order, with the packet that
+// carried it, so that each delivered byte keeps its provenance.
+type segment struct {
 	seq   uint32
-	n     int
+	data  []byte
 	frame int
 	time  time.Time
+	fin   bool // the segment ends the direction after its data
 }
+
+// pageBytes is the unit of the MaxPages options: a buffered segment counts
+// one page per started pageBytes of data.
+const pageBytes = 1900
+
+func (s *segment) pages() int { return max(1, (len(s.data)+pageBytes-1)/pageBytes) }
 
 // EventKind tells what an Event reports.
 type EventKind uint8
@@ -53,7 +64,7 @@ const (
 	EventStart EventKind = iota + 1 // first event of a direction
 	EventData                       // contiguous stream bytes
 	EventGap                        // bytes missing from the stream before the next Data
-	EventEnd                        // FIN/RST, idle timeout or end of capture
+	EventEnd                        // FIN/RST, idle timeout, eviction or end of capture
 )
 
 func (k EventKind) String() string {
@@ -76,7 +87,8 @@ type Event struct {
 	Kind EventKind
 	Half *Half
 	// Frame and Time are those of the packet that carried Data; for Start,
-	// Gap and End, of the packet at which the event was noticed.
+	// Gap and End, of the packet at which the event was noticed (for a
+	// Gap, the packet carrying the first byte after it).
 	Frame int
 	Time  time.Time
 	Data  []byte
@@ -104,8 +116,9 @@ func (d Diagnostic) String() string { return fmt.Sprintf("frame %d: %s", d.Frame
 // Options tune an Assembler. The zero value is usable.
 type Options struct {
 	// MaxPagesPerConn and MaxPagesTotal bound the out-of-order data kept
-	// while waiting for missing segments (a page holds up to 1900 bytes).
-	// Defaults 1024 and 16384 (about 2 MB and 30 MB).
+	// while waiting for missing segments (a page holds up to 1900 bytes);
+	// past them the missing bytes are declared lost. Defaults 1024 and
+	// 16384 (about 2 MB and 30 MB).
 	MaxPagesPerConn int
 	MaxPagesTotal   int
 	// FlushAfter is how long, in capture time, out-of-order data waits
@@ -115,6 +128,10 @@ type Options struct {
 	// that connections whose end was not captured do not stay forever.
 	// Default 10 minutes; negative never closes them.
 	CloseAfter time.Duration
+	// MaxConns bounds the connections tracked at once: opening one more
+	// closes the connection idle longest (a diagnostic the first time;
+	// Stats.Evicted counts them). Default 65536; negative: no bound.
+	MaxConns int
 	// Diagnose receives problems found in the capture; nil drops them.
 	Diagnose func(Diagnostic)
 }
@@ -125,20 +142,39 @@ type Stats struct {
 	TCPSegments int // frames carrying TCP
 	Other       int // well-formed frames without TCP (ARP, UDP, ...)
 	Malformed   int // frames that could not be parsed down to TCP
+	// Connections counts connections opened: by a SYN or by data on no
+	// tracked connection (a FIN, RST or bare ACK on none, such as the last
+	// ACK of a close, opens nothing).
 	Connections int
 	Halves      int // directions that had at least one event
 	Gaps        int
 	LostBytes   int64
 	Bytes       int64 // stream bytes delivered
+	// Expired and Evicted count connections closed before their end was
+	// captured: idle for Options.CloseAfter, or the idle longest when
+	// Options.MaxConns were open.
+	Expired, Evicted int
+	// MaxOpen is the most connections tracked at once.
+	MaxOpen int
 }
 
 // Assembler turns packet records into per-direction stream events, in
 // capture order. It is not safe for concurrent use.
+//
+// The work per packet does not grow with the number of connections the
+// capture has seen, and memory is bounded by the connections open at once
+// (at most Options.MaxConns) and the out-of-order buffers: a connection is
+// released when both directions have ended (FIN), at a RST in either
+// direction, after Options.CloseAfter idle, or when evicted.
+//
+// The reassembly is this package's own rather than gopacket/reassembly's,
+// whose connection pool can only be flushed as a whole (every connection
+// visited at each flush), closes only the direction that sent a RST and
+// cannot release or evict one connection; gopacket still parses the
+// TCP header.
 type Assembler struct {
 	opt     Options
 	handler func(*Event)
-	asm     *reassembly.Assembler
-	ctx     asmContext
 	ev      Event
 	tcp     layers.TCP
 	stats   Stats
@@ -147,16 +183,14 @@ type Assembler struct {
 	now     time.Time
 	nextID  int
 	nextCon int
-	// queued holds the directions with segments buffered out of order.
-	queued map[*Half]struct{}
+	conns   map[connKey]*conn
+	idle    idleList
+	// queued holds the directions with segments buffered out of order;
+	// pages counts their pages.
+	queued  map[*Half]struct{}
+	pages   int
+	evicted bool // the eviction diagnostic was given
 }
-
-// asmContext carries a packet's capture info through gopacket's
-// assembler. Provenance is tracked by sequence number in Half.segs, not
-// through the pages' contexts, so one context is reused for every packet.
-type asmContext struct{ ci gopacket.CaptureInfo }
-
-func (c *asmContext) GetCaptureInfo() gopacket.CaptureInfo { return c.ci }
 
 // NewAssembler returns an Assembler that calls handler for every event.
 func NewAssembler(opt Options, handler func(*Event)) *Assembler {
@@ -172,10 +206,11 @@ func NewAssembler(opt Options, handler func(*Event)) *Assembler {
 	if opt.CloseAfter == 0 {
 		opt.CloseAfter = 10 * time.Minute
 	}
-	a := &Assembler{opt: opt, handler: handler, queued: map[*Half]struct{}{}}
-	a.asm = reassembly.NewAssembler(reassembly.NewStreamPool(&factory{a: a}))
-	a.asm.MaxBufferedPagesPerConnection = opt.MaxPagesPerConn
-	a.asm.MaxBufferedPagesTotal = opt.MaxPagesTotal
+	if opt.MaxConns == 0 {
+		opt.MaxConns = 1 << 16
+	}
+	a := &Assembler{opt: opt, handler: handler, conns: map[connKey]*conn{}, queued: map[*Half]struct{}{}}
+	a.idle.init()
 	return a
 }
 
@@ -212,54 +247,215 @@ func (a *Assembler) Packet(rec Record) {
 	if ip.truncated > 0 {
 		a.diag(rec.Frame, rec.Time, "packet cut by the snap length: %d bytes of TCP data missing", ip.truncated)
 	}
-	et := layers.EndpointIPv4
-	if len(ip.src) == 16 {
-		et = layers.EndpointIPv6
+	src := netip.AddrPortFrom(addrOf(ip.src), uint16(a.tcp.SrcPort))
+	dst := netip.AddrPortFrom(addrOf(ip.dst), uint16(a.tcp.DstPort))
+	a.expire(rec.Time)
+	c := a.conns[keyOf(src, dst)]
+	if c == nil && (a.tcp.SYN || len(a.tcp.Payload) > 0) {
+		c = a.open(src, dst)
 	}
-	a.ctx.ci = gopacket.CaptureInfo{Timestamp: rec.Time, CaptureLength: len(rec.Data), Length: rec.Length}
-	a.asm.AssembleWithContext(gopacket.NewFlow(et, ip.src, ip.dst), &a.tcp, &a.ctx)
-	if a.lastFl.IsZero() {
-		a.lastFl = rec.Time
-	}
-	// Flush on capture time, not wall time: a capture is read much faster
-	// than it was taken.
-	if rec.Time.Sub(a.lastFl) >= time.Second {
-		a.lastFl = rec.Time
-		fo := reassembly.FlushOptions{T: rec.Time.Add(-a.opt.FlushAfter)}
-		if a.opt.CloseAfter > 0 {
-			fo.TC = rec.Time.Add(-a.opt.CloseAfter)
+	if c != nil {
+		c.lastSeen, c.lastFrame = rec.Time, rec.Frame
+		a.idle.toBack(c)
+		h := &c.halves[0]
+		if h.Src != src {
+			h = &c.halves[1]
 		}
-		a.asm.FlushWithOptions(fo)
+		a.segment(c, h)
 	}
+	a.flush(rec.Time)
 }
 
-// Close delivers what is still buffered (with gaps where bytes are
-// missing) and ends every open direction.
-func (a *Assembler) Close() {
-	a.asm.FlushAll()
+func addrOf(raw []byte) netip.Addr {
+	addr, _ := netip.AddrFromSlice(raw)
+	return addr.Unmap()
 }
 
-func (a *Assembler) emit(h *Half, kind EventKind, frame int, t time.Time) {
-	if !h.started {
-		h.started = true
-		h.ID = a.nextID
-		a.nextID++
-		a.stats.Halves++
-		h.MidStream = !h.synSeen
-		a.ev = Event{Kind: EventStart, Half: h, Frame: frame, Time: t}
-		a.fire()
-	}
-	if kind == EventStart {
+// segment handles the TCP segment in a.tcp, sent in direction h of c.
+func (a *Assembler) segment(c *conn, h *Half) {
+	t := &a.tcp
+	if h.ended {
 		return
 	}
-	a.ev = Event{Kind: kind, Half: h, Frame: frame, Time: t}
+	if t.SYN {
+		h.synSeen = true
+	}
+	seq := t.Seq
+	if t.SYN {
+		seq++
+	}
+	if !h.nextValid && !t.SYN && len(t.Payload) == 0 {
+		// No byte to start the stream at: a bare ACK, FIN or RST. Such
+		// a direction has no events; its FIN or RST still ends it.
+		if t.RST {
+			a.close(c)
+			return
+		}
+		h.ended = h.ended || t.FIN
+		if c.halves[0].ended && c.halves[1].ended {
+			a.release(c)
+		}
+		return
+	}
+	if !h.nextValid {
+		// The first segment starts the stream: after the SYN, or here
+		// when the capture joined the connection mid-stream.
+		h.next, h.nextValid = seq, true
+		a.start(h)
+	}
+	if len(t.Payload) > 0 || t.FIN {
+		a.add(h, seq, t.Payload, t.FIN)
+	}
+	if t.RST {
+		a.close(c) // the connection is gone in both directions
+		return
+	}
+	if c.halves[0].ended && c.halves[1].ended {
+		a.release(c)
+	}
+}
+
+// add takes the bytes of one segment starting at seq.
+func (a *Assembler) add(h *Half, seq uint32, data []byte, fin bool) {
+	d := int32(seq - h.next)
+	if d > 0 {
+		a.buffer(h, segment{seq: seq, data: slices.Clone(data), frame: a.frame, time: a.now, fin: fin})
+		return
+	}
+	if end := seq + uint32(len(data)); int32(end-h.next) > 0 {
+		a.deliver(h, data[-d:], a.frame, a.now, d == 0)
+		h.next = end
+	}
+	if fin {
+		a.end(h)
+		return
+	}
+	a.drain(h)
+}
+
+// deliver emits stream bytes.
+func (a *Assembler) deliver(h *Half, data []byte, frame int, t time.Time, segStart bool) {
+	a.stats.Bytes += int64(len(data))
+	a.ev = Event{Kind: EventData, Half: h, Frame: frame, Time: t, Data: data, SegmentStart: segStart}
 	a.fire()
+}
+
+// buffer keeps s until the bytes before it arrive, or are declared lost
+// when the buffers are full.
+func (a *Assembler) buffer(h *Half, s segment) {
+	i, _ := slices.BinarySearchFunc(h.buf, s.seq, func(b segment, seq uint32) int {
+		if int32(b.seq-seq) > 0 {
+			return 1
+		}
+		return -1 // equal sequence numbers: the first copy stays first
+	})
+	h.buf = slices.Insert(h.buf, i, s)
+	n := s.pages()
+	h.pages += n
+	a.pages += n
+	a.queued[h] = struct{}{}
+	for h.pages > a.opt.MaxPagesPerConn && len(h.buf) > 0 {
+		a.skip(h)
+	}
+	for a.pages > a.opt.MaxPagesTotal {
+		v := h
+		if len(h.buf) == 0 {
+			v = a.queuedHalves()[0]
+		}
+		a.skip(v)
+	}
+}
+
+// skip declares the bytes missing before h's first buffered segment lost
+// and delivers what follows them.
+func (a *Assembler) skip(h *Half) {
+	s := h.buf[0]
+	lost := int(int32(s.seq - h.next))
+	a.stats.Gaps++
+	a.stats.LostBytes += int64(lost)
+	a.ev = Event{Kind: EventGap, Half: h, Frame: s.frame, Time: s.time, Lost: lost}
+	a.fire()
+	h.next = s.seq
+	a.drain(h)
+}
+
+// drain delivers the buffered segments that have become contiguous.
+func (a *Assembler) drain(h *Half) {
+	for len(h.buf) > 0 {
+		s := h.buf[0]
+		d := int32(s.seq - h.next)
+		if d > 0 {
+			return
+		}
+		a.unbuffer(h, 1)
+		if end := s.seq + uint32(len(s.data)); int32(end-h.next) > 0 {
+			a.deliver(h, s.data[-d:], s.frame, s.time, d == 0)
+			h.next = end
+		}
+		if s.fin {
+			a.end(h)
+			return
+		}
+	}
+}
+
+// unbuffer drops h's first n buffered segments.
+func (a *Assembler) unbuffer(h *Half, n int) {
+	for i := range n {
+		p := h.buf[i].pages()
+		h.pages -= p
+		a.pages -= p
+	}
+	h.buf = h.buf[n:]
+	if len(h.buf) == 0 {
+		h.buf = nil
+		delete(a.queued, h)
+	}
+}
+
+func (a *Assembler) start(h *Half) {
+	h.started = true
+	h.ID = a.nextID
+	a.nextID++
+	a.stats.Halves++
+	h.MidStream = !h.synSeen
+	a.ev = Event{Kind: EventStart, Half: h, Frame: a.frame, Time: a.now}
+	a.fire()
+}
+
+// end ends direction h at the current packet. Segments still buffered
+// lie past its end and are dropped.
+func (a *Assembler) end(h *Half) {
+	if h.ended {
+		return
+	}
+	h.ended = true
+	if len(h.buf) > 0 {
+		a.unbuffer(h, len(h.buf))
+	}
+	if h.started {
+		a.ev = Event{Kind: EventEnd, Half: h, Frame: a.frame, Time: a.now}
+		a.fire()
+	}
+}
+
+// close ends both directions of c, delivering what they buffered (with
+// gaps for the missing bytes), and releases it.
+func (a *Assembler) close(c *conn) {
+	for i := range c.halves {
+		h := &c.halves[i]
+		for !h.ended && len(h.buf) > 0 {
+			a.skip(h)
+		}
+		a.end(h)
+	}
+	a.release(c)
 }
 
 func (a *Assembler) fire() {
 	a.ev.Pending = 0
 	for h := range a.queued {
-		for _, sg := range h.segs {
+		for _, sg := range h.buf {
 			if int32(sg.seq-h.next) > 0 && (a.ev.Pending == 0 || sg.frame < a.ev.Pending) {
 				a.ev.Pending = sg.frame
 			}
@@ -268,178 +464,57 @@ func (a *Assembler) fire() {
 	a.handler(&a.ev)
 }
 
-type factory struct{ a *Assembler }
-
-func (f *factory) New(netFlow, tcpFlow gopacket.Flow, _ *layers.TCP, _ reassembly.AssemblerContext) reassembly.Stream {
-	a := f.a
-	src, dst := addrPort(netFlow.Src(), tcpFlow.Src()), addrPort(netFlow.Dst(), tcpFlow.Dst())
-	c := &stream{a: a}
-	c.halves[0] = &Half{Conn: a.nextCon, Src: src, Dst: dst}
-	c.halves[1] = &Half{Conn: a.nextCon, Src: dst, Dst: src}
-	a.nextCon++
-	a.stats.Connections++
-	return c
+// queuedHalves returns the directions holding out-of-order data, in the
+// order they started (map order would make runs differ).
+func (a *Assembler) queuedHalves() []*Half {
+	hs := make([]*Half, 0, len(a.queued))
+	for h := range a.queued {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, func(x, y *Half) int { return x.ID - y.ID })
+	return hs
 }
 
-func addrPort(ip, port gopacket.Endpoint) netip.AddrPort {
-	addr, _ := netip.AddrFromSlice(ip.Raw())
-	p := port.Raw()
-	var n uint16
-	if len(p) == 2 {
-		n = uint16(p[0])<<8 | uint16(p[1])
+// expire closes the connections idle for CloseAfter at now. Time is
+// capture time, not wall time: a capture is read much faster than it was
+// taken.
+func (a *Assembler) expire(now time.Time) {
+	if a.opt.CloseAfter <= 0 {
+		return
 	}
-	return netip.AddrPortFrom(addr.Unmap(), n)
-}
-
-// stream is gopacket's view of one connection.
-type stream struct {
-	a      *Assembler
-	halves [2]*Half // [0]: the direction of the first packet seen
-}
-
-func (s *stream) half(dir reassembly.TCPFlowDirection) *Half {
-	if dir == reassembly.TCPDirClientToServer {
-		return s.halves[0]
-	}
-	return s.halves[1]
-}
-
-// maxSegs bounds the provenance records of one direction; past it the
-// oldest are dropped and their bytes are attributed to the current frame.
-const maxSegs = 1 << 14
-
-func (s *stream) Accept(tcp *layers.TCP, _ gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, _ reassembly.AssemblerContext) bool {
-	h := s.half(dir)
-	if tcp.SYN {
-		h.synSeen = true
-	}
-	if nextSeq < 0 { // the assembler has not started this direction yet
-		if !tcp.SYN {
-			// Mid-stream: take this segment as the start instead of
-			// buffering forever for a SYN that was never captured.
-			*start = true
-			h.next = tcp.Seq
-		} else {
-			h.next = tcp.Seq + 1
-		}
-		h.nextValid = true
-	} else {
-		h.next = uint32(nextSeq)
-	}
-	if n := len(tcp.Payload); n > 0 {
-		seq := tcp.Seq
-		if tcp.SYN {
-			seq++
-		}
-		// Data wholly before the next byte is a retransmission the
-		// assembler will drop: nothing to remember.
-		if int32(seq+uint32(n)-h.next) > 0 {
-			if len(h.segs) >= maxSegs {
-				h.segs = append(h.segs[:0], h.segs[maxSegs/2:]...)
-			}
-			h.segs = append(h.segs, seg{seq: seq, n: n, frame: s.a.frame, time: s.a.now})
-			if int32(seq-h.next) > 0 {
-				s.a.queued[h] = struct{}{}
-			}
-		}
-	}
-	return true
-}
-
-func (s *stream) ReassembledSG(sg reassembly.ScatterGather, _ reassembly.AssemblerContext) {
-	a := s.a
-	dir, _, end, skip := sg.Info()
-	h := s.half(dir)
-	avail, _ := sg.Lengths()
-	a.emit(h, EventStart, a.frame, a.now)
-	pos := h.next
-	if skip > 0 {
-		a.stats.Gaps++
-		a.stats.LostBytes += int64(skip)
-		pos += uint32(skip)
-		f, t := a.frame, a.now
-		if i := h.cover(pos); i >= 0 {
-			f, t = h.segs[i].frame, h.segs[i].time
-		}
-		a.ev = Event{Kind: EventGap, Half: h, Frame: f, Time: t, Lost: skip}
-		a.fire()
-	}
-	if avail > 0 {
-		data := sg.Fetch(avail)
-		a.stats.Bytes += int64(avail)
-		for len(data) > 0 {
-			n, f, t, first := len(data), a.frame, a.now, false
-			if i := h.cover(pos); i >= 0 {
-				sg := h.segs[i]
-				n = min(n, int(sg.seq+uint32(sg.n)-pos))
-				f, t, first = sg.frame, sg.time, sg.seq == pos
-			} else if j := h.after(pos); j >= 0 {
-				n = min(n, int(h.segs[j].seq-pos))
-			}
-			a.ev = Event{Kind: EventData, Half: h, Frame: f, Time: t, Data: data[:n], SegmentStart: first}
-			a.fire()
-			data = data[n:]
-			pos += uint32(n)
-		}
-	}
-	h.next = pos
-	h.prune()
-	if len(h.segs) == 0 {
-		delete(a.queued, h)
-	}
-	if end && !h.ended {
-		h.ended = true
-		a.emit(h, EventEnd, a.frame, a.now)
+	for c := a.idle.front(); c != nil && now.Sub(c.lastSeen) >= a.opt.CloseAfter; c = a.idle.front() {
+		a.stats.Expired++
+		a.close(c)
 	}
 }
 
-// cover returns the index of the earliest-captured segment holding the byte
-// at seq (the assembler keeps the first copy of overlapping data), or -1.
-func (h *Half) cover(seq uint32) int {
-	best := -1
-	for i, sg := range h.segs {
-		if d := int32(seq - sg.seq); d >= 0 && int(d) < sg.n {
-			if best < 0 || sg.frame < h.segs[best].frame {
-				best = i
-			}
+// flush, once a second of capture time, declares lost the bytes missing
+// for FlushAfter.
+func (a *Assembler) flush(now time.Time) {
+	if a.lastFl.IsZero() {
+		a.lastFl = now
+	}
+	if now.Sub(a.lastFl) < time.Second {
+		return
+	}
+	a.lastFl = now
+	if len(a.queued) == 0 {
+		return
+	}
+	cut := now.Add(-a.opt.FlushAfter)
+	for _, h := range a.queuedHalves() {
+		for len(h.buf) > 0 && h.buf[0].time.Before(cut) {
+			a.skip(h)
 		}
 	}
-	return best
 }
 
-// after returns the index of the segment starting soonest after seq, or -1.
-func (h *Half) after(seq uint32) int {
-	best := -1
-	for i, sg := range h.segs {
-		if d := int32(sg.seq - seq); d > 0 && (best < 0 || d < int32(h.segs[best].seq-seq)) {
-			best = i
-		}
+// Close delivers what is still buffered (with gaps where bytes are
+// missing) and ends every open direction, oldest connection first.
+func (a *Assembler) Close() {
+	for c := a.idle.front(); c != nil; c = a.idle.front() {
+		a.close(c)
 	}
-	return best
-}
-
-// prune drops segments wholly before the next byte.
-func (h *Half) prune() {
-	k := 0
-	for _, sg := range h.segs {
-		if int32(sg.seq+uint32(sg.n)-h.next) > 0 {
-			h.segs[k] = sg
-			k++
-		}
-	}
-	h.segs = h.segs[:k]
-}
-
-func (s *stream) ReassemblyComplete(_ reassembly.AssemblerContext) bool {
-	for _, h := range s.halves {
-		if h.started && !h.ended {
-			h.ended = true
-			s.a.emit(h, EventEnd, s.a.frame, s.a.now)
-		}
-		h.segs = nil
-		delete(s.a.queued, h)
-	}
-	return true
 }
 
 // Result is what Run reports besides the events.

@@ -18,6 +18,7 @@ func FuzzRun(f *testing.F) {
 	}{
 		{"sll.pcap", 0}, {"sll2.pcap", 0}, {"mooncake.pcap", 8 << 10},
 		{"many_conns.pcapng", 8 << 10}, {"midstream.pcap", 8 << 10}, {"nixl_ranks.pcap", 4 << 10},
+		{"../conns/conns.pcap", 0},
 	} {
 		b, err := os.ReadFile("../testdata/captures/" + s.name)
 		if err != nil {

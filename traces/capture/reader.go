@@ -133,6 +133,9 @@ const (
 func NewReader(r io.Reader) (*Reader, error) {
 	rd := &Reader{br: bufio.NewReaderSize(r, 256<<10)}
 	magic, err := rd.br.Peek(4)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("capture: %w", err) // a directory, a read error
+	}
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w: %d bytes only", ErrNotCapture, len(magic))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +73,18 @@ func TestPcapngTruncations(t *testing.T) {
 		if err != io.EOF && (!errors.As(err, &re) || !errors.Is(err, ErrTruncated) || re.Frame != n+1) {
 			t.Fatalf("cut %d: err = %v, want ErrTruncated at frame %d", cut, err, n+1)
 		}
+	}
+}
+
+// A directory given as a capture is reported as what it is.
+func TestDirectoryIsNotRead(t *testing.T) {
+	f, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = NewReader(f)
+	if err == nil || errors.Is(err, ErrNotCapture) || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("got %v; want an error saying it is a directory", err)
 	}
 }

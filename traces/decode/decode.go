@@ -35,6 +35,13 @@ type Options struct {
 	// keeps a message, or anything in it, must keep m.Clone() instead.
 	// Messages are the same as without Reuse.
 	Reuse bool
+	// MaxHold bounds, in capture time, how long a stream looking for
+	// frame boundaries holds back the messages of other streams (to emit
+	// them in capture order); past it they go out, and what the stream
+	// emits later counts as out of order. Zero: no bound (capture order
+	// exactly). A live watch needs a bound: a joined connection that
+	// carries only heartbeats may never resynchronize.
+	MaxHold time.Duration
 }
 
 // Message is one decoded multipart message with its provenance.
@@ -126,6 +133,9 @@ type Summary struct {
 	// only when more than 65536 messages waited for a resynchronizing
 	// stream.
 	OutOfOrder int
+	// Evicted counts connections closed before their end because too
+	// many were open at once (capture.Options.MaxConns).
+	Evicted int
 	// Truncated is set when the file ended inside a record or was corrupt;
 	// everything before the damage was decoded.
 	Truncated bool
@@ -136,8 +146,11 @@ type Summary struct {
 
 func (s Summary) String() string {
 	t := ""
+	if s.Evicted > 0 {
+		t = fmt.Sprintf(", %d connections closed early (too many open)", s.Evicted)
+	}
 	if s.Truncated {
-		t = ", file damaged"
+		t += ", file damaged"
 	}
 	return fmt.Sprintf("%d frames, %d TCP connections, %d ZMTP streams (%d not ZMTP), %d messages (%d unknown), %d gaps (%d bytes lost), %d resyncs, %d diagnostics%s",
 		s.Frames, s.Connections, s.ZMTPStreams, s.NotZMTP, s.Messages, s.Unknown, s.Gaps, s.LostBytes, s.Resyncs, s.Diagnostics, t)
@@ -155,8 +168,9 @@ func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnos
 		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: "capture", Msg: d.Msg})
 	}
 	p.order.init(opt.ZMTP)
+	p.order.maxHold = opt.MaxHold
 	res, err := capture.Run(r, copt, func(e *capture.Event) {
-		p.order.curPending = e.Pending
+		p.order.curPending, p.order.now = e.Pending, e.Time
 		p.event(e)
 		p.order.release(p.onMsg, e.Pending, false)
 	})
@@ -171,6 +185,7 @@ func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnos
 	s.Streams = res.Stats.Halves
 	s.Gaps = res.Stats.Gaps
 	s.LostBytes = res.Stats.LostBytes
+	s.Evicted = res.Stats.Evicted
 	s.Truncated = res.Err != nil
 	s.OutOfOrder = p.order.Late
 	s.Start, s.End = res.First, res.Last
@@ -244,10 +259,9 @@ func (p *pipeline) event(e *capture.Event) {
 	m := zmtp.Mark{Frame: e.Frame, Time: e.Time}
 	switch e.Kind {
 	case capture.EventStart:
+		// The decoder is made at the first byte: a direction that carries
+		// none (a SYN whose replies were not captured) costs little.
 		s := &stream{p: p, half: h, name: h.String(), forced: p.forced(h)}
-		zo := p.opt.ZMTP
-		zo.MidStream = h.MidStream
-		s.dec = zmtp.NewDecoder(s, zo)
 		h.State = s
 		pair := p.conns[h.Conn]
 		if pair == nil {
@@ -262,16 +276,18 @@ func (p *pipeline) event(e *capture.Event) {
 		}
 	case capture.EventData:
 		s := h.State.(*stream)
-		s.dec.Feed(e.Data, m, e.SegmentStart)
+		s.decoder().Feed(e.Data, m, e.SegmentStart)
 		p.order.track(s, len(e.Data), e.Frame)
 	case capture.EventGap:
 		s := h.State.(*stream)
 		s.lost = e.Lost
-		s.dec.Gap(m)
+		s.decoder().Gap(m)
 		p.order.track(s, 0, e.Frame)
 	case capture.EventEnd:
 		s := h.State.(*stream)
-		s.dec.Close(m)
+		if s.dec != nil {
+			s.dec.Close(m)
+		}
 		s.dead = true
 		p.order.track(s, 0, e.Frame)
 		if s.notZMTP {
@@ -284,6 +300,16 @@ func (p *pipeline) event(e *capture.Event) {
 			delete(p.conns, h.Conn)
 		}
 	}
+}
+
+// decoder returns s's ZMTP decoder, made on first use.
+func (s *stream) decoder() *zmtp.Decoder {
+	if s.dec == nil {
+		zo := s.p.opt.ZMTP
+		zo.MidStream = s.half.MidStream
+		s.dec = zmtp.NewDecoder(s, zo)
+	}
+	return s.dec
 }
 
 // The zmtp.Handler of one stream.
@@ -330,7 +356,7 @@ func (s *stream) Message(zm zmtp.Message) {
 		Parts:      parts,
 		Wire:       dec.Decode(parts),
 	}
-	if s.peer != nil {
+	if s.peer != nil && s.peer.dec != nil {
 		m.DstSocket = s.peer.dec.PeerSocketType()
 	}
 	p.sum.Messages++

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"container/heap"
+	"time"
 
 	"github.com/roomspec/roomspec/traces/zmtp"
 )
@@ -26,9 +27,13 @@ type reorder struct {
 	released int // Frame of the last message released
 	// curPending is capture.Event.Pending of the event being handled.
 	curPending int
-	// Late counts messages released after a later one (only past
-	// maxPending).
+	// Late counts messages released after a later one (past maxPending
+	// or maxHold).
 	Late int
+	// now is the capture time of the event being handled; maxHold is
+	// Options.MaxHold.
+	now     time.Time
+	maxHold time.Duration
 }
 
 const maxPending = 1 << 16
@@ -48,7 +53,8 @@ func (o *reorder) init(opt zmtp.Options) {
 type holding struct {
 	fed    int64
 	chunks []heldChunk
-	held   bool // s is in reorder.streams (checked first: a map costs)
+	held   bool      // s is in reorder.streams (checked first: a map costs)
+	since  time.Time // when it began holding
 }
 
 type heldChunk struct {
@@ -61,7 +67,7 @@ type heldChunk struct {
 func (o *reorder) track(s *stream, n, frame int) {
 	h := &s.hold
 	h.fed += int64(n)
-	if s.dead || s.dec.Synced() {
+	if s.dead || s.dec == nil || s.dec.Synced() {
 		if h.held {
 			h.chunks = h.chunks[:0]
 			delete(o.streams, s)
@@ -71,7 +77,7 @@ func (o *reorder) track(s *stream, n, frame int) {
 	}
 	if !h.held {
 		o.streams[s] = struct{}{}
-		h.held = true
+		h.held, h.since = true, o.now
 	}
 	if n == 0 && len(h.chunks) > 0 {
 		return
@@ -117,6 +123,9 @@ func (o *reorder) release(out func(*Message), pending int, final bool) {
 	}
 	if !final {
 		for s := range o.streams {
+			if o.maxHold > 0 && o.now.Sub(s.hold.since) > o.maxHold {
+				continue // held back others long enough
+			}
 			if c := s.hold.chunks; len(c) > 0 && c[0].frame < limit {
 				limit = c[0].frame
 			}

@@ -178,6 +178,10 @@ type Reader struct {
 // MaxLine is the longest line a Reader accepts.
 const MaxLine = 1 << 20
 
+// ErrLineTooLong is the error of a line longer than MaxLine: no event is
+// that long, so the file is not an event log (or is damaged there).
+var ErrLineTooLong = fmt.Errorf("line longer than %d bytes (1 MiB): not an event log line", MaxLine)
+
 // NewReader returns a Reader reading from r.
 func NewReader(r io.Reader) *Reader {
 	sc := bufio.NewScanner(r)
@@ -198,6 +202,9 @@ func (r *Reader) Next() (Event, error) {
 		return Parse(b, r.line)
 	}
 	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = ErrLineTooLong
+		}
 		return Event{}, fmt.Errorf("eventlog: line %d: %w", r.line+1, err)
 	}
 	return Event{}, io.EOF

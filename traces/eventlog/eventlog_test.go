@@ -112,3 +112,14 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Fatalf("(-want +got)\n%s", d)
 	}
 }
+
+// A line over MaxLine is an error that names the line and the limit.
+func TestLineTooLong(t *testing.T) {
+	log := `{"ts":"2026-01-01T00:00:00.000000Z","event":"x"}` + "\n" + strings.Repeat("y", MaxLine+10) + "\n"
+	rd := NewReader(strings.NewReader(log))
+	rd.Next()
+	_, err := rd.Next()
+	if !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), "line 2: line longer than 1048576 bytes") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -142,6 +142,8 @@ type Options struct {
 	// replay, the others in Finish. The Report then counts the rooms but
 	// holds none.
 	OnRoom func(*Room)
+	// Witness asks for each reported room's Witness (see Room.Witness).
+	Witness bool
 }
 
 func (o *Options) defaults() {
@@ -214,6 +216,10 @@ type Room struct {
 	// or a burst was cut at maxBurst observations.
 	MaxHidden int
 	BoundHit  bool
+	// Witness is, with Options.Witness, one behaviour of the spec matched
+	// to the room's observations step by step (nil when the room's
+	// history was not kept).
+	Witness *Witness
 }
 
 // Start is what a room's judgment assumed about its life before the
@@ -325,6 +331,8 @@ type Replayer struct {
 	eps     map[netip.AddrPort]uint16
 	epList  []netip.AddrPort
 	lastEps [8]uint16
+	// witnesses holds the witnesses rebuilt per room pattern (witness.go).
+	witnesses map[string]*Witness
 }
 
 // New returns a Replayer for the variant whose cfg text is cfgText (see
@@ -907,6 +915,9 @@ func (r *Replayer) emit(rs *roomState, end int64) {
 		}
 	}
 	room := r.judge(rs, end)
+	if r.opt.Witness {
+		room.Witness = r.witness(rs, room)
+	}
 	if r.opt.OnRoom != nil {
 		r.opt.OnRoom(room)
 	}

@@ -22,6 +22,11 @@ room id, in tight bursts, or partly before the capture starts (before).
 Run as root (tcpdump) with Debian's python3 and its python3-zmq:
 
     sudo /usr/bin/python3 traces/testdata/scenarios/make_scenarios.py [NAME...]
+
+With --live OUTDIR --port PORT NAME it runs one scenario's emulators on
+that prefill port without capturing, for a caller that captures the
+traffic itself (roomspec watch's live test), and writes the log and the
+expectations into OUTDIR.
 """
 
 import json
@@ -207,7 +212,7 @@ def plan_events(plan):
 
 
 def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".expected.json",
-        wire="nixl", events=None, before=None, lead=0.5):
+        wire="nixl", events=None, before=None, lead=0.5, port=None, outdir=HERE, capture=True):
     """plan: list of (room, kind, t) with kind "ok" (TransferInfo from both
     ranks at t), "abort-early" (ABORTs at t, before any TransferInfo) or
     "abort-late" (TransferInfo at t, ABORTs 0.15 s later); the request
@@ -237,15 +242,19 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     the first message after a chain of six non-empty frames
     (traces/zmtp/resync.go): that message is not decoded, so the inside
     events should open with a message whose loss the expectations do not
-    depend on."""
+    depend on.
+
+    port, outdir, capture: the prefill's PULL port (default: a free one),
+    where the log and the expectations go, and whether to capture (live
+    mode: the caller captures, e.g. tcpdump -w - into roomspec watch)."""
     rng = random.Random(seed)
     P.BOOTSTRAP_TIMEOUT = 1.0  # scaled down with the deadline
-    port = free_port()
+    port = port or free_port()
     dports = [free_port() for _ in range(2)] if real_decode else [17000, 17001]
-    pcap = os.path.join(HERE, name + ".pcap")
-    logpath = os.path.join(HERE, name + ".events.jsonl")
+    pcap = os.path.join(outdir, name + ".pcap")
+    logpath = os.path.join(outdir, name + ".events.jsonl")
     bpf = " or ".join("tcp port %d" % p for p in [port] + (dports if real_decode else []))
-    cap = Capture(pcap, "lo", bpf) if before is None else None
+    cap = Capture(pcap, "lo", bpf) if before is None and capture else None
     logf = open(logpath, "w")
     log = roomlog.EventLog(logf, host="prefill-0", role="prefill", rank=0)
     undo = roomlog.instrument(P, log)
@@ -296,7 +305,7 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     if before is not None:
         play(before, False)
         time.sleep(0.3)  # let prefill settle what it can before the capture
-        cap = Capture(pcap, "lo", bpf)
+        cap = Capture(pcap, "lo", bpf) if capture else None
         time.sleep(lead)
     play(plan_events(plan) if events is None else events, True)
     time.sleep(tail)
@@ -309,7 +318,8 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     for ln in listeners:
         ln.close(linger=0)
     undo()
-    cap.stop()
+    if cap:
+        cap.stop()
     logf.close()
     if pre.crashed:
         raise RuntimeError("%s: prefill crashed in its scheduler: request %s, %s" % (name, *pre.crashed))
@@ -327,7 +337,7 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     out = {"variant": variant, "deadline": "%gs" % DEADLINE, "pinned": pinned, "with_log": expected}
     if before is not None:
         out["pinned_before_capture"] = sorted([r, i] for r, i in held & (set(aborted) - inside))
-    with open(os.path.join(HERE, name + expected_suffix), "w") as f:
+    with open(os.path.join(outdir, name + expected_suffix), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
     print(name, variant, "pinned", pinned, "expected", expected,
@@ -447,43 +457,56 @@ def burst(seed):
 
 
 SCENARIOS = {
-    "healthy": lambda: run("healthy", "upstream", [(10 + i, "ok", 0.05 * i) for i in range(6)]
-                           + [(20, "abort-late", 0.1)], tail=DEADLINE + 1.0, seed=1),
-    "storm-fork": lambda: run("storm-fork", "fork-90a52f44a", storm(2), tail=DEADLINE + 1.0, seed=2),
-    "storm-fixed": lambda: run("storm-fixed", "fixed", storm(2), tail=DEADLINE + 1.0, seed=2),
-    "storm-fixed-deferred": lambda: run("storm-fixed-deferred", "fixed-deferred", storm(4), tail=DEADLINE + 1.0,
-                                        seed=4, real_decode=True),
-    "storm-fork-cut": lambda: run("storm-fork-cut", "fork-90a52f44a", storm(3), tail=0.8, seed=3),
+    "healthy": lambda **kw: run("healthy", "upstream", [(10 + i, "ok", 0.05 * i) for i in range(6)]
+                           + [(20, "abort-late", 0.1)], tail=DEADLINE + 1.0, seed=1, **kw),
+    "storm-fork": lambda **kw: run("storm-fork", "fork-90a52f44a", storm(2), tail=DEADLINE + 1.0, seed=2, **kw),
+    "storm-fixed": lambda **kw: run("storm-fixed", "fixed", storm(2), tail=DEADLINE + 1.0, seed=2, **kw),
+    "storm-fixed-deferred": lambda **kw: run("storm-fixed-deferred", "fixed-deferred", storm(4), tail=DEADLINE + 1.0,
+                                        seed=4, real_decode=True, **kw),
+    "storm-fork-cut": lambda **kw: run("storm-fork-cut", "fork-90a52f44a", storm(3), tail=0.8, seed=3, **kw),
     # Healthy under the fork: every room concludes as recorded, but the
     # aborted room can be pinned by another interleaving of prefill's
     # threads (conformance's Captured tests find it). Its expectations go
     # to .captured.json, which the replay golden tests do not glob.
-    "healthy-pinnable": lambda: run("healthy-pinnable", "fork-90a52f44a",
+    "healthy-pinnable": lambda **kw: run("healthy-pinnable", "fork-90a52f44a",
                                     [(30 + i, "ok", 0.05 * i) for i in range(6)] + [(40, "abort-late", 0.1)],
-                                    tail=DEADLINE + 1.0, seed=5, expected_suffix=".captured.json"),
+                                    tail=DEADLINE + 1.0, seed=5, expected_suffix=".captured.json", **kw),
     # Mooncake wire forms (10-frame TransferInfo without guard, 4-frame
     # ABORT); prefill ACKs every ABORT on the decode rank's PULL endpoint.
     # The storm has no reuse, so no live sender's room is ever absent and
     # check_status never raises KeyError (run fails if it does).
-    "storm-mooncake": lambda: run("storm-mooncake", "mooncake", storm(6), tail=DEADLINE + 1.0, seed=6,
-                                  real_decode=True, wire="mooncake"),
+    "storm-mooncake": lambda **kw: run("storm-mooncake", "mooncake", storm(6), tail=DEADLINE + 1.0, seed=6,
+                                  real_decode=True, wire="mooncake", **kw),
     # Connections up and rooms bootstrapped before the capture starts.
-    "midstream-fork": lambda: run("midstream-fork", "fork-90a52f44a", None, tail=DEADLINE + 1.0, seed=7,
-                                  events=midstream(7)[1], before=midstream(7)[0]),
+    "midstream-fork": lambda **kw: run("midstream-fork", "fork-90a52f44a", None, tail=DEADLINE + 1.0, seed=7,
+                                  events=midstream(7)[1], before=midstream(7)[0], **kw),
     # Room ids reused on purpose (PD re-bootstrap) under upstream's code.
-    "reuse-upstream": lambda: run("reuse-upstream", "upstream-reuse", None, tail=DEADLINE + 1.0, seed=8,
-                                  events=reuse(8)),
+    "reuse-upstream": lambda **kw: run("reuse-upstream", "upstream-reuse", None, tail=DEADLINE + 1.0, seed=8,
+                                  events=reuse(8), **kw),
     # Each room's messages in one burst from both ranks: the capture
     # reorders messages across connections.
-    "burst-fork": lambda: run("burst-fork", "fork-90a52f44a", None, tail=DEADLINE + 1.0, seed=9,
-                              events=burst(9)),
+    "burst-fork": lambda **kw: run("burst-fork", "fork-90a52f44a", None, tail=DEADLINE + 1.0, seed=9,
+                              events=burst(9), **kw),
 }
 
 
 def main():
-    names = sys.argv[1:] or list(SCENARIOS)
+    args = sys.argv[1:]
+    kw = {}
+    # --live OUTDIR --port PORT NAME: run scenario NAME's emulators on the
+    # given prefill port without capturing (the caller captures), writing
+    # the log and the expectations into OUTDIR.
+    while args and args[0] in ("--live", "--port"):
+        if len(args) < 2:
+            sys.exit("usage: make_scenarios.py [--live OUTDIR --port PORT] [NAME...]")
+        if args[0] == "--live":
+            kw.update(outdir=args[1], capture=False)
+        else:
+            kw["port"] = int(args[1])
+        args = args[2:]
+    names = args or list(SCENARIOS)
     for n in names:
-        SCENARIOS[n]()
+        SCENARIOS[n](**kw)
 
 
 if __name__ == "__main__":

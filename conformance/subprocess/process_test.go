@@ -1,0 +1,275 @@
+package subprocess
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// echoOK is a child that answers every request {"ok":true}.
+const echoOK = `while read -r l; do echo '{"ok":true}'; done`
+
+// pidFile returns a path for a child to write a pid into, and a reader of it.
+func pidFile(t *testing.T) (string, func() int) {
+	path := filepath.Join(t.TempDir(), "pid")
+	return path, func() int {
+		t.Helper()
+		for range 100 {
+			if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
+				pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return pid
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("the child wrote no pid to %s", path)
+		return 0
+	}
+}
+
+// gone waits until process pid has ended (or is a zombie: ended, not yet
+// reaped by its new parent).
+func gone(t *testing.T, pid int) {
+	t.Helper()
+	for range 200 {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return
+		}
+		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d still runs", pid)
+}
+
+func upstream(t *testing.T) *model.Config { return loadConfig(t, "upstream") }
+
+// A child that never replies: the first request times out after
+// StartTimeout, the error says so, and its process group is killed.
+func TestNoReplyTimesOut(t *testing.T) {
+	path, pid := pidFile(t)
+	p := New("echo $$ > "+path+"; exec sleep 100000", Options{StartTimeout: 300 * time.Millisecond})
+	start := time.Now()
+	err := p.Reset(upstream(t))
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("reset: %v; want a timeout", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the timeout took %v", d)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "reset: no reply within 300ms") || !strings.Contains(msg, "signal: killed") {
+		t.Errorf("error %q does not say which request timed out, after how long, and that the child was killed", msg)
+	}
+	gone(t, pid())
+	// Dead for good: later requests fail at once with the same error.
+	if err2 := p.Reset(upstream(t)); err2 != err {
+		t.Errorf("second reset: %v", err2)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("close after a failure: %v", err)
+	}
+}
+
+// A child that exits: its stderr and exit status are in the error.
+func TestExitShowsStderrAndStatus(t *testing.T) {
+	p := New("echo oops >&2; exit 3", Options{})
+	err := p.Reset(upstream(t))
+	if !errors.Is(err, ErrExited) {
+		t.Fatalf("reset: %v; want ErrExited", err)
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Status != "exit status 3" || e.Stderr != "oops\n" || e.Request != "reset" {
+		t.Fatalf("error %#v; want status 3, stderr oops, on reset", err)
+	}
+	if !strings.Contains(err.Error(), "oops") || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("message %q lacks the stderr or the status", err)
+	}
+}
+
+// Only the end of a flood of stderr is kept.
+func TestStderrIsBounded(t *testing.T) {
+	p := New(`head -c 20000000 /dev/zero | tr '\0' x >&2; echo END >&2; exit 1`, Options{})
+	err := p.Reset(upstream(t))
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("reset: %v", err)
+	}
+	if len(e.Stderr) > StderrKeep+100 || !strings.HasSuffix(e.Stderr, "xxxEND\n") || !strings.HasPrefix(e.Stderr, fmt.Sprintf("[%d earlier bytes not kept]", 20000004-StderrKeep)) {
+		t.Errorf("kept %d bytes of stderr, starting %.60q", len(e.Stderr), e.Stderr)
+	}
+}
+
+// A reply line over MaxReplyLine is an error, not read whole.
+func TestHugeReplyLine(t *testing.T) {
+	p := New(`head -c 3000000 /dev/zero | tr '\0' x; echo; sleep 100`, Options{})
+	start := time.Now()
+	err := p.Reset(upstream(t))
+	if !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("reset: %v; want ErrLineTooLong", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v: the child was not killed at once", d)
+	}
+}
+
+// A reply that is not the protocol's names what came, and the child is
+// killed at once.
+func TestGarbageReply(t *testing.T) {
+	for _, reply := range []string{"garbage", "[1,2]", `{"ok":1}`, `{"error":"x"}`} {
+		p := New("echo '"+reply+"'; sleep 100", Options{})
+		start := time.Now()
+		err := p.Reset(upstream(t))
+		if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), strconv.Quote(reply)) {
+			t.Errorf("%s: %v; want a protocol error quoting the reply", reply, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s: took %v", reply, d)
+		}
+	}
+}
+
+// An observed state that does not fit the configuration is out of
+// protocol: the child is killed and its stderr shown.
+func TestBadStateIsProtocolError(t *testing.T) {
+	p := New(`echo starting >&2; read -r l; echo '{"ok":true}'; read -r l; echo '{"ok":true,"state":{"request_status":[]}}'; sleep 100`, Options{})
+	if err := p.Reset(upstream(t)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.Observe()
+	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "wrong sizes") || !strings.Contains(err.Error(), "starting") {
+		t.Errorf("observe: %v", err)
+	}
+}
+
+// A refusal is an answer, not a failure: the process stays usable.
+func TestRefusalKeepsTheProcess(t *testing.T) {
+	p := New(`while read -r l; do case "$l" in *apply*) echo '{"ok":false,"error":"not now"}';; *) echo '{"ok":true}';; esac; done`, Options{})
+	defer p.Close()
+	c := upstream(t)
+	if err := p.Reset(c); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Apply(model.Action{ID: 0})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "not now") {
+		t.Fatalf("apply: %v", err)
+	}
+	if err := p.Reset(c); err != nil {
+		t.Fatalf("reset after a refusal: %v", err)
+	}
+}
+
+// The first reply may take StartTimeout (an interpreter importing its
+// modules); later ones only Timeout.
+func TestSlowStart(t *testing.T) {
+	p := New("sleep 0.5; "+echoOK, Options{Timeout: 100 * time.Millisecond, StartTimeout: 5 * time.Second})
+	defer p.Close()
+	c := upstream(t)
+	if err := p.Reset(c); err != nil {
+		t.Fatalf("first reset: %v", err)
+	}
+	if err := p.Reset(c); err != nil {
+		t.Fatalf("second reset: %v", err)
+	}
+	q := New(`read -r l; echo '{"ok":true}'; sleep 100`, Options{Timeout: 100 * time.Millisecond})
+	defer q.Close()
+	if err := q.Reset(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Reset(c); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "100ms") {
+		t.Errorf("second reset of a child that stopped answering: %v", err)
+	}
+}
+
+// Close ends the child's background processes too (the child's process
+// group is killed on exit).
+func TestCloseKillsBackgroundProcesses(t *testing.T) {
+	path, pid := pidFile(t)
+	p := New("sleep 4321 & echo $! > "+path+"; "+echoOK, Options{})
+	if err := p.Reset(upstream(t)); err != nil {
+		t.Fatal(err)
+	}
+	bg := pid()
+	if err := p.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	gone(t, bg)
+}
+
+// A child that ignores quit and its closed stdin is killed after Grace,
+// and Close says so.
+func TestCloseKillsAStubbornChild(t *testing.T) {
+	p := New(`trap '' TERM; read -r l; echo '{"ok":true}'; exec sleep 100`, Options{Grace: 200 * time.Millisecond})
+	if err := p.Reset(upstream(t)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err := p.Close()
+	if err == nil || !strings.Contains(err.Error(), "signal: killed") {
+		t.Errorf("close: %v; want the child reported killed", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("close took %v", d)
+	}
+}
+
+// KillAll (what roomspec runs on SIGINT and SIGTERM) kills every child's
+// group.
+func TestKillAll(t *testing.T) {
+	path, pid := pidFile(t)
+	p := New("sleep 4321 & echo $! > "+path+"; "+echoOK, Options{})
+	if err := p.Reset(upstream(t)); err != nil {
+		t.Fatal(err)
+	}
+	bg := pid()
+	KillAll()
+	gone(t, bg)
+	if err := p.Reset(upstream(t)); !errors.Is(err, ErrExited) && !errors.Is(err, ErrTimeout) {
+		t.Errorf("reset after KillAll: %v", err)
+	}
+	p.Close()
+}
+
+func TestRing(t *testing.T) {
+	var r ring
+	chunk := strings.Repeat("y", 1000)
+	for range 1000 {
+		r.Write([]byte(chunk))
+		if len(r.buf) > 2*StderrKeep {
+			t.Fatalf("ring holds %d bytes", len(r.buf))
+		}
+	}
+	r.Write([]byte("END"))
+	s := r.String()
+	want := fmt.Sprintf("[%d earlier bytes not kept]\n", 1000*1000+3-StderrKeep)
+	if !strings.HasPrefix(s, want) || len(s) != len(want)+StderrKeep || !strings.HasSuffix(s, "yEND") {
+		t.Errorf("ring gives %d bytes starting %.50q", len(s), s)
+	}
+}
+
+// A child that exits while a process it started keeps its stdout open
+// fails as an exit, at once, not after the timeout; and the background
+// process is killed.
+func TestExitWithBackgroundHoldingStdout(t *testing.T) {
+	path, pid := pidFile(t)
+	p := New("sleep 4321 & echo $! > "+path+"; echo oops >&2; exit 3", Options{StartTimeout: 10 * time.Second})
+	start := time.Now()
+	err := p.Reset(upstream(t))
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "oops") {
+		t.Errorf("reset: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %v", d)
+	}
+	gone(t, pid())
+}

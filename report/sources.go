@@ -1,0 +1,516 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/internal/statediff"
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/traces/replay"
+)
+
+// RoomDiagram draws a replayed room from its witness (replay's
+// Options.Witness): the observed steps with their frames and log lines,
+// the unseen steps replay inferred, the status along the way, and for a
+// pinned room the state it is pinned from and the completion that pins
+// it. It returns nil when the room has no witness.
+func RoomDiagram(room *replay.Room) *Diagram { return roomDiagram(room, nil) }
+
+// roomDiagram draws room on the skeleton of its witness's steps, which
+// rooms of one pattern share (replay shares their steps): cache, if not
+// nil, keeps the skeletons by the witness's steps.
+func roomDiagram(room *replay.Room, cache map[*replay.WitnessStep]*Diagram) *Diagram {
+	w := room.Witness
+	if w == nil {
+		return nil
+	}
+	var skel *Diagram
+	if cache != nil {
+		skel = cache[&w.Steps[0]]
+	}
+	if skel == nil {
+		skel = skeleton(w)
+		if cache != nil {
+			cache[&w.Steps[0]] = skel
+		}
+	}
+	d := *skel // the steps are shared, read-only; the rest is the room's
+	d.lanes = slices.Clone(skel.lanes)
+	d.Title = fmt.Sprintf("room %d", room.Room)
+	if room.Prefill.IsValid() {
+		d.Title += " on " + room.Prefill.String()
+	}
+	d.Verdict, d.Reason = string(room.Verdict), room.Reason
+	for i := range w.Observations {
+		o := &w.Observations[i]
+		ob := observation{what: obsText(o), frame: o.Frame, line: o.Line, t: o.Time}
+		if o.Kind.Wire() {
+			ob.where = o.Rank.String()
+		}
+		d.obs = append(d.obs, ob)
+		if d.t0.IsZero() || o.Time.Before(d.t0) {
+			d.t0 = o.Time
+		}
+	}
+	for _, st := range d.steps {
+		for _, m := range st.sends {
+			if m.obs >= 0 {
+				d.nameRank(m.lane, d.obs[m.obs].where)
+			}
+		}
+	}
+	d.unexplained = w.Unexplained
+	if u := w.Unexplained; u >= 0 && !w.Observations[u].Kind.Wire() {
+		d.addLogLane()
+	}
+	switch room.Start {
+	case replay.StartBlind:
+		d.Notes = append(d.Notes, "The capture joined the room's connections mid-stream: messages sent before it saw them may be missing.")
+	case replay.StartUnknown:
+		d.Notes = append(d.Notes, "The room's life began before the capture and the log: the steps before its first observation are one past that explains it.")
+	}
+	if !w.Aligned {
+		d.Notes = append(d.Notes, "Some observations could not be placed on this behaviour; they are listed unmatched.")
+	}
+	if room.BoundHit {
+		d.Notes = append(d.Notes, "A search bound was hit: the explanation may not be the only one.")
+	}
+	return &d
+}
+
+// skeleton draws a witness's steps: what all rooms of its pattern share,
+// including which of their observations (by index) each step shows.
+func skeleton(w *replay.Witness) *Diagram {
+	states := make([]model.State, len(w.Steps))
+	actions := make([]model.Action, len(w.Steps))
+	for i := range w.Steps {
+		states[i], actions[i] = w.Steps[i].State, w.Steps[i].Action
+	}
+	d := newDiagram(w.Config, states, actions, func(i int) stepKind {
+		switch {
+		case w.Pin >= 0 && i >= w.Pin:
+			return kindPin
+		case w.Steps[i].Unseen():
+			return kindUnseen
+		}
+		return kindSeen
+	})
+	d.stuck, d.pin = w.Stuck, w.Pin
+	logs := len(w.Steps[0].Quiet) > 0
+	for i := 1; i < len(w.Steps); i++ {
+		ws, st := &w.Steps[i], &d.steps[i]
+		// The step's wire marks are its sent messages, in order (replay's
+		// marks are the @wire sends of the spec).
+		var wire []int
+		for k, m := range ws.Marks {
+			if m.Kind.Wire() {
+				wire = append(wire, ws.Obs[k])
+			} else if ws.Obs[k] >= 0 {
+				st.obs = append(st.obs, ws.Obs[k])
+				logs = true
+			}
+		}
+		if len(wire) == len(st.sends) {
+			for k, o := range wire {
+				st.sends[k].obs = o
+			}
+		} else {
+			for _, o := range wire {
+				if o >= 0 {
+					st.obs = append(st.obs, o)
+				}
+			}
+		}
+		st.quiet = ws.Quiet
+		logs = logs || len(st.quiet) > 0
+	}
+	d.steps[0].quiet = w.Steps[0].Quiet
+	if logs {
+		d.addLogLane()
+	}
+	return d
+}
+
+// nameRank names lane l (a decode rank) by the endpoint seen for it.
+func (d *Diagram) nameRank(l int, where string) {
+	if d.lanes[l].side == "env" && d.lanes[l].sub == "" {
+		d.lanes[l].sub = where
+	}
+}
+
+func obsText(o *replay.Observation) string {
+	switch o.Kind {
+	case replay.Status:
+		return "status " + o.From + " → " + o.To
+	case replay.Poll:
+		return "poll " + o.Queue + " saw " + o.Status
+	}
+	return o.Kind.String()
+}
+
+// ResultDiagram draws the counterexample of a failed property run of
+// roomspec test: its steps, the step at which refinement failed (with
+// where the implementation's state differed), and for liveness the
+// implementation's steps under fair scheduling after it, which never let
+// the aborted requests go. It returns nil when the property held.
+func ResultDiagram(r *conformance.Result) *Diagram {
+	if r.Holds || r.Config == nil {
+		return nil
+	}
+	c := r.Config
+	states := []model.State{c.Init()}
+	actions := []model.Action{{}}
+	for _, st := range r.Steps {
+		states, actions = append(states, st.Spec), append(actions, st.Action)
+	}
+	n := len(states)
+	for _, st := range r.Quiesce {
+		states, actions = append(states, st.Spec), append(actions, st.Action)
+	}
+	d := newDiagram(c, states, actions, func(i int) stepKind {
+		if i >= n {
+			return kindQuiesce
+		}
+		return kindPlain
+	})
+	d.Title = fmt.Sprintf("%s: %s", r.Impl, r.Property)
+	d.Verdict, d.Reason = "fails", r.Failure
+	d.Notes = append(d.Notes, fmt.Sprintf("Variant %s, seed %d; shrunk to %d steps, then 1-minimized.", r.Variant, r.Seed, r.Shrunk))
+	for i, st := range r.Steps {
+		ds := &d.steps[i+1]
+		ds.fail = i == r.FailStep
+		if st.ImplErr != "" {
+			ds.impl = append(ds.impl, "implementation refused: "+st.ImplErr)
+		}
+		if st.Impl.RequestStatus != nil && !st.Impl.Equal(&st.Spec) {
+			sv, iv := c.Values(&st.Spec), c.Values(&st.Impl)
+			for j, name := range model.Vars {
+				ds.impl = statediff.Append(ds.impl, "implementation: "+name, sv[j], iv[j])
+			}
+		}
+	}
+	if r.Property == conformance.Liveness {
+		d.end = "then nothing changes: not terminated " + strings.Join(r.Pinned, ", ")
+	}
+	return d
+}
+
+// CapturedDiagram draws the failing schedule of a captured room (roomspec
+// test -captures): the events of the capture and log at their frames and
+// lines, the internal steps the schedule chose, and the implementation's
+// steps under fair scheduling. It returns nil when the room holds.
+func CapturedDiagram(r *conformance.CapturedResult) *Diagram {
+	if r.Holds || r.Result == nil {
+		return nil
+	}
+	c := r.Result.Config
+	states := []model.State{c.Init()}
+	actions := []model.Action{{}}
+	for _, a := range r.Schedule.Seq {
+		t, ok := apply(c, &states[len(states)-1], a)
+		if !ok {
+			return nil
+		}
+		states, actions = append(states, t), append(actions, a)
+	}
+	n := len(states)
+	for _, st := range r.Result.Quiesce {
+		states, actions = append(states, st.Spec), append(actions, st.Action)
+	}
+	d := newDiagram(c, states, actions, func(i int) stepKind {
+		switch {
+		case i >= n:
+			return kindQuiesce
+		case r.Schedule.Event[i-1] >= 0:
+			return kindSeen
+		}
+		return kindUnseen
+	})
+	d.Title = fmt.Sprintf("room %d: %s", r.Room.Room, r.Impl)
+	d.Verdict, d.Reason = "pinned", r.Result.Failure
+	if r.Property != conformance.Liveness {
+		d.Verdict = "fails " + r.Property
+	}
+	d.Notes = append(d.Notes, fmt.Sprintf("%s of %s (variant %s) fails after %d schedules.", r.Property, r.Impl, r.Variant, r.Schedules))
+	event := func(e *conformance.CapturedEvent) int {
+		ob := observation{what: e.Kind.String(), frame: e.Frame, line: e.Line, t: e.Time, where: e.Conn[0].String()}
+		if e.Log != nil {
+			ob.what, ob.frame, ob.where = e.Log.String(), 0, ""
+		}
+		if d.t0.IsZero() || e.Time.Before(d.t0) {
+			d.t0 = e.Time
+		}
+		d.obs = append(d.obs, ob)
+		return len(d.obs) - 1
+	}
+	logs := false
+	for i, ev := range r.Schedule.Event {
+		if ev < 0 {
+			continue
+		}
+		st := &d.steps[i+1]
+		e := &r.Room.Events[ev]
+		if e.Log != nil {
+			logs = true
+			st.obs = append(st.obs, event(e))
+			for _, j := range r.Schedule.Also[i] {
+				st.obs = append(st.obs, event(&r.Room.Events[j]))
+			}
+			continue
+		}
+		o := event(e)
+		if len(st.sends) > 0 {
+			st.sends[0].obs = o
+		}
+		for k, f := range e.Also {
+			ob := d.obs[o]
+			ob.frame, ob.where = f, ""
+			d.obs = append(d.obs, ob)
+			if k+1 < len(st.sends) {
+				st.sends[k+1].obs = len(d.obs) - 1
+			} else {
+				st.obs = append(st.obs, len(d.obs)-1)
+			}
+		}
+	}
+	if len(r.Schedule.Quiet) > 0 {
+		logs = true
+		// Quiet polls are taken between steps; the schedule does not say
+		// where, so they are drawn after the last observed step before them.
+		for _, j := range r.Schedule.Quiet {
+			at := 0
+			for i, ev := range r.Schedule.Event {
+				if ev >= 0 && ev < j {
+					at = i + 1
+				}
+			}
+			d.steps[at].quiet = append(d.steps[at].quiet, event(&r.Room.Events[j]))
+		}
+	}
+	if logs {
+		d.addLogLane()
+	}
+	if r.Property == conformance.Liveness {
+		d.end = "then nothing changes: not terminated " + strings.Join(r.Result.Pinned, ", ")
+	}
+	return d
+}
+
+// apply returns the state action a leads to from s.
+func apply(c *model.Config, s *model.State, a model.Action) (model.State, bool) {
+	var out model.State
+	ok := false
+	c.Next(s, func(b model.Action, t *model.State) bool {
+		if b == a {
+			out, ok = *t, true
+		}
+		return ok
+	})
+	return out, ok
+}
+
+// ErrNotBehaviour says that states are not a behaviour of the spec under
+// the configuration tried.
+var ErrNotBehaviour = errors.New("report: not a behaviour of the spec")
+
+// follow finds a behaviour of c whose i-th state is the one same(i, s)
+// accepts, for i < n: its states and the actions between them. A
+// behaviour that returns to state loop (>= 0) after its last state is a
+// lasso.
+func follow(c *model.Config, n int, same func(i int, s *model.State) bool) ([]model.State, []model.Action, error) {
+	if n == 0 {
+		return nil, nil, fmt.Errorf("%w: no states", ErrNotBehaviour)
+	}
+	var states []model.State
+	c.Inits(func(s *model.State) bool {
+		if same(0, s) {
+			states = append(states, *s)
+			return true
+		}
+		return false
+	})
+	if len(states) == 0 {
+		return nil, nil, fmt.Errorf("%w: state 1 is not an initial state", ErrNotBehaviour)
+	}
+	actions := []model.Action{{}}
+	for i := 1; i < n; i++ {
+		found := false
+		c.Next(&states[i-1], func(a model.Action, t *model.State) bool {
+			if same(i, t) {
+				states, actions, found = append(states, *t), append(actions, a), true
+			}
+			return found
+		})
+		if !found {
+			return nil, nil, fmt.Errorf("%w: no step leads from state %d to state %d", ErrNotBehaviour, i, i+1)
+		}
+	}
+	return states, actions, nil
+}
+
+// TraceDiagram draws a counterexample of roomspec check on the bundled
+// spec (its states as the interpreter printed them, in the order of vars)
+// under c, the variant's configuration; loop >= 0 marks a lasso's return.
+func TraceDiagram(c *model.Config, vars []string, trace []check.Step, loop int) (*Diagram, error) {
+	idx := make([]int, len(model.Vars))
+	for j, name := range model.Vars {
+		idx[j] = -1
+		for k, v := range vars {
+			if v == name {
+				idx[j] = k
+			}
+		}
+		if idx[j] < 0 {
+			return nil, fmt.Errorf("report: the trace has no variable %s", name)
+		}
+	}
+	states, actions, err := follow(c, len(trace), func(i int, s *model.State) bool {
+		vals := c.Values(s)
+		for j := range vals {
+			if !value.Equal(vals[j], trace[i].State[idx[j]]) {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := newDiagram(c, states, actions, func(int) stepKind { return kindPlain })
+	d.loop = loop
+	if loop >= 0 {
+		d.end = fmt.Sprintf("then back to step %d, forever", loop)
+	}
+	return d, nil
+}
+
+// ITF is an ITF trace read for drawing.
+type ITF struct {
+	// Diagram draws the trace; Variant is the bundled variant whose steps
+	// it follows.
+	Diagram *Diagram
+	Variant string
+}
+
+// ReadITF draws an ITF trace of the bundled spec: one written by roomspec
+// test -itf (its variant is in the trace's metadata), replay -itf (a
+// room's instance), or any tool that prints Room.tla's states as ITF.
+// The states must be a behaviour of the variant given (or, if none, of the
+// one named in the trace, else of the first bundled variant they follow),
+// on its configuration or on replay's one-room instance with as many
+// decode ranks as the trace shows.
+func ReadITF(data []byte, variant string) (*ITF, error) {
+	var doc struct {
+		Meta struct {
+			Description string `json:"description"`
+			Roomspec    struct {
+				Variant  string `json:"variant"`
+				Impl     string `json:"impl"`
+				Property string `json:"property"`
+				Failure  string `json:"failure"`
+			} `json:"roomspec"`
+		} `json:"#meta"`
+		Vars   []string         `json:"vars"`
+		States []map[string]any `json:"states"`
+		Loop   *int             `json:"loop"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("report: ITF: %w", err)
+	}
+	if len(doc.States) == 0 {
+		return nil, fmt.Errorf("report: ITF: no states")
+	}
+	for _, s := range doc.States {
+		delete(s, "#meta")
+	}
+	variants := spec.Variants()
+	switch {
+	case variant != "":
+		variants = []string{variant}
+	case doc.Meta.Roomspec.Variant != "":
+		variants = []string{doc.Meta.Roomspec.Variant}
+	}
+	var lastErr error
+	var found *ITF
+	var fits []string
+	for _, v := range variants {
+		text, err := spec.Config(v)
+		if err != nil {
+			return nil, fmt.Errorf("report: unknown variant %q", v)
+		}
+		for ranks := 0; ranks <= 8; ranks++ {
+			var c *model.Config
+			if ranks == 0 {
+				c, err = model.LoadConfig(text)
+			} else {
+				c, err = replay.Instance(text, ranks)
+			}
+			if err != nil {
+				continue
+			}
+			states, actions, err := follow(c, len(doc.States), func(i int, s *model.State) bool {
+				return sameITF(c, s, doc.States[i])
+			})
+			if err != nil {
+				lastErr = fmt.Errorf("variant %s: %w", v, err)
+				continue
+			}
+			fits = append(fits, v)
+			if found == nil {
+				d := newDiagram(c, states, actions, func(int) stepKind { return kindPlain })
+				if doc.Meta.Roomspec.Property != "" {
+					d.Title = fmt.Sprintf("%s: %s", doc.Meta.Roomspec.Impl, doc.Meta.Roomspec.Property)
+					d.Verdict, d.Reason = "fails", doc.Meta.Roomspec.Failure
+				}
+				if doc.Loop != nil {
+					d.loop = *doc.Loop
+					d.end = fmt.Sprintf("then back to step %d, forever", *doc.Loop)
+				}
+				found = &ITF{Diagram: d, Variant: v}
+			}
+			break
+		}
+	}
+	switch {
+	case found == nil && len(variants) == 1:
+		return nil, fmt.Errorf("report: ITF: %w", lastErr)
+	case found == nil:
+		return nil, fmt.Errorf("report: ITF: %w under any bundled variant (name one with -variant)", ErrNotBehaviour)
+	case len(fits) == 1:
+		found.Diagram.Notes = append(found.Diagram.Notes, fmt.Sprintf("The states follow the steps of variant %s.", fits[0]))
+	default:
+		found.Diagram.Notes = append(found.Diagram.Notes, fmt.Sprintf("The states follow the steps of variants %s; drawn under %s (-variant chooses).",
+			strings.Join(fits, ", "), fits[0]))
+	}
+	return found, nil
+}
+
+// sameITF reports whether s prints as ITF state want.
+func sameITF(c *model.Config, s *model.State, want map[string]any) bool {
+	var b strings.Builder
+	c.WriteITF(&b, s, 0)
+	var got map[string]any
+	if err := json.NewDecoder(bytes.NewReader([]byte(b.String()))).Decode(&got); err != nil {
+		return false
+	}
+	delete(got, "#meta")
+	return reflect.DeepEqual(got, want)
+}
+
+// relTime prints t relative to t0 in milliseconds.
+func relTime(t, t0 time.Time) string {
+	if t.IsZero() || t0.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("+%.3f ms", float64(t.Sub(t0))/float64(time.Millisecond))
+}

@@ -1,0 +1,179 @@
+package capture
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+)
+
+// conns.pcap is made by make_conns.py with the kernel's TCP on loopback:
+// 3 connections closed by FIN/FIN/ACK, 3 refused (SYN, RST/ACK) and 2
+// reset after exchanging bytes, one after the other.
+const connsPcap = "../testdata/conns/conns.pcap"
+
+type lifeLog struct {
+	starts, ends map[*Half]int
+	endFrame     map[*Half]int
+}
+
+// runRecords feeds recs to a new Assembler and logs each direction's
+// starts and ends.
+func runRecords(t *testing.T, recs []Record, opt Options) (Stats, lifeLog, []Diagnostic) {
+	t.Helper()
+	var diags []Diagnostic
+	opt.Diagnose = func(d Diagnostic) { diags = append(diags, d) }
+	l := lifeLog{starts: map[*Half]int{}, ends: map[*Half]int{}, endFrame: map[*Half]int{}}
+	a := NewAssembler(opt, func(e *Event) {
+		switch e.Kind {
+		case EventStart:
+			l.starts[e.Half]++
+		case EventEnd:
+			l.ends[e.Half]++
+			l.endFrame[e.Half] = e.Frame
+		}
+	})
+	for _, r := range recs {
+		a.Packet(r)
+	}
+	a.Close()
+	return a.Stats(), l, diags
+}
+
+// readRecords returns the records of path for which keep (given the TCP
+// header) is true; the records are copies.
+func readRecords(t *testing.T, path string, keep func(*layers.TCP) bool) []Record {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Record
+	for {
+		r, err := rd.Next()
+		if err != nil {
+			break
+		}
+		ip, err := parseLink(r.Link, r.Data)
+		if err != nil {
+			t.Fatalf("frame %d: %v", r.Frame, err)
+		}
+		var tcp layers.TCP
+		if err := tcp.DecodeFromBytes(ip.tcp, gopacket.NilDecodeFeedback); err != nil {
+			t.Fatalf("frame %d: %v", r.Frame, err)
+		}
+		if keep(&tcp) {
+			r.Data = bytes.Clone(r.Data)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func all(*layers.TCP) bool { return true }
+
+// synOnly keeps the first SYN of each connection, as a capture that missed
+// every reply would show it.
+func synOnly(t *layers.TCP) bool { return t.SYN && !t.ACK }
+
+// Connections are counted once and released at their end: FIN in both
+// directions or a RST in either, so that no more than one is ever open in
+// a capture of connections made one after the other.
+func TestConnectionsReleasedAtFINAndRST(t *testing.T) {
+	recs := readRecords(t, connsPcap, all)
+	st, l, diags := runRecords(t, recs, Options{})
+	if len(diags) != 0 {
+		t.Errorf("diagnostics: %v", diags)
+	}
+	if st.Connections != 8 {
+		t.Errorf("%d connections, want 8 (3 closed by FIN, 3 refused, 2 reset)", st.Connections)
+	}
+	if st.MaxOpen != 1 {
+		t.Errorf("at most %d connections open at once, want 1: a closed connection was kept", st.MaxOpen)
+	}
+	if st.Expired != 0 || st.Evicted != 0 {
+		t.Errorf("%d expired, %d evicted; want none", st.Expired, st.Evicted)
+	}
+	if st.Halves != 13 {
+		t.Errorf("%d directions, want 13 (a refused connection has one: its RST carries no byte)", st.Halves)
+	}
+	last := recs[len(recs)-1].Frame
+	for h, n := range l.starts {
+		if n != 1 || l.ends[h] != 1 {
+			t.Errorf("%v: %d starts, %d ends", h, n, l.ends[h])
+		}
+		// The last connection ends at its own RST, not at the end of
+		// the capture: a frame only equal to the last one if the RST is.
+		if f := l.endFrame[h]; f == 0 || f > last {
+			t.Errorf("%v: ended at frame %d", h, f)
+		}
+	}
+}
+
+// Half-open connections (SYNs whose replies the capture missed) are
+// closed after CloseAfter idle in capture time.
+func TestIdleConnectionsExpire(t *testing.T) {
+	recs := readRecords(t, connsPcap, synOnly)
+	if len(recs) != 8 {
+		t.Fatalf("%d SYNs, want 8", len(recs))
+	}
+	gap := time.Duration(1 << 62)
+	for i := 1; i < len(recs); i++ {
+		gap = min(gap, recs[i].Time.Sub(recs[i-1].Time))
+	}
+	st, l, _ := runRecords(t, recs, Options{})
+	if st.MaxOpen != 8 || st.Expired != 0 {
+		t.Errorf("default CloseAfter: %d open at most, %d expired; want 8 and 0", st.MaxOpen, st.Expired)
+	}
+	// The make_conns.py capture has its refused connections a few
+	// microseconds apart and the others 50 ms apart: expire what is idle
+	// for less than the smallest gap, and each SYN finds the connection
+	// before it expired.
+	if gap <= 0 {
+		t.Fatalf("SYNs not in time order")
+	}
+	st, l, _ = runRecords(t, recs, Options{CloseAfter: gap})
+	if st.MaxOpen != 1 || st.Expired != 7 {
+		t.Errorf("CloseAfter %v: %d open at most, %d expired; want 1 and 7", gap, st.MaxOpen, st.Expired)
+	}
+	for h, n := range l.ends {
+		if n != 1 {
+			t.Errorf("%v: %d ends", h, n)
+		}
+	}
+}
+
+// Past MaxConns the connection idle longest is closed: one diagnostic
+// says so, and Stats counts every eviction.
+func TestConnectionCapEvictsIdlest(t *testing.T) {
+	recs := readRecords(t, connsPcap, synOnly)
+	st, l, diags := runRecords(t, recs, Options{MaxConns: 3})
+	if st.MaxOpen != 3 || st.Evicted != 5 || st.Connections != 8 {
+		t.Errorf("%d open at most, %d evicted, %d connections; want 3, 5, 8", st.MaxOpen, st.Evicted, st.Connections)
+	}
+	if len(diags) != 1 || !strings.Contains(diags[0].Msg, "3 connections open at once") || diags[0].Frame != recs[3].Frame {
+		t.Errorf("diagnostics %v; want one, at frame %d, saying 3 connections were open", diags, recs[3].Frame)
+	}
+	// The connections of the first five SYNs are evicted, oldest first,
+	// when the 4th to 8th arrive; the last three end with the capture.
+	for h, f := range l.endFrame {
+		want := recs[len(recs)-1].Frame
+		if h.Conn < 5 {
+			want = recs[h.Conn+3].Frame
+		}
+		if f != want {
+			t.Errorf("connection %d ended at frame %d, want %d", h.Conn, f, want)
+		}
+	}
+	if len(l.endFrame) != 8 {
+		t.Errorf("%d directions ended, want 8", len(l.endFrame))
+	}
+}

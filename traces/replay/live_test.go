@@ -1,0 +1,199 @@
+package replay
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/spec"
+)
+
+// watch feeds obs to a Watcher, telling it before each observation that
+// capture time has reached the instant before it, and finishes at end. It
+// returns the events and the capture times Advance was called with.
+func (sc *scenario) watch(t *testing.T, opt Options, obs []Observation, end time.Time) (events []Event, advances []time.Time) {
+	t.Helper()
+	cfg, err := spec.Config(sc.Variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWatcher(cfg, opt, func(ev Event) { events = append(events, ev) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range obs {
+		at := o.Time.Add(-time.Nanosecond)
+		w.Advance(at)
+		advances = append(advances, at)
+		w.Observe(o)
+	}
+	w.Advance(end)
+	advances = append(advances, end)
+	if w.Overdue() != countOpen(events) {
+		t.Errorf("Overdue() = %d, the events leave %d open", w.Overdue(), countOpen(events))
+	}
+	w.Finish(end)
+	if w.Overdue() != 0 {
+		t.Errorf("after Finish, Overdue() = %d", w.Overdue())
+	}
+	return events, advances
+}
+
+// countOpen counts the Overdue events no later event ended.
+func countOpen(events []Event) int {
+	open := map[uint64]bool{}
+	for _, ev := range events {
+		switch {
+		case ev.Kind == Overdue:
+			open[ev.Alert] = true
+		case ev.Alert != 0:
+			delete(open, ev.Alert)
+		}
+	}
+	return len(open)
+}
+
+func roomJSON(t *testing.T, rooms []*Room) []string {
+	t.Helper()
+	var out []string
+	for _, room := range rooms {
+		var b bytes.Buffer
+		if err := WriteRoomJSON(&b, room); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestWatcherScenarios watches each scenario as if live: the final
+// verdicts are exactly replay's; with the log, the rooms reported overdue
+// are the rooms the emulators left pinned past their deadline, each
+// reported violated at the first capture time at or after its deadline;
+// from the wire alone, overdue rooms are at-risk and are exactly the
+// at-risk rooms whose deadline passed before the capture's end.
+func TestWatcherScenarios(t *testing.T) {
+	for _, sc := range loadScenarios(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			for _, log := range []bool{true, false} {
+				obs := sc.wire
+				if log {
+					obs = Merge(sc.wire, sc.log)
+				}
+				want := sc.replay(t, log, obs, sc.end)
+				events, advances := sc.watch(t, Options{Deadline: sc.deadline, Log: log}, obs, sc.end)
+				var judged []*Room
+				overdue := map[int64]Event{}
+				for _, ev := range events {
+					switch ev.Kind {
+					case Judged:
+						if ev.Room.Aborted || ev.Room.Verdict == Invalid {
+							judged = append(judged, ev.Room)
+						}
+					case Overdue:
+						if _, dup := overdue[ev.Room.Room]; dup {
+							t.Errorf("log %v: room %d reported overdue twice", log, ev.Room.Room)
+						}
+						overdue[ev.Room.Room] = ev
+					case Released:
+						t.Errorf("log %v: room %d released after its deadline: %s", log, ev.Room.Room, ev.Room.Reason)
+					}
+				}
+				if got, want := roomJSON(t, judged), roomJSON(t, want.Reported()); !slices.Equal(got, want) {
+					t.Errorf("log %v: final verdicts differ from replay's:\n got %q\nwant %q", log, got, want)
+				}
+				for _, room := range want.Reported() {
+					ev, ok := overdue[room.Room]
+					wantOverdue := room.Verdict == Violated || room.Verdict == AtRisk && sc.end.Sub(room.AbortTime) >= sc.deadline
+					if log && wantOverdue != (sc.WithLog[strconv.FormatInt(room.Room, 10)] == "violated") {
+						t.Errorf("room %d: %s at the end, expected %s", room.Room, room.Verdict, sc.WithLog[strconv.FormatInt(room.Room, 10)])
+					}
+					if ok != wantOverdue {
+						t.Errorf("log %v: room %d (%s) reported overdue: %v, want %v", log, room.Room, room.Verdict, ok, wantOverdue)
+						continue
+					}
+					if !ok {
+						continue
+					}
+					if ev.Room.Verdict != room.Verdict {
+						t.Errorf("log %v: room %d overdue as %s, finally %s", log, room.Room, ev.Room.Verdict, room.Verdict)
+					}
+					due := room.AbortTime.Add(sc.deadline)
+					first := advances[slices.IndexFunc(advances, func(a time.Time) bool { return !a.Before(due) })]
+					if !ev.At.Equal(first) {
+						t.Errorf("log %v: room %d overdue at %v, want %v (abort %v + deadline)", log, room.Room, ev.At, first, room.AbortTime)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestWatcherReleased: under the fixed variant every aborted room is let
+// go, but later than a deadline of 50 ms: each is reported overdue at its
+// deadline, then released with the latency its final verdict gives. (Rooms
+// are kept for a minute: the default, twice the deadline, would forget them
+// between their abort and their release.)
+func TestWatcherReleased(t *testing.T) {
+	var sc *scenario
+	for _, s := range loadScenarios(t) {
+		if s.name == "storm-fixed" {
+			sc = s
+		}
+	}
+	if sc == nil {
+		t.Fatal("no storm-fixed scenario")
+	}
+	const deadline = 50 * time.Millisecond
+	events, _ := sc.watch(t, Options{Deadline: deadline, Idle: time.Minute, Log: true}, Merge(sc.wire, sc.log), sc.end)
+	overdue := map[uint64]*Room{}
+	released := map[int64]*Room{}
+	judged := 0
+	for _, ev := range events {
+		switch ev.Kind {
+		case Overdue:
+			if ev.Room.Verdict != Violated || ev.At.Sub(ev.Room.AbortTime) < deadline {
+				t.Errorf("room %d overdue at %v: %s, aborted %v", ev.Room.Room, ev.At, ev.Room.Verdict, ev.Room.AbortTime)
+			}
+			overdue[ev.Alert] = ev.Room
+		case Released:
+			o := overdue[ev.Alert]
+			if o == nil || o.Room != ev.Room.Room {
+				t.Fatalf("room %d released under alert %d, which is not its", ev.Room.Room, ev.Alert)
+			}
+			if ev.Room.Latency <= deadline || ev.Room.Verdict != Violated {
+				t.Errorf("room %d released: %s, latency %v", ev.Room.Room, ev.Room.Verdict, ev.Room.Latency)
+			}
+			released[ev.Room.Room] = ev.Room
+		case Judged:
+			if !ev.Room.Aborted {
+				continue
+			}
+			judged++
+			r := released[ev.Room.Room]
+			if ev.Alert != 0 || r == nil {
+				t.Errorf("room %d judged %s (%s) without a release (alert %d)", ev.Room.Room, ev.Room.Verdict, ev.Room.Reason, ev.Alert)
+				continue
+			}
+			if r.Latency != ev.Room.Latency {
+				t.Errorf("room %d: released with latency %v, judged with %v", ev.Room.Room, r.Latency, ev.Room.Latency)
+			}
+		}
+	}
+	if judged != len(sc.WithLog) || len(released) != judged {
+		t.Errorf("%d aborted rooms judged, %d released; want %d", judged, len(released), len(sc.WithLog))
+	}
+}
+
+func TestWatcherRejectsOnRoom(t *testing.T) {
+	cfg, err := spec.Config("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewWatcher(cfg, Options{OnRoom: func(*Room) {}}, nil); err == nil {
+		t.Error("NewWatcher took Options.OnRoom")
+	}
+}

@@ -1,0 +1,354 @@
+package replay
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/roomspec/roomspec/spec/model"
+)
+
+// Witness is one behaviour of the spec that explains a reported room's
+// observations, step by step: which step left each observed mark, which
+// steps nothing observed (the unseen steps replay inferred), the logged
+// polls that moved nothing, and for an at-risk room the completion of the
+// unseen steps that pins it. Replay judges a room on sets of spec states;
+// a witness is one path through them, rebuilt when Options.Witness asks
+// for it (reports that draw rooms).
+//
+// Observations are matched to marks as the search matches them: on each
+// channel (a decode rank's direction on the wire, or the log) in order, the
+// k-th observation is the k-th mark the behaviour leaves there, except
+// that a channel the capture may not have seen from its start (a room
+// judged blind or from an unknown start) may have missed marks before its
+// first observation, and the log may show polls that moved nothing.
+type Witness struct {
+	// Config is the spec instance the room was checked on.
+	Config *model.Config
+	// Steps are the behaviour; Steps[0] holds its initial state (its
+	// Action is unset). Rooms of the same pattern share their steps: they
+	// are read-only.
+	Steps []WitnessStep
+	// Observations are the room's observations that were checked against
+	// the spec, in the order fed, then (for an invalid room the search
+	// never saw) its unexplained observation.
+	Observations []Observation
+	// Unexplained is the index in Observations of an invalid room's
+	// unexplained observation, or -1; no observation from it on is
+	// matched to a step.
+	Unexplained int
+	// Pin is the index of the first step of an at-risk room's pinning
+	// completion (unseen steps after the last observation), or -1.
+	Pin int
+	// Stuck is the index of the first state from which, up to the end of
+	// the behaviour, no completion of the unseen steps (every step but
+	// decode's sends) lets the room's aborted requests go: the room is
+	// pinned from there. -1 when the behaviour ends in a state that can
+	// still let them go.
+	Stuck int
+	// Aligned is false when some observation before Unexplained could not
+	// be matched to a mark of the behaviour (then it is drawn unmatched).
+	Aligned bool
+}
+
+// WitnessStep is one step of a Witness.
+type WitnessStep struct {
+	// Action is the spec action taken, State the state after it.
+	Action model.Action
+	State  model.State
+	// Marks are the marks the step left (see Marks); Obs[k] is the index
+	// in Witness.Observations of the observation of Marks[k], or -1 when
+	// it was not observed (a message still in flight at the end, or sent
+	// before the capture saw its connection).
+	Marks []Mark
+	Obs   []int
+	// Quiet are the indices in Witness.Observations of logged polls that
+	// moved nothing, taken in State (after this step, before the next).
+	Quiet []int
+}
+
+// Unseen reports whether no observation shows the step.
+func (s *WitnessStep) Unseen() bool {
+	for _, o := range s.Obs {
+		if o >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// maxWitnesses bounds the witnesses kept per room pattern.
+const maxWitnesses = 4096
+
+// witness returns the witness of room, judged from rs; nil when the
+// room's history was not kept. Rooms whose observations follow the same
+// pattern (the same marks in the same bursts, on the same instance, from
+// the same start, to the same kind of verdict) have the same witness but
+// for their observations themselves: it is rebuilt once per pattern, its
+// steps shared.
+func (r *Replayer) witness(rs *roomState, room *Room) *Witness {
+	if rs.histLost || rs.a == nil {
+		return nil
+	}
+	if room.Verdict == Invalid {
+		return r.rebuildWitness(rs, room)
+	}
+	key := r.pattern(rs, room)
+	w, ok := r.witnesses[key]
+	if !ok {
+		if w = r.rebuildWitness(rs, room); w == nil {
+			return nil
+		}
+		if r.witnesses == nil || len(r.witnesses) >= maxWitnesses {
+			r.witnesses = map[string]*Witness{}
+		}
+		r.witnesses[key] = w
+		return w
+	}
+	out := *w
+	out.Observations = make([]Observation, 0, len(rs.hist))
+	for _, rec := range rs.hist {
+		out.Observations = append(out.Observations, *r.observation(rs, rec))
+	}
+	return &out
+}
+
+// pattern says what a room's witness depends on: its instance, start and
+// kind of verdict, and its bursts' marks and orders.
+func (r *Replayer) pattern(rs *roomState, room *Room) string {
+	b := fmt.Appendf(nil, "%p %d %s|", rs.a, room.Start, room.Verdict)
+	start := 0
+	for end := range r.bursts(rs.hist) {
+		ms, ord := r.burstOf(rs.hist[start:end])
+		for i := 0; i < ord.n; i++ {
+			b = binary.LittleEndian.AppendUint32(b, uint32(ms[i]))
+			b = binary.LittleEndian.AppendUint16(b, ord.need[i])
+			b = binary.LittleEndian.AppendUint16(b, ord.forbid[i])
+		}
+		b = append(b, '|')
+		start = end
+	}
+	return string(b)
+}
+
+// rebuildWitness rebuilds the witness of room, judged from rs.
+func (r *Replayer) rebuildWitness(rs *roomState, room *Room) *Witness {
+	c := rs.a.sr.c
+	states, pin := room.Behaviour, -1
+	if states != nil && room.Pin != nil && len(room.Pin) > 1 {
+		pin = len(states) - len(room.Pin) + 1
+	}
+	if states == nil || room.Pin == nil && room.Aborted && room.Verdict != Invalid {
+		view := *rs // judged again from room.Start where judge said so
+		view.start = room.Start
+		states = r.rebuild(&view, r.pinnedEnd(&view, rs))
+	}
+	if len(states) == 0 {
+		return nil
+	}
+	w := &Witness{Config: c, Pin: pin, Stuck: -1, Unexplained: -1, Aligned: true}
+	w.Steps = make([]WitnessStep, len(states))
+	w.Steps[0].State = states[0]
+	for i := 1; i < len(states); i++ {
+		st := &w.Steps[i]
+		st.State = states[i]
+		st.Action = actionBetween(c, &states[i-1], &states[i])
+		st.Marks = Marks(c, st.Action, &states[i-1], &states[i], rs.log)
+		st.Obs = make([]int, len(st.Marks))
+		for k := range st.Obs {
+			st.Obs[k] = -1
+		}
+	}
+	marks := make([]Mark, 0, len(rs.hist))
+	for _, rec := range rs.hist {
+		w.Observations = append(w.Observations, *r.observation(rs, rec))
+		marks = append(marks, r.marks.list[rec.mark])
+	}
+	if u := room.Unexplained; u != nil {
+		w.Unexplained = len(w.Observations)
+		for i := range w.Observations {
+			if o := &w.Observations[i]; o.Kind == u.Kind && o.Frame == u.Frame && o.Line == u.Line && o.Time.Equal(u.Time) {
+				w.Unexplained = i
+				break
+			}
+		}
+		if w.Unexplained == len(w.Observations) {
+			w.Observations = append(w.Observations, *u)
+		}
+		marks = marks[:min(w.Unexplained, len(marks))]
+	}
+	w.align(marks, room.Start, rs.log)
+	if room.Aborted {
+		w.stuck(rs.a)
+	}
+	return w
+}
+
+// pinnedEnd returns a state the room's observations may have left it in
+// from which no completion lets its aborted requests go, or nil: of the
+// explanations of a room that was not released, the one that shows how it
+// was pinned. view is rs, judged from its room's start.
+func (r *Replayer) pinnedEnd(view, rs *roomState) *model.State {
+	final := rs.set
+	if view.start != rs.start {
+		switch view.start {
+		case StartBlind:
+			view.set = rs.a.blindSet()
+		case StartUnknown:
+			view.set = rs.a.pastSet()
+		default:
+			view.set = rs.a.start
+		}
+		r.fold(view)
+		final = view.set
+	}
+	for i := range final.nodes {
+		if pinned(rs.a, &final.nodes[i].s) {
+			return &final.nodes[i].s
+		}
+	}
+	return nil
+}
+
+// pinned reports whether no completion of the unseen steps from s lets
+// its aborted requests go.
+func pinned(a *automaton, s *model.State) bool {
+	path, complete := a.pin(a.intern([]node{{s: *s}}))
+	return complete && len(path) == 1
+}
+
+// actionBetween returns the action of a step from s to t.
+func actionBetween(c *model.Config, s, t *model.State) model.Action {
+	var found model.Action
+	c.Next(s, func(a model.Action, u *model.State) bool {
+		if u.Equal(t) {
+			found = a
+			return true
+		}
+		return false
+	})
+	return found
+}
+
+// slot is the k-th mark of step i.
+type slot struct{ step, k int }
+
+// align matches observations (their marks ms) to the marks of the steps,
+// channel by channel.
+func (w *Witness) align(ms []Mark, start Start, log bool) {
+	slots := map[int][]slot{}
+	for i := 1; i < len(w.Steps); i++ {
+		for k, m := range w.Steps[i].Marks {
+			slots[m.channel()] = append(slots[m.channel()], slot{i, k})
+		}
+	}
+	obs := map[int][]int{}
+	var chans []int
+	for j, m := range ms {
+		ch := m.channel()
+		if _, ok := obs[ch]; !ok {
+			chans = append(chans, ch)
+		}
+		obs[ch] = append(obs[ch], j)
+	}
+	for _, ch := range chans {
+		blind := start == StartUnknown || start == StartBlind && ch >= 0
+		if ch == -1 {
+			w.alignLog(ms, obs[ch], slots[ch], blind)
+			continue
+		}
+		w.alignWire(ms, obs[ch], slots[ch], blind)
+	}
+}
+
+// alignWire matches a wire channel's observations js to its marks: the
+// k-th to the k-th, or on a blind channel after the marks it missed.
+func (w *Witness) alignWire(ms []Mark, js []int, sl []slot, blind bool) {
+	best, bestN := 0, -1
+	for off := 0; off == 0 || blind && off < len(sl); off++ {
+		n := 0
+		for n < len(js) && off+n < len(sl) && w.mark(sl[off+n]) == ms[js[n]] {
+			n++
+		}
+		if n > bestN {
+			best, bestN = off, n
+		}
+		if n == len(js) {
+			break
+		}
+	}
+	for n := 0; n < bestN; n++ {
+		s := sl[best+n]
+		w.Steps[s.step].Obs[s.k] = js[n]
+	}
+	if bestN < len(js) {
+		w.Aligned = false
+	}
+}
+
+// alignLog matches the log's observations js to its marks in order; an
+// observation that is not the next mark is a poll that moved nothing,
+// placed at the first state since the last matched line where such a
+// poll fits (Stutter). A blind log (the room's life began before it)
+// may have missed the lines before its first observation.
+func (w *Witness) alignLog(ms []Mark, js []int, sl []slot, blind bool) {
+	try := func(off int, commit bool) int {
+		p, at, n := off, 0, 0
+		if off > 0 {
+			at = sl[off-1].step
+		}
+		for _, j := range js {
+			if p < len(sl) && w.mark(sl[p]) == ms[j] {
+				if commit {
+					w.Steps[sl[p].step].Obs[sl[p].k] = j
+				}
+				at = sl[p].step
+				p, n = p+1, n+1
+				continue
+			}
+			if ms[j].Kind != Poll {
+				return n
+			}
+			hi := len(w.Steps)
+			if p < len(sl) {
+				hi = sl[p].step
+			}
+			place := at
+			for i := at; i < hi; i++ {
+				if Stutter(w.Config, ms[j], &w.Steps[i].State) {
+					place = i
+					break
+				}
+			}
+			if commit {
+				w.Steps[place].Quiet = append(w.Steps[place].Quiet, j)
+			}
+			at, n = place, n+1
+		}
+		return n
+	}
+	best, bestN := 0, -1
+	for off := 0; off == 0 || blind && off < len(sl); off++ {
+		n := try(off, false)
+		if n > bestN {
+			best, bestN = off, n
+		}
+		if n == len(js) {
+			break
+		}
+	}
+	try(best, true)
+	if bestN < len(js) {
+		w.Aligned = false
+	}
+}
+
+func (w *Witness) mark(s slot) Mark { return w.Steps[s.step].Marks[s.k] }
+
+// stuck sets Stuck: the first state from which every later state of the
+// behaviour is pinned (automaton.pin from that state alone finds it
+// pinned already).
+func (w *Witness) stuck(a *automaton) {
+	for i := len(w.Steps) - 1; i >= 0 && pinned(a, &w.Steps[i].State); i-- {
+		w.Stuck = i
+	}
+}

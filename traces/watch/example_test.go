@@ -1,0 +1,47 @@
+package watch_test
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/watch"
+)
+
+// A room aborted by decode on both ranks, watched from the wire alone
+// under the fork variant: nothing more comes, and when its deadline passes
+// on capture time (the wall clock carries it on while the wire is silent)
+// the Engine reports it at-risk (Hold, 250 ms, after the wall clock passed
+// it, at the next tick); the source's end gives its final verdict, judged at
+// the capture's last packet as replay judges it.
+func ExampleEngine() {
+	cfg, err := spec.Config("fork-90a52f44a")
+	if err != nil {
+		panic(err)
+	}
+	e, err := watch.New(cfg, watch.Options{Replay: replay.Options{Deadline: 2 * time.Second}}, func(ev watch.Event) {
+		fmt.Printf("%s: room %d %s at abort+%v\n", ev.Kind, ev.Room.Room, ev.Room.Verdict, ev.At.Sub(ev.Room.AbortTime))
+	})
+	if err != nil {
+		panic(err)
+	}
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	prefill := netip.MustParseAddrPort("10.0.0.9:5555")
+	for i, rank := range []string{"10.0.0.1:17000", "10.0.0.2:17000"} {
+		e.Record(t0, t0) // the packet carrying the ABORT, read at once
+		e.Wire(replay.Observation{Kind: replay.Abort, Time: t0, Room: 7, Frame: i + 1,
+			Rank: netip.MustParseAddrPort(rank), Dst: prefill}, t0)
+	}
+	// The wire falls silent; the wall clock goes on.
+	for wall := t0; wall.Before(t0.Add(3 * time.Second)); wall = wall.Add(500 * time.Millisecond) {
+		e.Tick(wall)
+	}
+	rep := e.Finish(e.Last())
+	fmt.Println(rep.Aborted, "aborted,", rep.Count(replay.AtRisk), "at-risk")
+	// Output:
+	// at-risk: room 7 at-risk at abort+2.25s
+	// verdict: room 7 at-risk at abort+0s
+	// 1 aborted, 1 at-risk
+}
