@@ -90,10 +90,12 @@
 (*    then fails its assertion (room not in transfer_infos) and leaves a   *)
 (*    stale Failed entry (:1147, :1405).                                   *)
 (*  - Where CountsOutstanding (_staging_outstanding, since PR #30545) the  *)
-(*    worker counts a chunk at dequeue (:1137) and uncounts it when its    *)
-(*    writes complete (:1361) or when it skips a Failed room (pop, :1140); *)
-(*    its exception path (:1394) never uncounts, and the sender's poll     *)
-(*    reads Success as Transferring while the count is positive (:2838).   *)
+(*    worker counts a chunk once its room passed its checks, and since PR  *)
+(*    #35360 (CountsAtDequeue) as it takes it (:1137); it uncounts it when *)
+(*    its writes complete (:1362) or when it skips a Failed room (pop,     *)
+(*    :1141); its exception path (:1394) never uncounts, and the sender's  *)
+(*    poll reads Success as Transferring while the count is positive      *)
+(*    (:2838).                                                             *)
 (*  - Deferred decode-side release (PR #35360, AckOnDrain): the ABORT is   *)
 (*    handled at once (:2647); an active room gets ONE ack target          *)
 (*    (common/conn.py:409, a dict entry per room, so a second rank's ABORT *)
@@ -197,6 +199,10 @@ CONSTANTS
     InflightBootstrappingRaises, \* PR #31075: Bootstrapping in flight raises
                             \*   RuntimeError (before: kept waiting)
     CountsOutstanding,      \* PR #30545: _staging_outstanding per room
+    CountsAtDequeue,        \* PR #35360: a chunk is counted as the worker
+                            \*   takes it (before: once its room passed the
+                            \*   worker's checks), so the exception path
+                            \*   leaves it counted
     RoomReuse,              \* a second incarnation reuses each room id
     TimeoutsFair            \* timeouts are weakly fair (FALSE: *-prompt cfgs)
 
@@ -364,7 +370,7 @@ PostAcks(q) ==
     IF request_status[r] = "Failed" THEN Drained(0, ack_target[r])
     ELSE {a \in Drained(outstanding[r], ack_target[r]) :
               /\ transfer_infos[r] = {} /\ ~WorkerSkipsMissing
-              /\ AckOnDrainFixed /\ CountsOutstanding}
+              /\ AckOnDrainFixed /\ CountsAtDequeue}
 CompleteAcks(q) ==
     LET r == RoomOf(q) IN
     Drained(IF CountsOutstanding THEN outstanding[r] - 1 ELSE 0, ack_target[r])
@@ -638,8 +644,8 @@ WorkerPost(q) ==
                                     ![r] = UpdateStatus(@, "Failed")]
                         /\ outstanding' =
                                [outstanding EXCEPT ![r] =
-                                    IF AckOnDrainFixed /\ CountsOutstanding
-                                    THEN counted - 1 ELSE counted]
+                                    IF CountsAtDequeue /\ ~AckOnDrainFixed
+                                    THEN counted ELSE outstanding[r]]
                         /\ UNCHANGED posted
               ELSE /\ posted' = [posted EXCEPT ![q] = TRUE]
                    /\ outstanding' = [outstanding EXCEPT ![r] = counted]

@@ -354,8 +354,8 @@ func (m *KVManager) WorkerPost(q int) error {
 	}
 	m.TransferQueue = m.TransferQueue[1:]
 	room := s.Room
-	if m.v.CountsOutstanding {
-		m.Outstanding[room]++ // counted at dequeue (:1137)
+	if m.v.CountsAtDequeue {
+		m.Outstanding[room]++ // counted as it is taken (:1137, PR #35360)
 	}
 	if st, ok := m.RequestStatus[room]; ok && st == Failed {
 		// Skip chunks of a failed room; the count is popped (:1141).
@@ -368,14 +368,18 @@ func (m *KVManager) WorkerPost(q int) error {
 			return nil
 		}
 		// assert room in transfer_infos -> except: update_status(Failed),
-		// the chunk still counted (the fix uncounts it).
+		// the chunk still counted where it was counted at dequeue (the fix
+		// uncounts it).
 		m.updateStatus(room, Failed)
-		if m.v.AckOnDrainFixed && m.v.CountsOutstanding {
+		if m.v.AckOnDrainFixed && m.v.CountsAtDequeue {
 			m.Outstanding[room]--
 			m.dropZero(room)
 			m.maybeAckDrained(room)
 		}
 		return nil
+	}
+	if m.v.CountsOutstanding && !m.v.CountsAtDequeue {
+		m.Outstanding[room]++ // counted once the room passed the checks
 	}
 	m.updateStatus(room, Transferring)
 	m.Posted[q] = true

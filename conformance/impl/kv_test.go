@@ -90,6 +90,7 @@ func TestForkSeedRacePinsTheRoom(t *testing.T) {
     FailureClears = TRUE
     InflightBootstrappingRaises = FALSE
     CountsOutstanding = FALSE
+    CountsAtDequeue = FALSE
     RoomReuse = FALSE
     TimeoutsFair = TRUE
 SPECIFICATION Spec

@@ -44,6 +44,10 @@ type Variant struct {
 	// chunks, and the sender's poll holds Success while it is positive
 	// (PR #30545).
 	CountsOutstanding bool
+	// CountsAtDequeue: the worker counts a chunk as it takes it, before
+	// its checks, so its exception path leaves it counted (PR #35360);
+	// before, once the room passed the checks.
+	CountsAtDequeue bool
 	// AckOnDrain: PR #35360's deferred ABORT_ACK, sent when the room's
 	// count drains, one target per room.
 	AckOnDrain bool
@@ -166,6 +170,7 @@ var (
 		FailureClears:               true,
 		InflightBootstrappingRaises: true,
 		CountsOutstanding:           true,
+		CountsAtDequeue:             true,
 	}
 	UpstreamDeferred = &Variant{
 		Name:                        "sglang-35360-deferred",
@@ -177,6 +182,7 @@ var (
 		FailureClears:               true,
 		InflightBootstrappingRaises: true,
 		CountsOutstanding:           true,
+		CountsAtDequeue:             true,
 		AckOnDrain:                  true,
 		DecodeWaitsForAck:           true,
 	}
@@ -190,9 +196,21 @@ var (
 		FailureClears:               true,
 		InflightBootstrappingRaises: true,
 		CountsOutstanding:           true,
+		CountsAtDequeue:             true,
 		AckOnDrain:                  true,
 		AckOnDrainFixed:             true,
 		DecodeWaitsForAck:           true,
+	}
+	Sglang34692 = &Variant{
+		Name:                        "sglang-34692",
+		Doc:                         "NIXL from PR #34692 to before PR #35360: a chunk is counted once it passed the worker's checks",
+		FailedSticky:                true,
+		BootstrapTimeout:            true,
+		AbsentRoom:                  absentReadsWaiting,
+		OnAbort:                     abortUpstream,
+		FailureClears:               true,
+		InflightBootstrappingRaises: true,
+		CountsOutstanding:           true,
 	}
 	Sglang30545 = &Variant{
 		Name:                        "sglang-30545",
@@ -255,6 +273,7 @@ var (
 		FailureClears:               true,
 		InflightBootstrappingRaises: true,
 		CountsOutstanding:           true,
+		CountsAtDequeue:             true,
 	}
 	Fixed = &Variant{
 		Name:                        "fixed",
@@ -268,6 +287,7 @@ var (
 		FailureClears:               true,
 		InflightBootstrappingRaises: true,
 		CountsOutstanding:           true,
+		CountsAtDequeue:             true,
 	}
 	FixedDeferred = &Variant{
 		Name:                        "fixed-deferred",
@@ -283,6 +303,7 @@ var (
 		FailureClears:               true,
 		InflightBootstrappingRaises: true,
 		CountsOutstanding:           true,
+		CountsAtDequeue:             true,
 	}
 )
 
@@ -310,7 +331,8 @@ var Builtins = []Builtin{
 	{"sglang-30352", "sglang-30352", Sglang30352},
 	{"sglang-31075", "sglang-31075", Sglang31075},
 	{"sglang-30545", "sglang-30545", Sglang30545},
-	{"sglang-34692", "sglang-34692", Upstream},
+	{"sglang-34692", "sglang-34692", Sglang34692},
+	{"sglang-35360", "sglang-35360", Upstream},
 	{"sglang-35360-deferred", "sglang-35360-deferred", UpstreamDeferred},
 }
 

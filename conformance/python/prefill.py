@@ -43,6 +43,7 @@ class Variant:
         self.failure_clears = True  # PR #27011: failure_exception() -> clear()
         self.inflight_bootstrapping_raises = True  # PR #31075
         self.counts_outstanding = True  # PR #30545: _staging_outstanding
+        self.counts_at_dequeue = True  # PR #35360: counted as the worker takes it
         self.ack_on_drain = False  # PR #35360 with its env var set
         self.ack_on_drain_fixed = False
         for k, v in changes.items():
@@ -51,7 +52,7 @@ class Variant:
             setattr(self, k, v)
 
 
-JULY = dict(inflight_bootstrapping_raises=False, counts_outstanding=False)
+JULY = dict(inflight_bootstrapping_raises=False, counts_outstanding=False, counts_at_dequeue=False)
 
 VARIANTS = {
     "upstream": Variant("upstream"),
@@ -60,8 +61,10 @@ VARIANTS = {
     "fixed-35360-deferred": Variant("fixed-35360-deferred", ack_abort=True, ack_on_drain=True,
                                     ack_on_drain_fixed=True),
     # before PR #34692: no bootstrap timeout
-    "sglang-30545": Variant("sglang-30545", bootstrap_timeout=False),
-    "sglang-31075": Variant("sglang-31075", bootstrap_timeout=False, counts_outstanding=False),
+    "sglang-34692": Variant("sglang-34692", counts_at_dequeue=False),
+    "sglang-30545": Variant("sglang-30545", bootstrap_timeout=False, counts_at_dequeue=False),
+    "sglang-31075": Variant("sglang-31075", bootstrap_timeout=False, counts_outstanding=False,
+                            counts_at_dequeue=False),
     "sglang-30352": Variant("sglang-30352", bootstrap_timeout=False, **JULY),
     # before PR #30352: ABORT has no NixlMsgGuard frame; the thread's assert kills it
     "pre-30352": Variant("pre-30352", abort_branch=False, bootstrap_timeout=False, **JULY),
@@ -259,7 +262,7 @@ class NixlKVManager:
         self.transfer_queue.pop(0)
         room = self.chunk_room[req_id]
         v = self.variant
-        if v.counts_outstanding:
+        if v.counts_at_dequeue:
             self._staging_outstanding[room] = self._staging_outstanding.get(room, 0) + 1
         if self.request_status.get(room) == KVPoll.Failed:
             self._staging_outstanding.pop(room, None)
@@ -269,11 +272,13 @@ class NixlKVManager:
             return  # fork 90a52f44a: drain guard
         try:
             assert room in self.transfer_infos
+            if v.counts_outstanding and not v.counts_at_dequeue:
+                self._staging_outstanding[room] = self._staging_outstanding.get(room, 0) + 1
             self.update_status(room, KVPoll.Transferring)
             self.inflight_writes[req_id] = True
         except Exception:
             self.update_status(room, KVPoll.Failed)
-            if v.ack_on_drain_fixed and v.counts_outstanding:
+            if v.ack_on_drain_fixed and v.counts_at_dequeue:
                 self._staging_outstanding[room] -= 1
                 if self._staging_outstanding[room] == 0:
                     del self._staging_outstanding[room]

@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "88248055e22823ecef16f3ee688b91a26f5d111453ddacc3ee58ecee1f49ad2d"
+const SourceSHA256 = "f6bf4ee5458224ca0f9a41d523d3322aa69b245bc1307c59e2686dd2dc478005"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -137,6 +137,7 @@ type Config struct {
 	FailureClears               bool
 	InflightBootstrappingRaises bool
 	CountsOutstanding           bool
+	CountsAtDequeue             bool
 	RoomReuse                   bool
 	TimeoutsFair                bool
 	// Constant definitions.
@@ -279,6 +280,11 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	} else if c.CountsOutstanding, err = cfgBool("CountsOutstanding", v); err != nil {
 		return nil, err
 	}
+	if v, err := get("CountsAtDequeue"); err != nil {
+		return nil, err
+	} else if c.CountsAtDequeue, err = cfgBool("CountsAtDequeue", v); err != nil {
+		return nil, err
+	}
 	if v, err := get("RoomReuse"); err != nil {
 		return nil, err
 	} else if c.RoomReuse, err = cfgBool("RoomReuse", v); err != nil {
@@ -361,7 +367,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:274:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:280:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -581,7 +587,7 @@ func (c *Config) PostAcks(s *State, p_q Requests) uint64 {
 			return func() uint64 {
 				var set114 uint64
 				for bs113 := c.Drained(s, s.Outstanding[l111()], s.AckTarget[l111()]); bs113 != 0; bs113 &= bs113 - 1 {
-					if (s.TransferInfos[l111()] == uint64(0)) && !c.WorkerSkipsMissing && c.AckOnDrainFixed && c.CountsOutstanding {
+					if (s.TransferInfos[l111()] == uint64(0)) && !c.WorkerSkipsMissing && c.AckOnDrainFixed && c.CountsAtDequeue {
 						set114 |= Bit(int(DecodeRanks(bits.TrailingZeros64(bs113))))
 					}
 				}
@@ -1619,10 +1625,10 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 					r125 := slices.Clone(old124)
 					i126 := l109()
 					r125[i126] = func() int {
-						if c.AckOnDrainFixed && c.CountsOutstanding {
-							return SubInt(l110(), 1)
+						if c.CountsAtDequeue && !c.AckOnDrainFixed {
+							return l110()
 						}
-						return l110()
+						return s.Outstanding[l109()]
 					}()
 					return r125
 				}(s.Outstanding)

@@ -61,6 +61,21 @@ class Permissive:
         return Stub(full)
 
 
+class HostTensor(__import__("numpy").ndarray):
+    """The scheduler's req_to_token table: a torch tensor on the host in
+    SGLang; here a numpy array that answers the tensor calls send_kv_chunk
+    makes on it (.cpu(), .numpy(), .to())."""
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.view(__import__("numpy").ndarray)
+
+    def to(self, *args, **kwargs):
+        return self
+
+
 class ExtendRange:
     def __init__(self, end):
         self.start = 0
@@ -153,7 +168,10 @@ class Harness:
         self.controller.wait_parked(1 + workers, "start-up (bootstrap thread and workers)")
         self.bootstrap_thread = self.controller.find("recv")[0].thread
         for i in range(len(self.ranks)):
-            self._deliver(self._registration(i), f"registration of decode rank {i}")
+            what = f"registration of decode rank {i}"
+            if self._deliver(self._registration(i), what) == "died":
+                raise BoundaryError("decode registration",
+                                    f"the bootstrap thread died on {what}: {self.controller._deaths_text()}")
         self.bq = self._build_bootstrap_queue()
         self.sched = self._build_scheduler()
         self.bq.scheduler = self.sched
@@ -180,7 +198,8 @@ class Harness:
             dist_init_addr=None, pp_size=1, tp_size=1, dp_size=1, enable_dp_attention=False,
             disaggregation_ib_device=None, load_balance_method="round_robin",
             optimistic_prefill_attempts=0, disaggregation_transfer_backend="nixl",
-            enable_hierarchical_cache=False, nnodes=1, node_rank=0,
+            enable_hierarchical_cache=False, nnodes=1, node_rank=0, dcp_size=1,
+            attn_cp_size=1, ep_size=1, moe_dp_size=1, page_size=1,
         )
         mode = self.utils.DisaggregationMode.PREFILL
         try:
@@ -235,7 +254,7 @@ class Harness:
         rows = max(len(self.requests), 1)
         import numpy as np
 
-        req_to_token = np.arange(rows * num_tokens, dtype=np.int32).reshape(rows, num_tokens)
+        req_to_token = np.arange(rows * num_tokens, dtype=np.int32).reshape(rows, num_tokens).view(HostTensor)
         attrs = dict(
             disagg_prefill_bootstrap_queue=self.bq,
             disagg_prefill_inflight_queue=[],

@@ -1,0 +1,169 @@
+"""Which ingredients of the room lifecycle the loaded code has.
+
+Each ingredient is found by running the real code on a small situation and
+looking at what it did (not by reading its source), so a refactoring that
+keeps the behaviour keeps the answer. The names are the switches of
+spec/Room.tla; the Go side (conformance/sglang) picks the spec
+configuration from them.
+"""
+
+from .driver import Refused
+
+CONFIG = {"rooms": ["r"], "decode_ranks": ["d1", "d2"],
+          "requests": [{"room": 0, "incarnation": 1}],
+          "required_dst_info_num": 2, "num_chunks": 1}
+
+
+def _fresh(h):
+    h.reset(CONFIG)
+    return h.room_ids[0]
+
+
+def _status(h, room):
+    s = h.mgr.request_status.get(room)
+    return None if s is None else int(s)
+
+
+def _abort_handled(h):
+    """An ABORT reaches a present room; before PR #30352 the bootstrap
+    thread's guard assert dies on it."""
+    _fresh(h)
+    h.apply("SchedulerCreateSender", [0])
+    h.apply("DecodeAbort", [0])
+    h.apply("BootstrapRecvAbort", [0])
+    return h.bootstrap_thread.is_alive()
+
+
+def _bootstrap_timeout(h):
+    _fresh(h)
+    h.apply("SchedulerCreateSender", [0])
+    try:
+        h.apply("BootstrapTimeout", [0])
+    except Refused:
+        return False
+    return h.reqs[0] not in h.bq.queue and h.crashed is None
+
+
+def _absent_reads_waiting(h):
+    room = _fresh(h)
+    try:
+        return int(h.mgr.check_status(room)) == int(h.KVPoll.WaitingForInput)
+    except KeyError:
+        return False
+
+
+def _failed_sticky(h):
+    room = _fresh(h)
+    h.mgr.update_status(room, h.KVPoll.Failed)  # absent: no-op
+    h.mgr.update_status(room, h.KVPoll.Bootstrapping)
+    h.mgr.update_status(room, h.KVPoll.Failed)
+    h.mgr.update_status(room, h.KVPoll.Success)
+    return _status(h, room) == int(h.KVPoll.Failed)
+
+
+def _failure_clears(h):
+    """A request failed in the bootstrap queue: is its room cleared?"""
+    room = _fresh(h)
+    h.apply("SchedulerCreateSender", [0])
+    h.mgr.update_status(room, h.KVPoll.Failed)
+    h.apply("SchedulerPollBootstrap", [0])
+    return _status(h, room) is None
+
+
+def _abort_spares_success(h, abort_handled):
+    if not abort_handled:
+        return True
+    room = _fresh(h)
+    h.apply("SchedulerCreateSender", [0])
+    h.mgr.update_status(room, h.KVPoll.Success)
+    h.apply("DecodeAbort", [0])
+    h.apply("BootstrapRecvAbort", [0])
+    return _status(h, room) == int(h.KVPoll.Success)
+
+
+def _abort_pops_transfer_infos(h, abort_handled):
+    if not abort_handled:
+        return False
+    room = _fresh(h)
+    h.apply("DecodeSendTransferInfo", [0, 0])
+    h.apply("BootstrapRecvTransferInfo", [0])
+    h.apply("DecodeAbort", [0])
+    h.apply("BootstrapRecvAbort", [0])
+    return room not in h.mgr.transfer_infos
+
+
+def _inflight_bootstrapping_raises(h):
+    """The in-flight poll of a request whose room reads Bootstrapping (a
+    reused room id's other request can leave it so)."""
+    _fresh(h)
+    h.apply("SchedulerCreateSender", [0])
+    req = h.reqs[0]
+    h.bq.queue.remove(req)
+    req.pending_bootstrap = False
+    h.sched.disagg_prefill_inflight_queue = [req]
+    try:
+        h.apply("SchedulerPollInFlight", [0])
+    except Refused:
+        return False
+    return h.crashed is not None
+
+
+def _counts_outstanding(h):
+    """A chunk posted and not complete: does the room count it, and does
+    the sender's poll hold a Success back while it is counted?"""
+    room = _fresh(h)
+    h.apply("SchedulerCreateSender", [0])
+    for d in (0, 1):
+        h.apply("DecodeSendTransferInfo", [d, 0])
+        h.apply("BootstrapRecvTransferInfo", [d])
+    h.apply("SchedulerPollBootstrap", [0])
+    h.apply("SchedulerSend", [0])
+    h.apply("WorkerPost", [0])
+    counted = getattr(h.mgr, "_staging_outstanding", {}).get(room, 0) > 0
+    return bool(counted)
+
+
+def _counts_at_dequeue(h):
+    """A chunk whose room has no transfer_infos any more when the worker
+    takes it (the worker's assertion fails): is it still counted?"""
+    room = _fresh(h)
+    h.apply("SchedulerCreateSender", [0])
+    for d in (0, 1):
+        h.apply("DecodeSendTransferInfo", [d, 0])
+        h.apply("BootstrapRecvTransferInfo", [d])
+    h.apply("SchedulerPollBootstrap", [0])
+    h.apply("SchedulerSend", [0])
+    h.mgr.transfer_infos.pop(room, None)
+    h.apply("WorkerPost", [0])
+    return getattr(h.mgr, "_staging_outstanding", {}).get(room, 0) > 0
+
+
+def _deferred_ack(h):
+    """PR #35360: the manager has the deferred-release switch, and it is on."""
+    _fresh(h)
+    return {"available": hasattr(h.mgr, "enable_deferred_decode_kv_release")
+            and hasattr(h.mgr, "_deferred_ack_targets"),
+            "enabled": bool(getattr(h.mgr, "enable_deferred_decode_kv_release", False))}
+
+
+def probe(h):
+    """The ingredients of the code h loaded, as a JSON-able dict."""
+    out = {}
+    handled = _abort_handled(h)
+    deferred = _deferred_ack(h)
+    out["AbortKillsBootstrap"] = not handled
+    out["HasBootstrapTimeout"] = _bootstrap_timeout(h)
+    out["AbsentReadsWaiting"] = _absent_reads_waiting(h)
+    out["FailedSticky"] = _failed_sticky(h)
+    out["FailureClears"] = _failure_clears(h)
+    out["AbortSparesSuccess"] = _abort_spares_success(h, handled)
+    out["AbortPopsTransferInfos"] = _abort_pops_transfer_infos(h, handled)
+    out["InflightBootstrappingRaises"] = _inflight_bootstrapping_raises(h)
+    out["CountsOutstanding"] = _counts_outstanding(h)
+    out["CountsAtDequeue"] = _counts_at_dequeue(h)
+    out["AckOnDrain"] = deferred["available"] and deferred["enabled"]
+    out["AbortAckSent"] = out["AckOnDrain"]
+    out["deferred_ack_available"] = deferred["available"]
+    out["time_readers"] = sorted(h.time_readers)
+    h.close()
+    return out
