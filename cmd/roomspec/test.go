@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
+	"github.com/roomspec/roomspec/spec/model"
 )
 
 func init() {
@@ -27,9 +30,14 @@ func runTest(e *env, args []string) int {
 			"and prefill's threads run fair round-robin, every aborted request is terminated).\n"+
 			"A failure is shrunk to a 1-minimal counterexample and printed as a step table.\n\n"+
 			"-impl is a built-in Go port ("+strings.Join(conformance.BuiltinNames(), ", ")+";\n"+
-			"default: all of them) or exec:COMMAND, an implementation speaking the JSON-lines\n"+
-			"protocol of conformance/PROTOCOL.md. Exit status 1 if a property fails.")
-	implName := fs.String("impl", "", "implementation: a built-in `name` or exec:COMMAND (default: every built-in)")
+			"default: all of them), exec:COMMAND, an implementation speaking the JSON-lines\n"+
+			"protocol of conformance/PROTOCOL.md, or sglang:SOURCE, SGLang's own prefill code run by\n"+
+			"roomspec's harness (SOURCE: a checkout, its python/ folder, a site-packages folder, or\n"+
+			"GITDIR@COMMIT); its ingredients are probed and pick the variant unless -variant is given.\n"+
+			"Exit status 1 if a property fails.")
+	implName := fs.String("impl", "", "implementation: a built-in `name`, exec:COMMAND or sglang:SOURCE (default: every built-in)")
+	var sglangEnv envList
+	fs.Var(&sglangEnv, "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	variant := fs.String("variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
@@ -90,8 +98,25 @@ func runTest(e *env, args []string) int {
 	code := exitOK
 	for _, name := range names {
 		var im conformance.Implementation
+		var rc *realCode
+		var c *model.Config
 		v := *variant
-		if cmd, ok := strings.CutPrefix(name, "exec:"); ok {
+		if given, ok := strings.CutPrefix(name, "sglang:"); ok {
+			var err error
+			rc, err = loadRealCode(context.Background(), given, sglang.Env(sglangEnv), v)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+				return exitBadInput
+			}
+			if c, err = rc.config(); err != nil {
+				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+				return exitBadInput
+			}
+			v = rc.variant
+			fmt.Fprintf(e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.src.Label(), v)
+			im = rc.implementation(subprocess.Options{Timeout: *timeout, StartTimeout: *startTimeout})
+			defer onSignal(subprocess.KillAll)()
+		} else if cmd, ok := strings.CutPrefix(name, "exec:"); ok {
 			im = subprocess.New(cmd, subprocess.Options{Timeout: *timeout, StartTimeout: *startTimeout})
 			defer onSignal(subprocess.KillAll)()
 			if v == "" {
@@ -108,10 +133,12 @@ func runTest(e *env, args []string) int {
 				v = own
 			}
 		}
-		c, err := conformance.LoadVariant(v)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
-			return exitBadInput
+		if c == nil {
+			var err error
+			if c, err = conformance.LoadVariant(v); err != nil {
+				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+				return exitBadInput
+			}
 		}
 		for _, p := range props {
 			r, err := conformance.Check(im, name, v, c, p, conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound})
@@ -121,7 +148,11 @@ func runTest(e *env, args []string) int {
 				return exitBadInput
 			}
 			if *format == "json" {
-				enc.Encode(conformance.ToJSON(r))
+				if rc != nil {
+					enc.Encode(rc.annotate(conformance.ToJSON(r)))
+				} else {
+					enc.Encode(conformance.ToJSON(r))
+				}
 			} else {
 				conformance.WriteText(e.stdout, r)
 			}

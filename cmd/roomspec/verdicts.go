@@ -30,48 +30,63 @@ type variantResult struct {
 // states with the compiled model (spec/model) when it was generated from
 // this very spec text, unless interpret is set.
 func checkBundled(variants []string, workers int, interpret bool, stderr io.Writer) ([]variantResult, error) {
-	mods, err := tla.Load(spec.Files, spec.Module)
-	if err != nil {
-		return nil, err
-	}
-	text, err := spec.Files.ReadFile(spec.Module + ".tla")
-	if err != nil {
-		return nil, err
-	}
-	useCompiled := !interpret && compiled.Matches(text)
-	if !interpret && !useCompiled {
-		fmt.Fprintln(stderr, "roomspec check: the compiled model is out of date with Room.tla (run go generate ./spec/model); using the interpreter")
-	}
 	var out []variantResult
 	for _, v := range variants {
 		src, err := spec.Config(v)
 		if err != nil {
 			return nil, fmt.Errorf("unknown variant %q (bundled: %s)", v, strings.Join(spec.Variants(), ", "))
 		}
-		conf, err := cfg.Parse(v+".cfg", src)
+		r, err := checkConfigText(v, src, workers, interpret, stderr)
 		if err != nil {
 			return nil, err
 		}
-		m, err := check.Build(mods, conf)
-		if err != nil {
-			return nil, err
-		}
-		opts := check.Options{Workers: workers, All: true}
-		if useCompiled {
-			mc, err := model.FromCfg(conf)
-			if err != nil {
-				return nil, fmt.Errorf("variant %s: %w", v, err)
-			}
-			opts.Successors = compiled.New(mc)
-		}
-		r := check.Check(context.Background(), m, opts)
-		if r.Outcome == check.Failure {
-			return nil, fmt.Errorf("variant %s: %w", v, r.Err)
-		}
-		out = append(out, variantResult{variant: v, vars: m.Spec.Vars, res: r})
+		out = append(out, r)
 	}
 	return out, nil
 }
+
+// checkConfigText checks the embedded Room.tla under one configuration
+// given as cfg text (a bundled variant's, or one built from probed
+// ingredients), every invariant and property to a verdict.
+func checkConfigText(name string, src []byte, workers int, interpret bool, stderr io.Writer) (variantResult, error) {
+	mods, err := tla.Load(spec.Files, spec.Module)
+	if err != nil {
+		return variantResult{}, err
+	}
+	text, err := spec.Files.ReadFile(spec.Module + ".tla")
+	if err != nil {
+		return variantResult{}, err
+	}
+	useCompiled := !interpret && compiled.Matches(text)
+	if !interpret && !useCompiled && !warnedStale {
+		warnedStale = true
+		fmt.Fprintln(stderr, "roomspec check: the compiled model is out of date with Room.tla (run go generate ./spec/model); using the interpreter")
+	}
+	conf, err := cfg.Parse(name+".cfg", src)
+	if err != nil {
+		return variantResult{}, err
+	}
+	m, err := check.Build(mods, conf)
+	if err != nil {
+		return variantResult{}, err
+	}
+	opts := check.Options{Workers: workers, All: true}
+	if useCompiled {
+		mc, err := model.FromCfg(conf)
+		if err != nil {
+			return variantResult{}, fmt.Errorf("variant %s: %w", name, err)
+		}
+		opts.Successors = compiled.New(mc)
+	}
+	r := check.Check(context.Background(), m, opts)
+	if r.Outcome == check.Failure {
+		return variantResult{}, fmt.Errorf("variant %s: %w", name, r.Err)
+	}
+	return variantResult{variant: name, vars: m.Spec.Vars, res: r}, nil
+}
+
+// warnedStale: the stale-compiled-model warning is said once per run.
+var warnedStale bool
 
 // verdictColumns lists the invariants and properties in order of first
 // appearance across variants.

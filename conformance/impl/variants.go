@@ -242,7 +242,6 @@ var (
 	Pre30352 = &Variant{
 		Name:          "pre-30352",
 		Doc:           "NIXL before PR #30352: the first ABORT kills the bootstrap thread",
-		FailedSticky:  true,
 		AbsentRoom:    absentReadsWaiting,
 		OnAbort:       abortKillsThread,
 		FailureClears: true,
@@ -250,7 +249,6 @@ var (
 	SglangPre27011 = &Variant{
 		Name:         "sglang-pre-27011",
 		Doc:          "NIXL before PR #27011: a failed request is released without clear()",
-		FailedSticky: true,
 		AbsentRoom:   absentReadsWaiting,
 		OnAbort:      abortKillsThread,
 	}

@@ -67,10 +67,12 @@ VARIANTS = {
                             counts_at_dequeue=False),
     "sglang-30352": Variant("sglang-30352", bootstrap_timeout=False, **JULY),
     # before PR #30352: ABORT has no NixlMsgGuard frame; the thread's assert kills it
-    "pre-30352": Variant("pre-30352", abort_branch=False, bootstrap_timeout=False, **JULY),
+    # (NIXL's sticky-Failed override came with PR #30352)
+    "pre-30352": Variant("pre-30352", abort_branch=False, bootstrap_timeout=False, failed_sticky=False,
+                         **JULY),
     # before PR #27011: a failed request is released without clear()
     "sglang-pre-27011": Variant("sglang-pre-27011", abort_branch=False, bootstrap_timeout=False,
-                                failure_clears=False, **JULY),
+                                failure_clears=False, failed_sticky=False, **JULY),
     # fork 90a52f44a: Failed if present (Success too), pop transfer_infos always,
     # the worker skips rooms missing from transfer_infos, no bootstrap timeout
     "fork-90a52f44a": Variant("fork-90a52f44a", abort_spares_success=False,

@@ -1,0 +1,189 @@
+package sglang
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/roomspec/roomspec/conformance/subprocess"
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/tla/cfg"
+)
+
+// Ingredients are the switches of spec/Room.tla the probe found, by
+// running the loaded code on small situations.
+type Ingredients struct {
+	// Switches maps each probed switch (a Room.tla constant) to its value.
+	Switches map[string]bool `json:"switches"`
+	// DeferredAckAvailable: the code has PR #35360's deferred release,
+	// whether or not its environment variable turned it on.
+	DeferredAckAvailable bool `json:"deferred_ack_available"`
+	// TimeReaders are the loaded modules whose time.time() the harness's
+	// clock replaces.
+	TimeReaders []string `json:"time_readers"`
+}
+
+// Probe runs the harness's probe on src: which ingredients the code has.
+func Probe(ctx context.Context, harnessDir string, src Source, env Env) (Ingredients, error) {
+	argv := append([]string{Python()}, args(src, env)...)
+	argv = append(argv, "--probe")
+	out, err := subprocess.Output(ctx, argv, subprocess.OutputOptions{
+		Timeout: 2 * time.Minute,
+		Env:     append(os.Environ(), "PYTHONPATH="+harnessDir),
+	})
+	if err != nil {
+		return Ingredients{}, fmt.Errorf("sglang: probe %s: %w", src.Label(), err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(out, &raw); err != nil {
+		return Ingredients{}, fmt.Errorf("sglang: probe %s: not JSON: %w", src.Label(), err)
+	}
+	ing := Ingredients{Switches: map[string]bool{}}
+	for k, v := range raw {
+		switch k {
+		case "deferred_ack_available":
+			json.Unmarshal(v, &ing.DeferredAckAvailable)
+		case "time_readers":
+			json.Unmarshal(v, &ing.TimeReaders)
+		default:
+			var b bool
+			if err := json.Unmarshal(v, &b); err != nil {
+				return Ingredients{}, fmt.Errorf("sglang: probe %s: %s is not a boolean", src.Label(), k)
+			}
+			ing.Switches[k] = b
+		}
+	}
+	return ing, nil
+}
+
+// Label names the source for messages: its commit, else what was given.
+func (s Source) Label() string {
+	if s.Commit != "" {
+		return s.Commit[:min(len(s.Commit), 12)]
+	}
+	return s.Given
+}
+
+// unprobed are the switches no shipped SGLang commit has: the proposed
+// fixes and the fork's. Real code reads them FALSE.
+var unprobed = []string{"AbsentLiveSenderFails", "AckWaitsForWrites", "AckOnDrainFixed", "RecordTombstones", "WorkerSkipsMissing"}
+
+// family is the bundled configurations Choose picks from: SGLang's commit
+// ranges, two chunks per request, one room id per request.
+const family = "sglang-"
+
+// Choose returns the bundled configuration that models the ingredients
+// (the sglang-* family: the one whose switches all agree), or, where none
+// does, a configuration of the family's shape with those switches, named
+// "probed".
+func Choose(ing Ingredients) (name string, src []byte, err error) {
+	want := map[string]bool{}
+	for k, v := range ing.Switches {
+		want[k] = v
+	}
+	for _, k := range unprobed {
+		want[k] = false
+	}
+	var candidates []string
+	for _, v := range spec.Variants() {
+		if strings.HasPrefix(v, family) {
+			candidates = append(candidates, v)
+		}
+	}
+	sort.Strings(candidates)
+	var template *cfg.Config
+	for _, v := range candidates {
+		text, err := spec.Config(v)
+		if err != nil {
+			return "", nil, err
+		}
+		c, err := cfg.Parse(v+".cfg", text)
+		if err != nil {
+			return "", nil, fmt.Errorf("sglang: bundled %s.cfg: %w", v, err)
+		}
+		template = c
+		if agrees(c, want) {
+			return v, text, nil
+		}
+	}
+	if template == nil {
+		return "", nil, fmt.Errorf("sglang: no bundled %s* configuration", family)
+	}
+	return "probed", Render(template, "probed: the switches roomspec's probe found in the loaded code", want), nil
+}
+
+// agrees reports whether every switch of want has that value in c.
+func agrees(c *cfg.Config, want map[string]bool) bool {
+	for k, v := range want {
+		d := constant(c, k)
+		if d == nil || d.Value == nil || d.Value.Kind != cfg.Bool || d.Value.Bool != v {
+			return false
+		}
+	}
+	return true
+}
+
+func constant(c *cfg.Config, name string) *cfg.ConstantDef {
+	for _, d := range c.Constants {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Render writes c as cfg text with the boolean constants of set given
+// those values, under a header comment.
+func Render(c *cfg.Config, header string, set map[string]bool) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\\* %s\n\nCONSTANTS\n", header)
+	for _, d := range c.Constants {
+		if v, ok := set[d.Name]; ok && d.Value != nil && d.Value.Kind == cfg.Bool {
+			fmt.Fprintf(&b, "    %s = %s\n", d.Name, map[bool]string{true: "TRUE", false: "FALSE"}[v])
+			continue
+		}
+		fmt.Fprintf(&b, "    %s\n", d)
+	}
+	if c.Specification != nil {
+		fmt.Fprintf(&b, "\nSPECIFICATION %s\n", c.Specification.Name)
+	}
+	names := func(kw string, ns []*cfg.Name) {
+		if len(ns) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s\n", kw)
+		for _, n := range ns {
+			fmt.Fprintf(&b, "    %s\n", n.Name)
+		}
+	}
+	names("INVARIANTS", c.Invariants)
+	names("PROPERTIES", c.Properties)
+	if c.CheckDeadlock != nil {
+		fmt.Fprintf(&b, "\nCHECK_DEADLOCK %s\n", map[bool]string{true: "TRUE", false: "FALSE"}[*c.CheckDeadlock])
+	}
+	return []byte(b.String())
+}
+
+// Prompt returns the PromptTermination form of a configuration: timeouts
+// not fair, and PromptTermination checked instead of
+// AbortedRoomsTerminate.
+func Prompt(name string, text []byte) (string, []byte, error) {
+	c, err := cfg.Parse(name+".cfg", text)
+	if err != nil {
+		return "", nil, err
+	}
+	for i, p := range c.Properties {
+		if p.Name == "AbortedRoomsTerminate" {
+			c.Properties[i] = &cfg.Name{Pos: p.Pos, Name: "PromptTermination"}
+		}
+	}
+	if !slices.ContainsFunc(c.Properties, func(n *cfg.Name) bool { return n.Name == "PromptTermination" }) {
+		c.Properties = append(c.Properties, &cfg.Name{Name: "PromptTermination"})
+	}
+	return name + "-prompt", Render(c, name+" with timeouts not fair (PromptTermination)", map[string]bool{"TimeoutsFair": false}), nil
+}
