@@ -146,14 +146,21 @@ func (k *checker) quiesce(impl Implementation, obs, spec model.State) ([]Step, m
 	return steps, obs, k.bound + 1, nil
 }
 
-// pinned lists the aborted requests that are not terminated in s.
+// pinned lists the aborted requests that are not terminated in s
+// (AbortedRoomsTerminate) or, where decode waits for ABORT_ACKs, whose
+// pages a decode rank still holds (AbortsAcked: "<<r, 1>> (not ACKed)").
 func pinned(c *model.Config, s *model.State) []string {
 	var out []string
 	for q := range c.Requests.Size() {
-		if s.Aborted[q] && !c.Terminated(s, model.Requests(q)) {
-			var b strings.Builder
-			c.Requests.Format(&b, q)
+		if !s.Aborted[q] {
+			continue
+		}
+		var b strings.Builder
+		c.Requests.Format(&b, q)
+		if !c.Terminated(s, model.Requests(q)) {
 			out = append(out, b.String())
+		} else if c.AbortAckSent && !c.Acked(s, model.Requests(q)) {
+			out = append(out, b.String()+" (not ACKed)")
 		}
 	}
 	return out
@@ -170,10 +177,14 @@ func (k *checker) live(seq []model.Action) (steps, quiet []Step, pin []string, r
 		return nil, nil, nil, 0, fmt.Errorf("reset: %w", err)
 	}
 	spec := k.c.Init()
+	var refused []string
 	for i, a := range seq {
 		st := Step{Action: a, Spec: trace[i]}
 		if aerr := k.impl.Apply(a); aerr != nil {
 			st.ImplErr = aerr.Error()
+			// A step the spec takes and the implementation cannot is a
+			// failure of liveness too (the case that found it failed so).
+			refused = append(refused, fmt.Sprintf("(the implementation refused step %d, %s: %s)", i+1, k.c.ActionString(a), aerr))
 		}
 		if st.Impl, err = k.impl.Observe(); err != nil {
 			return steps, nil, nil, 0, err
@@ -189,7 +200,7 @@ func (k *checker) live(seq []model.Action) (steps, quiet []Step, pin []string, r
 	if err != nil {
 		return steps, quiet, nil, rounds, err
 	}
-	pin = pinned(k.c, &obs)
+	pin = append(refused, pinned(k.c, &obs)...)
 	if rounds > k.bound && len(pin) == 0 {
 		pin = []string{fmt.Sprintf("(no quiescence within %d rounds)", k.bound)}
 	}

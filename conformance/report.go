@@ -41,7 +41,9 @@ func WriteText(w io.Writer, r *Result) {
 		} else {
 			prev = r.Config.Init()
 		}
-		writeTable(w, r.Config, r.Quiesce, prev, -2, false)
+		// The implementation's own steps: where one diverged from the
+		// spec's, the table shows how.
+		writeTable(w, r.Config, r.Quiesce, prev, -2, true)
 		fmt.Fprintf(w, "  not terminated: %s\n", strings.Join(r.Pinned, ", "))
 	}
 }

@@ -3,7 +3,9 @@ package conformance
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/commands"
@@ -345,7 +347,14 @@ func (k *checker) explain(res *Result, seq []model.Action) error {
 	if len(pin) == 0 {
 		return fmt.Errorf("conformance: minimized liveness counterexample does not fail")
 	}
-	res.Failure = fmt.Sprintf("after fair quiescence (%d rounds, bound %d), aborted requests not terminated: %v", rounds, k.bound, pin)
+	what := "aborted requests not terminated"
+	if slices.ContainsFunc(pin, func(p string) bool { return strings.HasSuffix(p, "(not ACKed)") }) {
+		what = "aborted requests not terminated, or whose pages decode still holds for want of an ABORT_ACK"
+	}
+	res.Failure = fmt.Sprintf("after fair quiescence (%d rounds, bound %d), %s: %v", rounds, k.bound, what, pin)
+	if len(pin) > 0 && strings.HasPrefix(pin[0], "(the implementation refused") {
+		res.Failure = fmt.Sprintf("liveness fails: %s", strings.Join(pin, "; "))
+	}
 	return nil
 }
 

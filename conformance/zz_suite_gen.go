@@ -12,7 +12,7 @@ import (
 
 // suiteSourceSHA256 is the hash of the spec the suite was generated from;
 // a test compares it with spec/model's.
-const suiteSourceSHA256 = "f6bf4ee5458224ca0f9a41d523d3322aa69b245bc1307c59e2686dd2dc478005"
+const suiteSourceSHA256 = "28004c4992d3b4f487b98b341b8bc182afc5c7a1e6b1ba3ab07ae6c3c1103f9a"
 
 // specStep takes action a in the spec from s: the successor and true, or
 // false when a is not enabled in s.
@@ -115,9 +115,10 @@ func enabledActions(c *model.Config, s *model.State, buf []model.Action) []model
 }
 
 // fairActions lists every instance of the implementation's own actions
-// (@action: implementation), its parameters drawn from the constant sets,
-// in the order of Next: the round-robin of the liveness property. Timeout
-// actions are included only when timeouts are fair.
+// (@action: implementation) and of the environment's weakly fair ones
+// (@fair), its parameters drawn from the constant sets, in the order of
+// Next: the round-robin of the liveness property. Timeout actions are
+// included only when timeouts are fair.
 func fairActions(c *model.Config, timeoutsFair bool) []model.Action {
 	var out []model.Action
 	{
@@ -163,6 +164,11 @@ func fairActions(c *model.Config, timeoutsFair bool) []model.Action {
 	if timeoutsFair {
 		for p0 := 0; p0 < c.Requests.Size(); p0++ {
 			out = append(out, model.Action{ID: model.ActBootstrapTimeout, Params: [model.MaxParams]int{p0}})
+		}
+	}
+	{
+		for p0 := 0; p0 < c.DecodeRanks.Size(); p0++ {
+			out = append(out, model.Action{ID: model.ActDecodeRecvAbortAck, Params: [model.MaxParams]int{p0}})
 		}
 	}
 	return out

@@ -125,7 +125,7 @@
 (* between the annotation block and the definition):                       *)
 (*                                                                         *)
 (*   LINE    ::= "\*" SP "@" KEY ":" SP VALUE                              *)
-(*   KEY     ::= "action" | "models" | "wire"                              *)
+(*   KEY     ::= "action" | "models" | "wire" | "fair"                     *)
 (*                                                                         *)
 (*   VALUE of "action" ::= "environment" SP ENV                            *)
 (*                       | "implementation" SP THREAD                      *)
@@ -136,6 +136,11 @@
 (*     "implementation" steps are prefill's own threads (timeouts are      *)
 (*     implementation steps whose fairness the constant TimeoutsFair       *)
 (*     switches).                                                          *)
+(*                                                                         *)
+(*   VALUE of "fair" ::= free text                                         *)
+(*     An environment step that Fairness makes weakly fair all the same    *)
+(*     (say why); the conformance suite's fair round-robin takes it too.   *)
+(*     At most one per action.                                             *)
 (*                                                                         *)
 (*   VALUE of "models" ::= free text                                       *)
 (*     The SGLang code the action models (file, function, line).  Zero or  *)
@@ -761,6 +766,7 @@ DecodeAbort(q) ==
 \* Decode rank d receives an ABORT_ACK for a room and frees the pages of
 \* its aborted requests with that room id.
 \* @action: environment decode
+\* @fair: decode's listener thread reads every ABORT_ACK that reaches it
 \* @models: nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack
 \* @models: mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling
 \* @wire: recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode
@@ -830,8 +836,9 @@ PromptTermination == \A q \in Requests : aborted[q] ~> Terminated(q)
 \* Deferred release: every rank of an aborted request eventually frees its
 \* pages on an ABORT_ACK, instead of waiting for decode's fallback timeout.
 \* (Trivially true where decode frees its pages when it aborts.)
-AbortsAcked ==
-    \A q \in Requests : aborted[q] ~> (pages_released[q] = DecodeRanks)
+Acked(q) == pages_released[q] = DecodeRanks
+
+AbortsAcked == \A q \in Requests : aborted[q] ~> Acked(q)
 
 \* The corruption hazard: prefill's KV writes for q are in progress while
 \* a decode rank has already freed q's pages (they may hold another

@@ -28,6 +28,9 @@ type Action struct {
 	ParamTypes []string // Config fields holding the parameters' domains
 	Kind       string   // "environment" or "implementation"
 	Actor      string
+	// Fair marks an environment action with a @fair annotation: weakly
+	// fair in the spec, so the fair round-robin takes it too.
+	Fair bool
 }
 
 // Input is what Generate compiles: the actions in Next's order.
@@ -42,7 +45,11 @@ type Input struct {
 func FromModel() Input {
 	in := Input{SourceName: model.SourceName, SourceSHA256: model.SourceSHA256, Package: "conformance"}
 	for _, a := range model.Actions {
-		in.Actions = append(in.Actions, Action{Name: a.Name, ParamTypes: a.ParamTypes, Kind: a.Kind, Actor: a.Actor})
+		act := Action{Name: a.Name, ParamTypes: a.ParamTypes, Kind: a.Kind, Actor: a.Actor}
+		for _, an := range a.Annotations {
+			act.Fair = act.Fair || an[0] == "fair"
+		}
+		in.Actions = append(in.Actions, act)
 	}
 	return in
 }
@@ -148,13 +155,14 @@ func enabledActions(c *model.Config, s *model.State, buf []model.Action) []model
 }
 
 // fairActions lists every instance of the implementation's own actions
-// (@action: implementation), its parameters drawn from the constant sets,
-// in the order of Next: the round-robin of the liveness property. Timeout
-// actions are included only when timeouts are fair.
+// (@action: implementation) and of the environment's weakly fair ones
+// (@fair), its parameters drawn from the constant sets, in the order of
+// Next: the round-robin of the liveness property. Timeout actions are
+// included only when timeouts are fair.
 func fairActions(c *model.Config, timeoutsFair bool) []model.Action {
 	var out []model.Action
 {{- range .Actions}}
-	{{- if eq .Kind "implementation"}}
+	{{- if or (eq .Kind "implementation") .Fair}}
 	{{- if isTimeout .}}
 	if timeoutsFair {
 	{{- else}}

@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "f6bf4ee5458224ca0f9a41d523d3322aa69b245bc1307c59e2686dd2dc478005"
+const SourceSHA256 = "28004c4992d3b4f487b98b341b8bc182afc5c7a1e6b1ba3ab07ae6c3c1103f9a"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -367,7 +367,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:280:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:285:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -770,6 +770,13 @@ func (c *Config) Terminated(s *State, p_q Requests) bool {
 	return ((s.Sender[p_q] == StrReleased) || s.PrefillCrashed)
 }
 
+// Acked: Deferred release: every rank of an aborted request eventually frees its
+// pages on an ABORT_ACK, instead of waiting for decode's fallback timeout.
+// (Trivially true where decode frees its pages when it aborts.)
+func (c *Config) Acked(s *State, p_q Requests) bool {
+	return (s.PagesReleased[p_q] == c.DecodeRanks.All())
+}
+
 // AbortReceived: Prefill has received (and handled or dropped) an ABORT of q: decode
 // aborted q and one of its ranks' ABORTs for q's room has been read.
 func (c *Config) AbortReceived(s *State, p_q Requests) bool {
@@ -933,7 +940,7 @@ var Actions = []ActionInfo{
 	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834"}, {"models", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}}, Deterministic: true},
 	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, Wire: []Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
 	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, Wire: []Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
-	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
+	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"fair", "decode's listener thread reads every ABORT_ACK that reaches it"}, {"models", "nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
 }
 
 func (c *Config) actSchedulerCreateSender(s, t *State, p_q Requests, yield func(*State) bool) bool {
