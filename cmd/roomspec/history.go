@@ -57,7 +57,7 @@ type historyRow struct {
 // historyRun is one property of one commit: the suite's verdict on the
 // real code and the model checker's on the chosen configuration.
 type historyRun struct {
-	Property string `json:"property"` // refinement, AbortedRoomsTerminate, PromptTermination
+	Property string `json:"property"` // refinement, AbortedRoomsTerminate, AbortsAcked, PromptTermination
 	Holds    bool   `json:"holds"`
 	Cases    int    `json:"cases"`
 	Steps    int    `json:"steps,omitempty"` // the minimal counterexample's length
@@ -195,8 +195,8 @@ func historyOf(ctx context.Context, e *env, given string, env sglang.Env, cases 
 			return row
 		}
 		for _, v := range vr.res.Verdicts {
-			if v.Name == run.property {
-				verdicts[run.property] = v
+			if v.Name == run.property || v.Name == "AbortsAcked" && run.property == "AbortedRoomsTerminate" {
+				verdicts[v.Name] = v
 			}
 		}
 	}
@@ -215,18 +215,68 @@ func historyOf(ctx context.Context, e *env, given string, env sglang.Env, cases 
 			row.Error = oneLine(err)
 			return row
 		}
-		hr := historyRun{Property: run.property, Holds: r.Holds, Cases: r.Cases, Agrees: true}
 		if !r.Holds {
-			hr.Steps = len(r.Steps)
 			row.results = append(row.results, r)
 		}
-		if v, ok := verdicts[run.property]; ok {
-			hr.Check = verdictCell(v)
-			hr.Agrees = v.Holds == r.Holds
+		if run.suite == conformance.Refinement {
+			row.Runs = append(row.Runs, historyRun{Property: run.property, Holds: r.Holds, Cases: r.Cases, Steps: failSteps(r), Agrees: true})
+			continue
 		}
-		row.Runs = append(row.Runs, hr)
+		// One liveness run holds the suite's verdict on the spec's
+		// liveness properties: a request left unterminated fails
+		// AbortedRoomsTerminate (or PromptTermination), one left "not
+		// ACKed" fails AbortsAcked (not separately known when the other
+		// failed first).
+		unacked, unterminated := splitPinned(r.Pinned)
+		props := []struct {
+			name   string
+			failed bool
+			known  bool
+		}{{run.property, unterminated, true}}
+		if run.property == "AbortedRoomsTerminate" {
+			props = append(props, struct {
+				name   string
+				failed bool
+				known  bool
+			}{"AbortsAcked", unacked, !unterminated})
+		}
+		for _, p := range props {
+			hr := historyRun{Property: p.name, Holds: !p.failed, Cases: r.Cases, Agrees: true}
+			if p.failed {
+				hr.Steps = failSteps(r)
+			}
+			if v, ok := verdicts[p.name]; ok {
+				hr.Check = verdictCell(v)
+				hr.Agrees = !p.known || v.Holds == !p.failed
+			}
+			if !p.known {
+				hr.Check = "not tested (" + run.property + " failed first); check: " + hr.Check
+			}
+			row.Runs = append(row.Runs, hr)
+		}
 	}
 	return row
+}
+
+// failSteps is the length of a failing result's minimal counterexample.
+func failSteps(r *conformance.Result) int {
+	if r.Holds {
+		return 0
+	}
+	return len(r.Steps)
+}
+
+// splitPinned tells requests left "not ACKed" (AbortsAcked) from those
+// left unterminated; a refusal counts as unterminated.
+func splitPinned(pinned []string) (unacked, unterminated bool) {
+	for _, p := range pinned {
+		if strings.HasSuffix(p, "(not ACKed)") {
+			unacked = true
+		} else {
+			unterminated = true
+		}
+	}
+	return unacked, unterminated
 }
 
 func oneLine(err error) string {
@@ -241,25 +291,35 @@ func oneLine(err error) string {
 // counterexample on the real code.
 func writeHistory(w io.Writer, rows []*historyRow) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "COMMIT\tDATE\tVARIANT\tREFINEMENT\tAbortedRoomsTerminate\tPromptTermination\tCASES\tSUBJECT")
+	fmt.Fprintln(tw, "COMMIT\tDATE\tVARIANT\tREFINEMENT\tAbortedRoomsTerminate\tAbortsAcked\tPromptTermination\tCASES\tSUBJECT")
 	for _, r := range rows {
 		if r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t-\tcannot run: %s\t\t\t\t%s\n", r.Commit, r.Date, r.Error, r.Subject)
+			fmt.Fprintf(tw, "%s\t%s\t-\tcannot run: %s\t\t\t\t\t%s\n", r.Commit, r.Date, r.Error, r.Subject)
 			continue
 		}
 		cells := map[string]string{}
 		cases := 0
+		counted := map[string]bool{}
 		for _, run := range r.Runs {
-			cases += run.Cases
+			if run.Property != "AbortsAcked" && !counted[run.Property] {
+				counted[run.Property] = true
+				cases += run.Cases
+			}
 			cell := "holds"
 			if !run.Holds {
-				cell = fmt.Sprintf("FAILS (%d steps)", run.Steps)
-				if run.Property != conformance.Refinement {
+				switch run.Property {
+				case conformance.Refinement:
+					cell = fmt.Sprintf("FAILS (%d steps)", run.Steps)
+				case "AbortsAcked":
+					cell = fmt.Sprintf("UNACKED (%d steps)", run.Steps)
+				default:
 					cell = fmt.Sprintf("PINS (%d steps)", run.Steps)
 				}
 			}
 			switch {
 			case run.Check == "":
+			case strings.HasPrefix(run.Check, "not tested"):
+				cell = "-"
 			case run.Agrees:
 				cell += " = check"
 			default:
@@ -267,8 +327,8 @@ func writeHistory(w io.Writer, rows []*historyRow) {
 			}
 			cells[run.Property] = cell
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Commit, r.Date, r.Variant,
-			cells[conformance.Refinement], cells["AbortedRoomsTerminate"], cells["PromptTermination"], cases, r.Subject)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Commit, r.Date, r.Variant,
+			cells[conformance.Refinement], cells["AbortedRoomsTerminate"], cells["AbortsAcked"], cells["PromptTermination"], cases, r.Subject)
 	}
 	tw.Flush()
 	for _, r := range rows {
