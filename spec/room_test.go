@@ -260,9 +260,9 @@ var stepRows = []stepRow{
 	// and the same pop_bootstrapped releases the request, whose
 	// failure_exception() clears the room: one step.
 	{rule: "bootstrap timeout fails, releases and clears a Bootstrapping request", variant: "upstream",
-		given:  []assign{status("Bootstrapping"), senderAt("BootstrapQueue"), oneInfo},
-		action: `BootstrapTimeout(Q)`,
-		want:   map[string]string{"request_status[R]": q("Absent"), "sender[Q]": q("Released"), "transfer_infos[R]": "{}"},
+		given:   []assign{status("Bootstrapping"), senderAt("BootstrapQueue"), oneInfo},
+		action:  `BootstrapTimeout(Q)`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "sender[Q]": q("Released"), "transfer_infos[R]": "{}"},
 		changed: []string{"request_status", "sender", "transfer_infos"}},
 	{rule: "bootstrap timeout does not fire on WaitingForInput", variant: "upstream",
 		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},

@@ -247,10 +247,10 @@ var (
 		FailureClears: true,
 	}
 	SglangPre27011 = &Variant{
-		Name:         "sglang-pre-27011",
-		Doc:          "NIXL before PR #27011: a failed request is released without clear()",
-		AbsentRoom:   absentReadsWaiting,
-		OnAbort:      abortKillsThread,
+		Name:       "sglang-pre-27011",
+		Doc:        "NIXL before PR #27011: a failed request is released without clear()",
+		AbsentRoom: absentReadsWaiting,
+		OnAbort:    abortKillsThread,
 	}
 	Fork90a52f44a = &Variant{
 		Name:               "fork-90a52f44a",

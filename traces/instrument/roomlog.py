@@ -34,6 +34,14 @@ The events (one JSON object per line):
 
 Every event carries ts (RFC 3339, nanoseconds, UTC), host, role, rank,
 thread (threading.current_thread().name) and room.
+
+The log's line order is the order of the operations it records: each
+logged operation (a status update, a poll, a clear, a sender's creation, an
+enqueue) runs with its log line under one lock, so another thread cannot
+slip a change between an operation and its line. That makes each of these
+operations atomic with respect to the others (under CPython's GIL they
+nearly are already); the check-then-act sequences that span several
+operations, where the lifecycle's races live, are untouched.
 """
 
 import functools
@@ -118,6 +126,7 @@ class _Recorder:
 
     def __init__(self, log):
         self.log = log
+        self.lock = threading.RLock()  # an operation and its line, together
         self.local = threading.local()  # quiet, queue, worker bookkeeping
         self.last_poll = {}  # (room, sender id) -> (queue, status)
 
@@ -127,15 +136,16 @@ class _Recorder:
         def w(self, *args, **kwargs):
             room, status = _room_and_status(orig, self, args, kwargs)
             statuses = status_dict(self)
-            before = statuses.get(room)
-            out = orig(self, *args, **kwargs)
-            after = statuses.get(room)
+            with rec.lock:
+                before = statuses.get(room)
+                out = orig(self, *args, **kwargs)
+                after = statuses.get(room)
+                if after != before and not getattr(rec.local, "quiet", False):
+                    rec.log.emit("status", room, **{"from": status_name(before), "to": status_name(after)})
             if status is not None and status_name(status) == "Transferring":
                 # A worker marks its room Transferring as it posts a
                 # chunk's writes: that chunk was not skipped.
                 rec.local.posted = True
-            if after != before and not getattr(rec.local, "quiet", False):
-                rec.log.emit("status", room, **{"from": status_name(before), "to": status_name(after)})
             return out
         return w
 
@@ -145,39 +155,42 @@ class _Recorder:
         def w(self, *args, **kwargs):
             room = room_of(orig, self, args, kwargs)
             statuses = status_dict_of_sender(args, kwargs)
-            before = statuses.get(room)
-            rec.log.emit("sender_create", room)
-            rec.local.quiet = True
-            try:
-                return orig(self, *args, **kwargs)
-            finally:
-                rec.local.quiet = False
-                after = statuses.get(room)
-                if after != before:
-                    rec.log.emit("status", room, **{"from": status_name(before), "to": status_name(after)})
+            with rec.lock:
+                before = statuses.get(room)
+                rec.log.emit("sender_create", room)
+                rec.local.quiet = True
+                try:
+                    return orig(self, *args, **kwargs)
+                finally:
+                    rec.local.quiet = False
+                    after = statuses.get(room)
+                    if after != before:
+                        rec.log.emit("status", room, **{"from": status_name(before), "to": status_name(after)})
         return w
 
     def clear(self, orig):
         rec = self
 
         def w(self, *args, **kwargs):
-            rec.log.emit("clear", self.bootstrap_room)
-            return orig(self, *args, **kwargs)
+            with rec.lock:
+                rec.log.emit("clear", self.bootstrap_room)
+                return orig(self, *args, **kwargs)
         return w
 
     def poll(self, orig):
         rec = self
 
         def w(self, *args, **kwargs):
-            out = orig(self, *args, **kwargs)
-            queue = getattr(rec.local, "queue", None)
-            if queue is not None:
-                room = self.bootstrap_room
-                seen = (queue, status_name(out))
-                if rec.last_poll.get((room, id(self))) != seen:
-                    rec.last_poll[(room, id(self))] = seen
-                    rec.log.emit("poll", room, status=seen[1], queue=queue)
-            return out
+            with rec.lock:
+                out = orig(self, *args, **kwargs)
+                queue = getattr(rec.local, "queue", None)
+                if queue is not None:
+                    room = self.bootstrap_room
+                    seen = (queue, status_name(out))
+                    if rec.last_poll.get((room, id(self))) != seen:
+                        rec.last_poll[(room, id(self))] = seen
+                        rec.log.emit("poll", room, status=seen[1], queue=queue)
+                return out
         return w
 
     def in_queue(self, queue, orig):
@@ -264,11 +277,12 @@ def instrument_sglang(prefill, nixl_conn, common_utils, log):
     def add_transfer_request(orig):
         def w(self, *args, **kwargs):
             room = inspect.signature(orig).bind(self, *args, **kwargs).arguments.get("bootstrap_room")
-            before = sum(_queue_len(q) for q in getattr(self, "transfer_queues", []))
-            out = orig(self, *args, **kwargs)
-            n = sum(_queue_len(q) for q in getattr(self, "transfer_queues", [])) - before
-            if n > 0 and room is not None:
-                log.emit("chunk_enqueue", room, chunk=n)
+            with rec.lock:
+                before = sum(_queue_len(q) for q in getattr(self, "transfer_queues", []))
+                out = orig(self, *args, **kwargs)
+                n = sum(_queue_len(q) for q in getattr(self, "transfer_queues", [])) - before
+                if n > 0 and room is not None:
+                    log.emit("chunk_enqueue", room, chunk=n)
             return out
         return w
 

@@ -27,6 +27,15 @@ With --live OUTDIR --port PORT NAME it runs one scenario's emulators on
 that prefill port without capturing, for a caller that captures the
 traffic itself (roomspec watch's live test), and writes the log and the
 expectations into OUTDIR.
+
+The real-* scenarios run SGLang's own prefill code instead of the
+emulator (roomspec's harness, conformance/sglang, free-running: real
+ZeroMQ sockets, the real bootstrap thread, transfer workers and prefill.py's
+scheduler functions; NIXL, torch and the model faked), instrumented by
+roomlog.instrument_sglang. They need SGLang's python/ folder at the commit
+the scenario names (none of SGLang's code is committed here):
+
+    sudo /usr/bin/python3 make_scenarios.py --real /path/to/sglang-at-COMMIT/python real-storm-adca19c4
 """
 
 import json
@@ -44,7 +53,7 @@ sys.dont_write_bytecode = True  # leave no __pycache__ in the tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path[:0] = [os.path.join(ROOT, "conformance", "python"), os.path.join(ROOT, "traces", "instrument"),
-                os.path.join(ROOT, "traces", "testdata")]
+                os.path.join(ROOT, "traces", "testdata"), os.path.join(ROOT, "conformance", "sglang", "harness")]
 
 import prefill as P  # noqa: E402
 import roomlog  # noqa: E402
@@ -196,6 +205,40 @@ class Prefill:
             time.sleep(TICK / 2)
 
 
+class RealPrefill:
+    """SGLang's real prefill code (conformance/sglang's harness,
+    free-running) with what run_real drives: arrivals, held requests, a
+    crash. Its PULL socket is SGLang's own, on the port SGLang picks."""
+
+    def __init__(self, source, log, env):
+        from roomspec_sglang.live import LivePrefill
+
+        def instrument(h):
+            self.undo = roomlog.instrument_sglang(h.prefill, h.nixl, h.loader.module("disaggregation.common.utils"),
+                                                  log)
+
+        env = dict(env, SGLANG_HOST_IP="127.0.0.1")
+        self.live = LivePrefill(source, env=env, instrument=instrument)
+        self.port = self.live.port
+
+    @property
+    def crashed(self):
+        return self.live.crashed
+
+    def start(self):
+        self.live.start()
+
+    def arrive(self, req, room):
+        self.live.arrive(req, room)
+
+    def held(self):
+        return self.live.held()
+
+    def join(self):
+        self.live.join()
+        self.undo()
+
+
 def plan_events(plan):
     """The decode events of a storm plan (see run)."""
     events = []
@@ -344,6 +387,113 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
           "held", sorted(held, key=str), "aborted", sorted(aborted, key=str))
 
 
+def run_real(name, variant, events, tail, real, outdir=HERE):
+    """run() for SGLang's real code: real["source"] is its python/ folder,
+    real["env"] its environment, real["commit"] the commit it is. Decode
+    registers each rank first (the real worker needs the registration),
+    and sends TransferInfos the real handler accepts (decode prefix 0)."""
+    from roomspec_sglang.driver import registration_frames, transfer_info_frames, TOKENS_PER_CHUNK
+
+    if not real.get("source"):
+        raise SystemExit("%s: give SGLang's python/ folder at commit %s with --real" % (name, real["commit"]))
+    pcap = os.path.join(outdir, name + ".pcap")
+    logf = open(os.path.join(outdir, name + ".events.jsonl"), "w")
+    log = roomlog.EventLog(logf, host="prefill-0", role="prefill", rank=0)
+    pre = RealPrefill(real["source"], log, real.get("env", {}))
+    dports = [free_port() for _ in range(2)]
+    cap = Capture(pcap, "lo", " or ".join("tcp port %d" % p for p in [pre.port] + dports))
+    pre.start()
+    ctx = zmq.Context.instance()
+    ranks, listeners = [], []
+    for i in range(2):
+        ln = ctx.socket(zmq.PULL)  # ABORT_ACKs, where the code sends them
+        ln.bind("tcp://127.0.0.1:%d" % dports[i])
+        listeners.append(ln)
+        sock = ctx.socket(zmq.PUSH)
+        sock.setsockopt(zmq.HEARTBEAT_IVL, 200)
+        sock.connect("tcp://127.0.0.1:%d" % pre.port)
+        agent = "decode-agent-%d" % i
+        sock.send_multipart(registration_frames(pre.live.guard, ("127.0.0.1", dports[i]), agent, i))
+        ranks.append((sock, dports[i], agent))
+    time.sleep(0.3)
+    aborted, index = {}, {}
+    t0 = time.monotonic()
+    for t, what, room, inc, rks in sorted(events, key=lambda e: e[0]):
+        delay = t0 + t - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        if what == "arrive":
+            pre.arrive((room, inc), room)
+            continue
+        for i in rks:
+            sock, dport, agent = ranks[i]
+            if what == "ti":
+                k = index.setdefault((room, inc), len(index))
+                parts = transfer_info_frames(pre.live.guard, room, ("127.0.0.1", dport), agent, k,
+                                             TOKENS_PER_CHUNK, 2)
+            else:
+                _, parts = abort(room, "127.0.0.1", dport)
+                aborted.setdefault((room, inc), time.time())
+            sock.send_multipart(parts)
+    time.sleep(tail)
+    held = pre.held()
+    end = time.time()
+    pre.join()
+    for sock, *_ in ranks:
+        sock.close(linger=1000)
+    for ln in listeners:
+        ln.close(linger=0)
+    cap.stop()
+    logf.close()
+    if pre.crashed:
+        raise RuntimeError("%s: prefill crashed in its scheduler: %s" % (name, pre.crashed))
+    pinned_at = {}
+    for req, t in aborted.items():
+        if req in held:
+            pinned_at[req[0]] = min(t, pinned_at.get(req[0], t))
+    pinned = sorted(pinned_at)
+    expected = {}
+    for room in sorted({req[0] for req in aborted}):
+        if room in pinned:
+            expected[str(room)] = "violated" if end - pinned_at[room] >= DEADLINE + 0.1 else "inconclusive"
+        else:
+            expected[str(room)] = "satisfied"
+    latency = {}  # room -> seconds from its first ABORT to its release, as prefill saw them
+    for req, t in aborted.items():
+        if req in pre.live.released_at:
+            latency[str(req[0])] = round(pre.live.released_at[req] - t, 4)
+    out = {"variant": variant, "deadline": "%gs" % DEADLINE, "pinned": pinned, "with_log": expected,
+           "sglang_commit": real["commit"], "released_after_abort_s": latency}
+    with open(os.path.join(outdir, name + ".expected.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(name, variant, "pinned", pinned, "expected", expected)
+
+
+def real_storm(seed):
+    """40 rooms, 0.05 s apart, 32 of them aborted at different points of
+    their life (8 of each kind): before any TransferInfo; after both
+    TransferInfos, before the request reaches the scheduler; while it is
+    transferring; after only rank 0's TransferInfo. Requests reach the
+    scheduler 0.3 s after their first message; 8 rooms are never aborted."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(40):
+        room, t = 700 + k, 0.05 * k + rng.random() * 0.01
+        kind = k % 5
+        if kind == 0:
+            out += [ev(t, "ti", room), ev(t + 0.3, "arrive", room)]
+        elif kind == 1:
+            out += [ev(t, "abort", room), ev(t + 0.3, "arrive", room)]
+        elif kind == 2:
+            out += [ev(t, "ti", room), ev(t + 0.15, "abort", room), ev(t + 0.3, "arrive", room)]
+        elif kind == 3:
+            out += [ev(t, "ti", room), ev(t + 0.3, "arrive", room), ev(t + 0.36, "abort", room)]
+        else:
+            out += [ev(t, "ti", room, ranks=(0,)), ev(t + 0.1, "abort", room), ev(t + 0.3, "arrive", room)]
+    return out
+
+
 def storm(seed):
     rng = random.Random(seed)
     plan = []
@@ -490,8 +640,33 @@ SCENARIOS = {
 }
 
 
+# SGLang's real code at two commits (give its python/ folder with --real).
+REAL = {
+    # PR #35360: every aborted room released, the slowest by the bootstrap
+    # timeout (1 s here).
+    "real-storm-adca19c4": dict(variant="sglang-35360", commit="adca19c4970933fa1990fecf3541b527d3153594"),
+    # Before PR #34692 (a82f8e177^): no bootstrap timeout, so a room whose
+    # ABORTs reached prefill before its sender existed stays Bootstrapping.
+    "real-storm-69a31ce34": dict(variant="sglang-30545", commit="69a31ce342e7"),
+}
+REAL_SOURCE = None
+
+
+def real_scenario(name):
+    r = REAL[name]
+
+    def make(outdir=HERE, **kw):
+        run_real(name, r["variant"], real_storm(11), DEADLINE + 1.5,
+                 dict(source=REAL_SOURCE, commit=r["commit"], env={"SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT": "1"}),
+                 outdir=outdir)
+    return make
+
+
 def main():
+    global REAL_SOURCE
     args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "--real":
+        REAL_SOURCE, args = args[1], args[2:]
     kw = {}
     # --live OUTDIR --port PORT NAME: run scenario NAME's emulators on the
     # given prefill port without capturing (the caller captures), writing
@@ -506,6 +681,9 @@ def main():
         args = args[2:]
     names = args or list(SCENARIOS)
     for n in names:
+        if n in REAL:
+            real_scenario(n)(**{k: v for k, v in kw.items() if k == "outdir"})
+            continue
         SCENARIOS[n](**kw)
 
 

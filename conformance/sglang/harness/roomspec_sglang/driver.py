@@ -31,6 +31,29 @@ PREFILL_PORT = 41000
 TOKENS_PER_CHUNK = 4
 
 
+def registration_frames(guard, addr, agent, d):
+    """Decode rank d's registration (its KV and aux base pointers): the
+    frames of KVArgsRegisterInfo.from_zmq, optional trailing frames empty."""
+    ip, port = addr
+    return [guard, b"None", ip.encode(), str(port).encode(), agent.encode(),
+            f"agent-metadata-{d}".encode(),
+            struct.pack("Q", 0x300000 + d * 0x100000),  # kv ptrs
+            struct.pack("Q", 0x900000 + d * 0x10000),  # aux ptrs
+            b"",  # state ptrs
+            b"0", b"1", b"0",  # gpu id, attn tp size, engine rank
+            b"64",  # kv item len
+            b"", b"", b"", b"", b""]  # state item lens, dims, staging base, size, slots
+
+
+def transfer_info_frames(guard, room, addr, agent, index, num_tokens, required):
+    """A TransferInfo of decode rank `agent` for room: its page indices (a
+    disjoint range per request index), aux index, required_dst_info_num."""
+    ip, port = addr
+    pages = struct.pack(f"<{num_tokens}i", *range(index * num_tokens, (index + 1) * num_tokens))
+    return [guard, str(room).encode(), ip.encode(), str(port).encode(), agent.encode(), pages,
+            str(index % 1024).encode(), str(required).encode(), b"", b"0", b"0"]
+
+
 class Refused(Exception):
     """The action is not possible in the implementation's current state."""
 
@@ -85,16 +108,21 @@ class ExtendRange:
 class Harness:
     """SGLang's real prefill room handling under the conformance protocol."""
 
-    def __init__(self, root, env=None, timeout=5.0):
+    def __init__(self, root, env=None, timeout=5.0, agent=None):
+        """agent, if given, makes the harness free-running (live.py): real
+        ZeroMQ sockets, real transfer queues, the real clock, and agent()
+        as the NIXL agent; the default parks every thread at the fakes."""
         self.timeout = timeout
         self.env = dict(env or {})
+        self.live = agent is not None
         self.net = None
         self.controller = None
         self.clock = fakes.Clock()
         self._fake_zmq = fakes.fake_zmq_module(lambda: self.net)
-        extra = fakes.fake_nixl_modules(self._make_agent)
+        extra = fakes.fake_nixl_modules(agent or self._make_agent)
         self.loader = Loader(root, extra=extra)
-        sys.modules["zmq"] = self._fake_zmq
+        if not self.live:
+            sys.modules["zmq"] = self._fake_zmq
         os.environ.update(self.env)
         self._import()
 
@@ -118,9 +146,11 @@ class Harness:
             raise BoundaryError("transfer queues",
                                 "nixl/conn.py does not build its queues from FastQueue")
         self.guard = getattr(self.nixl, "GUARD", b"NixlMsgGuard")
+        self.time_readers = []
+        if self.live:
+            return
         # The clock: every real module that reads time.time() sees the fake.
         fake_time = fakes.fake_time_module(self.clock)
-        self.time_readers = []
         for modname, mod in list(sys.modules.items()):
             if modname.startswith("sglang.srt.") and isinstance(mod, types.ModuleType):
                 if getattr(mod, "time", None) is sys.modules.get("time"):
@@ -173,10 +203,10 @@ class Harness:
                 raise BoundaryError("decode registration",
                                     f"the bootstrap thread died on {what}: {self.controller._deaths_text()}")
         self.bq = self._build_bootstrap_queue()
-        self.sched = self._build_scheduler()
+        self.sched = self._build_scheduler(max(n, 1))
         self.bq.scheduler = self.sched
         self.waiting = []
-        self.reqs = [self._make_req(i) for i in range(n)]
+        self.reqs = [self._make_req(i, self.room_ids[self.requests[i]["room"]]) for i in range(n)]
 
     def _build_manager(self):
         KVArgs = self.base.KVArgs
@@ -233,7 +263,7 @@ class Harness:
         self._next_meta = getattr(self, "_next_meta", 0) + 1
         return self._next_meta
 
-    def _build_scheduler(self):
+    def _build_scheduler(self, rows):
         Mixin = self.prefill.SchedulerDisaggregationPrefillMixin
         harness = self
 
@@ -251,7 +281,6 @@ class Harness:
 
         s = Scheduler()
         num_tokens = TOKENS_PER_CHUNK * self.num_chunks
-        rows = max(len(self.requests), 1)
         import numpy as np
 
         req_to_token = np.arange(rows * num_tokens, dtype=np.int32).reshape(rows, num_tokens).view(HostTensor)
@@ -280,8 +309,7 @@ class Harness:
             object.__setattr__(s, k, v)
         return s
 
-    def _make_req(self, qi):
-        room = self.room_ids[self.requests[qi]["room"]]
+    def _make_req(self, qi, room):
         num_tokens = TOKENS_PER_CHUNK * self.num_chunks
         return Permissive(
             f"req[{qi}]", rid=f"req-{qi}", bootstrap_room=room, bootstrap_host="10.0.0.100",
@@ -300,27 +328,12 @@ class Harness:
     # ---- decode's frames -----------------------------------------------------
 
     def _registration(self, d):
-        ip, port = self.decode_addr[d]
-        frames = [
-            b"None", ip.encode(), str(port).encode(), self.agent_names[d].encode(),
-            f"agent-metadata-{d}".encode(),
-            struct.pack("Q", 0x300000 + d * 0x100000),  # kv ptrs
-            struct.pack("Q", 0x900000 + d * 0x10000),  # aux ptrs
-            b"",  # state ptrs
-            b"0", b"1", b"0",  # gpu id, attn tp size, engine rank
-            b"64",  # kv item len
-            b"", b"", b"", b"", b"",  # state item lens, dims, staging base, size, slots
-        ]
-        return [self.guard] + frames
+        return registration_frames(self.guard, self.decode_addr[d], self.agent_names[d], d)
 
     def _transfer_info(self, d, qi):
-        ip, port = self.decode_addr[d]
         room = self.room_ids[self.requests[qi]["room"]]
-        num_tokens = TOKENS_PER_CHUNK * self.num_chunks
-        pages = struct.pack(f"<{num_tokens}i", *range(qi * num_tokens, (qi + 1) * num_tokens))
-        return [self.guard, str(room).encode(), ip.encode(), str(port).encode(),
-                self.agent_names[d].encode(), pages, str(qi).encode(),
-                str(self.required).encode(), b"", b"0", b"0"]
+        return transfer_info_frames(self.guard, room, self.decode_addr[d], self.agent_names[d],
+                                    qi, TOKENS_PER_CHUNK * self.num_chunks, self.required)
 
     def _abort(self, d, qi):
         ip, port = self.decode_addr[d]
