@@ -31,6 +31,7 @@ func needPython(t *testing.T) string {
 // fakes, driver, probe, protocol) on the miniature tree: the Python
 // unittest modules beside the package.
 func TestHarnessPython(t *testing.T) {
+	t.Parallel() // mostly waiting: threads parking, children starting
 	py := needPython(t)
 	var out bytes.Buffer
 	_, err := subprocess.Output(context.Background(),

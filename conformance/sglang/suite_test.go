@@ -75,6 +75,7 @@ func report(r *conformance.Result) string {
 // resolve, probe, choose, the harness as a supervised child speaking the
 // protocol, real threads parked at the fakes; refinement and liveness hold.
 func TestMinitreeUnderTheSuite(t *testing.T) {
+	t.Parallel()
 	l := load(t, minitree, nil)
 	if l.variant != "sglang-35360" {
 		t.Fatalf("variant %s, want sglang-35360", l.variant)
@@ -95,6 +96,7 @@ func TestMinitreeUnderTheSuite(t *testing.T) {
 // does (issue 12, finding 6), so two ranks' ABORTs during a write leave a
 // rank's pages held.
 func TestMinitreeDeferredAck(t *testing.T) {
+	t.Parallel()
 	l := load(t, minitree, Env{"SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1"})
 	if l.variant != "sglang-35360-deferred" {
 		t.Fatalf("variant %s, want sglang-35360-deferred", l.variant)
@@ -116,6 +118,7 @@ func TestMinitreeDeferredAck(t *testing.T) {
 // GITDIR@COMMIT): its probed switches choose a bundled configuration, and
 // it refines that configuration.
 func TestRealCode(t *testing.T) {
+	t.Parallel()
 	given := os.Getenv("ROOMSPEC_SGLANG")
 	if given == "" {
 		t.Skip("ROOMSPEC_SGLANG is not set: give SGLang's python/ folder or GITDIR@COMMIT to run SGLang's real code under the suite")
