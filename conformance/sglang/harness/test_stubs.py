@@ -1,6 +1,6 @@
 """The stub finder, the Stub value, the written-out behaviours and the loader."""
 
-import importlib
+import importlib.machinery
 import os
 import sys
 import tempfile
