@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -113,6 +114,13 @@ func Choose(ing Ingredients) (name string, src []byte, err error) {
 	}
 	if template == nil {
 		return "", nil, fmt.Errorf("sglang: no bundled %s* configuration", family)
+	}
+	// A switch the spec does not have would be left out of the rendered
+	// configuration, and the code checked against a model of other code.
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if d := constant(template, k); d == nil || d.Value == nil || d.Value.Kind != cfg.Bool {
+			return "", nil, fmt.Errorf("sglang: the probe reports %s, which is not a switch of spec/Room.tla's %s* configurations", k, family)
+		}
 	}
 	return "probed", Render(template, "probed: the switches roomspec's probe found in the loaded code", want), nil
 }

@@ -22,12 +22,12 @@ from .loader import LoadError
 from .park import HarnessError
 
 
-def _parse_env(pairs):
+def _parse_env(ap, pairs):
     env = {}
     for p in pairs:
         k, sep, v = p.partition("=")
         if not sep or not k:
-            raise SystemExit(f"roomspec_sglang: --env wants KEY=VALUE, got {p!r}")
+            ap.error(f"--env wants KEY=VALUE, got {p!r}")  # exit status 2, as documented
         env[k] = v
     return env
 
@@ -75,13 +75,14 @@ def main(argv=None):
                     help="seconds a real thread may run before it must park again")
     ap.add_argument("--verbose", action="store_true", help="show SGLang's own log")
     args = ap.parse_args(argv)
+    env = _parse_env(ap, args.env)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.CRITICAL,
                         stream=sys.stderr)
     if not args.verbose:
         logging.disable(logging.CRITICAL)
     h = None
     try:
-        h = Harness(args.sglang, env=_parse_env(args.env), timeout=args.timeout)
+        h = Harness(args.sglang, env=env, timeout=args.timeout)
         if args.probe:
             from .probe import probe
 

@@ -98,9 +98,13 @@ class Loader:
 
     def optional(self, name):
         """The module, or None where this commit does not have it."""
+        full = f"sglang.srt.{name}"
         try:
             return self.module(name)
         except ModuleNotFoundError as e:
-            if e.name and e.name.endswith(name.split(".")[-1]):
+            # Missing here: the module or a package above it (a commit
+            # without mooncake/). A module it imports that is missing is
+            # an error of the loaded code, not an absence.
+            if e.name and (full == e.name or full.startswith(e.name + ".")):
                 return None
             raise

@@ -1,0 +1,119 @@
+package sglang
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/roomspec/roomspec/conformance/subprocess"
+)
+
+// needPython returns the harness's interpreter, or skips the test where it
+// cannot import the harness's real dependencies.
+func needPython(t *testing.T) string {
+	t.Helper()
+	py := Python()
+	out, err := exec.Command(py, "-c", "import zmq, numpy").CombinedOutput()
+	if err != nil {
+		t.Skipf("%s cannot import zmq and numpy (%v: %s): the harness runs on Debian's python3 "+
+			"with python3-zmq and python3-numpy (.ci/run installs them)", py, err, bytes.TrimSpace(out))
+	}
+	return py
+}
+
+// The harness's own machinery (stub finder, parking controller, boundary
+// fakes, driver, probe, protocol) on the miniature tree: the Python
+// unittest modules beside the package.
+func TestHarnessPython(t *testing.T) {
+	t.Parallel() // mostly waiting: threads parking, children starting
+	py := needPython(t)
+	var out bytes.Buffer
+	_, err := subprocess.Output(context.Background(),
+		[]string{"sh", "-c", `exec "$0" -m unittest discover -s harness 2>&1`, py},
+		subprocess.OutputOptions{
+			Timeout: 2 * time.Minute,
+			Env:     append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"),
+			Stdout:  &out,
+		})
+	if err != nil {
+		t.Fatalf("python unittest: %v\n%s", err, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	t.Log(strings.Join(lines[max(0, len(lines)-3):], "\n"))
+}
+
+func TestInstallHarness(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "not", "yet")
+	dir, err := InstallHarness(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.Glob("harness/roomspec_sglang/*.py")
+	got, _ := filepath.Glob(filepath.Join(dir, "roomspec_sglang", "*"))
+	if len(got) != len(want) || len(want) < 7 {
+		t.Fatalf("installed %d files, the package has %d", len(got), len(want))
+	}
+	for _, f := range want {
+		a, _ := os.ReadFile(f)
+		b, err := os.ReadFile(filepath.Join(dir, "roomspec_sglang", filepath.Base(f)))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: installed copy differs (%v)", f, err)
+		}
+	}
+	again, err := InstallHarness(cache)
+	if err != nil || again != dir {
+		t.Fatalf("second install: %q, %v; want %q", again, err, dir)
+	}
+	entries, _ := os.ReadDir(cache)
+	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "harness-") {
+		t.Errorf("cache holds %v, want one harness-* folder", entries)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "''"},
+		{"/usr/bin/python3", "/usr/bin/python3"},
+		{"KEY=v-1,2:3@4+5", "KEY=v-1,2:3@4+5"},
+		{"a b", "'a b'"},
+		{"it's", `'it'\''s'`},
+		{"$HOME", "'$HOME'"},
+		{"a\nb", "'a\nb'"},
+	} {
+		if got := shellQuote(tc.in); got != tc.want {
+			t.Errorf("shellQuote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The command line survives a real shell: every word arrives as given.
+func TestCommandQuoting(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	tmp := t.TempDir()
+	// The "interpreter" prints its environment's PYTHONPATH and its arguments.
+	py := filepath.Join(tmp, "it's a dir", "py $x")
+	write(t, py, "#!/bin/sh\nprintf '%s\\n' \"PYTHONPATH=$PYTHONPATH\" \"$@\"\n")
+	os.Chmod(py, 0o755)
+	t.Setenv("ROOMSPEC_PYTHON", py)
+	harnessDir := filepath.Join(tmp, `h "q" $(false) `+"`x`")
+	src := Source{Root: filepath.Join(tmp, "sglang root; rm -rf /")}
+	env := Env{"SGLANG_X=a b", "Y='z'", "Z=$HOME"}
+	out, err := exec.Command("sh", "-c", Command(harnessDir, src, env)).Output()
+	if err != nil {
+		t.Fatalf("sh -c %s: %v", Command(harnessDir, src, env), err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	want := []string{"PYTHONPATH=" + harnessDir, "-m", "roomspec_sglang", "--sglang", src.Root,
+		"--env", "SGLANG_X=a b", "--env", "Y='z'", "--env", "Z=$HOME"}
+	if !slices.Equal(got, want) {
+		t.Errorf("the shell gave\n%q\nwant\n%q", got, want)
+	}
+}

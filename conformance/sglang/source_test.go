@@ -1,0 +1,234 @@
+package sglang
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// minitree is our miniature SGLang tree (harness/testdata/minitree): the
+// folder that holds sglang/srt.
+const minitree = "harness/testdata/minitree"
+
+func TestResolveFolders(t *testing.T) {
+	checkout := t.TempDir()
+	if err := os.CopyFS(filepath.Join(checkout, "python"), os.DirFS(minitree)); err != nil {
+		t.Fatal(err)
+	}
+	absMini, _ := filepath.Abs(minitree)
+	for _, tc := range []struct {
+		name, given, root string
+	}{
+		{"python folder", minitree, absMini},
+		{"checkout", checkout, filepath.Join(checkout, "python")},
+		{"its python folder", filepath.Join(checkout, "python"), filepath.Join(checkout, "python")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := Resolve(context.Background(), tc.given, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src.Root != tc.root || src.Given != tc.given || src.Commit != "" {
+				t.Errorf("Resolve(%s) = %+v, want Root %s", tc.given, src, tc.root)
+			}
+			if src.Label() != tc.given {
+				t.Errorf("Label() = %q, want %q", src.Label(), tc.given)
+			}
+		})
+	}
+}
+
+func TestResolveNoSource(t *testing.T) {
+	empty := t.TempDir()
+	_, err := Resolve(context.Background(), empty, t.TempDir())
+	if !errors.Is(err, ErrNoSource) {
+		t.Fatalf("Resolve(empty folder) = %v, want ErrNoSource", err)
+	}
+	if !strings.Contains(err.Error(), "GITDIR@COMMIT") {
+		t.Errorf("the error does not say what to give: %v", err)
+	}
+	missing := filepath.Join(empty, "nothing@here")
+	_, err = Resolve(context.Background(), missing, t.TempDir())
+	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNoSource) {
+		t.Fatalf("Resolve(missing path) = %v, want a not-exist error", err)
+	}
+}
+
+// gitRepo makes a git repository in a temp folder with two commits: the
+// first without SGLang's sources, the second with the minitree under
+// python/ and a file the harness does not load. It returns the folder and
+// the two commits.
+func gitRepo(t *testing.T) (dir, bare, withTree string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found: GITDIR@COMMIT sources need git")
+	}
+	dir = t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=roomspec", "-c", "user.email=roomspec@example.com",
+			"-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_DATE=2026-08-19T10:00:00Z", "GIT_COMMITTER_DATE=2026-08-19T10:00:00Z")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	write(t, filepath.Join(dir, "README.md"), "not yet\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "before the tree")
+	bare = git("rev-parse", "HEAD")
+	if err := os.CopyFS(filepath.Join(dir, "python"), os.DirFS(minitree)); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "python", "sglang", "srt", "server_args.py"), "# not loaded by the harness\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "minitree at a commit")
+	return dir, bare, git("rev-parse", "HEAD")
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResolveGitCommit(t *testing.T) {
+	dir, _, sha := gitRepo(t)
+	cache := t.TempDir()
+	ctx := context.Background()
+	src, err := Resolve(ctx, dir+"@"+sha[:9], cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Source{Root: filepath.Join(cache, "sglang", sha, "python"), Given: dir + "@" + sha[:9],
+		Commit: sha, Date: "2026-08-19", Subject: "minitree at a commit"}
+	if src != want {
+		t.Fatalf("Resolve = %+v\nwant %+v", src, want)
+	}
+	if src.Label() != sha[:12] {
+		t.Errorf("Label() = %q, want the short commit", src.Label())
+	}
+	// What the harness loads is extracted, byte for byte; nothing else is.
+	for _, p := range []string{"sglang/srt/disaggregation/prefill.py", "sglang/srt/disaggregation/nixl/conn.py",
+		"sglang/srt/environ.py", "sglang/srt/utils/network.py"} {
+		got, err := os.ReadFile(filepath.Join(src.Root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig, _ := os.ReadFile(filepath.Join(minitree, p))
+		if !bytes.Equal(got, orig) {
+			t.Errorf("%s differs from the committed file", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(src.Root, "sglang/srt/server_args.py")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("server_args.py was extracted (%v): only the harness's paths should be", err)
+	}
+
+	// Once extracted, the cache is used as it is.
+	sentinel := filepath.Join(src.Root, "sentinel")
+	write(t, sentinel, "")
+	for _, given := range []string{dir + "@" + sha, filepath.Join(dir, ".git") + "@HEAD"} {
+		again, err := Resolve(ctx, given, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Root != src.Root || again.Commit != sha {
+			t.Errorf("Resolve(%s) = %+v, want the same extraction", given, again)
+		}
+	}
+	if _, err := os.Stat(sentinel); err != nil {
+		t.Errorf("the cached extraction was replaced: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(cache, "sglang", ".extract-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary folders left in the cache: %v", left)
+	}
+}
+
+func TestResolveGitCommitWithoutSources(t *testing.T) {
+	dir, bare, _ := gitRepo(t)
+	_, err := Resolve(context.Background(), dir+"@"+bare, t.TempDir())
+	if !errors.Is(err, ErrNoSource) || !strings.Contains(err.Error(), "has no python/sglang/srt/disaggregation") {
+		t.Fatalf("commit without sources: %v, want ErrNoSource naming the folder", err)
+	}
+	_, err = Resolve(context.Background(), dir+"@0123456789abcdef", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), `no commit "0123456789abcdef"`) {
+		t.Fatalf("unknown commit: %v", err)
+	}
+}
+
+// tarOf builds a tar stream of the entries (a name ending in / is a folder,
+// "name -> target" a symbolic link).
+func tarOf(t *testing.T, names ...string) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	w := tar.NewWriter(&b)
+	for _, n := range names {
+		h := &tar.Header{Name: n, Mode: 0o644, Typeflag: tar.TypeReg, Size: int64(len(n))}
+		if strings.HasSuffix(n, "/") {
+			h.Typeflag, h.Size, h.Mode = tar.TypeDir, 0, 0o755
+		} else if name, target, ok := strings.Cut(n, " -> "); ok {
+			h.Name, h.Linkname, h.Typeflag, h.Size = name, target, tar.TypeSymlink, 0
+		}
+		if err := w.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			w.Write([]byte(n))
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &b
+}
+
+func TestUntar(t *testing.T) {
+	outer := t.TempDir()
+	dir := filepath.Join(outer, "x")
+	if err := untar(tarOf(t, "python/", "python/sglang/a.py", "python/b.py", "link -> ../../etc"), dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"python/sglang/a.py", "python/b.py"} {
+		b, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil || string(b) != p {
+			t.Errorf("%s: %q, %v", p, b, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "link")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a symbolic link was written: %v", err)
+	}
+
+	for _, evil := range []string{"../evil", "/tmp/evil", "python/../../evil", "..", "./../evil"} {
+		t.Run(evil, func(t *testing.T) {
+			err := untar(tarOf(t, "python/ok.py", evil), dir)
+			if err == nil || !strings.Contains(err.Error(), "leaves the folder") {
+				t.Fatalf("untar(%q) = %v, want a refusal", evil, err)
+			}
+			if _, err := os.Stat(filepath.Join(outer, "evil")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a file was written outside the folder")
+			}
+		})
+	}
+
+	short := tarOf(t, "python/a.py") // cut inside the file's data
+	if err := untar(bytes.NewReader(short.Bytes()[:515]), t.TempDir()); err == nil {
+		t.Error("a truncated archive gives no error")
+	}
+}
