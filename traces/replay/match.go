@@ -222,8 +222,10 @@ func (sr *searcher) step(nodes []node, m Mark, trails bool) (out []node, depth i
 		if i := firstOn(n.pending, ch); i >= 0 {
 			for j := i; j < len(n.pending); j++ {
 				if n.pending[j] == m {
-					rest := append(dropChannel(n.pending[:j], ch), n.pending[j+1:]...)
-					res.add(node{s: n.s, pending: slices.Clone(rest), blind: n.blind &^ bit, trail: n.trail})
+					// A new list: n's pending marks are shared (with the set
+					// n belongs to, and with the other orders of a burst).
+					rest := append(slices.Clone(dropChannel(n.pending[:j], ch)), n.pending[j+1:]...)
+					res.add(node{s: n.s, pending: rest, blind: n.blind &^ bit, trail: n.trail})
 				}
 				if !blind {
 					break
