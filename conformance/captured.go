@@ -333,7 +333,7 @@ func (b *scheduler) build(choices []int) (Schedule, bool) {
 	}
 	var cands []cand
 	take := func(c cand) {
-		t, _ := specStep(b.c, &s, c.a)
+		t, _ := b.c.Step(&s, c.a)
 		s = t
 		sc.Seq = append(sc.Seq, c.a)
 		ev := c.ev
@@ -370,20 +370,20 @@ func (b *scheduler) build(choices []int) (Schedule, bool) {
 		cands = cands[:0]
 		for i := range n {
 			if evList[i].Log == nil && b.ready(taken, i) {
-				if _, ok := specStep(b.c, &s, evList[i].Action); ok {
+				if _, ok := b.c.Step(&s, evList[i].Action); ok {
 					cands = append(cands, cand{a: evList[i].Action, ev: i})
 				}
 			}
 		}
-		for _, a := range enabledActions(b.c, &s, nil) {
-			if isEnvironment(a.ID) {
+		for _, a := range b.c.Enabled(&s, nil) {
+			if model.Actions[a.ID].Environment() {
 				continue
 			}
 			if !b.room.Log {
 				cands = append(cands, cand{a: a, ev: -1})
 				continue
 			}
-			t, _ := specStep(b.c, &s, a)
+			t, _ := b.c.Step(&s, a)
 			marks := logMarks(b.c, a, &s, &t)
 			if len(marks) == 0 {
 				cands = append(cands, cand{a: a, ev: -1})
@@ -605,7 +605,7 @@ func logConsistent(c *model.Config, room *CapturedRoom, sc Schedule) bool {
 	}
 	s := c.Init()
 	for i, a := range sc.Seq {
-		t, ok := specStep(c, &s, a)
+		t, ok := c.Step(&s, a)
 		if !ok {
 			return false
 		}

@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/roomspec/roomspec/conformance/itf"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
@@ -32,7 +31,7 @@ func (p *SpecImpl) Reset(c *model.Config) error { p.c, p.s = c, c.Init(); return
 
 // Apply takes a in the spec.
 func (p *SpecImpl) Apply(a model.Action) error {
-	t, ok := specStep(p.c, &p.s, a)
+	t, ok := p.c.Step(&p.s, a)
 	if !ok {
 		return errNotEnabled
 	}
@@ -105,61 +104,32 @@ func WriteCapturedTable(w io.Writer, r *CapturedResult) error {
 	return err
 }
 
-// CapturedITF saves a failing room's schedule as ITF JSON (EncodeCase),
-// with the capture's path, the room and, per step, the frame number of
-// the observed event (0 for internal steps) in the trace's metadata (and
-// the log line numbers, when the room has log events).
+// CapturedITF saves a failing room's schedule as an ITF trace (as
+// SaveITF does), with the capture's path, the room and, per step, the
+// frame number of the observed event (0 for internal steps) in the
+// trace's metadata (and the log line numbers, when the room has log
+// events).
 func CapturedITF(r *CapturedResult) ([]byte, error) {
 	if r.Holds || r.Result == nil {
 		return nil, fmt.Errorf("conformance: room %d: no failing schedule to save", r.Room.Room)
 	}
 	cs := Case{Impl: r.Impl, Variant: r.Variant, Property: r.Property, Failure: r.Result.Failure, Seq: r.Schedule.Seq}
-	data, err := EncodeCase(r.Result.Config, cs)
+	t, err := cs.Trace(r.Result.Config)
 	if err != nil {
 		return nil, err
 	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	var meta map[string]any
-	if err := json.Unmarshal(doc["#meta"], &meta); err != nil {
-		return nil, err
-	}
-	frames := make([]int, len(r.Schedule.Event))
+	capt := &itf.Capture{Path: r.Room.Capture, Room: r.Room.Room, Frames: make([]int, len(r.Schedule.Event))}
 	lines := make([]int, len(r.Schedule.Event))
 	for i, ev := range r.Schedule.Event {
 		if ev >= 0 {
-			frames[i], lines[i] = r.Room.Events[ev].Frame, r.Room.Events[ev].Line
+			capt.Frames[i], lines[i] = r.Room.Events[ev].Frame, r.Room.Events[ev].Line
 		}
 	}
-	capt := map[string]any{"path": r.Room.Capture, "room": r.Room.Room, "frames": frames}
 	if r.Room.Log {
-		capt["log_lines"] = lines
+		capt.LogLines = lines
 	}
-	meta["capture"] = capt
-	if doc["#meta"], err = marshalNoEscape(meta); err != nil {
-		return nil, err
-	}
-	out, err := marshalNoEscape(doc)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, out, "", " "); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSpace(b.Bytes()), nil
+	t.Meta.Capture = capt
+	return t.Marshal(r.Result.Config)
 }
 
 // capturedSummary is one line for a room's result.

@@ -115,7 +115,7 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 // returns the steps that changed something and the rounds taken.
 func (k *checker) quiesce(impl Implementation, obs, spec model.State) ([]Step, model.State, int, error) {
 	var steps []Step
-	fair := fairActions(k.c, k.c.TimeoutsFair)
+	fair := k.c.FairActions(nil)
 	for round := 1; round <= k.bound; round++ {
 		changed := false
 		for _, a := range fair {
@@ -131,7 +131,7 @@ func (k *checker) quiesce(impl Implementation, obs, spec model.State) ([]Step, m
 			}
 			changed = true
 			st := Step{Action: a, Impl: o, Spec: spec}
-			if t, ok := specStep(k.c, &spec, a); ok {
+			if t, ok := k.c.Step(&spec, a); ok {
 				st.Spec, spec = t, t
 			} else {
 				st.ImplErr = "not enabled in the spec"

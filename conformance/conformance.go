@@ -19,8 +19,6 @@
 // saved as ITF JSON and replayed.
 package conformance
 
-//go:generate go run ../gen/suite/cmd/gensuite -out zz_suite_gen.go
-
 import (
 	"errors"
 	"fmt"
@@ -126,7 +124,7 @@ func specTrace(c *model.Config, seq []model.Action) (model.State, []model.State,
 	s := init
 	out := make([]model.State, len(seq))
 	for i, a := range seq {
-		t, ok := specStep(c, &s, a)
+		t, ok := c.Step(&s, a)
 		if !ok {
 			return init, nil, fmt.Errorf("step %d %s: %w", i+1, c.ActionString(a), ErrInvalidSequence)
 		}

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance/impl"
-	"github.com/roomspec/roomspec/gen/suite"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
@@ -33,23 +32,6 @@ func loadBuiltin(t testing.TB, name string) (Implementation, string, *model.Conf
 		t.Fatal(err)
 	}
 	return im, variant, c
-}
-
-func TestGeneratedSuiteUpToDate(t *testing.T) {
-	if suiteSourceSHA256 != model.SourceSHA256 {
-		t.Fatalf("zz_suite_gen.go was generated from spec %s, spec/model from %s: run go generate ./conformance", suiteSourceSHA256, model.SourceSHA256)
-	}
-	src, err := suite.Generate(suite.FromModel())
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := os.ReadFile("zz_suite_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(src, old) {
-		t.Fatal("zz_suite_gen.go is stale: run go generate ./conformance")
-	}
 }
 
 // shortestPrefix is the number of steps before the loop of the shortest

@@ -3,7 +3,6 @@ package conformance
 import (
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"text/tabwriter"
 
@@ -170,7 +169,7 @@ func paramTexts(c *model.Config, a model.Action) []string {
 	info := model.Actions[a.ID]
 	out := []string{}
 	for i, t := range info.ParamTypes {
-		d := domainOf(c, t)
+		d := c.Domain(t)
 		if d == nil || a.Params[i] < 0 || a.Params[i] >= d.Size() {
 			out = append(out, fmt.Sprint(a.Params[i]))
 			continue
@@ -180,17 +179,6 @@ func paramTexts(c *model.Config, a model.Action) []string {
 		out = append(out, b.String())
 	}
 	return out
-}
-
-// domainOf returns the Config field named name (a constant set such as
-// Requests or DecodeRanks), or nil.
-func domainOf(c *model.Config, name string) *model.Domain {
-	f := reflect.ValueOf(c).Elem().FieldByName(name)
-	if !f.IsValid() {
-		return nil
-	}
-	d, _ := f.Interface().(*model.Domain)
-	return d
 }
 
 // changedEntries describes how variable v's value text went from a to b:

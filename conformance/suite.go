@@ -6,6 +6,7 @@ import (
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/commands"
+	"github.com/leanovate/gopter/gen"
 
 	"github.com/roomspec/roomspec/spec/model"
 )
@@ -121,7 +122,7 @@ func (cmd stepCommand) PreCondition(st commands.State) bool {
 	if cmd.stutter {
 		return true
 	}
-	_, ok := specStep(cmd.r.cfg, st.(*model.State), cmd.a)
+	_, ok := cmd.r.cfg.Step(st.(*model.State), cmd.a)
 	return ok
 }
 
@@ -129,7 +130,7 @@ func (cmd stepCommand) NextState(st commands.State) commands.State {
 	if cmd.stutter {
 		return st
 	}
-	t, _ := specStep(cmd.r.cfg, st.(*model.State), cmd.a)
+	t, _ := cmd.r.cfg.Step(st.(*model.State), cmd.a)
 	return &t
 }
 
@@ -149,7 +150,7 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	}
 	// Refinement: the spec's successor, the implementation's step, and
 	// the comparison, here (Run is the only place that sees the case).
-	spec, ok := specStep(r.cfg, &cr.spec, cmd.a)
+	spec, ok := r.cfg.Step(&cr.spec, cmd.a)
 	if !ok {
 		r.invalid++
 		cr.fail()
@@ -268,7 +269,7 @@ func Check(impl Implementation, name, variant string, c *model.Config, property 
 	params.MinSize = min(opt.MinSteps, opt.MaxSteps)
 	params.MaxShrinkCount = 1000
 	params.Workers = 1
-	tr := commands.Prop(suiteCommandsFor(r)).Check(params)
+	tr := commands.Prop(suiteCommands(r)).Check(params)
 	res := &Result{Impl: name, Variant: variant, Property: property, Seed: opt.Seed, Cases: r.cases,
 		Bound: opt.Bound, MaxRounds: r.rounds, Config: c, FailStep: -1}
 	for n := range r.specViol {
@@ -296,8 +297,29 @@ func Check(impl Implementation, name, variant string, c *model.Config, property 
 	return res, nil
 }
 
-// suiteCommandsFor is suiteCommands (generated) for a run.
-func suiteCommandsFor(r *run) commands.Commands { return suiteCommands(r) }
+// suiteCommands is the gopter command set of one property run: each
+// command is a spec action enabled in the current spec state (or a stutter
+// when none is), run on the implementation in lockstep with the spec.
+func suiteCommands(r *run) *commands.ProtoCommands {
+	return &commands.ProtoCommands{
+		NewSystemUnderTestFunc: func(commands.State) commands.SystemUnderTest {
+			return r.newCase()
+		},
+		DestroySystemUnderTestFunc: func(sut commands.SystemUnderTest) {
+			r.endCase(sut.(*caseRun))
+		},
+		InitialStateGen: gen.Const(r.initial),
+		GenCommandFunc: func(st commands.State) gopter.Gen {
+			enabled := r.cfg.Enabled(st.(*model.State), nil)
+			if len(enabled) == 0 {
+				return gen.Const(stepCommand{r: r, stutter: true})
+			}
+			return gen.IntRange(0, len(enabled)-1).Map(func(i int) commands.Command {
+				return stepCommand{r: r, a: enabled[i]}
+			})
+		},
+	}
+}
 
 // failsFunc returns the predicate "seq shows a failure of property".
 func (k *checker) failsFunc(property string) func([]model.Action) bool {

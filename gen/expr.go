@@ -469,19 +469,19 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 		// the generated code (it panics) rather than wrap.
 		x, _ := g.expr(cx, a[0], intT)
 		y, _ := g.expr(cx, a[1], intT)
-		fn := map[string]string{"+": "AddInt", "-": "SubInt", "*": "MulInt"}[n.Name]
+		fn := map[string]string{"+": "specrt.AddInt", "-": "specrt.SubInt", "*": "specrt.MulInt"}[n.Name]
 		return fn + "(" + x + ", " + y + ")", intT
 	case `\div`:
 		x, _ := g.expr(cx, a[0], intT)
 		y, _ := g.expr(cx, a[1], intT)
-		return "FloorDiv(" + x + ", " + y + ")", intT
+		return "specrt.FloorDiv(" + x + ", " + y + ")", intT
 	case "%":
 		x, _ := g.expr(cx, a[0], intT)
 		y, _ := g.expr(cx, a[1], intT)
-		return "FloorMod(" + x + ", " + y + ")", intT
+		return "specrt.FloorMod(" + x + ", " + y + ")", intT
 	case "-.":
 		x, _ := g.expr(cx, a[0], intT)
-		return "SubInt(0, " + x + ")", intT
+		return "specrt.SubInt(0, " + x + ")", intT
 	case `\in`, `\notin`:
 		x, xt := g.expr(cx, a[0], nil)
 		m := g.member(cx, x, xt, a[1])
@@ -535,13 +535,13 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 			g.fail(n.At, "Append to %s", t)
 		}
 		y, _ := g.expr(cx, a[1], t.elem)
-		return "Append(" + x + ", " + y + ")", t
+		return "specrt.Append(" + x + ", " + y + ")", t
 	case `\o`:
 		x, y, t := g.pair(cx, a[0], a[1])
 		if t.kind != tSeq {
 			g.fail(n.At, "\\o of %s", t)
 		}
-		return "Concat(" + x + ", " + y + ")", t
+		return "specrt.Concat(" + x + ", " + y + ")", t
 	case "UNCHANGED":
 		if cx.t == "" {
 			g.fail(n.At, "UNCHANGED where there is no next state")
@@ -814,7 +814,7 @@ func (g *gen) setEnum(cx *ctx, n *tla.SetEnum, want *typ) (string, *typ) {
 	for _, el := range n.Elems {
 		c, t := g.expr(cx, el, et)
 		et = t
-		parts = append(parts, "Bit(int("+c+"))")
+		parts = append(parts, "specrt.Bit(int("+c+"))")
 	}
 	g.needBitset(n.At, et)
 	return "(" + strings.Join(parts, " | ") + ")", &typ{kind: tSet, elem: et}
@@ -1094,6 +1094,6 @@ func (g *gen) setFilter(cx *ctx, n *tla.SetFilter) (string, *typ) {
 	g.needBitset(n.At, et)
 	p, _ := g.expr(c2, n.Pred, boolT)
 	r := g.newTmp("set")
-	return fmt.Sprintf("func() uint64 { var %s uint64; %s { if %s { %s |= Bit(int(%s)) } }; return %s }()", r, loop, p, r, c2.b.code, r),
+	return fmt.Sprintf("func() uint64 { var %s uint64; %s { if %s { %s |= specrt.Bit(int(%s)) } }; return %s }()", r, loop, p, r, c2.b.code, r),
 		&typ{kind: tSet, elem: et}
 }

@@ -184,19 +184,22 @@ type gen struct {
 	helpers    map[string]string
 	helperList []string
 
-	actions    []*actionInfo
-	actByName  map[string]*actionInfo
-	initName   string
-	nextName   string
-	nextCode   string
-	initCode   string
-	initDet    bool
-	props      []*propInfo
-	tmp        int
-	nondet     bool
-	maxParams  int
-	usedFmtKey map[string]bool
-	wireCode   string
+	actions   []*actionInfo
+	actByName map[string]*actionInfo
+	initName  string
+	nextName  string
+	nextCode  string
+	initCode  string
+	initDet   bool
+	props     []*propInfo
+	tmp       int
+	nondet    bool
+	maxParams int
+	// specName is the SPECIFICATION formula (empty with INIT/NEXT);
+	// fairCode its fairness compiled (FairActions).
+	specName   string
+	fairCode   string
+	wireFields []recordField
 }
 
 func newGen(in Input) *gen {
@@ -214,7 +217,6 @@ func newGen(in Input) *gen {
 		varIdx: map[string]*varInfo{}, domains: map[string]*domain{}, strs: map[string]bool{},
 		records: map[string]*typ{}, ops: map[string]*opInst{}, opInsts: map[string]*opInst{}, opBusy: map[string]bool{}, opCount: map[string]int{}, constDefs: map[string]*constDef{},
 		constBusy: map[string]bool{}, helpers: map[string]string{}, actByName: map[string]*actionInfo{},
-		usedFmtKey: map[string]bool{},
 	}
 }
 
@@ -280,7 +282,8 @@ func (g *gen) run() {
 	g.compileInit()
 	g.compileNext()
 	g.compileProperties()
-	g.compileWires()
+	g.compileAnnotations()
+	g.compileFairness()
 }
 
 // classifyConstants fixes each constant's kind from the configurations:
@@ -671,7 +674,7 @@ func (g *gen) registerConstDef(name string, t *typ, d *domain) *constDef {
 		for _, c := range d.comps {
 			comps = append(comps, g.domainValue(c))
 		}
-		cd.code = fmt.Sprintf("NewProduct(%q, %s)", name, strings.Join(comps, ", "))
+		cd.code = fmt.Sprintf("specrt.NewProduct(%q, %s)", name, strings.Join(comps, ", "))
 		cd.t = t
 	case d != nil && d.kind == dInts:
 		cd.code = g.intSetExpr(cx, def.Body, name)
@@ -705,18 +708,18 @@ func (g *gen) intSetExpr(cx *ctx, e tla.Expr, name string) string {
 			c, _ := g.expr(cx, el, intT)
 			els = append(els, c)
 		}
-		return fmt.Sprintf("NewInts(%q, %s)", name, strings.Join(els, ", "))
+		return fmt.Sprintf("specrt.NewInts(%q, %s)", name, strings.Join(els, ", "))
 	case *tla.If:
 		c, _ := g.expr(cx, n.Cond, boolT)
-		return fmt.Sprintf("func() *Domain { if %s { return %s }; return %s }()", c, g.intSetExpr(cx, n.Then, name), g.intSetExpr(cx, n.Else, name))
+		return fmt.Sprintf("func() *specrt.Domain { if %s { return %s }; return %s }()", c, g.intSetExpr(cx, n.Then, name), g.intSetExpr(cx, n.Else, name))
 	case *tla.OpApp:
 		switch n.Name {
 		case "..":
 			a, _ := g.expr(cx, n.Args[0], intT)
 			b, _ := g.expr(cx, n.Args[1], intT)
-			return fmt.Sprintf("NewRange(%q, %s, %s)", name, a, b)
+			return fmt.Sprintf("specrt.NewRange(%q, %s, %s)", name, a, b)
 		case `\cup`, `\cap`, `\`:
-			op := map[string]string{`\cup`: "UnionInts", `\cap`: "InterInts", `\`: "DiffInts"}[n.Name]
+			op := "specrt." + map[string]string{`\cup`: "UnionInts", `\cap`: "InterInts", `\`: "DiffInts"}[n.Name]
 			return fmt.Sprintf("%s(%q, %s, %s)", op, name, g.intSetExpr(cx, n.Args[0], name), g.intSetExpr(cx, n.Args[1], name))
 		}
 	case *tla.Ident:
@@ -769,6 +772,12 @@ func (g *gen) findInitNext() {
 			init, next = c.Init.Name, c.Next.Name
 		default:
 			panic(&Error{File: c.File, Msg: "the configuration names neither SPECIFICATION nor INIT and NEXT"})
+		}
+		if c.Specification != nil {
+			if g.specName != "" && g.specName != c.Specification.Name {
+				panic(&Error{File: c.File, Pos: c.Specification.Pos, Msg: fmt.Sprintf("configurations name different specifications (%s, %s)", g.specName, c.Specification.Name)})
+			}
+			g.specName = c.Specification.Name
 		}
 		if g.initName != "" && (g.initName != init || g.nextName != next) {
 			panic(&Error{File: c.File, Msg: fmt.Sprintf("configurations disagree on the initial predicate and next-state relation (%s/%s vs %s/%s)", g.initName, g.nextName, init, next)})

@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance/itf"
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/replay"
@@ -243,6 +245,13 @@ func writePin(room *replay.Room, dir string) error {
 	if len(room.Behaviour) == 0 || room.Config == nil {
 		return nil
 	}
+	t := itf.Trace{Meta: itf.Meta{Source: model.SourceName,
+		Description: fmt.Sprintf("roomspec replay: room %d (%s under %s): %s", room.Room, room.Verdict, room.Config.Name, room.Reason)},
+		States: room.Behaviour}
+	data, err := t.Marshal(room.Config)
+	if err != nil {
+		return err
+	}
 	p := filepath.Join(dir, "room-"+strconv.FormatInt(room.Room, 10)+".itf.json")
-	return os.WriteFile(p, room.Config.ITF(room.Behaviour), 0o644)
+	return os.WriteFile(p, data, 0o644)
 }

@@ -4,13 +4,13 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/roomspec/roomspec/gen/specrt"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/spec/tla/value"
 )
@@ -109,8 +109,11 @@ var Vars = []string{"request_status", "transfer_infos", "tombstones", "bootstrap
 // Config holds the constants of one model configuration (.cfg) and the
 // constant definitions computed from them.
 type Config struct {
-	Rooms                  *Domain
-	DecodeRanks            *Domain
+	// Name is the configuration's name: its file name without .cfg
+	// (empty when it was read without one).
+	Name                   string
+	Rooms                  *specrt.Domain
+	DecodeRanks            *specrt.Domain
 	RequiredDstInfoNum     int
 	NumChunks              int
 	HasBootstrapTimeout    bool
@@ -127,14 +130,17 @@ type Config struct {
 	RoomReuse              bool
 	TimeoutsFair           bool
 	// Constant definitions.
-	Incarnations    *Domain
-	Requests        *Domain
-	Statuses        uint64
-	StatusOrAbsent  uint64
-	SenderPositions uint64
-	MaxChanLen      int
+	Incarnations        *specrt.Domain
+	Requests            *specrt.Domain
+	Statuses            uint64
+	StatusOrAbsent      uint64
+	SenderPositions     uint64
+	MaxChanLen          int
+	TimeoutFairRequests uint64
 	// Invariants and Properties are the names the configuration checks.
 	Invariants, Properties []string
+	// constants are the cfg's values, for With.
+	constants *specrt.Constants
 }
 
 // LoadConfig reads a model configuration (.cfg text) into a Config.
@@ -150,104 +156,60 @@ func LoadConfig(text []byte) (*Config, error) {
 // the spec must be given a plain value of the kind gen saw in the bundled
 // configurations.
 func FromCfg(conf *cfg.Config) (_ *Config, err error) {
-	c := &Config{}
-	vals := map[string]*cfg.Value{}
-	for _, d := range conf.Constants {
-		if d.Value == nil || len(d.Args) > 0 || d.Module != "" {
-			return nil, fmt.Errorf("model: %s: constant %s: only plain values are supported", conf.File, d.Name)
-		}
-		vals[d.Name] = d.Value
-	}
-	get := func(name string) (*cfg.Value, error) {
-		v, ok := vals[name]
-		if !ok {
-			return nil, fmt.Errorf("model: %s: constant %s is not given a value", conf.File, name)
-		}
-		return v, nil
-	}
-	if v, err := get("Rooms"); err != nil {
-		return nil, err
-	} else if c.Rooms, err = cfgModels("Rooms", v); err != nil {
+	k, err := specrt.ConstantsOf(conf)
+	if err != nil {
 		return nil, err
 	}
-	if v, err := get("DecodeRanks"); err != nil {
-		return nil, err
-	} else if c.DecodeRanks, err = cfgModels("DecodeRanks", v); err != nil {
-		return nil, err
-	}
-	if v, err := get("RequiredDstInfoNum"); err != nil {
-		return nil, err
-	} else if c.RequiredDstInfoNum, err = cfgInt("RequiredDstInfoNum", v); err != nil {
+	c := &Config{Name: k.Name(), constants: k}
+	if c.Rooms, err = k.Models("Rooms"); err != nil {
 		return nil, err
 	}
-	if v, err := get("NumChunks"); err != nil {
-		return nil, err
-	} else if c.NumChunks, err = cfgInt("NumChunks", v); err != nil {
+	if c.DecodeRanks, err = k.Models("DecodeRanks"); err != nil {
 		return nil, err
 	}
-	if v, err := get("HasBootstrapTimeout"); err != nil {
-		return nil, err
-	} else if c.HasBootstrapTimeout, err = cfgBool("HasBootstrapTimeout", v); err != nil {
+	if c.RequiredDstInfoNum, err = k.Int("RequiredDstInfoNum"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbortPopsTransferInfos"); err != nil {
-		return nil, err
-	} else if c.AbortPopsTransferInfos, err = cfgBool("AbortPopsTransferInfos", v); err != nil {
+	if c.NumChunks, err = k.Int("NumChunks"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbsentReadsWaiting"); err != nil {
-		return nil, err
-	} else if c.AbsentReadsWaiting, err = cfgBool("AbsentReadsWaiting", v); err != nil {
+	if c.HasBootstrapTimeout, err = k.Bool("HasBootstrapTimeout"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbsentLiveSenderFails"); err != nil {
-		return nil, err
-	} else if c.AbsentLiveSenderFails, err = cfgBool("AbsentLiveSenderFails", v); err != nil {
+	if c.AbortPopsTransferInfos, err = k.Bool("AbortPopsTransferInfos"); err != nil {
 		return nil, err
 	}
-	if v, err := get("FailedSticky"); err != nil {
-		return nil, err
-	} else if c.FailedSticky, err = cfgBool("FailedSticky", v); err != nil {
+	if c.AbsentReadsWaiting, err = k.Bool("AbsentReadsWaiting"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbortSparesSuccess"); err != nil {
-		return nil, err
-	} else if c.AbortSparesSuccess, err = cfgBool("AbortSparesSuccess", v); err != nil {
+	if c.AbsentLiveSenderFails, err = k.Bool("AbsentLiveSenderFails"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbortKillsBootstrap"); err != nil {
-		return nil, err
-	} else if c.AbortKillsBootstrap, err = cfgBool("AbortKillsBootstrap", v); err != nil {
+	if c.FailedSticky, err = k.Bool("FailedSticky"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbortAckSent"); err != nil {
-		return nil, err
-	} else if c.AbortAckSent, err = cfgBool("AbortAckSent", v); err != nil {
+	if c.AbortSparesSuccess, err = k.Bool("AbortSparesSuccess"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AckWaitsForWrites"); err != nil {
-		return nil, err
-	} else if c.AckWaitsForWrites, err = cfgBool("AckWaitsForWrites", v); err != nil {
+	if c.AbortKillsBootstrap, err = k.Bool("AbortKillsBootstrap"); err != nil {
 		return nil, err
 	}
-	if v, err := get("RecordTombstones"); err != nil {
-		return nil, err
-	} else if c.RecordTombstones, err = cfgBool("RecordTombstones", v); err != nil {
+	if c.AbortAckSent, err = k.Bool("AbortAckSent"); err != nil {
 		return nil, err
 	}
-	if v, err := get("WorkerSkipsMissing"); err != nil {
-		return nil, err
-	} else if c.WorkerSkipsMissing, err = cfgBool("WorkerSkipsMissing", v); err != nil {
+	if c.AckWaitsForWrites, err = k.Bool("AckWaitsForWrites"); err != nil {
 		return nil, err
 	}
-	if v, err := get("RoomReuse"); err != nil {
-		return nil, err
-	} else if c.RoomReuse, err = cfgBool("RoomReuse", v); err != nil {
+	if c.RecordTombstones, err = k.Bool("RecordTombstones"); err != nil {
 		return nil, err
 	}
-	if v, err := get("TimeoutsFair"); err != nil {
+	if c.WorkerSkipsMissing, err = k.Bool("WorkerSkipsMissing"); err != nil {
 		return nil, err
-	} else if c.TimeoutsFair, err = cfgBool("TimeoutsFair", v); err != nil {
+	}
+	if c.RoomReuse, err = k.Bool("RoomReuse"); err != nil {
+		return nil, err
+	}
+	if c.TimeoutsFair, err = k.Bool("TimeoutsFair"); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -255,17 +217,23 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 			err = fmt.Errorf("model: computing the constant definitions: %v", r)
 		}
 	}()
-	c.Incarnations = func() *Domain {
+	c.Incarnations = func() *specrt.Domain {
 		if c.RoomReuse {
-			return NewInts("Incarnations", 1, 2)
+			return specrt.NewInts("Incarnations", 1, 2)
 		}
-		return NewInts("Incarnations", 1)
+		return specrt.NewInts("Incarnations", 1)
 	}()
-	c.Requests = NewProduct("Requests", c.Rooms, c.Incarnations)
-	c.Statuses = (Bit(int(StrFailed)) | Bit(int(StrBootstrapping)) | Bit(int(StrWaitingForInput)) | Bit(int(StrTransferring)) | Bit(int(StrSuccess)))
-	c.StatusOrAbsent = (c.Statuses | (Bit(int(StrAbsent))))
-	c.SenderPositions = (Bit(int(StrNoSender)) | Bit(int(StrBootstrapQueue)) | Bit(int(StrWaitingQueue)) | Bit(int(StrInflightQueue)) | Bit(int(StrReleased)))
-	c.MaxChanLen = MulInt(2, bits.OnesCount64(c.Requests.All()))
+	c.Requests = specrt.NewProduct("Requests", c.Rooms, c.Incarnations)
+	c.Statuses = (specrt.Bit(int(StrFailed)) | specrt.Bit(int(StrBootstrapping)) | specrt.Bit(int(StrWaitingForInput)) | specrt.Bit(int(StrTransferring)) | specrt.Bit(int(StrSuccess)))
+	c.StatusOrAbsent = (c.Statuses | (specrt.Bit(int(StrAbsent))))
+	c.SenderPositions = (specrt.Bit(int(StrNoSender)) | specrt.Bit(int(StrBootstrapQueue)) | specrt.Bit(int(StrWaitingQueue)) | specrt.Bit(int(StrInflightQueue)) | specrt.Bit(int(StrReleased)))
+	c.MaxChanLen = specrt.MulInt(2, bits.OnesCount64(c.Requests.All()))
+	c.TimeoutFairRequests = func() uint64 {
+		if c.TimeoutsFair {
+			return c.Requests.All()
+		}
+		return uint64(0)
+	}()
 	if c.Rooms.Size() > 64 {
 		return nil, fmt.Errorf("model: %s has %d elements; sets of its elements are 64-bit sets", "Rooms", c.Rooms.Size())
 	}
@@ -284,6 +252,34 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	return c, nil
 }
 
+// With returns a Config with c's constants but those named in values,
+// which get the values given (as a .cfg would write them), and the
+// constant definitions computed again: an instance of the same
+// configuration with, say, other constant sets.
+func (c *Config) With(values map[string]*cfg.Value) (*Config, error) {
+	conf, err := c.constants.With(values)
+	if err != nil {
+		return nil, err
+	}
+	return FromCfg(conf)
+}
+
+// Domain returns the constant set (a CONSTANT or a constant definition
+// that functions and action parameters range over) named name, or nil.
+func (c *Config) Domain(name string) *specrt.Domain {
+	switch name {
+	case "Rooms":
+		return c.Rooms
+	case "DecodeRanks":
+		return c.DecodeRanks
+	case "Incarnations":
+		return c.Incarnations
+	case "Requests":
+		return c.Requests
+	}
+	return nil
+}
+
 // RoomOf is compiled from the spec's definition of the same name.
 func (c *Config) RoomOf(s *State, p_q Requests) Rooms {
 	return Rooms(c.Requests.Comp(int(p_q), 0))
@@ -299,7 +295,7 @@ func (c *Config) Started(s *State, p_q Requests) bool {
 		if c.Requests.Comp(int(p_q), 1) == 1 {
 			return true
 		}
-		return s.Aborted[Requests(c.Requests.Index(int(c.RoomOf(s, p_q)), SubInt(c.Requests.Comp(int(p_q), 1), 1)))]
+		return s.Aborted[Requests(c.Requests.Index(int(c.RoomOf(s, p_q)), specrt.SubInt(c.Requests.Comp(int(p_q), 1), 1)))]
 	}()
 }
 
@@ -561,97 +557,20 @@ type Action struct {
 	Params [MaxParams]int
 }
 
-// ActionInfo describes an action: its parameters and the annotations
-// written above its definition (@action, @models, @wire, ...).
-type ActionInfo struct {
-	Name       string
-	Params     []string // parameter names
-	ParamTypes []string // TLA+ sets the parameters range over (Go types)
-	// Kind is "environment" or "implementation" and Actor the actor
-	// after it in the @action annotation ("decode", "scheduler", ...).
-	Kind, Actor string
-	Models      []string
-	Wire        []Wire
-	// Annotations are all @key: value lines, in order.
-	Annotations [][2]string
-	// Deterministic actions have a method returning (State, bool);
-	// the others one taking a yield function.
-	Deterministic bool
-}
-
-// Wire is a @wire annotation: a message the action sends or receives.
-// Fields and the optional For/If parts are TLA+ expression text.
-type Wire struct {
-	Event, Msg, Dir string
-	Fields          [][2]string
-	For, If         string
-	Text            string
-}
-
-// WireMessage is a message of a @wire annotation, evaluated.
-type WireMessage struct {
-	Event, Msg, Dir string
-	Fields          []WireField
-}
-
-// WireField is a field of a WireMessage: its value printed as TLA+ and as
-// an interpreter value.
-type WireField struct {
-	Name, Text string
-	Value      value.Value
-}
-
-// WireMessages returns the messages the action a puts on or takes off
-// the wire when it is taken in state s (its @wire annotations evaluated
-// in s), in annotation order.
-func (c *Config) WireMessages(a Action, s *State) []WireMessage {
-	var out []WireMessage
-	switch a.ID {
-	case ActBootstrapRecvTransferInfo:
-		p_d := DecodeRanks(a.Params[0])
-		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
-	case ActBootstrapRecvAbort:
-		p_d := DecodeRanks(a.Params[0])
-		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
-		if c.AbortAckSent && !c.AbortKillsBootstrap {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val10(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
-		}
-	case ActDecodeSendTransferInfo:
-		p_d := DecodeRanks(a.Params[0])
-		_ = p_d
-		p_q := Requests(a.Params[1])
-		_ = p_q
-		out = append(out, WireMessage{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val10(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
-	case ActDecodeAbort:
-		p_q := Requests(a.Params[0])
-		_ = p_q
-		for v161 := DecodeRanks(0); int(v161) < c.DecodeRanks.Size(); v161++ {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val10(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, v161); return b.String() }(), Value: c.val12(v161)}}})
-		}
-	case ActDecodeRecvAbortAck:
-		p_d := DecodeRanks(a.Params[0])
-		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt9(&b, s.AckChan[p_d][0].Room); return b.String() }(), Value: c.val10(s.AckChan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt11(&b, p_d); return b.String() }(), Value: c.val12(p_d)}}})
-	}
-	return out
-}
-
 // Actions describes each ActionID.
-var Actions = []ActionInfo{
-	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__", "common/conn.py:327 update_status(room, Bootstrapping)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__"}, {"models", "common/conn.py:327 update_status(room, Bootstrapping)"}}, Deterministic: true},
-	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py PrefillBootstrapQueue.pop_bootstrapped", "nixl/conn.py NixlKVSender.poll -> check_status"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py PrefillBootstrapQueue.pop_bootstrapped"}, {"models", "nixl/conn.py NixlKVSender.poll -> check_status"}}, Deterministic: true},
-	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py process_batch_result_disagg_prefill -> send_kv_chunk", "nixl/conn.py NixlKVSender.send -> add_transfer_request"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py process_batch_result_disagg_prefill -> send_kv_chunk"}, {"models", "nixl/conn.py NixlKVSender.send -> add_transfer_request"}}, Deterministic: true},
-	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py process_disagg_prefill_inflight_queue", "nixl/conn.py NixlKVSender.poll, NixlKVSender.clear"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py process_disagg_prefill_inflight_queue"}, {"models", "nixl/conn.py NixlKVSender.poll, NixlKVSender.clear"}}, Deterministic: true},
-	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py NixlKVManager.bootstrap_thread, TransferInfo branch"}, Wire: []Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py NixlKVManager.bootstrap_thread, TransferInfo branch"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Deterministic: true},
-	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager.bootstrap_thread, ABORT branch", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "AbortAckSent /\\ ~AbortKillsBootstrap", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager.bootstrap_thread, ABORT branch"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Deterministic: true},
-	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py NixlKVManager.transfer_worker (dequeue, post writes)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py NixlKVManager.transfer_worker (dequeue, post writes)"}}, Deterministic: true},
-	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py NixlKVManager.transfer_worker (wait, last chunk)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py NixlKVManager.transfer_worker (wait, last chunk)"}}, Deterministic: true},
-	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"nixl/conn.py NixlKVSender.poll bootstrap timeout (PR #34692)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "nixl/conn.py NixlKVSender.poll bootstrap timeout (PR #34692)"}}, Deterministic: true},
-	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py NixlKVReceiver.init (sends TransferInfo)"}, Wire: []Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py NixlKVReceiver.init (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
-	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)"}, Wire: []Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
-	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
+var Actions = []specrt.ActionInfo{
+	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__", "common/conn.py:327 update_status(room, Bootstrapping)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py PrefillBootstrapQueue.add -> NixlKVSender.__init__"}, {"models", "common/conn.py:327 update_status(room, Bootstrapping)"}}, Deterministic: true},
+	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py PrefillBootstrapQueue.pop_bootstrapped", "nixl/conn.py NixlKVSender.poll -> check_status"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py PrefillBootstrapQueue.pop_bootstrapped"}, {"models", "nixl/conn.py NixlKVSender.poll -> check_status"}}, Deterministic: true},
+	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py process_batch_result_disagg_prefill -> send_kv_chunk", "nixl/conn.py NixlKVSender.send -> add_transfer_request"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py process_batch_result_disagg_prefill -> send_kv_chunk"}, {"models", "nixl/conn.py NixlKVSender.send -> add_transfer_request"}}, Deterministic: true},
+	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py process_disagg_prefill_inflight_queue", "nixl/conn.py NixlKVSender.poll, NixlKVSender.clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py process_disagg_prefill_inflight_queue"}, {"models", "nixl/conn.py NixlKVSender.poll, NixlKVSender.clear"}}, Deterministic: true},
+	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py NixlKVManager.bootstrap_thread, TransferInfo branch"}, Wire: []specrt.Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py NixlKVManager.bootstrap_thread, TransferInfo branch"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Deterministic: true},
+	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager.bootstrap_thread, ABORT branch", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "AbortAckSent /\\ ~AbortKillsBootstrap", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager.bootstrap_thread, ABORT branch"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: d) prefill->decode if AbortAckSent /\\ ~AbortKillsBootstrap"}}, Deterministic: true},
+	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py NixlKVManager.transfer_worker (dequeue, post writes)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py NixlKVManager.transfer_worker (dequeue, post writes)"}}, Deterministic: true},
+	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py NixlKVManager.transfer_worker (wait, last chunk)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py NixlKVManager.transfer_worker (wait, last chunk)"}}, Deterministic: true},
+	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"nixl/conn.py NixlKVSender.poll bootstrap timeout (PR #34692)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "nixl/conn.py NixlKVSender.poll bootstrap timeout (PR #34692)"}}, Deterministic: true},
+	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py NixlKVReceiver.init (sends TransferInfo)"}, Wire: []specrt.Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py NixlKVReceiver.init (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
+	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py NixlKVReceiver.abort (client abort, waiting timeout)"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
+	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
 }
 
 func (c *Config) actSchedulerCreateSender(s, t *State, p_q Requests, yield func(*State) bool) bool {
@@ -915,7 +834,7 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 	}
 	_ = l55
 	l56 := func() uint64 {
-		return (s.TransferInfos[l55()] | (Bit(int(p_d))))
+		return (s.TransferInfos[l55()] | (specrt.Bit(int(p_d))))
 	}
 	_ = l56
 	if c.RecordTombstones && (s.Tombstones>>uint(l55())&1 != 0) {
@@ -1068,7 +987,7 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		}()
 		t.Tombstones = func() uint64 {
 			if c.RecordTombstones && (l76() == StrAbsent) {
-				return (s.Tombstones | (Bit(int(l75()))))
+				return (s.Tombstones | (specrt.Bit(int(l75()))))
 			}
 			return s.Tombstones
 		}()
@@ -1077,7 +996,7 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 				return func(old80 [][]Msg) [][]Msg {
 					r81 := slices.Clone(old80)
 					i82 := p_d
-					r81[i82] = Append(old80[i82], Msg{Type: StrABORT_ACK, Room: l75(), Rank: p_d})
+					r81[i82] = specrt.Append(old80[i82], Msg{Type: StrABORT_ACK, Room: l75(), Rank: p_d})
 					return r81
 				}(s.AckChan)
 			}
@@ -1132,7 +1051,7 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 	t.Queued = func(old85 []int) []int {
 		r86 := slices.Clone(old85)
 		i87 := p_q
-		r86[i87] = SubInt(old85[i87], 1)
+		r86[i87] = specrt.SubInt(old85[i87], 1)
 		return r86
 	}(s.Queued)
 	l88 := func() Rooms {
@@ -1358,13 +1277,13 @@ func (c *Config) actDecodeSendTransferInfo(s, t *State, p_d DecodeRanks, p_q Req
 	t.TiSent = func(old115 []uint64) []uint64 {
 		r116 := slices.Clone(old115)
 		i117 := p_q
-		r116[i117] = (old115[i117] | (Bit(int(p_d))))
+		r116[i117] = (old115[i117] | (specrt.Bit(int(p_d))))
 		return r116
 	}(s.TiSent)
 	t.Chan = func(old118 [][]Msg) [][]Msg {
 		r119 := slices.Clone(old118)
 		i120 := p_d
-		r119[i120] = Append(old118[i120], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
+		r119[i120] = specrt.Append(old118[i120], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
 		return r119
 	}(s.Chan)
 	t.RequestStatus = s.RequestStatus
@@ -1412,7 +1331,7 @@ func (c *Config) actDecodeAbort(s, t *State, p_q Requests, yield func(*State) bo
 		for i := range r127 {
 			x126 := DecodeRanks(i)
 			_ = x126
-			r127[i] = Append(s.Chan[x126], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x126})
+			r127[i] = specrt.Append(s.Chan[x126], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x126})
 		}
 		return r127
 	}()
@@ -1476,7 +1395,7 @@ func (c *Config) actDecodeRecvAbortAck(s, t *State, p_d DecodeRanks, yield func(
 			_ = x136
 			r137[i] = func() uint64 {
 				if (c.RoomOf(s, x136) == s.AckChan[p_d][0].Room) && s.Aborted[x136] {
-					return (s.PagesReleased[x136] | (Bit(int(p_d))))
+					return (s.PagesReleased[x136] | (specrt.Bit(int(p_d))))
 				}
 				return s.PagesReleased[x136]
 			}()
@@ -1743,6 +1662,86 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 	return false
 }
 
+// Step takes action a from s: its successor and true, or false when a is
+// not enabled in s. (For an action with several successors from one
+// state, the first Next yields.)
+func (c *Config) Step(s *State, a Action) (State, bool) {
+	switch a.ID {
+	case ActSchedulerCreateSender:
+		return c.SchedulerCreateSender(s, Requests(a.Params[0]))
+	case ActSchedulerPollBootstrap:
+		return c.SchedulerPollBootstrap(s, Requests(a.Params[0]))
+	case ActSchedulerSend:
+		return c.SchedulerSend(s, Requests(a.Params[0]))
+	case ActSchedulerPollInFlight:
+		return c.SchedulerPollInFlight(s, Requests(a.Params[0]))
+	case ActBootstrapRecvTransferInfo:
+		return c.BootstrapRecvTransferInfo(s, DecodeRanks(a.Params[0]))
+	case ActBootstrapRecvAbort:
+		return c.BootstrapRecvAbort(s, DecodeRanks(a.Params[0]))
+	case ActWorkerPost:
+		return c.WorkerPost(s, Requests(a.Params[0]))
+	case ActWorkerComplete:
+		return c.WorkerComplete(s, Requests(a.Params[0]))
+	case ActBootstrapTimeout:
+		return c.BootstrapTimeout(s, Requests(a.Params[0]))
+	case ActDecodeSendTransferInfo:
+		return c.DecodeSendTransferInfo(s, DecodeRanks(a.Params[0]), Requests(a.Params[1]))
+	case ActDecodeAbort:
+		return c.DecodeAbort(s, Requests(a.Params[0]))
+	case ActDecodeRecvAbortAck:
+		return c.DecodeRecvAbortAck(s, DecodeRanks(a.Params[0]))
+	}
+	return State{}, false
+}
+
+// Enabled appends to buf every action (with its parameters) enabled in s,
+// in the order Next yields them.
+func (c *Config) Enabled(s *State, buf []Action) []Action {
+	c.Next(s, func(a Action, _ *State) bool {
+		if n := len(buf); n == 0 || buf[n-1] != a {
+			buf = append(buf, a)
+		}
+		return false
+	})
+	return buf
+}
+
+// FairActions appends to buf every action instance the specification
+// assumes weakly or strongly fair under c (the WF_v and SF_v conjuncts of
+// its fairness, their quantifiers evaluated), in the order the
+// conjuncts list them.
+func (c *Config) FairActions(buf []Action) []Action {
+	for v162 := Requests(0); int(v162) < c.Requests.Size(); v162++ {
+		buf = append(buf, Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(v162)}})
+	}
+	for v163 := Requests(0); int(v163) < c.Requests.Size(); v163++ {
+		buf = append(buf, Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(v163)}})
+	}
+	for v164 := Requests(0); int(v164) < c.Requests.Size(); v164++ {
+		buf = append(buf, Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(v164)}})
+	}
+	for v165 := Requests(0); int(v165) < c.Requests.Size(); v165++ {
+		buf = append(buf, Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(v165)}})
+	}
+	for v166 := DecodeRanks(0); int(v166) < c.DecodeRanks.Size(); v166++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(v166)}})
+	}
+	for v167 := DecodeRanks(0); int(v167) < c.DecodeRanks.Size(); v167++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(v167)}})
+	}
+	for v168 := Requests(0); int(v168) < c.Requests.Size(); v168++ {
+		buf = append(buf, Action{ID: ActWorkerPost, Params: [MaxParams]int{int(v168)}})
+	}
+	for v169 := Requests(0); int(v169) < c.Requests.Size(); v169++ {
+		buf = append(buf, Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(v169)}})
+	}
+	for bs171 := c.TimeoutFairRequests; bs171 != 0; bs171 &= bs171 - 1 {
+		buf = append(buf, Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(Requests(bits.TrailingZeros64(bs171)))}})
+	}
+	return buf
+}
+
 // ActionString prints a as the interpreter's eval.Action does: Name(p1, p2).
 func (c *Config) ActionString(a Action) string {
 	var b strings.Builder
@@ -1750,69 +1749,129 @@ func (c *Config) ActionString(a Action) string {
 	case ActSchedulerCreateSender:
 		b.WriteString("SchedulerCreateSender")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt96(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollBootstrap:
 		b.WriteString("SchedulerPollBootstrap")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt96(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerSend:
 		b.WriteString("SchedulerSend")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt96(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollInFlight:
 		b.WriteString("SchedulerPollInFlight")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt96(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvTransferInfo:
 		b.WriteString("BootstrapRecvTransferInfo")
 		b.WriteByte('(')
-		c.fmt11(&b, DecodeRanks(a.Params[0]))
+		c.fmt28(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvAbort:
 		b.WriteString("BootstrapRecvAbort")
 		b.WriteByte('(')
-		c.fmt11(&b, DecodeRanks(a.Params[0]))
+		c.fmt28(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerPost:
 		b.WriteString("WorkerPost")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt96(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerComplete:
 		b.WriteString("WorkerComplete")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt96(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapTimeout:
 		b.WriteString("BootstrapTimeout")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt96(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeSendTransferInfo:
 		b.WriteString("DecodeSendTransferInfo")
 		b.WriteByte('(')
-		c.fmt11(&b, DecodeRanks(a.Params[0]))
+		c.fmt28(&b, DecodeRanks(a.Params[0]))
 		b.WriteString(", ")
-		c.fmt75(&b, Requests(a.Params[1]))
+		c.fmt96(&b, Requests(a.Params[1]))
 		b.WriteByte(')')
 	case ActDecodeAbort:
 		b.WriteString("DecodeAbort")
 		b.WriteByte('(')
-		c.fmt75(&b, Requests(a.Params[0]))
+		c.fmt96(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeRecvAbortAck:
 		b.WriteString("DecodeRecvAbortAck")
 		b.WriteByte('(')
-		c.fmt11(&b, DecodeRanks(a.Params[0]))
+		c.fmt28(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	default:
 		fmt.Fprintf(&b, "Action(%d)", a.ID)
 	}
 	return b.String()
+}
+
+// WireMessage is a message an action puts on or takes off the wire when
+// taken in a state: one of its @wire annotations evaluated there.
+type WireMessage struct {
+	// Send says the action puts the message on the wire (a capture sees
+	// it); otherwise it takes it off (recv).
+	Send bool
+	// Msg and Dir are the annotation's message name and direction.
+	Msg, Dir string
+	// Room is the annotation's field room.
+	Room Rooms
+	// Rank is the annotation's field rank.
+	Rank DecodeRanks
+	// InFlight is, for a received message, the number of messages on the
+	// channel it is taken from (the length of the sequence whose Head the
+	// annotation reads), this one included.
+	InFlight int
+}
+
+// AppendWire appends to buf the messages action a, enabled in state s,
+// puts on or takes off the wire when it is taken there: its @wire
+// annotations evaluated in s (for each element of a "for" binder, where
+// the "if" condition holds), in annotation order.
+func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage {
+	switch a.ID {
+	case ActBootstrapRecvTransferInfo:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		buf = append(buf, WireMessage{Send: false, Msg: "TransferInfo", Dir: "decode->prefill", Room: s.Chan[p_d][0].Room, Rank: p_d, InFlight: len(s.Chan[p_d])})
+
+	case ActBootstrapRecvAbort:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		buf = append(buf, WireMessage{Send: false, Msg: "ABORT", Dir: "decode->prefill", Room: s.Chan[p_d][0].Room, Rank: p_d, InFlight: len(s.Chan[p_d])})
+		if c.AbortAckSent && !c.AbortKillsBootstrap {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.Chan[p_d][0].Room, Rank: p_d})
+		}
+
+	case ActDecodeSendTransferInfo:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		p_q := Requests(a.Params[1])
+		_ = p_q
+		buf = append(buf, WireMessage{Send: true, Msg: "TransferInfo", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: p_d})
+
+	case ActDecodeAbort:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for v161 := DecodeRanks(0); int(v161) < c.DecodeRanks.Size(); v161++ {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: v161})
+		}
+
+	case ActDecodeRecvAbortAck:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		buf = append(buf, WireMessage{Send: false, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.AckChan[p_d][0].Room, Rank: p_d, InFlight: len(s.AckChan[p_d])})
+
+	}
+	return buf
 }
 
 // Inits calls yield with each initial state (Init); it stops when yield
@@ -1932,35 +1991,16 @@ func (c *Config) Init() State {
 	return r
 }
 
-// PropertyKind says how a property of the configurations is compiled.
-type PropertyKind int
-
-// Property kinds.
-const (
-	// StateInvariant: a method (s *State) bool.
-	StateInvariant PropertyKind = iota
-	// StepProperty: [][A]_v, a method (s, t *State) bool.
-	StepProperty
-	// Liveness: left to the checker; its state predicates are methods.
-	Liveness
-)
-
-// PropertyInfo names an invariant or property of the configurations.
-type PropertyInfo struct {
-	Name string
-	Kind PropertyKind
-}
-
 // Properties lists the invariants and properties named by the
 // configurations gen compiled.
-var Properties = []PropertyInfo{
-	{"TypeOK", StateInvariant},
-	{"NoWriteAfterRelease", StateInvariant},
-	{"AbortedRoomsTerminate", Liveness},
-	{"NoWriteAfterAbortReceived", StepProperty},
-	{"FailedStaysFailed", StepProperty},
-	{"NoTransferForFailedRoom", StepProperty},
-	{"PromptTermination", Liveness},
+var Properties = []specrt.PropertyInfo{
+	{Name: "TypeOK", Kind: specrt.StateInvariant},
+	{Name: "NoWriteAfterRelease", Kind: specrt.StateInvariant},
+	{Name: "AbortedRoomsTerminate", Kind: specrt.Liveness},
+	{Name: "NoWriteAfterAbortReceived", Kind: specrt.StepProperty},
+	{Name: "FailedStaysFailed", Kind: specrt.StepProperty},
+	{Name: "NoTransferForFailedRoom", Kind: specrt.StepProperty},
+	{Name: "PromptTermination", Kind: specrt.Liveness},
 }
 
 // NoWriteAfterAbortReceived: The hazard as prefill's own fault: prefill starts writing q's KV after it
@@ -1975,7 +2015,7 @@ func (c *Config) NoWriteAfterAbortReceived(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq3(s.Sender, t.Sender) && eq4(s.Queued, t.Queued) && eq5(s.Posted, t.Posted) && eq6(s.Chan, t.Chan) && eq6(s.AckChan, t.AckChan) && eq8(s.TiSent, t.TiSent) && eq5(s.Aborted, t.Aborted) && eq8(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq6(s.Sender, t.Sender) && eq7(s.Queued, t.Queued) && eq9(s.Posted, t.Posted) && eq11(s.Chan, t.Chan) && eq11(s.AckChan, t.AckChan) && eq15(s.TiSent, t.TiSent) && eq9(s.Aborted, t.Aborted) && eq15(s.PagesReleased, t.PagesReleased))
 }
 
 // FailedStaysFailed: NIXL's claim (where FailedSticky): a Failed room stays Failed until its
@@ -1988,7 +2028,7 @@ func (c *Config) FailedStaysFailed(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq3(s.Sender, t.Sender) && eq4(s.Queued, t.Queued) && eq5(s.Posted, t.Posted) && eq6(s.Chan, t.Chan) && eq6(s.AckChan, t.AckChan) && eq8(s.TiSent, t.TiSent) && eq5(s.Aborted, t.Aborted) && eq8(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq6(s.Sender, t.Sender) && eq7(s.Queued, t.Queued) && eq9(s.Posted, t.Posted) && eq11(s.Chan, t.Chan) && eq11(s.AckChan, t.AckChan) && eq15(s.TiSent, t.TiSent) && eq9(s.Aborted, t.Aborted) && eq15(s.PagesReleased, t.PagesReleased))
 }
 
 // NoTransferForFailedRoom: The worker's claim: no KV chunk is posted for a room that is Failed.
@@ -2000,7 +2040,7 @@ func (c *Config) NoTransferForFailedRoom(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq3(s.Sender, t.Sender) && eq4(s.Queued, t.Queued) && eq5(s.Posted, t.Posted) && eq6(s.Chan, t.Chan) && eq6(s.AckChan, t.AckChan) && eq8(s.TiSent, t.TiSent) && eq5(s.Aborted, t.Aborted) && eq8(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq6(s.Sender, t.Sender) && eq7(s.Queued, t.Queued) && eq9(s.Posted, t.Posted) && eq11(s.Chan, t.Chan) && eq11(s.AckChan, t.AckChan) && eq15(s.TiSent, t.TiSent) && eq9(s.Aborted, t.Aborted) && eq15(s.PagesReleased, t.PagesReleased))
 }
 
 // Invariant returns the state predicate of an invariant (or of a
@@ -2033,100 +2073,101 @@ func (c *Config) StepProperty(name string) (func(s, t *State) bool, bool) {
 func (c *Config) Format(s *State) string {
 	var b strings.Builder
 	b.WriteString("/\\ request_status = ")
-	c.fmt13(&b, s.RequestStatus)
-	b.WriteString("\n/\\ transfer_infos = ")
-	c.fmt21(&b, s.TransferInfos)
-	b.WriteString("\n/\\ tombstones = ")
-	c.fmt30(&b, s.Tombstones)
-	b.WriteString("\n/\\ bootstrap_alive = ")
-	c.fmt36(&b, s.BootstrapAlive)
-	b.WriteString("\n/\\ prefill_crashed = ")
-	c.fmt36(&b, s.PrefillCrashed)
-	b.WriteString("\n/\\ sender = ")
-	c.fmt41(&b, s.Sender)
-	b.WriteString("\n/\\ queued = ")
-	c.fmt45(&b, s.Queued)
-	b.WriteString("\n/\\ posted = ")
-	c.fmt53(&b, s.Posted)
-	b.WriteString("\n/\\ chan = ")
-	c.fmt57(&b, s.Chan)
-	b.WriteString("\n/\\ ack_chan = ")
-	c.fmt57(&b, s.AckChan)
-	b.WriteString("\n/\\ ti_sent = ")
-	c.fmt71(&b, s.TiSent)
-	b.WriteString("\n/\\ aborted = ")
-	c.fmt53(&b, s.Aborted)
-	b.WriteString("\n/\\ pages_released = ")
-	c.fmt71(&b, s.PagesReleased)
+	c.fmt16(&b, s.RequestStatus)
+	b.WriteString("\n" + "/\\ transfer_infos = ")
+	c.fmt26(&b, s.TransferInfos)
+	b.WriteString("\n" + "/\\ tombstones = ")
+	c.fmt41(&b, s.Tombstones)
+	b.WriteString("\n" + "/\\ bootstrap_alive = ")
+	c.fmt51(&b, s.BootstrapAlive)
+	b.WriteString("\n" + "/\\ prefill_crashed = ")
+	c.fmt51(&b, s.PrefillCrashed)
+	b.WriteString("\n" + "/\\ sender = ")
+	c.fmt56(&b, s.Sender)
+	b.WriteString("\n" + "/\\ queued = ")
+	c.fmt61(&b, s.Queued)
+	b.WriteString("\n" + "/\\ posted = ")
+	c.fmt71(&b, s.Posted)
+	b.WriteString("\n" + "/\\ chan = ")
+	c.fmt76(&b, s.Chan)
+	b.WriteString("\n" + "/\\ ack_chan = ")
+	c.fmt76(&b, s.AckChan)
+	b.WriteString("\n" + "/\\ ti_sent = ")
+	c.fmt91(&b, s.TiSent)
+	b.WriteString("\n" + "/\\ aborted = ")
+	c.fmt71(&b, s.Aborted)
+	b.WriteString("\n" + "/\\ pages_released = ")
+	c.fmt91(&b, s.PagesReleased)
 	return b.String()
 }
 
 // Hash is a fingerprint of s: equal states hash equally.
 func (s *State) Hash() uint64 {
 	h := uint64(0xcbf29ce484222325)
-	h = hash15(h, s.RequestStatus)
-	h = hash23(h, s.TransferInfos)
-	h = hash31(h, s.Tombstones)
-	h = hash37(h, s.BootstrapAlive)
-	h = hash37(h, s.PrefillCrashed)
-	h = hash42(h, s.Sender)
-	h = hash47(h, s.Queued)
-	h = hash54(h, s.Posted)
-	h = hash60(h, s.Chan)
-	h = hash60(h, s.AckChan)
-	h = hash72(h, s.TiSent)
-	h = hash54(h, s.Aborted)
-	h = hash72(h, s.PagesReleased)
+	h = hash18(h, s.RequestStatus)
+	h = hash29(h, s.TransferInfos)
+	h = hash43(h, s.Tombstones)
+	h = hash52(h, s.BootstrapAlive)
+	h = hash52(h, s.PrefillCrashed)
+	h = hash57(h, s.Sender)
+	h = hash63(h, s.Queued)
+	h = hash72(h, s.Posted)
+	h = hash79(h, s.Chan)
+	h = hash79(h, s.AckChan)
+	h = hash92(h, s.TiSent)
+	h = hash72(h, s.Aborted)
+	h = hash92(h, s.PagesReleased)
 	return h
 }
 
 // Equal reports whether s and o are the same state.
 func (s *State) Equal(o *State) bool {
 	return eq1(s.RequestStatus, o.RequestStatus) &&
-		eq2(s.TransferInfos, o.TransferInfos) &&
+		eq3(s.TransferInfos, o.TransferInfos) &&
 		(s.Tombstones == o.Tombstones) &&
 		(s.BootstrapAlive == o.BootstrapAlive) &&
 		(s.PrefillCrashed == o.PrefillCrashed) &&
-		eq3(s.Sender, o.Sender) &&
-		eq4(s.Queued, o.Queued) &&
-		eq5(s.Posted, o.Posted) &&
-		eq6(s.Chan, o.Chan) &&
-		eq6(s.AckChan, o.AckChan) &&
-		eq8(s.TiSent, o.TiSent) &&
-		eq5(s.Aborted, o.Aborted) &&
-		eq8(s.PagesReleased, o.PagesReleased)
+		eq6(s.Sender, o.Sender) &&
+		eq7(s.Queued, o.Queued) &&
+		eq9(s.Posted, o.Posted) &&
+		eq11(s.Chan, o.Chan) &&
+		eq11(s.AckChan, o.AckChan) &&
+		eq15(s.TiSent, o.TiSent) &&
+		eq9(s.Aborted, o.Aborted) &&
+		eq15(s.PagesReleased, o.PagesReleased)
 }
 
 // WriteITF writes s as an ITF state object (Apalache's Informal Trace
-// Format) with its index. Model values are written as strings.
+// Format) with its index, its variables in name order. Model values are
+// written as strings.
 func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 	fmt.Fprintf(b, `{"#meta":{"index":%d}`, index)
-	b.WriteString(",\"request_status\":")
-	c.itf17(b, s.RequestStatus)
-	b.WriteString(",\"transfer_infos\":")
-	c.itf25(b, s.TransferInfos)
-	b.WriteString(",\"tombstones\":")
-	c.itf32(b, s.Tombstones)
-	b.WriteString(",\"bootstrap_alive\":")
-	c.itf38(b, s.BootstrapAlive)
-	b.WriteString(",\"prefill_crashed\":")
-	c.itf38(b, s.PrefillCrashed)
-	b.WriteString(",\"sender\":")
-	c.itf43(b, s.Sender)
-	b.WriteString(",\"queued\":")
-	c.itf49(b, s.Queued)
-	b.WriteString(",\"posted\":")
-	c.itf55(b, s.Posted)
-	b.WriteString(",\"chan\":")
-	c.itf65(b, s.Chan)
-	b.WriteString(",\"ack_chan\":")
-	c.itf65(b, s.AckChan)
-	b.WriteString(",\"ti_sent\":")
-	c.itf73(b, s.TiSent)
 	b.WriteString(",\"aborted\":")
-	c.itf55(b, s.Aborted)
+	c.itf73(b, s.Aborted)
+	b.WriteString(",\"ack_chan\":")
+	c.itf82(b, s.AckChan)
+	b.WriteString(",\"bootstrap_alive\":")
+	c.itf53(b, s.BootstrapAlive)
+	b.WriteString(",\"chan\":")
+	c.itf82(b, s.Chan)
 	b.WriteString(",\"pages_released\":")
-	c.itf73(b, s.PagesReleased)
+	c.itf93(b, s.PagesReleased)
+	b.WriteString(",\"posted\":")
+	c.itf73(b, s.Posted)
+	b.WriteString(",\"prefill_crashed\":")
+	c.itf53(b, s.PrefillCrashed)
+	b.WriteString(",\"queued\":")
+	c.itf65(b, s.Queued)
+	b.WriteString(",\"request_status\":")
+	c.itf20(b, s.RequestStatus)
+	b.WriteString(",\"sender\":")
+	c.itf58(b, s.Sender)
+	b.WriteString(",\"ti_sent\":")
+	c.itf93(b, s.TiSent)
+	b.WriteString(",\"tombstones\":")
+	c.itf45(b, s.Tombstones)
+	b.WriteString(",\"transfer_infos\":")
+	c.itf32(b, s.TransferInfos)
 	b.WriteByte('}')
 }
 
@@ -2135,432 +2176,88 @@ func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 // the compiled model does not cover.
 func (c *Config) Values(s *State) []value.Value {
 	return []value.Value{
-		c.val19(s.RequestStatus),
-		c.val28(s.TransferInfos),
-		c.val35(s.Tombstones),
-		c.val40(s.BootstrapAlive),
-		c.val40(s.PrefillCrashed),
-		c.val44(s.Sender),
-		c.val51(s.Queued),
-		c.val56(s.Posted),
-		c.val68(s.Chan),
-		c.val68(s.AckChan),
-		c.val74(s.TiSent),
-		c.val56(s.Aborted),
-		c.val74(s.PagesReleased),
+		c.val22(s.RequestStatus),
+		c.val35(s.TransferInfos),
+		c.val47(s.Tombstones),
+		c.val54(s.BootstrapAlive),
+		c.val54(s.PrefillCrashed),
+		c.val59(s.Sender),
+		c.val67(s.Queued),
+		c.val74(s.Posted),
+		c.val85(s.Chan),
+		c.val85(s.AckChan),
+		c.val94(s.TiSent),
+		c.val74(s.Aborted),
+		c.val94(s.PagesReleased),
 	}
 }
 
-// Domain is a finite constant set whose elements are numbered 0..Size()-1
-// in the interpreter's canonical order: model values by name, integers
-// ascending, tuples row-major over their components.
-type Domain struct {
-	Name    string
-	Names   []string  // model values, sorted
-	Ints    []int     // integers, sorted (a set of integers)
-	Comps   []*Domain // components of a product
-	size    int
-	strides []int
-	isInts  bool
-	values  []value.Value // the elements as interpreter values
+// ReadState reads a state written as plain JSON: an object with one field
+// per variable, elements of constant sets as their indices, sets as
+// lists, functions over constant sets as the lists of their values in
+// index order, records as objects (conformance/PROTOCOL.md).
+func (c *Config) ReadState(data []byte) (State, error) {
+	return c.readState(data, false)
 }
 
-// NewModels returns the domain of a set of model values.
-func NewModels(name string, names []string) *Domain {
-	ns := slices.Clone(names)
-	slices.Sort(ns)
-	ns = slices.Compact(ns)
-	d := &Domain{Name: name, Names: ns, size: len(ns)}
-	for _, n := range ns {
-		d.values = append(d.values, &value.Model{Name: n})
-	}
-	return d
+// ReadITFState reads a state object of an ITF trace, as WriteITF writes
+// it (its "#meta" is ignored).
+func (c *Config) ReadITFState(data []byte) (State, error) {
+	return c.readState(data, true)
 }
 
-// NewInts returns the domain of a set of integers.
-func NewInts(name string, xs ...int) *Domain {
-	is := slices.Clone(xs)
-	slices.Sort(is)
-	is = slices.Compact(is)
-	d := &Domain{Name: name, Ints: is, size: len(is), isInts: true}
-	for _, x := range is {
-		d.values = append(d.values, value.Int(x))
+func (c *Config) readState(data []byte, itf bool) (State, error) {
+	var s State
+	m, err := specrt.ReadStateObject(data, itf, "request_status", "transfer_infos", "tombstones", "bootstrap_alive", "prefill_crashed", "sender", "queued", "posted", "chan", "ack_chan", "ti_sent", "aborted", "pages_released")
+	if err != nil {
+		return s, err
 	}
-	return d
+	if s.RequestStatus, err = c.read24(m["request_status"], "state.request_status", itf); err != nil {
+		return s, err
+	}
+	if s.TransferInfos, err = c.read38(m["transfer_infos"], "state.transfer_infos", itf); err != nil {
+		return s, err
+	}
+	if s.Tombstones, err = c.read49(m["tombstones"], "state.tombstones", itf); err != nil {
+		return s, err
+	}
+	if s.BootstrapAlive, err = c.read55(m["bootstrap_alive"], "state.bootstrap_alive", itf); err != nil {
+		return s, err
+	}
+	if s.PrefillCrashed, err = c.read55(m["prefill_crashed"], "state.prefill_crashed", itf); err != nil {
+		return s, err
+	}
+	if s.Sender, err = c.read60(m["sender"], "state.sender", itf); err != nil {
+		return s, err
+	}
+	if s.Queued, err = c.read69(m["queued"], "state.queued", itf); err != nil {
+		return s, err
+	}
+	if s.Posted, err = c.read75(m["posted"], "state.posted", itf); err != nil {
+		return s, err
+	}
+	if s.Chan, err = c.read88(m["chan"], "state.chan", itf); err != nil {
+		return s, err
+	}
+	if s.AckChan, err = c.read88(m["ack_chan"], "state.ack_chan", itf); err != nil {
+		return s, err
+	}
+	if s.TiSent, err = c.read95(m["ti_sent"], "state.ti_sent", itf); err != nil {
+		return s, err
+	}
+	if s.Aborted, err = c.read75(m["aborted"], "state.aborted", itf); err != nil {
+		return s, err
+	}
+	if s.PagesReleased, err = c.read95(m["pages_released"], "state.pages_released", itf); err != nil {
+		return s, err
+	}
+	return s, nil
 }
 
-// NewRange returns the domain lo..hi.
-func NewRange(name string, lo, hi int) *Domain {
-	var xs []int
-	for i := lo; i <= hi; i++ {
-		xs = append(xs, i)
-	}
-	return NewInts(name, xs...)
+func eq2(a, b Str) bool {
+	return a == b
 }
 
-// UnionInts, InterInts and DiffInts combine sets of integers.
-func UnionInts(name string, a, b *Domain) *Domain {
-	return NewInts(name, append(slices.Clone(a.Ints), b.Ints...)...)
-}
-
-// InterInts is the intersection of two sets of integers.
-func InterInts(name string, a, b *Domain) *Domain {
-	var xs []int
-	for _, x := range a.Ints {
-		if b.IntIndex(x) >= 0 {
-			xs = append(xs, x)
-		}
-	}
-	return NewInts(name, xs...)
-}
-
-// DiffInts is the difference of two sets of integers.
-func DiffInts(name string, a, b *Domain) *Domain {
-	var xs []int
-	for _, x := range a.Ints {
-		if b.IntIndex(x) < 0 {
-			xs = append(xs, x)
-		}
-	}
-	return NewInts(name, xs...)
-}
-
-// NewProduct returns the domain comps[0] \X comps[1] \X ...
-func NewProduct(name string, comps ...*Domain) *Domain {
-	d := &Domain{Name: name, Comps: comps, size: 1, strides: make([]int, len(comps))}
-	for i := len(comps) - 1; i >= 0; i-- {
-		d.strides[i] = d.size
-		d.size *= comps[i].size
-	}
-	for i := 0; i < d.size; i++ {
-		es := make([]value.Value, len(comps))
-		for k, c := range comps {
-			es[k] = c.values[i/d.strides[k]%c.size]
-		}
-		d.values = append(d.values, value.NewTuple(es...))
-	}
-	return d
-}
-
-// Value returns element i as an interpreter value.
-func (d *Domain) Value(i int) value.Value { return d.values[i] }
-
-// SetValue returns the whole domain as an interpreter set.
-func (d *Domain) SetValue() value.Value { return value.NewSet(d.values...) }
-
-// Size is the number of elements.
-func (d *Domain) Size() int { return d.size }
-
-// All is the set of all elements as a bitset.
-func (d *Domain) All() uint64 {
-	if d.size > 64 {
-		panic(fmt.Sprintf("model: %s has %d elements; sets hold at most 64", d.Name, d.size))
-	}
-	if d.size == 64 {
-		return ^uint64(0)
-	}
-	return uint64(1)<<uint(d.size) - 1
-}
-
-// IntIndex returns the index of the integer v, or -1.
-func (d *Domain) IntIndex(v int) int {
-	i, ok := slices.BinarySearch(d.Ints, v)
-	if !ok {
-		return -1
-	}
-	return i
-}
-
-// IsSeq reports whether d is 1..n (or empty): the interpreter prints
-// functions over such domains as tuples.
-func (d *Domain) IsSeq() bool {
-	if d.size == 0 {
-		return true
-	}
-	if !d.isInts {
-		return false
-	}
-	return d.Ints[0] == 1 && d.Ints[len(d.Ints)-1] == len(d.Ints)
-}
-
-// Index returns the index of the tuple whose component keys (element
-// indices of model components, values of integer components) are keys.
-func (d *Domain) Index(keys ...int) int {
-	if len(keys) != len(d.Comps) {
-		panic(fmt.Sprintf("model: a %d-tuple is not an element of %s", len(keys), d.Name))
-	}
-	idx := 0
-	for i, k := range keys {
-		c := d.Comps[i]
-		p := k
-		if c.isInts {
-			p = c.IntIndex(k)
-		}
-		if p < 0 || p >= c.size {
-			panic(fmt.Sprintf("model: component %d (%d) of a tuple is not in %s", i+1, k, c.Name))
-		}
-		idx += p * d.strides[i]
-	}
-	return idx
-}
-
-// Comp returns the key of component k of element i of a product.
-func (d *Domain) Comp(i, k int) int {
-	c := d.Comps[k]
-	p := i / d.strides[k] % c.size
-	if c.isInts {
-		return c.Ints[p]
-	}
-	return p
-}
-
-// Format prints element i as the interpreter prints it.
-func (d *Domain) Format(b *strings.Builder, i int) {
-	switch {
-	case d.Comps != nil:
-		b.WriteString("<<")
-		for k, c := range d.Comps {
-			if k > 0 {
-				b.WriteString(", ")
-			}
-			c.Format(b, i/d.strides[k]%c.size)
-		}
-		b.WriteString(">>")
-	case d.isInts:
-		b.WriteString(strconv.Itoa(d.Ints[i]))
-	default:
-		b.WriteString(d.Names[i])
-	}
-}
-
-// FormatSet prints the whole domain as a TLA+ set.
-func (d *Domain) FormatSet(b *strings.Builder) {
-	b.WriteByte('{')
-	for i := 0; i < d.size; i++ {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		d.Format(b, i)
-	}
-	b.WriteByte('}')
-}
-
-// ITF writes element i in the Informal Trace Format (model values as
-// strings, integers as #bigint, tuples as #tup).
-func (d *Domain) ITF(b *strings.Builder, i int) {
-	switch {
-	case d.Comps != nil:
-		b.WriteString("{\"#tup\":[")
-		for k, c := range d.Comps {
-			if k > 0 {
-				b.WriteByte(',')
-			}
-			c.ITF(b, i/d.strides[k]%c.size)
-		}
-		b.WriteString("]}")
-	case d.isInts:
-		fmt.Fprintf(b, "{\"#bigint\":\"%d\"}", d.Ints[i])
-	default:
-		b.WriteString(strconv.Quote(d.Names[i]))
-	}
-}
-
-// ITFSet writes the whole domain as an ITF set.
-func (d *Domain) ITFSet(b *strings.Builder) {
-	b.WriteString("{\"#set\":[")
-	for i := 0; i < d.size; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		d.ITF(b, i)
-	}
-	b.WriteString("]}")
-}
-
-// Equal reports whether two domains have the same elements.
-func (d *Domain) Equal(o *Domain) bool {
-	if d.size != o.size || d.isInts != o.isInts || !slices.Equal(d.Names, o.Names) || !slices.Equal(d.Ints, o.Ints) || len(d.Comps) != len(o.Comps) {
-		return false
-	}
-	for i := range d.Comps {
-		if !d.Comps[i].Equal(o.Comps[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// ITF returns trace as an ITF JSON document.
-func (c *Config) ITF(trace []State) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "{\"#meta\":{\"format\":\"ITF\",\"source\":%s,\"description\":\"generated by roomspec's compiled model\"},\"vars\":[", strconv.Quote(SourceName))
-	for i, v := range Vars {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(v))
-	}
-	b.WriteString("],\"states\":[")
-	for i := range trace {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		c.WriteITF(&b, &trace[i], i)
-	}
-	b.WriteString("]}")
-	return []byte(b.String())
-}
-
-// Bit is the bitset holding only element i.
-func Bit(i int) uint64 {
-	if i < 0 || i >= 64 {
-		panic(fmt.Sprintf("model: element %d does not fit a 64-bit set", i))
-	}
-	return uint64(1) << uint(i)
-}
-
-// B2I is 1 for true and 0 for false (boolean action parameters).
-func B2I(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// Append returns a new sequence: s with e appended (s is not modified).
-func Append[T any](s []T, e T) []T {
-	r := make([]T, len(s)+1)
-	copy(r, s)
-	r[len(s)] = e
-	return r
-}
-
-// Concat returns a new sequence a \o b.
-func Concat[T any](a, b []T) []T {
-	r := make([]T, 0, len(a)+len(b))
-	return append(append(r, a...), b...)
-}
-
-// AddInt is a + b; it panics on 64-bit overflow, where the interpreter
-// reports an error.
-func AddInt(a, b int) int {
-	r := a + b
-	if (r > a) != (b > 0) {
-		panic(fmt.Sprintf("model: %d + %d overflows", a, b))
-	}
-	return r
-}
-
-// SubInt is a - b, checked like AddInt.
-func SubInt(a, b int) int {
-	r := a - b
-	if (r < a) != (b > 0) {
-		panic(fmt.Sprintf("model: %d - %d overflows", a, b))
-	}
-	return r
-}
-
-// MulInt is a * b, checked like AddInt.
-func MulInt(a, b int) int {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	r := a * b
-	if r/b != a || (a == -1 && b == math.MinInt) || (b == -1 && a == math.MinInt) {
-		panic(fmt.Sprintf("model: %d * %d overflows", a, b))
-	}
-	return r
-}
-
-// FloorDiv is TLA+'s \div (rounds toward negative infinity).
-func FloorDiv(a, b int) int {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-// FloorMod is TLA+'s % (the result has the sign of b > 0).
-func FloorMod(a, b int) int {
-	m := a % b
-	if m < 0 {
-		m += b
-	}
-	return m
-}
-
-func mix(h, x uint64) uint64 {
-	h ^= x + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return h
-}
-
-// quote returns s as a TLA+ string literal, as value.Quote does.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString("\\\"")
-		case '\\':
-			b.WriteString("\\\\")
-		case '\n':
-			b.WriteString("\\n")
-		case '\t':
-			b.WriteString("\\t")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func cfgInt(name string, v *cfg.Value) (int, error) {
-	if v.Kind != cfg.Int {
-		return 0, fmt.Errorf("model: constant %s: want an integer, got %s", name, v)
-	}
-	return int(v.Int), nil
-}
-
-func cfgBool(name string, v *cfg.Value) (bool, error) {
-	if v.Kind != cfg.Bool {
-		return false, fmt.Errorf("model: constant %s: want TRUE or FALSE, got %s", name, v)
-	}
-	return v.Bool, nil
-}
-
-func cfgModels(name string, v *cfg.Value) (*Domain, error) {
-	if v.Kind != cfg.Set {
-		return nil, fmt.Errorf("model: constant %s: want a set of model values, got %s", name, v)
-	}
-	var names []string
-	for _, e := range v.Elem {
-		if e.Kind != cfg.ModelValue {
-			return nil, fmt.Errorf("model: constant %s: want a set of model values, got %s", name, v)
-		}
-		names = append(names, e.Str)
-	}
-	return NewModels(name, names), nil
-}
-
-func cfgInts(name string, v *cfg.Value) (*Domain, error) {
-	if v.Kind != cfg.Set {
-		return nil, fmt.Errorf("model: constant %s: want a set of integers, got %s", name, v)
-	}
-	var xs []int
-	for _, e := range v.Elem {
-		if e.Kind != cfg.Int {
-			return nil, fmt.Errorf("model: constant %s: want a set of integers, got %s", name, v)
-		}
-		xs = append(xs, int(e.Int))
-	}
-	return NewInts(name, xs...), nil
-}
 func eq1(a, b []Str) bool {
 	if len(a) != len(b) {
 		return false
@@ -2573,7 +2270,15 @@ func eq1(a, b []Str) bool {
 	return true
 }
 
-func eq2(a, b []uint64) bool {
+func eq5(a, b DecodeRanks) bool {
+	return a == b
+}
+
+func eq4(a, b uint64) bool {
+	return a == b
+}
+
+func eq3(a, b []uint64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2585,7 +2290,7 @@ func eq2(a, b []uint64) bool {
 	return true
 }
 
-func eq3(a, b []Str) bool {
+func eq6(a, b []Str) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2597,7 +2302,11 @@ func eq3(a, b []Str) bool {
 	return true
 }
 
-func eq4(a, b []int) bool {
+func eq8(a, b int) bool {
+	return a == b
+}
+
+func eq7(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2609,7 +2318,11 @@ func eq4(a, b []int) bool {
 	return true
 }
 
-func eq5(a, b []bool) bool {
+func eq10(a, b bool) bool {
+	return a == b
+}
+
+func eq9(a, b []bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2621,7 +2334,15 @@ func eq5(a, b []bool) bool {
 	return true
 }
 
-func eq7(a, b []Msg) bool {
+func eq14(a, b Rooms) bool {
+	return a == b
+}
+
+func eq13(a, b Msg) bool {
+	return (a.Rank == b.Rank) && (a.Room == b.Room) && (a.Type == b.Type)
+}
+
+func eq12(a, b []Msg) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2633,19 +2354,19 @@ func eq7(a, b []Msg) bool {
 	return true
 }
 
-func eq6(a, b [][]Msg) bool {
+func eq11(a, b [][]Msg) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !(eq7(a[i], b[i])) {
+		if !(eq12(a[i], b[i])) {
 			return false
 		}
 	}
 	return true
 }
 
-func eq8(a, b []uint64) bool {
+func eq15(a, b []uint64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -2657,647 +2378,473 @@ func eq8(a, b []uint64) bool {
 	return true
 }
 
-func (c *Config) fmt9(b *strings.Builder, v Rooms) {
-	c.Rooms.Format(b, int(v))
+func (c *Config) fmt17(b *strings.Builder, v Str) {
+	specrt.FormatString(b, v.String())
 }
 
-func (c *Config) val10(v Rooms) value.Value {
-	return c.Rooms.Value(int(v))
+func (c *Config) fmt16(b *strings.Builder, v []Str) {
+	specrt.FormatFunc(b, c.Rooms, v, c.fmt17)
 }
 
-func (c *Config) fmt11(b *strings.Builder, v DecodeRanks) {
-	c.DecodeRanks.Format(b, int(v))
+func hash19(h uint64, v Str) uint64 {
+	return specrt.Mix(h, uint64(v))
 }
 
-func (c *Config) val12(v DecodeRanks) value.Value {
-	return c.DecodeRanks.Value(int(v))
-}
-
-func (c *Config) fmt14(b *strings.Builder, v Str) {
-	b.WriteString(quote(v.String()))
-}
-
-func (c *Config) fmt13(b *strings.Builder, v []Str) {
-	if c.Rooms.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt14(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Rooms.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt14(b, e)
-	}
-	b.WriteByte(')')
-}
-
-func hash16(h uint64, v Str) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash15(h uint64, v []Str) uint64 {
-	h = mix(h, uint64(len(v)))
+func hash18(h uint64, v []Str) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash16(h, e)
+		h = hash19(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf18(b *strings.Builder, v Str) {
-	b.WriteString(strconv.Quote(v.String()))
+func (c *Config) itf21(b *strings.Builder, v Str) {
+	specrt.ITFString(b, v.String())
 }
 
-func (c *Config) itf17(b *strings.Builder, v []Str) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Rooms.ITF(b, i)
-		b.WriteByte(',')
-		c.itf18(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf20(b *strings.Builder, v []Str) {
+	specrt.ITFFunc(b, c.Rooms, v, c.itf21)
 }
 
-func (c *Config) val20(v Str) value.Value {
+func (c *Config) val23(v Str) value.Value {
 	return value.String(v.String())
 }
 
-func (c *Config) val19(v []Str) value.Value {
+func (c *Config) val22(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val20(e)
+		es[i] = c.val23(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt22(b *strings.Builder, v uint64) {
-	b.WriteByte('{')
-	first := true
-	for bs := v; bs != 0; bs &= bs - 1 {
-		if !first {
-			b.WriteString(", ")
-		}
-		first = false
-		c.fmt11(b, DecodeRanks(bits.TrailingZeros64(bs)))
+func (c *Config) read25(v any, path string, itf bool) (Str, error) {
+	s, err := specrt.ReadString(v, path)
+	if err != nil {
+		return 0, err
 	}
-	b.WriteByte('}')
+	x, ok := StrOf(s)
+	if !ok {
+		return 0, fmt.Errorf("%w: %s: %q is no string of the spec", specrt.ErrDecode, path, s)
+	}
+	return x, nil
 }
 
-func (c *Config) fmt21(b *strings.Builder, v []uint64) {
-	if c.Rooms.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt22(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Rooms.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt22(b, e)
-	}
-	b.WriteByte(')')
+func (c *Config) read24(v any, path string, itf bool) ([]Str, error) {
+	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (Str, error) { return c.read25(x, at, itf) })
 }
 
-func hash24(h uint64, v uint64) uint64 {
-	return mix(h, uint64(v))
+func (c *Config) fmt28(b *strings.Builder, v DecodeRanks) {
+	c.DecodeRanks.Format(b, int(v))
 }
 
-func hash23(h uint64, v []uint64) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) fmt27(b *strings.Builder, v uint64) {
+	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt28(b, DecodeRanks(i)) })
+}
+
+func (c *Config) fmt26(b *strings.Builder, v []uint64) {
+	specrt.FormatFunc(b, c.Rooms, v, c.fmt27)
+}
+
+func hash31(h uint64, v DecodeRanks) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func hash30(h uint64, v uint64) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func hash29(h uint64, v []uint64) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash24(h, e)
+		h = hash30(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf27(b *strings.Builder, v DecodeRanks) {
+func (c *Config) itf34(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.ITF(b, int(v))
 }
 
-func (c *Config) itf26(b *strings.Builder, v uint64) {
-	b.WriteString(`{"#set":[`)
-	first := true
-	for bs := v; bs != 0; bs &= bs - 1 {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		c.itf27(b, DecodeRanks(bits.TrailingZeros64(bs)))
-	}
-	b.WriteString("]}")
+func (c *Config) itf33(b *strings.Builder, v uint64) {
+	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf34(b, DecodeRanks(i)) })
 }
 
-func (c *Config) itf25(b *strings.Builder, v []uint64) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Rooms.ITF(b, i)
-		b.WriteByte(',')
-		c.itf26(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf32(b *strings.Builder, v []uint64) {
+	specrt.ITFFunc(b, c.Rooms, v, c.itf33)
 }
 
-func (c *Config) val29(v uint64) value.Value {
+func (c *Config) val37(v DecodeRanks) value.Value {
+	return c.DecodeRanks.Value(int(v))
+}
+
+func (c *Config) val36(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val12(DecodeRanks(bits.TrailingZeros64(bs))))
+		es = append(es, c.val37(DecodeRanks(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) val28(v []uint64) value.Value {
+func (c *Config) val35(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val29(e)
+		es[i] = c.val36(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt30(b *strings.Builder, v uint64) {
-	b.WriteByte('{')
-	first := true
-	for bs := v; bs != 0; bs &= bs - 1 {
-		if !first {
-			b.WriteString(", ")
-		}
-		first = false
-		c.fmt9(b, Rooms(bits.TrailingZeros64(bs)))
+func (c *Config) read40(v any, path string, itf bool) (DecodeRanks, error) {
+	read := c.DecodeRanks.ReadJSON
+	if itf {
+		read = c.DecodeRanks.ReadITF
 	}
-	b.WriteByte('}')
+	i, err := read(v, path)
+	return DecodeRanks(i), err
 }
 
-func hash31(h uint64, v uint64) uint64 {
-	return mix(h, uint64(v))
+func (c *Config) read39(v any, path string, itf bool) (uint64, error) {
+	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
+		e, err := c.read40(x, at, itf)
+		return int(e), err
+	})
 }
 
-func (c *Config) itf33(b *strings.Builder, v Rooms) {
+func (c *Config) read38(v any, path string, itf bool) ([]uint64, error) {
+	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (uint64, error) { return c.read39(x, at, itf) })
+}
+
+func (c *Config) fmt42(b *strings.Builder, v Rooms) {
+	c.Rooms.Format(b, int(v))
+}
+
+func (c *Config) fmt41(b *strings.Builder, v uint64) {
+	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt42(b, Rooms(i)) })
+}
+
+func hash44(h uint64, v Rooms) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func hash43(h uint64, v uint64) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func (c *Config) itf46(b *strings.Builder, v Rooms) {
 	c.Rooms.ITF(b, int(v))
 }
 
-func (c *Config) itf32(b *strings.Builder, v uint64) {
-	b.WriteString(`{"#set":[`)
-	first := true
-	for bs := v; bs != 0; bs &= bs - 1 {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		c.itf33(b, Rooms(bits.TrailingZeros64(bs)))
-	}
-	b.WriteString("]}")
+func (c *Config) itf45(b *strings.Builder, v uint64) {
+	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf46(b, Rooms(i)) })
 }
 
-func eq34(a, b uint64) bool {
-	return a == b
+func (c *Config) val48(v Rooms) value.Value {
+	return c.Rooms.Value(int(v))
 }
 
-func (c *Config) val35(v uint64) value.Value {
+func (c *Config) val47(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val10(Rooms(bits.TrailingZeros64(bs))))
+		es = append(es, c.val48(Rooms(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) fmt36(b *strings.Builder, v bool) {
-	if v {
-		b.WriteString("TRUE")
-	} else {
-		b.WriteString("FALSE")
+func (c *Config) read50(v any, path string, itf bool) (Rooms, error) {
+	read := c.Rooms.ReadJSON
+	if itf {
+		read = c.Rooms.ReadITF
 	}
+	i, err := read(v, path)
+	return Rooms(i), err
 }
 
-func hash37(h uint64, v bool) uint64 {
+func (c *Config) read49(v any, path string, itf bool) (uint64, error) {
+	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
+		e, err := c.read50(x, at, itf)
+		return int(e), err
+	})
+}
+
+func (c *Config) fmt51(b *strings.Builder, v bool) {
+	specrt.FormatBool(b, v)
+}
+
+func hash52(h uint64, v bool) uint64 {
 	if v {
-		return mix(h, 1)
+		return specrt.Mix(h, 1)
 	}
-	return mix(h, 2)
+	return specrt.Mix(h, 2)
 }
 
-func (c *Config) itf38(b *strings.Builder, v bool) {
-	b.WriteString(strconv.FormatBool(v))
+func (c *Config) itf53(b *strings.Builder, v bool) {
+	specrt.ITFBool(b, v)
 }
 
-func eq39(a, b bool) bool {
-	return a == b
-}
-
-func (c *Config) val40(v bool) value.Value {
+func (c *Config) val54(v bool) value.Value {
 	return value.Bool(v)
 }
 
-func (c *Config) fmt41(b *strings.Builder, v []Str) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt14(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt14(b, e)
-	}
-	b.WriteByte(')')
+func (c *Config) read55(v any, path string, itf bool) (bool, error) {
+	return specrt.ReadBool(v, path)
 }
 
-func hash42(h uint64, v []Str) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) fmt56(b *strings.Builder, v []Str) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt17)
+}
+
+func hash57(h uint64, v []Str) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash16(h, e)
+		h = hash19(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf43(b *strings.Builder, v []Str) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf18(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf58(b *strings.Builder, v []Str) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf21)
 }
 
-func (c *Config) val44(v []Str) value.Value {
+func (c *Config) val59(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val20(e)
+		es[i] = c.val23(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt46(b *strings.Builder, v int) {
-	b.WriteString(strconv.Itoa(v))
+func (c *Config) read60(v any, path string, itf bool) ([]Str, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (Str, error) { return c.read25(x, at, itf) })
 }
 
-func (c *Config) fmt45(b *strings.Builder, v []int) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt46(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt46(b, e)
-	}
-	b.WriteByte(')')
+func (c *Config) fmt62(b *strings.Builder, v int) {
+	specrt.FormatInt(b, v)
 }
 
-func hash48(h uint64, v int) uint64 {
-	return mix(h, uint64(v))
+func (c *Config) fmt61(b *strings.Builder, v []int) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt62)
 }
 
-func hash47(h uint64, v []int) uint64 {
-	h = mix(h, uint64(len(v)))
+func hash64(h uint64, v int) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func hash63(h uint64, v []int) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash48(h, e)
+		h = hash64(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf50(b *strings.Builder, v int) {
-	fmt.Fprintf(b, `{"#bigint":"%d"}`, v)
+func (c *Config) itf66(b *strings.Builder, v int) {
+	specrt.ITFInt(b, v)
 }
 
-func (c *Config) itf49(b *strings.Builder, v []int) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf50(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf65(b *strings.Builder, v []int) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf66)
 }
 
-func (c *Config) val52(v int) value.Value {
+func (c *Config) val68(v int) value.Value {
 	return value.Int(v)
 }
 
-func (c *Config) val51(v []int) value.Value {
+func (c *Config) val67(v []int) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val52(e)
+		es[i] = c.val68(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt53(b *strings.Builder, v []bool) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt36(b, e)
-		}
-		b.WriteString(">>")
-		return
+func (c *Config) read70(v any, path string, itf bool) (int, error) {
+	if itf {
+		return specrt.ReadITFInt(v, path)
 	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt36(b, e)
-	}
-	b.WriteByte(')')
+	return specrt.ReadInt(v, path)
 }
 
-func hash54(h uint64, v []bool) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) read69(v any, path string, itf bool) ([]int, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (int, error) { return c.read70(x, at, itf) })
+}
+
+func (c *Config) fmt71(b *strings.Builder, v []bool) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt51)
+}
+
+func hash72(h uint64, v []bool) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash37(h, e)
+		h = hash52(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf55(b *strings.Builder, v []bool) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf38(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf73(b *strings.Builder, v []bool) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf53)
 }
 
-func (c *Config) val56(v []bool) value.Value {
+func (c *Config) val74(v []bool) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val40(e)
+		es[i] = c.val54(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt59(b *strings.Builder, v Msg) {
+func (c *Config) read75(v any, path string, itf bool) ([]bool, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (bool, error) { return c.read55(x, at, itf) })
+}
+
+func (c *Config) fmt78(b *strings.Builder, v Msg) {
 	b.WriteByte('[')
 	b.WriteString("rank |-> ")
-	c.fmt11(b, v.Rank)
+	c.fmt28(b, v.Rank)
 	b.WriteString(", room |-> ")
-	c.fmt9(b, v.Room)
+	c.fmt42(b, v.Room)
 	b.WriteString(", type |-> ")
-	c.fmt14(b, v.Type)
+	c.fmt17(b, v.Type)
 	b.WriteByte(']')
 }
 
-func (c *Config) fmt58(b *strings.Builder, v []Msg) {
-	b.WriteString("<<")
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		c.fmt59(b, e)
-	}
-	b.WriteString(">>")
+func (c *Config) fmt77(b *strings.Builder, v []Msg) {
+	specrt.FormatSeq(b, v, c.fmt78)
 }
 
-func (c *Config) fmt57(b *strings.Builder, v [][]Msg) {
-	if c.DecodeRanks.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt58(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.DecodeRanks.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt58(b, e)
-	}
-	b.WriteByte(')')
+func (c *Config) fmt76(b *strings.Builder, v [][]Msg) {
+	specrt.FormatFunc(b, c.DecodeRanks, v, c.fmt77)
 }
 
-func hash63(h uint64, v DecodeRanks) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash64(h uint64, v Rooms) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash62(h uint64, v Msg) uint64 {
-	h = hash63(h, v.Rank)
-	h = hash64(h, v.Room)
-	h = hash16(h, v.Type)
+func hash81(h uint64, v Msg) uint64 {
+	h = hash31(h, v.Rank)
+	h = hash44(h, v.Room)
+	h = hash19(h, v.Type)
 	return h
 }
 
-func hash61(h uint64, v []Msg) uint64 {
-	h = mix(h, uint64(len(v)))
+func hash80(h uint64, v []Msg) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash62(h, e)
+		h = hash81(h, e)
 	}
 	return h
 }
 
-func hash60(h uint64, v [][]Msg) uint64 {
-	h = mix(h, uint64(len(v)))
+func hash79(h uint64, v [][]Msg) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash61(h, e)
+		h = hash80(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf67(b *strings.Builder, v Msg) {
+func (c *Config) itf84(b *strings.Builder, v Msg) {
 	b.WriteByte('{')
 	b.WriteString("\"rank\":")
-	c.itf27(b, v.Rank)
+	c.itf34(b, v.Rank)
 	b.WriteString(",\"room\":")
-	c.itf33(b, v.Room)
+	c.itf46(b, v.Room)
 	b.WriteString(",\"type\":")
-	c.itf18(b, v.Type)
+	c.itf21(b, v.Type)
 	b.WriteByte('}')
 }
 
-func (c *Config) itf66(b *strings.Builder, v []Msg) {
-	b.WriteByte('[')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		c.itf67(b, e)
-	}
-	b.WriteByte(']')
+func (c *Config) itf83(b *strings.Builder, v []Msg) {
+	specrt.ITFSeq(b, v, c.itf84)
 }
 
-func (c *Config) itf65(b *strings.Builder, v [][]Msg) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.DecodeRanks.ITF(b, i)
-		b.WriteByte(',')
-		c.itf66(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf82(b *strings.Builder, v [][]Msg) {
+	specrt.ITFFunc(b, c.DecodeRanks, v, c.itf83)
 }
 
-func (c *Config) val70(v Msg) value.Value {
-	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val12(v.Rank), c.val10(v.Room), c.val20(v.Type)})
+func (c *Config) val87(v Msg) value.Value {
+	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val37(v.Rank), c.val48(v.Room), c.val23(v.Type)})
 }
 
-func (c *Config) val69(v []Msg) value.Value {
+func (c *Config) val86(v []Msg) value.Value {
 	es := make([]value.Value, len(v))
 	for i, e := range v {
-		es[i] = c.val70(e)
+		es[i] = c.val87(e)
 	}
 	return value.NewTuple(es...)
 }
 
-func (c *Config) val68(v [][]Msg) value.Value {
+func (c *Config) val85(v [][]Msg) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.DecodeRanks.Value(i)
-		es[i] = c.val69(e)
+		es[i] = c.val86(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt71(b *strings.Builder, v []uint64) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt22(b, e)
-		}
-		b.WriteString(">>")
-		return
+func (c *Config) read90(v any, path string, itf bool) (Msg, error) {
+	var r Msg
+	m, err := specrt.ReadObject(v, path, "rank", "room", "type")
+	if err != nil {
+		return r, err
 	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt22(b, e)
+	if r.Rank, err = c.read40(m["rank"], path+".rank", itf); err != nil {
+		return r, err
 	}
-	b.WriteByte(')')
+	if r.Room, err = c.read50(m["room"], path+".room", itf); err != nil {
+		return r, err
+	}
+	if r.Type, err = c.read25(m["type"], path+".type", itf); err != nil {
+		return r, err
+	}
+	return r, nil
 }
 
-func hash72(h uint64, v []uint64) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) read89(v any, path string, itf bool) ([]Msg, error) {
+	return specrt.ReadList(v, path, -1, func(x any, at string) (Msg, error) { return c.read90(x, at, itf) })
+}
+
+func (c *Config) read88(v any, path string, itf bool) ([][]Msg, error) {
+	return specrt.ReadFunc(v, path, c.DecodeRanks, itf, func(x any, at string) ([]Msg, error) { return c.read89(x, at, itf) })
+}
+
+func (c *Config) fmt91(b *strings.Builder, v []uint64) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt27)
+}
+
+func hash92(h uint64, v []uint64) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash24(h, e)
+		h = hash30(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf73(b *strings.Builder, v []uint64) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf26(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf93(b *strings.Builder, v []uint64) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf33)
 }
 
-func (c *Config) val74(v []uint64) value.Value {
+func (c *Config) val94(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val29(e)
+		es[i] = c.val36(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt75(b *strings.Builder, v Requests) {
+func (c *Config) read95(v any, path string, itf bool) ([]uint64, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (uint64, error) { return c.read39(x, at, itf) })
+}
+
+func (c *Config) fmt96(b *strings.Builder, v Requests) {
 	c.Requests.Format(b, int(v))
 }
