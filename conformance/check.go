@@ -195,29 +195,3 @@ func (k *checker) live(seq []model.Action) (steps, quiet []Step, pin []string, r
 	}
 	return steps, quiet, pin, rounds, nil
 }
-
-// diffVars lists the variables whose values differ between a and b.
-func diffVars(c *model.Config, a, b *model.State) string {
-	av, bv := varValues(c, a), varValues(c, b)
-	var parts []string
-	for i, v := range model.Vars {
-		for _, d := range diffEntries(v, av[i], bv[i]) {
-			parts = append(parts, fmt.Sprintf("%s: spec %s, implementation %s", d[0], d[1], d[2]))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// varValues splits c.Format's "/\ var = value" lines into values, in the
-// order of model.Vars.
-func varValues(c *model.Config, s *model.State) []string {
-	lines := strings.Split(c.Format(s), "\n")
-	out := make([]string, len(model.Vars))
-	for i, l := range lines {
-		if i < len(out) {
-			_, v, _ := strings.Cut(l, " = ")
-			out[i] = v
-		}
-	}
-	return out
-}

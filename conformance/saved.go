@@ -114,24 +114,31 @@ func DecodeCaseHeader(data []byte) (Case, error) {
 	return Case{Impl: m.Roomspec.Impl, Variant: m.Roomspec.Variant, Property: m.Roomspec.Property, Seed: m.Roomspec.Seed, Failure: m.Roomspec.Failure}, nil
 }
 
-// Replay runs a saved case's actions on impl and returns the property's
-// result on exactly that sequence (no generation, no shrinking).
+// Replay runs a saved case's actions on impl under c (the case's
+// variant) and returns the property's result on exactly that sequence
+// (no generation, no shrinking).
 func Replay(impl Implementation, c *model.Config, cs Case, bound int) (*Result, error) {
-	return CheckSequence(impl, cs.Impl, cs.Variant, c, cs.Property, cs.Seq, bound)
+	if c.Name != cs.Variant {
+		named := *c
+		named.Name = cs.Variant
+		c = &named
+	}
+	return Target{Name: cs.Impl, Impl: impl, Config: c}.CheckSequence(cs.Property, cs.Seq, bound)
 }
 
 // CheckSequence evaluates property on one given behaviour seq of the spec
 // (for callers that choose the sequence themselves, e.g. from a capture):
 // no generation, no shrinking. seq must be a behaviour of the spec.
-func CheckSequence(impl Implementation, name, variant string, c *model.Config, property string, seq []model.Action, bound int) (*Result, error) {
+func (t Target) CheckSequence(property Property, seq []model.Action, bound int) (*Result, error) {
 	if property != Refinement && property != Liveness {
 		return nil, fmt.Errorf("conformance: unknown property %q", property)
 	}
+	c := t.Config
 	if _, _, err := specTrace(c, seq); err != nil {
 		return nil, err
 	}
-	k := newChecker(c, impl, bound)
-	r := &Result{Impl: name, Variant: variant, Property: property, Cases: 1, Config: c, Bound: k.bound, FailStep: -1}
+	k := newChecker(c, t.Impl, bound)
+	r := &Result{Impl: t.Name, Variant: c.Name, Property: property, Cases: 1, Config: c, Bound: k.bound, FailStep: -1}
 	if !k.failsFunc(property)(seq) {
 		r.Holds = true
 		return r, nil

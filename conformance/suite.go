@@ -256,10 +256,26 @@ func replay(impl Implementation, c *model.Config, seq []model.Action) error {
 
 // Check runs property (Refinement or Liveness) on impl under c with
 // gopter, and minimizes a counterexample. name labels the result.
+//
+// Deprecated: use Target.Check (the variant is the Config's Name). Check
+// stays until conformance/exec_test.go, its last caller, moves to
+// conformance/subprocess.
 func Check(impl Implementation, name, variant string, c *model.Config, property string, opt Options) (*Result, error) {
+	if c.Name != variant {
+		named := *c
+		named.Name = variant
+		c = &named
+	}
+	return Target{Name: name, Impl: impl, Config: c}.Check(property, opt)
+}
+
+// Check runs property on the target with gopter, and minimizes a
+// counterexample.
+func (t Target) Check(property Property, opt Options) (*Result, error) {
 	if property != Refinement && property != Liveness {
 		return nil, fmt.Errorf("conformance: unknown property %q", property)
 	}
+	c, impl, name, variant := t.Config, t.Impl, t.Name, t.Config.Name
 	opt = opt.withDefaults()
 	init := c.Init()
 	r := &run{k: newChecker(c, impl, opt.Bound), cfg: c, initial: &init, property: property, specViol: map[string]bool{}}
@@ -319,6 +335,13 @@ func suiteCommands(r *run) *commands.ProtoCommands {
 			})
 		},
 	}
+}
+
+// Fails returns the predicate "seq (a behaviour of the spec) shows a
+// failure of property on the target", the fair round-robin bounded by
+// bound rounds (DefaultBound if not positive).
+func (t Target) Fails(property Property, bound int) func([]model.Action) bool {
+	return newChecker(t.Config, t.Impl, bound).failsFunc(property)
 }
 
 // failsFunc returns the predicate "seq shows a failure of property".

@@ -12,11 +12,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/itf"
-	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -70,7 +71,7 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 		fs.Usage()
 		return bad("no capture files given")
 	}
-	cfgText, err := spec.Config(*variant)
+	c, err := conformance.LoadVariant(*variant)
 	if err != nil {
 		return bad("unknown variant %q (see roomspec check -list)", *variant)
 	}
@@ -85,7 +86,7 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 			return bad("%v", err)
 		}
 	}
-	logs, closeLog, err := openLog(e, *logFile)
+	logNext, closeLog, err := openLog(e, *logFile)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -111,15 +112,16 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	if *skew == 0 {
 		*skew = -1 // none (the Options' zero value is the default)
 	}
-	r, err := replay.New(cfgText, replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
+	r, err := replay.New(c, replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
 		Skew: *skew, Idle: *idle, MaxHidden: *maxHidden, MaxStates: *maxStates, OnRoom: onRoom})
 	if err != nil {
 		return bad("%v", err)
 	}
+	merged := observe.NewStream(logNext, r.Observe)
 	var end time.Time
 	streams := 0
 	for _, name := range files {
-		sum, err := replayFile(e, r, name, ports, logs, streams)
+		sum, err := replayFile(e, merged, name, ports, streams)
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -128,9 +130,8 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 			end = sum.End
 		}
 	}
-	logs.feedBefore(r, time.Time{})
-	if logs.err != nil {
-		return bad("%v", logs.err)
+	if err := merged.Flush(); err != nil {
+		return bad("%s: %v", *logFile, err)
 	}
 	rep := r.Finish(end)
 	if writeErr != nil {
@@ -156,67 +157,41 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	return exitOK
 }
 
-// logFeed reads the event log lazily, one observation ahead, so that the
-// log is never held in memory.
-type logFeed struct {
-	e    *env
-	name string
-	rd   *eventlog.Reader
-	next *replay.Observation
-	err  error
-}
-
-func openLog(e *env, name string) (*logFeed, func(), error) {
+// openLog opens the event log for an observe.Stream, which reads it one
+// observation ahead, so that the log is never held in memory. Malformed
+// lines are reported and skipped.
+func openLog(e *env, name string) (next func() (observe.Observation, bool, error), closeLog func(), err error) {
 	if name == "" {
-		return &logFeed{}, func() {}, nil
+		return nil, func() {}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	l := &logFeed{e: e, name: name, rd: eventlog.NewReader(bufio.NewReaderSize(f, 1<<16))}
-	l.advance()
-	return l, func() { f.Close() }, l.err
-}
-
-// advance reads the next observation of the log; malformed lines are
-// reported and skipped.
-func (l *logFeed) advance() {
-	l.next = nil
-	for l.rd != nil && l.err == nil {
-		ev, err := l.rd.Next()
-		if err == io.EOF {
-			return
-		}
-		if errors.Is(err, eventlog.ErrSyntax) {
-			fmt.Fprintf(l.e.stderr, "roomspec replay: %s: %v\n", l.name, err)
-			continue
-		}
-		if err != nil {
-			l.err = fmt.Errorf("%s: %w", l.name, err)
-			return
-		}
-		if o, ok := replay.FromEvent(&ev); ok {
-			l.next = &o
-			return
+	rd := observe.NewLogReader(bufio.NewReaderSize(f, 1<<16))
+	next = func() (observe.Observation, bool, error) {
+		for {
+			o, err := rd.Next()
+			switch {
+			case err == nil:
+				return o, true, nil
+			case errors.Is(err, io.EOF):
+				return o, false, nil
+			case errors.Is(err, eventlog.ErrSyntax):
+				fmt.Fprintf(e.stderr, "roomspec replay: %s: %v\n", name, err)
+			default:
+				return o, false, err
+			}
 		}
 	}
+	return next, func() { f.Close() }, nil
 }
 
-// feedBefore feeds r the log observations strictly before t (all, if t is
-// zero).
-func (l *logFeed) feedBefore(r *replay.Replayer, t time.Time) {
-	for l.next != nil && (t.IsZero() || l.next.Time.Before(t)) {
-		r.Observe(*l.next)
-		l.advance()
-	}
-}
-
-// replayFile feeds one capture's messages to r, each preceded by the log
-// observations strictly earlier than it; streams offsets the file's stream
-// numbers past those of the files before it. On a terminal, a progress bar
-// shows how far the file has been read.
-func replayFile(e *env, r *replay.Replayer, name string, ports portList, logs *logFeed, streams int) (decode.Summary, error) {
+// replayFile feeds one capture's observations to the merged stream;
+// streams offsets the file's stream numbers past those of the files
+// before it. On a terminal, a progress bar shows how far the file has
+// been read.
+func replayFile(e *env, merged *observe.Stream, name string, ports portList, streams int) (decode.Summary, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return decode.Summary{}, err
@@ -224,16 +199,7 @@ func replayFile(e *env, r *replay.Replayer, name string, ports portList, logs *l
 	defer f.Close()
 	in, bar := withProgress(e, f, name)
 	defer bar.clear()
-	onMsg := func(m *decode.Message) {
-		o, ok := replay.FromMessage(m)
-		if !ok {
-			return
-		}
-		o.Stream += streams
-		logs.feedBefore(r, o.Time)
-		r.Observe(o)
-	}
-	sum, err := decode.Run(bufio.NewReaderSize(in, 1<<20), decode.Options{Ports: ports, Reuse: true}, onMsg, func(decode.Diagnostic) {})
+	sum, err := observe.ReadCapture(bufio.NewReaderSize(in, 1<<20), decode.Options{Ports: ports, Reuse: true}, streams, merged.Wire, nil)
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", name, err)
 	}

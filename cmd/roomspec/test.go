@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/captured"
 )
 
 func init() {
@@ -38,7 +39,7 @@ func runTest(e *env, args []string) int {
 	format := fs.String("format", "text", "output `format`: text or json (one object per property run)")
 	itfDir := fs.String("itf", "", "write each counterexample as ITF JSON into `dir`")
 	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
-	skew := fs.Duration("skew", conformance.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	skew := fs.Duration("skew", captured.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -74,7 +75,7 @@ func runTest(e *env, args []string) int {
 			return exitBadInput
 		}
 		cr := &capturedRun{e: e, impls: names, idle: time.Second,
-			opt: conformance.CapturedOptions{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound}}
+			opt: captured.Options{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound}}
 		return cr.run(files)
 	}
 	enc := json.NewEncoder(e.stdout)
@@ -105,7 +106,7 @@ func runTest(e *env, args []string) int {
 			return exitBadInput
 		}
 		for _, p := range props {
-			r, err := conformance.Check(im, name, v, c, p, conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound})
+			r, err := conformance.Target{Name: name, Impl: im, Config: c}.Check(p, conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound})
 			if err != nil {
 				im.Close()
 				fmt.Fprintf(e.stderr, "roomspec test: %s: %v\n", name, err)

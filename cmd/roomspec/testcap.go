@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // capturedRun is `roomspec test -captures`: the property suite on the
@@ -18,7 +19,7 @@ import (
 type capturedRun struct {
 	e     *env
 	impls []string
-	opt   conformance.CapturedOptions
+	opt   captured.Options
 	idle  time.Duration
 }
 
@@ -51,7 +52,7 @@ func captureFiles(arg string) ([]string, error) {
 func (cr *capturedRun) run(files []string) int {
 	code := exitOK
 	for _, file := range files {
-		var streams []*conformance.RoomStream
+		var streams []*captured.Stream
 		var impls []conformance.Implementation
 		var failed error
 		for _, name := range cr.impls {
@@ -65,10 +66,11 @@ func (cr *capturedRun) run(files []string) int {
 				fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput
 			}
+			target := conformance.Target{Name: name, Impl: impl, Config: c}
 			impls = append(impls, impl)
 			// Rooms are handed over as they go idle, so memory follows the
 			// rooms in flight, not the capture.
-			streams = append(streams, conformance.NewRoomStream(c, file, cr.idle, func(room *conformance.CapturedRoom) {
+			streams = append(streams, captured.NewStream(c, file, cr.idle, func(room *captured.Room) {
 				if failed != nil {
 					return
 				}
@@ -77,7 +79,7 @@ func (cr *capturedRun) run(files []string) int {
 					fmt.Fprintf(cr.e.stdout, "%s room %d: %s: skipped: %s\n", filepath.Base(file), room.Room, name, room.Skip)
 					return
 				}
-				res, err := conformance.RunCaptured(impl, name, variant, c, room, cr.opt)
+				res, err := captured.Run(target, room, cr.opt)
 				if err != nil {
 					failed = err
 					return
@@ -89,7 +91,7 @@ func (cr *capturedRun) run(files []string) int {
 				code = exitViolation
 				fmt.Fprintf(cr.e.stdout, "%s room %d: %s: PINNED (%s fails after %d schedules, first in %s)\n",
 					filepath.Base(file), room.Room, name, res.Property, res.Schedules, res.FirstFail.Round(time.Microsecond))
-				conformance.WriteCapturedTable(cr.e.stdout, res)
+				captured.WriteTable(cr.e.stdout, res)
 			}))
 		}
 		f, err := os.Open(file)
@@ -97,13 +99,11 @@ func (cr *capturedRun) run(files []string) int {
 			fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
-		_, err = decode.Run(f, decode.Options{}, func(m *decode.Message) {
-			if o, ok := replay.FromMessage(m); ok {
-				for _, st := range streams {
-					st.Observe(&o)
-				}
+		_, err = observe.ReadCapture(f, decode.Options{}, 0, func(o observe.Observation) {
+			for _, st := range streams {
+				st.Observe(&o)
 			}
-		}, func(decode.Diagnostic) {})
+		}, nil)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/spec/statediff"
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -160,12 +161,14 @@ func writeStepTable(w io.Writer, vars []string, trace []check.Step, loop int) {
 			marker = " <- loop"
 		}
 		var changes []string
-		for j, name := range vars {
-			if i == 0 {
+		if i == 0 {
+			for j, name := range vars {
 				changes = append(changes, name+" = "+value.Format(st.State[j]))
-				continue
 			}
-			diffValue(name, trace[i-1].State[j], st.State[j], &changes)
+		} else {
+			for _, c := range statediff.States(vars, trace[i-1].State, st.State) {
+				changes = append(changes, c.String())
+			}
 		}
 		if len(changes) == 0 {
 			changes = []string{"(nothing: stuttering)"}
@@ -179,30 +182,6 @@ func writeStepTable(w io.Writer, vars []string, trace []check.Step, loop int) {
 		fmt.Fprintf(tw, "  \t(back to step %d, forever)\t\n", loop)
 	}
 	tw.Flush()
-}
-
-// diffValue lists what changed from old to new, descending into functions
-// (and records) with the same domain so that only the entries that changed
-// are named: "status[r] = \"Failed\"".
-func diffValue(path string, old, new value.Value, out *[]string) {
-	if value.Equal(old, new) {
-		return
-	}
-	of, ok1 := old.(*value.Func)
-	nf, ok2 := new.(*value.Func)
-	if ok1 && ok2 && value.Equal(of.Domain(), nf.Domain()) && of.Len() > 0 {
-		for i, k := range nf.Keys() {
-			sub := path
-			if s, ok := k.(value.String); ok && nf.IsRecord() {
-				sub += "." + string(s)
-			} else {
-				sub += "[" + value.Format(k) + "]"
-			}
-			diffValue(sub, of.Vals()[i], nf.Vals()[i], out)
-		}
-		return
-	}
-	*out = append(*out, path+" = "+value.Format(new))
 }
 
 // verdictJSON is one line of `roomspec check -format json` on the bundled

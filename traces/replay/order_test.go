@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/explain"
 )
 
 // streams gives each decode rank's wire observations a stream of their
@@ -29,11 +30,11 @@ func streams(obs []Observation) []Observation {
 
 func healthyObs(t *testing.T, variant string) (c *model.Config, wireObs, logObs []Observation) {
 	t.Helper()
-	c, err := model.LoadConfig(cfgText(t, variant))
+	c, err := variantConfig(t, variant), error(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, l := observe(c, behaviour(t, c, healthy...))
+	w, l := observations(c, behaviour(t, c, healthy...))
 	return c, streams(w), l
 }
 
@@ -205,7 +206,7 @@ func TestPrefillEndpoints(t *testing.T) {
 	obs = append(obs, extra)
 	slices.SortStableFunc(obs, func(a, b Observation) int { return a.Time.Compare(b.Time) })
 
-	r, err := New(cfgText(t, "fixed-deferred"), Options{})
+	r, err := New(variantConfig(t, "fixed-deferred"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestPrefillEndpoints(t *testing.T) {
 	// With the log of x's prefill: y's room is judged from the wire alone
 	// (its prefill steps are unseen, not missing from the log).
 	_, _, l := healthyObs(t, "fixed-deferred")
-	r, err = New(cfgText(t, "fixed-deferred"), Options{Log: true, LogEndpoint: x})
+	r, err = New(variantConfig(t, "fixed-deferred"), Options{Log: true, LogEndpoint: x})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,11 +253,11 @@ func TestPrefillEndpoints(t *testing.T) {
 // the room's second request under the *-reuse variants, and a
 // TransferInfo no spec step explains under the others.
 func TestRoomReuse(t *testing.T) {
-	c, err := model.LoadConfig(cfgText(t, "upstream-reuse"))
+	c, err := variantConfig(t, "upstream-reuse"), error(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, _ := observe(c, behaviour(t, c,
+	w, _ := observations(c, behaviour(t, c,
 		"DecodeSendTransferInfo(d1, <<r, 1>>)",
 		"DecodeSendTransferInfo(d2, <<r, 1>>)",
 		"DecodeAbort(<<r, 1>>)",
@@ -279,7 +280,7 @@ func TestRoomReuse(t *testing.T) {
 func TestOnRoom(t *testing.T) {
 	_, w, _ := healthyObs(t, "upstream")
 	var got []*Room
-	r, err := New(cfgText(t, "upstream"), Options{Deadline: time.Minute, OnRoom: func(room *Room) { got = append(got, room) }})
+	r, err := New(variantConfig(t, "upstream"), Options{Deadline: time.Minute, OnRoom: func(room *Room) { got = append(got, room) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestOnRoom(t *testing.T) {
 	}
 }
 
-// TestBurstCut: more than maxBurst observations closer than the skew are
+// TestBurstCut: more than explain.MaxBurst observations closer than the skew are
 // cut into bursts, and the room says a bound was hit.
 func TestBurstCut(t *testing.T) {
 	_, w, l := healthyObs(t, "upstream")
@@ -320,7 +321,7 @@ func TestBurstCut(t *testing.T) {
 	for i := range all {
 		all[i].Time = all[0].Time.Add(time.Duration(i) * time.Microsecond)
 	}
-	if len(all) <= maxBurst {
+	if len(all) <= explain.MaxBurst {
 		t.Fatalf("%d observations", len(all))
 	}
 	room := replay(t, "upstream", Options{Log: true}, all, all[0].Time.Add(time.Hour))

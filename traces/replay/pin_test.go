@@ -94,7 +94,7 @@ func TestPinnedRooms(t *testing.T) {
 	want := map[string]bool{"upstream": false, "fork-90a52f44a": true, "pre-30352": true, "fixed": false}
 	for variant, pins := range want {
 		t.Run(variant, func(t *testing.T) {
-			c, err := model.LoadConfig(cfgText(t, variant))
+			c, err := variantConfig(t, variant), error(nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestPinnedRooms(t *testing.T) {
 				names = append(names, c.ActionString(st.a))
 			}
 			t.Logf("pin: %v", names)
-			wireObs, logObs := observe(c, path)
+			wireObs, logObs := observations(c, path)
 			var abortAt time.Time
 			for _, o := range wireObs {
 				if o.Kind == Abort {

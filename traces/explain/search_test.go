@@ -1,10 +1,12 @@
-package replay
+package explain
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // Explaining an observation from a node's pending marks must leave the
@@ -15,13 +17,17 @@ import (
 // TransferInfo 0 was observed: replay then explained more than the spec
 // allows.)
 func TestStepLeavesItsNodesAlone(t *testing.T) {
-	c, err := model.LoadConfig(cfgText(t, "upstream"))
+	text, err := spec.Config("upstream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.LoadConfig(text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sr := searcher{c: c, maxHidden: 24, maxStates: 50000}
-	ti := Mark{Kind: TransferInfo, Rank: 0}
-	abort := Mark{Kind: Abort, Rank: 1}
+	ti := Mark{Kind: observe.TransferInfo, Rank: 0}
+	abort := Mark{Kind: observe.Abort, Rank: 1}
 	pending := []Mark{ti, abort}
 	nodes := []node{{s: c.Init(), pending: pending}}
 	out, _, _ := sr.step(nodes, ti, false)

@@ -1,4 +1,4 @@
-package conformance
+package captured
 
 import (
 	"os"
@@ -7,31 +7,31 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/traces/decode"
-	trace "github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // TestRoomStreamIdle: handing rooms over when idle gives the same rooms
 // as grouping the whole capture, while holding fewer at once.
 func TestRoomStreamIdle(t *testing.T) {
-	c, err := LoadVariant("fork-90a52f44a")
+	c, err := conformance.LoadVariant("fork-90a52f44a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs, err := LoadCapture(filepath.Join("..", "traces", "testdata", "scenarios", "storm-fork.pcap"))
+	obs, err := LoadCapture(filepath.Join("..", "..", "traces", "testdata", "scenarios", "storm-fork.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := CapturedRooms(c, "x", obs)
-	byID := map[int64]*CapturedRoom{}
+	all := Rooms(c, "x", obs)
+	byID := map[int64]*Room{}
 	for _, r := range all {
 		byID[r.Room] = r
 	}
-	var got []*CapturedRoom
-	st := NewRoomStream(c, "x", 400*time.Millisecond, func(r *CapturedRoom) { got = append(got, r) })
+	var got []*Room
+	st := NewStream(c, "x", 400*time.Millisecond, func(r *Room) { got = append(got, r) })
 	for i := range obs {
-		st.Observe(&obs[i])
-		st.sweep(obs[i].Time) // sweep at every observation for the test
+		st.Observe(&obs[i]) // (the grouper sweeps at every observation)
 	}
 	st.Flush()
 	if len(got) != len(all) {
@@ -52,7 +52,7 @@ func TestRoomStreamIdle(t *testing.T) {
 // present; it is not committed), rooms held at once stay far below the
 // rooms in the capture.
 func TestRoomStreamLarge(t *testing.T) {
-	path := filepath.Join("..", "traces", "testdata", "large", "large_1000000.pcap")
+	path := filepath.Join("..", "..", "traces", "testdata", "large", "large_1000000.pcap")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("no large capture: %v", err)
@@ -61,14 +61,14 @@ func TestRoomStreamLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	c, err := LoadVariant("fixed")
+	c, err := conformance.LoadVariant("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rooms := 0
-	st := NewRoomStream(c, path, time.Second, func(*CapturedRoom) { rooms++ })
+	st := NewStream(c, path, time.Second, func(*Room) { rooms++ })
 	_, err = decode.Run(f, decode.Options{}, func(m *decode.Message) {
-		if o, ok := trace.FromMessage(m); ok {
+		if o, ok := observe.FromMessage(m); ok {
 			st.Observe(&o)
 		}
 	}, func(decode.Diagnostic) {})

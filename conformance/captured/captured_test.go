@@ -1,4 +1,4 @@
-package conformance
+package captured
 
 import (
 	"bytes"
@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/spec/model"
-	trace "github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 var (
-	capturesDir  = flag.String("captures", filepath.Join("..", "traces", "testdata", "scenarios"), "folder of captures (*.pcap) for the Captured tests")
+	capturesDir  = flag.String("captures", filepath.Join("..", "..", "traces", "testdata", "scenarios"), "folder of captures (*.pcap) for the Captured tests")
 	capturedImpl = flag.String("impl", "", "check only this built-in implementation (or \"spec\") in the Captured tests")
 	capturedN    = flag.Int("captured-cases", 0, "schedules per room and property in TestCapturedProperties (default: enough for 10,000 per capture under fixed, 200 otherwise)")
 	capturedSkew = flag.Duration("skew", DefaultSkew, "reordering tolerance between connections in the Captured tests (negative: capture order)")
@@ -58,29 +59,29 @@ func capturedScenarios(t *testing.T) []capturedScenario {
 
 // capturedImpl returns the implementation and configuration named name
 // ("spec": the spec itself under variant).
-func capturedImplNamed(t *testing.T, name, variant string) (Implementation, string, *model.Config) {
+func capturedImplNamed(t *testing.T, name, variant string) (conformance.Implementation, string, *model.Config) {
 	t.Helper()
-	var impl Implementation = &SpecImpl{}
+	var impl conformance.Implementation = &conformance.Spec{}
 	if name != "spec" {
 		var err error
-		if impl, variant, err = Builtin(name); err != nil {
+		if impl, variant, err = conformance.Builtin(name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c, err := LoadVariant(variant)
+	c, err := conformance.LoadVariant(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return impl, variant, c
 }
 
-func capturedRoomsOf(t *testing.T, path string, c *model.Config) []*CapturedRoom {
+func capturedRoomsOf(t *testing.T, path string, c *model.Config) []*Room {
 	t.Helper()
 	obs, err := LoadCapture(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return CapturedRooms(c, path, obs)
+	return Rooms(c, path, obs)
 }
 
 // TestCapturedPinnedRoomsFound: every room the fork variant pinned in the
@@ -104,7 +105,7 @@ func TestCapturedPinnedRoomsFound(t *testing.T) {
 				if !slices.Contains(sc.pinned, room.Room) {
 					continue
 				}
-				res, err := RunCaptured(impl, name, variant, c, room, CapturedOptions{Seed: 1, Cases: 200, Skew: *capturedSkew})
+				res, err := Run(target(impl, name, variant, c), room, Options{Seed: 1, Cases: 200, Skew: *capturedSkew})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -113,10 +114,10 @@ func TestCapturedPinnedRoomsFound(t *testing.T) {
 					t.Errorf("%s room %d (pinned in the recording): no schedule pins it under %s", filepath.Base(sc.path), room.Room, name)
 					continue
 				}
-				if res.Property != Liveness {
+				if res.Property != conformance.Liveness {
 					t.Errorf("room %d: %s fails %s, want liveness", room.Room, name, res.Property)
 				}
-				fails := CapturedFails(impl, c, res.Property, DefaultBound)
+				fails := Fails(impl, c, res.Property, conformance.DefaultBound)
 				if !InternalOneMinimal(c, room, res.Schedule, fails) {
 					t.Errorf("room %d: schedule not 1-minimal in its internal steps", room.Room)
 				}
@@ -131,7 +132,7 @@ func TestCapturedPinnedRoomsFound(t *testing.T) {
 					t.Errorf("room %d: schedule keeps %d of the %d observed events", room.Room, len(seen), len(room.Events))
 				}
 				var b bytes.Buffer
-				if err := WriteCapturedTable(&b, res); err != nil {
+				if err := WriteTable(&b, res); err != nil {
 					t.Fatal(err)
 				}
 				for _, e := range room.Events {
@@ -141,24 +142,24 @@ func TestCapturedPinnedRoomsFound(t *testing.T) {
 						}
 					}
 				}
-				var aborts []CapturedEvent
+				var aborts []Event
 				for _, e := range room.Events {
-					if e.Kind == trace.Abort {
+					if e.Kind == observe.Abort {
 						aborts = append(aborts, e)
 					}
 				}
 				if len(aborts) != 1 || len(aborts[0].Also) != 1 {
 					t.Errorf("room %d: want one ABORT event seen in two frames, got %+v", room.Room, aborts)
 				}
-				itf, err := CapturedITF(res)
+				itf, err := ITF(res)
 				if err != nil {
 					t.Fatal(err)
 				}
-				cs, err := LoadITF(c, itf)
+				cs, err := conformance.LoadITF(c, itf)
 				if err != nil {
 					t.Fatalf("room %d: saved ITF does not load: %v", room.Room, err)
 				}
-				if r, err := Replay(impl, c, cs, DefaultBound); err != nil || r.Holds {
+				if r, err := conformance.Replay(impl, c, cs, conformance.DefaultBound); err != nil || r.Holds {
 					t.Errorf("room %d: replaying the saved ITF: holds=%v err=%v", room.Room, r != nil && r.Holds, err)
 				}
 				if name == "fork-90a52f44a" && room.Room == sc.pinned[0] {
@@ -191,23 +192,23 @@ func TestCapturedITFReplays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := DecodeCaseHeader(data)
+		h, err := conformance.DecodeCaseHeader(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		impl, _, err := Builtin(h.Impl)
+		impl, _, err := conformance.Builtin(h.Impl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := LoadVariant(h.Variant)
+		c, err := conformance.LoadVariant(h.Variant)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs, err := LoadITF(c, data)
+		cs, err := conformance.LoadITF(c, data)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		r, err := Replay(impl, c, cs, DefaultBound)
+		r, err := conformance.Replay(impl, c, cs, conformance.DefaultBound)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +230,7 @@ func TestCapturedProperties(t *testing.T) {
 		// The fix port whose wire traffic the recording has: ABORT_ACKs only
 		// from the deferred-release fix.
 		name := "fixed"
-		if rc, err := LoadVariant(sc.variant); err == nil && rc.AbortAckSent {
+		if rc, err := conformance.LoadVariant(sc.variant); err == nil && rc.AbortAckSent {
 			name = "fixed-deferred"
 		}
 		if *capturedImpl != "" {
@@ -241,7 +242,7 @@ func TestCapturedProperties(t *testing.T) {
 		}
 		impl, variant, c := capturedImplNamed(t, name, variant)
 		rooms := capturedRoomsOf(t, sc.path, c)
-		var checked []*CapturedRoom
+		var checked []*Room
 		for _, r := range rooms {
 			if r.Skip == "" {
 				checked = append(checked, r)
@@ -260,7 +261,7 @@ func TestCapturedProperties(t *testing.T) {
 		start := time.Now()
 		total, discarded := 0, 0
 		for _, room := range checked {
-			res, err := RunCaptured(impl, name, variant, c, room, CapturedOptions{Seed: 1, Cases: cases, Skew: *capturedSkew})
+			res, err := Run(target(impl, name, variant, c), room, Options{Seed: 1, Cases: cases, Skew: *capturedSkew})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -268,7 +269,7 @@ func TestCapturedProperties(t *testing.T) {
 			discarded += res.Discarded
 			if !res.Holds && (name == "fixed" || name == "fixed-deferred") {
 				var b bytes.Buffer
-				_ = WriteCapturedTable(&b, res)
+				_ = WriteTable(&b, res)
 				t.Errorf("%s room %d: %s fails under %s:\n%s", filepath.Base(sc.path), room.Room, res.Property, name, b.String())
 			}
 		}
@@ -303,11 +304,11 @@ func TestCapturedHealthyPinnable(t *testing.T) {
 			if !room.Aborted {
 				continue
 			}
-			res, err := RunCaptured(impl, name, variant, c, room, CapturedOptions{Seed: 1, Cases: 3000, Skew: *capturedSkew})
+			res, err := Run(target(impl, name, variant, c), room, Options{Seed: 1, Cases: 3000, Skew: *capturedSkew})
 			if err != nil {
 				t.Fatal(err)
 			}
-			specRes, err := RunCaptured(&SpecImpl{}, "spec", variant, c, room, CapturedOptions{Seed: 1, Cases: 3000, Skew: *capturedSkew})
+			specRes, err := Run(target(&conformance.Spec{}, "spec", variant, c), room, Options{Seed: 1, Cases: 3000, Skew: *capturedSkew})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +318,7 @@ func TestCapturedHealthyPinnable(t *testing.T) {
 			}
 			if !res.Holds {
 				found = true
-				if res.Property != Liveness {
+				if res.Property != conformance.Liveness {
 					t.Errorf("room %d: %s fails %s, want liveness", room.Room, name, res.Property)
 				}
 			}

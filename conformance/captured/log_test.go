@@ -1,4 +1,4 @@
-package conformance
+package captured
 
 import (
 	"bytes"
@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	trace "github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // TestCapturedWithLog: with storm-fork's prefill event log, the steps the
@@ -15,7 +16,7 @@ import (
 // recording are still found pinned (the log does not rule the pin out),
 // and every schedule leaves exactly the room's log lines.
 func TestCapturedWithLog(t *testing.T) {
-	dir := filepath.Join("..", "traces", "testdata", "scenarios")
+	dir := filepath.Join("..", "..", "traces", "testdata", "scenarios")
 	wire, err := LoadCapture(filepath.Join(dir, "storm-fork.pcap"))
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestCapturedWithLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	impl, variant, c := capturedImplNamed(t, "fork-90a52f44a", "")
-	rooms := CapturedRooms(c, "storm-fork.pcap", trace.Merge(wire, logObs))
+	rooms := Rooms(c, "storm-fork.pcap", observe.Merge(wire, logObs))
 	pinned := []int64{101, 104, 107, 110}
 	checkedLog := 0
 	for _, room := range rooms {
@@ -48,20 +49,20 @@ func TestCapturedWithLog(t *testing.T) {
 			if room.Aborted {
 				// Concluded as the log shows (satisfied with the log): the
 				// log's release pins the steps, so no schedule pins it.
-				res, err := RunCaptured(impl, "fork-90a52f44a", variant, c, room, CapturedOptions{Seed: 1, Cases: 500})
+				res, err := Run(target(impl, "fork-90a52f44a", variant, c), room, Options{Seed: 1, Cases: 500})
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Log(capturedSummary(res))
 				if !res.Holds {
 					var buf bytes.Buffer
-					_ = WriteCapturedTable(&buf, res)
+					_ = WriteTable(&buf, res)
 					t.Errorf("room %d concluded in the log, but a schedule pins it:\n%s", room.Room, buf.String())
 				}
 			}
 			continue
 		}
-		res, err := RunCaptured(impl, "fork-90a52f44a", variant, c, room, CapturedOptions{Seed: 1, Cases: 500})
+		res, err := Run(target(impl, "fork-90a52f44a", variant, c), room, Options{Seed: 1, Cases: 500})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,11 +71,11 @@ func TestCapturedWithLog(t *testing.T) {
 			t.Errorf("room %d: with the log, no schedule pins it", room.Room)
 			continue
 		}
-		if !InternalOneMinimal(c, room, res.Schedule, CapturedFails(impl, c, res.Property, DefaultBound)) {
+		if !InternalOneMinimal(c, room, res.Schedule, Fails(impl, c, res.Property, conformance.DefaultBound)) {
 			t.Errorf("room %d: not 1-minimal", room.Room)
 		}
 		var buf bytes.Buffer
-		if err := WriteCapturedTable(&buf, res); err != nil {
+		if err := WriteTable(&buf, res); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(buf.String(), "log") {
@@ -96,7 +97,7 @@ func TestCapturedWithLog(t *testing.T) {
 // pins the aborted room under fork-90a52f44a and upstream-reuse, where
 // the spec agrees, and none does under fixed.
 func TestCapturedHealthyPinnableFork(t *testing.T) {
-	dir := filepath.Join("..", "traces", "testdata", "scenarios")
+	dir := filepath.Join("..", "..", "traces", "testdata", "scenarios")
 	wire, err := LoadCapture(filepath.Join(dir, "healthy-pinnable.pcap"))
 	if err != nil {
 		t.Fatal(err)
@@ -113,19 +114,19 @@ func TestCapturedHealthyPinnableFork(t *testing.T) {
 		impl, variant, c := capturedImplNamed(t, tc.impl, "")
 		obs := wire
 		if tc.log {
-			obs = trace.Merge(wire, logObs)
+			obs = observe.Merge(wire, logObs)
 		}
 		aborted := 0
-		for _, room := range CapturedRooms(c, "healthy-pinnable.pcap", obs) {
+		for _, room := range Rooms(c, "healthy-pinnable.pcap", obs) {
 			if !room.Aborted {
 				continue
 			}
 			aborted++
-			res, err := RunCaptured(impl, tc.impl, variant, c, room, CapturedOptions{Seed: 1, Cases: 3000})
+			res, err := Run(target(impl, tc.impl, variant, c), room, Options{Seed: 1, Cases: 3000})
 			if err != nil {
 				t.Fatal(err)
 			}
-			specRes, err := RunCaptured(&SpecImpl{}, "spec", variant, c, room, CapturedOptions{Seed: 1, Cases: 3000})
+			specRes, err := Run(target(&conformance.Spec{}, "spec", variant, c), room, Options{Seed: 1, Cases: 3000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,12 +138,12 @@ func TestCapturedHealthyPinnableFork(t *testing.T) {
 				t.Errorf("room %d: %s holds=%v, the spec under %s holds=%v", room.Room, tc.impl, res.Holds, variant, specRes.Holds)
 			}
 			if !res.Holds {
-				if !InternalOneMinimal(c, room, res.Schedule, CapturedFails(impl, c, res.Property, DefaultBound)) {
+				if !InternalOneMinimal(c, room, res.Schedule, Fails(impl, c, res.Property, conformance.DefaultBound)) {
 					t.Errorf("room %d: not 1-minimal", room.Room)
 				}
 				if tc.impl == "fork-90a52f44a" {
 					var buf bytes.Buffer
-					_ = WriteCapturedTable(&buf, res)
+					_ = WriteTable(&buf, res)
 					t.Logf("\n%s", buf.String())
 				}
 			}

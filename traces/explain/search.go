@@ -1,4 +1,4 @@
-package replay
+package explain
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ type node struct {
 	pending []Mark
 	// blind has bit ch set while channel ch has not been seen yet in a
 	// capture that joined connections mid-stream (see delivered).
-	blind uint16
+	blind uint32
 	// trail is the behaviour that led to s. It is not part of the node's
 	// identity: the first one found is kept. The memoized search runs
 	// without trails; only rooms whose behaviour is reported are searched
@@ -40,7 +40,7 @@ func (t *trail) states() []model.State {
 }
 
 func (n *node) hash() uint64 {
-	h := n.s.Hash() ^ uint64(n.blind)<<48
+	h := n.s.Hash() ^ uint64(n.blind)<<32
 	for _, m := range n.pending {
 		h = (h ^ uint64(m.Kind+1)<<8 ^ uint64(m.Rank+2)) * 0x100000001b3
 		for _, s := range [2]string{m.A, m.B} {
@@ -131,6 +131,8 @@ type searcher struct {
 	log       bool
 	maxHidden int
 	maxStates int
+	// msgs is scratch for the wire messages of one step.
+	msgs []model.WireMessage
 }
 
 // A capture sees a message while it is in flight: after the spec's send
@@ -146,29 +148,31 @@ type searcher struct {
 // pending marks are optional (skipped by a later observation, never
 // waited for by a receive), and the first observation on it ends that.
 
-// delivered reports whether step a, taken after node n, receives only
-// messages observed already or sent while the capture was blind to their
-// channel (the pending marks of a channel are the tail of its FIFO).
-func delivered(a model.Action, s *model.State, n *node) bool {
-	var ch, inFlight int
-	switch a.ID {
-	case model.ActBootstrapRecvTransferInfo, model.ActBootstrapRecvAbort:
-		ch, inFlight = 2*a.Params[0], len(s.Chan[a.Params[0]])
-	case model.ActDecodeRecvAbortAck:
-		ch, inFlight = 2*a.Params[0]+1, len(s.AckChan[a.Params[0]])
-	default:
-		return true
-	}
-	if n.blind&(1<<ch) != 0 {
-		return true
-	}
-	unseen := 0
-	for _, m := range n.pending {
-		if m.channel() == ch {
-			unseen++
+// delivered reports whether a step whose wire messages are msgs, taken
+// after node n, receives only messages observed already or sent while the
+// capture was blind to their channel (the pending marks of a channel are
+// the tail of its FIFO, and InFlight says how many messages the channel
+// holds).
+func delivered(msgs []model.WireMessage, n *node) bool {
+	for i := range msgs {
+		if msgs[i].Send {
+			continue
+		}
+		ch := channelOf(&msgs[i])
+		if n.blind&(1<<ch) != 0 {
+			continue
+		}
+		unseen := 0
+		for _, m := range n.pending {
+			if m.channel() == ch {
+				unseen++
+			}
+		}
+		if unseen >= msgs[i].InFlight {
+			return false
 		}
 	}
-	return unseen < inFlight
+	return true
 }
 
 // step returns the nodes that explain observation mark m after any of
@@ -213,7 +217,7 @@ func (sr *searcher) step(nodes []node, m Mark, trails bool) (out []node, depth i
 	}
 	// bit is m's channel in node.blind: once m is seen, the capture sees
 	// its channel.
-	var bit uint16
+	var bit uint32
 	if ch >= 0 {
 		bit = 1 << ch
 	}
@@ -251,10 +255,11 @@ func (sr *searcher) step(nodes []node, m Mark, trails bool) (out []node, depth i
 			depth = max(depth, it.depth)
 		}
 		c.Next(s, func(a model.Action, t *model.State) bool {
-			if !delivered(a, s, n) {
+			sr.msgs = c.AppendWire(sr.msgs[:0], a, s)
+			if !delivered(sr.msgs, n) {
 				return false
 			}
-			ms := Marks(c, a, s, t, sr.log)
+			ms := appendMarks(nil, sr.msgs, c, a, s, t, sr.log)
 			i := firstOn(ms, ch)
 			if i >= 0 && ms[i] == m {
 				pending := n.pending
@@ -290,38 +295,11 @@ func (sr *searcher) step(nodes []node, m Mark, trails bool) (out []node, depth i
 	return res.nodes, depth, hit
 }
 
-// settled reports whether every aborted request of s was let go by
-// prefill (Terminated): what the verdict asks.
-func settled(c *model.Config, s *model.State) bool {
-	for q := model.Requests(0); int(q) < c.Requests.Size(); q++ {
-		if s.Aborted[q] && !c.Terminated(s, q) {
-			return false
-		}
-	}
-	return true
-}
-
-// released reports whether prefill let go of every request of s that
-// reached it (decode sent it something, or its sender exists).
-func released(c *model.Config, s *model.State) bool {
-	some := false
-	for q := model.Requests(0); int(q) < c.Requests.Size(); q++ {
-		if s.TiSent[q] == 0 && !s.Aborted[q] && s.Sender[q] == model.StrNoSender {
-			continue
-		}
-		some = true
-		if !c.Terminated(s, q) {
-			return false
-		}
-	}
-	return some
-}
-
 // closed reports whether every node has each aborted request let go and
 // no log line left to show: no aborted request is waiting, as far as
 // replay knows. released says the same of every request.
 func (sr *searcher) closed(nodes []node) bool {
-	return every(nodes, func(n *node) bool { return !hasLogMark(n.pending) && settled(sr.c, &n.s) })
+	return every(nodes, func(n *node) bool { return !hasLogMark(n.pending) && Settled(sr.c, &n.s) })
 }
 
 func (sr *searcher) released(nodes []node) bool {
@@ -365,9 +343,9 @@ func (sr *searcher) past() (nodes []node, complete bool) {
 	return ns.nodes, complete
 }
 
-// pin explores every completion of the unseen steps from nodes (all
-// steps but decode's: decode aborted, it sends nothing more; messages
-// still in flight may arrive unseen) and returns a behaviour from one of
+// pin explores every completion of the unseen steps from nodes (every
+// step but the environment's sends: decode aborted, it sends nothing
+// more; messages still in flight may arrive unseen) and returns a behaviour from one of
 // them to a state from which no completion lets an aborted request go,
 // or nil; complete is false when maxStates cut the exploration.
 func (sr *searcher) pin(nodes []node) (path []model.State, complete bool) {
@@ -385,7 +363,7 @@ func (sr *searcher) pin(nodes []node) (path []model.State, complete bool) {
 		s := ss.nodes[i].s
 		var out []int
 		c.Next(&s, func(a model.Action, t *model.State) bool {
-			if a.ID == model.ActDecodeSendTransferInfo || a.ID == model.ActDecodeAbort {
+			if environmentSend(a) {
 				return false
 			}
 			if len(ss.nodes) >= sr.maxStates {
@@ -417,7 +395,7 @@ func (sr *searcher) pin(nodes []node) (path []model.State, complete bool) {
 	can := make([]bool, len(ss.nodes))
 	var stack []int
 	for i := range ss.nodes {
-		if settled(c, &ss.nodes[i].s) {
+		if Settled(c, &ss.nodes[i].s) {
 			can[i] = true
 			stack = append(stack, i)
 		}
@@ -477,4 +455,18 @@ func canonical(nodes []node) (sorted []node, hashes []uint64) {
 		sorted[i], hashes[i] = hs[i].n, hs[i].h
 	}
 	return sorted, hashes
+}
+
+// environmentSend reports whether step a from s is the environment's and
+// puts a message on the wire (@action: environment, a @wire send).
+func environmentSend(a model.Action) bool {
+	if !model.Actions[a.ID].Environment() {
+		return false
+	}
+	for _, w := range model.Actions[a.ID].Wire {
+		if w.Event == "send" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,26 +1,26 @@
-package conformance
-
-// Captured traces (issue 8, first part): a capture fixes what decode sent
-// and in which order per connection, but not how prefill's threads
-// interleaved with it. The generator here keeps every observed
-// environment event of a room and lets gopter choose where the
-// implementation's internal steps fall between them; the properties are
-// the suite's own (CheckSequence), run per room on a one-room instance of
-// the variant.
+// Package captured runs the property suite (package conformance) on
+// captured traffic: a capture fixes what decode sent and in which order
+// per connection, but not how prefill's threads interleaved with it. The
+// schedules of a room keep every observed environment event and let
+// gopter choose where the implementation's internal steps fall between
+// them; the properties are the suite's own, run per room on a one-room
+// instance of the variant.
 //
-// With a prefill event log merged in (trace.Merge), the steps the log
-// shows are pinned: a step that writes log lines is taken only where the
-// log has exactly those lines next, and only steps that leave no trace in
-// the log are chosen freely (traces/replay's mapping, see LogMark).
+// Rooms are grouped as traces/observe groups them (a room is a room id on
+// one prefill endpoint, its decode ranks named in order of appearance),
+// so that the suite and traces/replay see the same rooms. With a prefill
+// event log merged in (observe.Stream), the steps the log shows are
+// pinned: a step that writes log lines is taken only where the log has
+// exactly those lines next, and only steps that leave no trace in the log
+// are chosen freely (the log lines of a step are traces/explain's).
 //
-// Not done yet (honest limits): rooms whose required_dst_info_num differs from the
-// variant's DecodeRanks are skipped (Skip says why); room reuse is not
-// modelled (every room is request 0 of the instance); LoadCapture keeps
-// the whole capture's observations (RoomStream bounds memory by rooms in
-// flight, but no entry point streams through it yet); the roomspec test
-// -captures flags are not written.
+// Limits: rooms whose required_dst_info_num differs from the variant's
+// DecodeRanks are skipped (Room.Skip says why); room reuse is not modelled
+// (every room is request 0 of the instance).
+package captured
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -30,8 +30,10 @@ import (
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/spec/model"
-	trace "github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // DefaultSkew is the default tolerance within which events seen on
@@ -39,33 +41,38 @@ import (
 // not ordered with each other).
 const DefaultSkew = time.Millisecond
 
-// CapturedEvent is one observed environment event of a room, as the spec
+// Event is one observed environment event of a room, as the spec
 // action it is.
-type CapturedEvent struct {
+type Event struct {
 	Action model.Action
-	Kind   trace.Kind
+	Kind   observe.Kind
 	Frame  int
 	Time   time.Time
 	// Also are the frames of the same event seen on other connections:
 	// the ABORTs of the other decode ranks, which the room's one
 	// DecodeAbort sent.
 	Also []int
-	// Conn identifies the TCP connection (source, destination) the event
-	// was seen on: events of one connection keep their order. Log events
-	// have the zero Conn: the log keeps its own order.
-	Conn [2]netip.AddrPort
+	// Src is the event's source (observe.Sources): events of one source
+	// (a TCP direction, the log) keep their order.
+	Src int32
 	// Log is set for a prefill event-log line (Line is its number): the
 	// internal step that leaves this trace, rather than an Action.
-	Log  *LogMark
+	Log  *explain.Mark
 	Line int
 }
 
-// CapturedRoom is one room of a capture: its environment events in
+// Room is one room of a capture: its environment events in
 // capture order.
-type CapturedRoom struct {
+type Room struct {
 	Capture string
 	Room    int64
-	Events  []CapturedEvent
+	// Prefill is the prefill endpoint the room was sent to (zero if only
+	// the log showed it).
+	Prefill netip.AddrPort
+	// Ranks are the room's decode ranks, in order of appearance: rank d
+	// of the room's actions.
+	Ranks   []netip.AddrPort
+	Events  []Event
 	Aborted bool
 	// Log says the room's events include prefill event-log lines: then
 	// only internal steps that leave no trace in the log are chosen freely.
@@ -79,7 +86,7 @@ type CapturedRoom struct {
 // first incarnation of the instance's only room.
 const requestOfRoom = 0
 
-// CapturedRooms groups observations (in time order: trace.Merge wire and
+// Rooms groups observations (in time order: observe.Merge wire and
 // log) by room and
 // maps them onto the environment actions of c, a one-room configuration:
 // TransferInfo from decode rank d is DecodeSendTransferInfo(d, q), the
@@ -89,10 +96,10 @@ const requestOfRoom = 0
 // then come first). Decode ranks are numbered in order of appearance per
 // room, as in traces/replay. Prefill event-log observations (status,
 // sender_create, poll, clear) become events that pin the internal step
-// which leaves them (see LogMark); other log events are ignored.
-func CapturedRooms(c *model.Config, capture string, obs []trace.Observation) []*CapturedRoom {
-	var out []*CapturedRoom
-	st := NewRoomStream(c, capture, 0, func(r *CapturedRoom) { out = append(out, r) })
+// which leaves them (explain.Marks); other log events are ignored.
+func Rooms(c *model.Config, capture string, obs []observe.Observation) []*Room {
+	var out []*Room
+	st := NewStream(c, capture, 0, func(r *Room) { out = append(out, r) })
 	for i := range obs {
 		st.Observe(&obs[i])
 	}
@@ -100,63 +107,50 @@ func CapturedRooms(c *model.Config, capture string, obs []trace.Observation) []*
 	return out
 }
 
-// RoomStream groups observations into rooms as they arrive (as
-// CapturedRooms does) and hands each room over once no observation of it
-// has come for Idle of capture time, so memory follows the rooms in
-// flight, not the capture. Idle 0 keeps every room until Flush. Idle must
-// exceed the longest gap between two observations of one room (SGLang's
-// 300 s timeout is a safe choice): a room seen again after being handed
-// over comes back as a new room.
-type RoomStream struct {
-	c        *model.Config
-	capture  string
-	idle     time.Duration
-	emit     func(*CapturedRoom)
-	rooms    map[int64]*streamRoom
-	order    []int64
-	connRank map[netip.AddrPort]netip.AddrPort
-	seen     int
+// Stream groups observations into rooms as they arrive (as Rooms does)
+// and hands each room over once no observation of it has come for Idle of
+// capture time, so memory follows the rooms in flight, not the capture.
+// Idle 0 keeps every room until Flush. Idle must exceed the longest gap
+// between two observations of one room (SGLang's 300 s timeout is a safe
+// choice): a room seen again after being handed over comes back as a new
+// room.
+type Stream struct {
+	c       *model.Config
+	capture string
+	emit    func(*Room)
+	rooms   *observe.Grouper[streamRoom]
+	sources observe.Sources
 	// MaxLive is the most rooms held at once.
 	MaxLive int
 }
 
 type streamRoom struct {
-	r     *CapturedRoom
-	ranks []netip.AddrPort
-	last  time.Time
+	r *Room
 	// sent has bit d set once rank d sent a TransferInfo, aborted once
 	// it sent an ABORT.
 	sent, aborted uint64
 }
 
-// NewRoomStream returns a stream that calls emit with each finished room.
-func NewRoomStream(c *model.Config, capture string, idle time.Duration, emit func(*CapturedRoom)) *RoomStream {
-	return &RoomStream{c: c, capture: capture, idle: idle, emit: emit, rooms: map[int64]*streamRoom{}, connRank: map[netip.AddrPort]netip.AddrPort{}}
+// NewStream returns a stream that calls emit with each finished room.
+func NewStream(c *model.Config, capture string, idle time.Duration, emit func(*Room)) *Stream {
+	st := &Stream{c: c, capture: capture, emit: emit}
+	st.rooms = observe.NewGrouper(observe.GroupOptions{Idle: idle}, func(rm *observe.Room[streamRoom]) { emit(rm.Data.r) })
+	return st
 }
 
-// sweepEvery is how many observations go between two idle sweeps.
-const sweepEvery = 1 << 10
-
 // Observe feeds the next observation (in time order).
-func (st *RoomStream) Observe(op *trace.Observation) {
-	o := *op
-	c := st.c
-	st.seen++
-	if st.idle > 0 && st.seen%sweepEvery == 0 {
-		st.sweep(o.Time)
-	}
-	if o.Kind == trace.Other {
+func (st *Stream) Observe(op *observe.Observation) {
+	if op.Kind == observe.Other {
 		return
 	}
-	sr := st.rooms[o.Room]
-	if sr == nil {
-		sr = &streamRoom{r: &CapturedRoom{Capture: st.capture, Room: o.Room}}
-		st.rooms[o.Room] = sr
-		st.order = append(st.order, o.Room)
-		st.MaxLive = max(st.MaxLive, len(st.rooms))
+	o := *op
+	c := st.c
+	rm, created := st.rooms.Observe(&o)
+	if created {
+		rm.Data.r = &Room{Capture: st.capture, Room: o.Room, Prefill: st.rooms.Endpoint(rm)}
+		st.MaxLive = max(st.MaxLive, st.rooms.Live())
 	}
-	sr.last = o.Time
-	cr := sr.r
+	sr, cr := &rm.Data, rm.Data.r
 	if !o.Kind.Wire() {
 		if cr.Skip == "" {
 			cr.Log = true
@@ -164,36 +158,25 @@ func (st *RoomStream) Observe(op *trace.Observation) {
 		}
 		return
 	}
-	if o.Kind == trace.TransferInfo && !o.RankFromConn {
-		st.connRank[o.Src] = o.Rank
-	}
-	if o.RankFromConn {
-		if r, ok := st.connRank[o.Src]; ok {
-			o.Rank = r
-		}
-	}
 	if cr.Skip != "" {
 		return
 	}
-	if o.Kind == trace.TransferInfo && o.Required != c.RequiredDstInfoNum {
+	if o.Kind == observe.TransferInfo && o.Required != c.RequiredDstInfoNum {
 		cr.Skip = fmt.Sprintf("frame %d: required_dst_info_num %d, the configuration has %d (not supported yet)", o.Frame, o.Required, c.RequiredDstInfoNum)
 		return
 	}
-	d := slices.Index(sr.ranks, o.Rank)
-	if d < 0 && o.Kind == trace.AbortAck {
-		d = samePortIndex(sr.ranks, o.Rank)
-	}
+	d := st.rooms.Rank(rm, &o)
 	if d < 0 {
-		if len(sr.ranks) == c.DecodeRanks.Size() {
+		if rm.Ranks() == c.DecodeRanks.Size() {
 			cr.Skip = fmt.Sprintf("frame %d: decode rank %s beyond the configuration's %d", o.Frame, o.Rank, c.DecodeRanks.Size())
 			return
 		}
-		sr.ranks = append(sr.ranks, o.Rank)
-		d = len(sr.ranks) - 1
+		d = st.rooms.AddRank(rm, &o)
+		cr.Ranks = append(cr.Ranks, st.rooms.RankName(rm, d))
 	}
-	ev := CapturedEvent{Kind: o.Kind, Frame: o.Frame, Time: o.Time, Conn: [2]netip.AddrPort{o.Src, o.Dst}}
+	ev := Event{Kind: o.Kind, Frame: o.Frame, Time: o.Time, Src: st.sources.ID(&o)}
 	switch o.Kind {
-	case trace.TransferInfo:
+	case observe.TransferInfo:
 		// A rank sends one TransferInfo per request and none after its
 		// ABORT: anything else is a room id reused for a second request.
 		if (sr.sent|sr.aborted)&(1<<d) != 0 {
@@ -202,11 +185,11 @@ func (st *RoomStream) Observe(op *trace.Observation) {
 		}
 		sr.sent |= 1 << d
 		ev.Action = model.Action{ID: model.ActDecodeSendTransferInfo, Params: [model.MaxParams]int{d, requestOfRoom}}
-	case trace.Abort:
+	case observe.Abort:
 		sr.aborted |= 1 << d
 		if cr.Aborted {
 			for i := range cr.Events {
-				if cr.Events[i].Kind == trace.Abort {
+				if cr.Events[i].Kind == observe.Abort {
 					cr.Events[i].Also = append(cr.Events[i].Also, o.Frame)
 				}
 			}
@@ -214,51 +197,22 @@ func (st *RoomStream) Observe(op *trace.Observation) {
 		}
 		cr.Aborted = true
 		ev.Action = model.Action{ID: model.ActDecodeAbort, Params: [model.MaxParams]int{requestOfRoom}}
-	case trace.AbortAck:
+	case observe.AbortAck:
 		ev.Action = model.Action{ID: model.ActDecodeRecvAbortAck, Params: [model.MaxParams]int{d}}
 	}
 	cr.Events = append(cr.Events, ev)
 }
 
-// sweep hands over the rooms idle since before now-Idle, in order of
-// first observation.
-func (st *RoomStream) sweep(now time.Time) {
-	keep := st.order[:0]
-	for _, id := range st.order {
-		sr := st.rooms[id]
-		if now.Sub(sr.last) > st.idle {
-			delete(st.rooms, id)
-			st.emit(sr.r)
-		} else {
-			keep = append(keep, id)
-		}
-	}
-	st.order = keep
-}
-
 // Flush hands over every room still held, in order of first observation.
-func (st *RoomStream) Flush() {
-	for _, id := range st.order {
-		st.emit(st.rooms[id].r)
-		delete(st.rooms, id)
-	}
-	st.order = st.order[:0]
-}
-
-// samePortIndex is the index of the only rank with ep's port, or -1: an
-// ABORT_ACK goes to decode's address as prefill's routing sees it, which
-// may differ from the address decode announced, while the port is the same.
-func samePortIndex(ranks []netip.AddrPort, ep netip.AddrPort) int {
-	found := -1
-	for i, r := range ranks {
-		if r.Port() == ep.Port() {
-			if found >= 0 {
-				return -1
-			}
-			found = i
+func (st *Stream) Flush() {
+	var held []*observe.Room[streamRoom]
+	defer func() {
+		for _, rm := range held {
+			st.emit(rm.Data.r)
 		}
-	}
-	return found
+	}()
+	st.rooms.Drain(func(rm *observe.Room[streamRoom]) { held = append(held, rm) })
+	slices.SortStableFunc(held, func(a, b *observe.Room[streamRoom]) int { return cmp.Compare(a.First, b.First) })
 }
 
 // Schedule is one behaviour of the spec built from a room's events: the
@@ -277,7 +231,7 @@ type Schedule struct {
 // scheduler builds schedules of one room from gopter's choices.
 type scheduler struct {
 	c    *model.Config
-	room *CapturedRoom
+	room *Room
 	// skew < 0 keeps the capture's order of all events (strict mode).
 	skew time.Duration
 }
@@ -302,7 +256,7 @@ func (b *scheduler) ready(taken []bool, i int) bool {
 		if ev.Action.ID == model.ActDecodeAbort && e.Action.ID == model.ActDecodeSendTransferInfo {
 			return false
 		}
-		if j < i && (e.Conn == ev.Conn || b.skew < 0 || e.Time.Before(ev.Time.Add(-b.skew))) {
+		if j < i && (b.skew < 0 || observe.MustPrecede(e.Src, e.Time.UnixNano(), ev.Src, ev.Time.UnixNano(), b.skew)) {
 			return false
 		}
 	}
@@ -358,7 +312,7 @@ func (b *scheduler) build(choices []int) (Schedule, bool) {
 	// quiet takes the ready log polls that moved nothing.
 	quiet := func() {
 		for i := range n {
-			if m := evList[i].Log; m != nil && m.Kind == trace.Poll && b.ready(taken, i) && stutterPoll(b.c, m, &s) {
+			if m := evList[i].Log; m != nil && m.Kind == observe.Poll && b.ready(taken, i) && explain.Stutter(b.c, *m, &s) {
 				taken[i] = true
 				left--
 				sc.Quiet = append(sc.Quiet, i)
@@ -426,7 +380,7 @@ func (b *scheduler) build(choices []int) (Schedule, bool) {
 
 // nextLog returns the indices of the next not-taken log events in log
 // order if they are ready and are exactly marks.
-func (b *scheduler) nextLog(taken []bool, marks []LogMark) ([]int, bool) {
+func (b *scheduler) nextLog(taken []bool, marks []explain.Mark) ([]int, bool) {
 	var got []int
 	for i := range b.room.Events {
 		if len(got) == len(marks) {
@@ -449,8 +403,8 @@ func (b *scheduler) nextLog(taken []bool, marks []LogMark) ([]int, bool) {
 	return got, len(got) == len(marks)
 }
 
-// CapturedOptions tune RunCaptured.
-type CapturedOptions struct {
+// Options tune Run.
+type Options struct {
 	Seed int64
 	// Cases is the number of schedules per room (default 100); each is
 	// checked for both properties.
@@ -460,14 +414,14 @@ type CapturedOptions struct {
 	// Skew is the reordering tolerance between connections (default
 	// DefaultSkew; negative: keep the capture's order).
 	Skew time.Duration
-	// Bound limits the fair round-robin rounds (default DefaultBound).
+	// Bound limits the fair round-robin rounds (default conformance.DefaultBound).
 	Bound int
 }
 
-// CapturedResult is the outcome of the properties on one room under one
+// Result is the outcome of the properties on one room under one
 // implementation.
-type CapturedResult struct {
-	Room    *CapturedRoom
+type Result struct {
+	Room    *Room
 	Impl    string
 	Variant string
 	// Schedules counts the schedules explored before a failure, Discarded
@@ -480,18 +434,19 @@ type CapturedResult struct {
 	// Schedule is the 1-minimal failing schedule (observed events plus the
 	// fewest internal steps), Result its property result (step table).
 	Schedule Schedule
-	Result   *Result
+	Result   *conformance.Result
 	// FirstFail is the time to the first failing schedule.
 	FirstFail time.Duration
 	// Elapsed is the time the room took (generation, checking, shrinking).
 	Elapsed time.Duration
 }
 
-// RunCaptured checks liveness and refinement of impl (named name, against
-// variant's one-room configuration c) on the schedules gopter generates
-// from room; the first failing property is shrunk by gopter, then its
-// internal steps are minimized.
-func RunCaptured(impl Implementation, name, variant string, c *model.Config, room *CapturedRoom, opt CapturedOptions) (*CapturedResult, error) {
+// Run checks liveness and refinement of the target (its Config a
+// one-room configuration) on the schedules gopter generates from room;
+// the first failing property is shrunk by gopter, then its internal steps
+// are minimized.
+func Run(t conformance.Target, room *Room, opt Options) (*Result, error) {
+	c, name, variant := t.Config, t.Name, t.Config.Name
 	if opt.Cases <= 0 {
 		opt.Cases = 100
 	}
@@ -502,20 +457,22 @@ func RunCaptured(impl Implementation, name, variant string, c *model.Config, roo
 		opt.Skew = DefaultSkew
 	}
 	if opt.Bound <= 0 {
-		opt.Bound = DefaultBound
+		opt.Bound = conformance.DefaultBound
 	}
 	if room.Skip != "" {
 		return nil, fmt.Errorf("conformance: room %d: %s", room.Room, room.Skip)
 	}
 	b := &scheduler{c: c, room: room, skew: opt.Skew}
-	res := &CapturedResult{Room: room, Impl: name, Variant: variant, Holds: true}
+	res := &Result{Room: room, Impl: name, Variant: variant, Holds: true}
 	start := time.Now()
-	k := newChecker(c, impl, opt.Bound)
 	// Both properties are checked on every schedule (liveness first: a
 	// pinned room is what a capture is searched for); once one fails,
 	// shrinking keeps to that property.
-	props := []string{Liveness, Refinement}
-	fails := map[string]func([]model.Action) bool{Liveness: k.failsFunc(Liveness), Refinement: k.failsFunc(Refinement)}
+	props := []string{conformance.Liveness, conformance.Refinement}
+	fails := map[string]func([]model.Action) bool{
+		conformance.Liveness:   t.Fails(conformance.Liveness, opt.Bound),
+		conformance.Refinement: t.Fails(conformance.Refinement, opt.Bound),
+	}
 	var lastFail []int
 	failed := ""
 	params := gopter.DefaultTestParametersWithSeed(opt.Seed)
@@ -560,7 +517,7 @@ func RunCaptured(impl Implementation, name, variant string, c *model.Config, roo
 	default:
 		sc, _ := b.build(lastFail)
 		sc = minimizeInternal(c, room, sc, fails[failed])
-		r, err := CheckSequence(impl, name, variant, c, failed, sc.Seq, opt.Bound)
+		r, err := t.CheckSequence(failed, sc.Seq, opt.Bound)
 		if err != nil {
 			runErr = err
 			break
@@ -575,7 +532,7 @@ func RunCaptured(impl Implementation, name, variant string, c *model.Config, roo
 // a behaviour of the spec consistent with the room's log and still fails,
 // until none can go: the result's internal steps are 1-minimal (the
 // observed events all stay).
-func minimizeInternal(c *model.Config, room *CapturedRoom, sc Schedule, fails func([]model.Action) bool) Schedule {
+func minimizeInternal(c *model.Config, room *Room, sc Schedule, fails func([]model.Action) bool) Schedule {
 	for changed := true; changed; {
 		changed = false
 		for i := len(sc.Seq) - 1; i >= 0 && !changed; i-- {
@@ -583,7 +540,7 @@ func minimizeInternal(c *model.Config, room *CapturedRoom, sc Schedule, fails fu
 				continue
 			}
 			cand := dropStep(sc, i)
-			if Valid(c, cand.Seq) && logConsistent(c, room, cand) && fails(cand.Seq) {
+			if conformance.Valid(c, cand.Seq) && logConsistent(c, room, cand) && fails(cand.Seq) {
 				sc, changed = cand, true
 			}
 		}
@@ -592,14 +549,14 @@ func minimizeInternal(c *model.Config, room *CapturedRoom, sc Schedule, fails fu
 }
 
 func dropStep(sc Schedule, i int) Schedule {
-	return Schedule{Seq: without(sc.Seq, i, -1), Event: slices.Delete(slices.Clone(sc.Event), i, i+1),
+	return Schedule{Seq: slices.Delete(slices.Clone(sc.Seq), i, i+1), Event: slices.Delete(slices.Clone(sc.Event), i, i+1),
 		Also: slices.Delete(slices.Clone(sc.Also), i, i+1), Quiet: sc.Quiet}
 }
 
 // logConsistent reports whether every step of sc leaves exactly the log
 // lines assigned to it (none for internal steps and decode's): removing a
 // step can change what a later poll reads. Quiet polls are not re-checked.
-func logConsistent(c *model.Config, room *CapturedRoom, sc Schedule) bool {
+func logConsistent(c *model.Config, room *Room, sc Schedule) bool {
 	if !room.Log {
 		return true
 	}
@@ -610,7 +567,7 @@ func logConsistent(c *model.Config, room *CapturedRoom, sc Schedule) bool {
 			return false
 		}
 		marks := logMarks(c, a, &s, &t)
-		var want []LogMark
+		var want []explain.Mark
 		if ev := sc.Event[i]; ev >= 0 && room.Events[ev].Log != nil {
 			want = append(want, *room.Events[ev].Log)
 			for _, j := range sc.Also[i] {
@@ -628,19 +585,13 @@ func logConsistent(c *model.Config, room *CapturedRoom, sc Schedule) bool {
 // InternalOneMinimal reports whether removing any single internal step of
 // sc gives a sequence that is not a behaviour of the spec consistent with
 // room's log, or no longer fails.
-func InternalOneMinimal(c *model.Config, room *CapturedRoom, sc Schedule, fails func([]model.Action) bool) bool {
+func InternalOneMinimal(c *model.Config, room *Room, sc Schedule, fails func([]model.Action) bool) bool {
 	for i := range sc.Seq {
 		if sc.Event[i] < 0 {
-			if cand := dropStep(sc, i); Valid(c, cand.Seq) && logConsistent(c, room, cand) && fails(cand.Seq) {
+			if cand := dropStep(sc, i); conformance.Valid(c, cand.Seq) && logConsistent(c, room, cand) && fails(cand.Seq) {
 				return false
 			}
 		}
 	}
 	return true
-}
-
-// CapturedFails returns the predicate "seq fails property" for impl under
-// c (for tests and callers that check minimality).
-func CapturedFails(impl Implementation, c *model.Config, property string, bound int) func([]model.Action) bool {
-	return newChecker(c, impl, bound).failsFunc(property)
 }

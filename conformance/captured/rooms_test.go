@@ -1,4 +1,4 @@
-package conformance
+package captured
 
 import (
 	"os"
@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/traces/decode"
-	trace "github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // TestRoomStreamManyRooms: on a capture of many distinct rooms made by
@@ -18,7 +19,7 @@ import (
 // rooms/s and a 1 s idle window, a few hundred at most, whatever N is.
 func TestRoomStreamManyRooms(t *testing.T) {
 	paths := benchdata.RoomsCaptures(t)
-	c, err := LoadVariant("fixed")
+	c, err := conformance.LoadVariant("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +29,14 @@ func TestRoomStreamManyRooms(t *testing.T) {
 			t.Fatal(err)
 		}
 		rooms := 0
-		st := NewRoomStream(c, path, time.Second, func(r *CapturedRoom) {
+		st := NewStream(c, path, time.Second, func(r *Room) {
 			if r.Skip != "" {
 				t.Errorf("room %d skipped: %s", r.Room, r.Skip)
 			}
 			rooms++
 		})
 		_, err = decode.Run(f, decode.Options{}, func(m *decode.Message) {
-			if o, ok := trace.FromMessage(m); ok {
+			if o, ok := observe.FromMessage(m); ok {
 				st.Observe(&o)
 			}
 		}, func(decode.Diagnostic) {})

@@ -1,4 +1,4 @@
-package conformance
+package captured
 
 import (
 	"math/rand"
@@ -6,22 +6,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/spec/model"
-	trace "github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // stormRoom returns room id of the storm-fork capture under variant.
-func stormRoom(tb testing.TB, variant string, id int64) (*model.Config, *CapturedRoom) {
+func stormRoom(tb testing.TB, variant string, id int64) (*model.Config, *Room) {
 	tb.Helper()
-	c, err := LoadVariant(variant)
+	c, err := conformance.LoadVariant(variant)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	obs, err := LoadCapture(filepath.Join("..", "traces", "testdata", "scenarios", "storm-fork.pcap"))
+	obs, err := LoadCapture(filepath.Join("..", "..", "traces", "testdata", "scenarios", "storm-fork.pcap"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, r := range CapturedRooms(c, "storm-fork.pcap", obs) {
+	for _, r := range Rooms(c, "storm-fork.pcap", obs) {
 		if r.Room == id {
 			return c, r
 		}
@@ -31,9 +32,9 @@ func stormRoom(tb testing.TB, variant string, id int64) (*model.Config, *Capture
 }
 
 // stormLogRoom returns room id of storm-fork with its event log merged in.
-func stormLogRoom(tb testing.TB, c *model.Config, id int64) *CapturedRoom {
+func stormLogRoom(tb testing.TB, c *model.Config, id int64) *Room {
 	tb.Helper()
-	dir := filepath.Join("..", "traces", "testdata", "scenarios")
+	dir := filepath.Join("..", "..", "traces", "testdata", "scenarios")
 	wire, err := LoadCapture(filepath.Join(dir, "storm-fork.pcap"))
 	if err != nil {
 		tb.Fatal(err)
@@ -42,7 +43,7 @@ func stormLogRoom(tb testing.TB, c *model.Config, id int64) *CapturedRoom {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, r := range CapturedRooms(c, "storm-fork.pcap", trace.Merge(wire, logObs)) {
+	for _, r := range Rooms(c, "storm-fork.pcap", observe.Merge(wire, logObs)) {
 		if r.Room == id && r.Log {
 			return r
 		}
@@ -53,9 +54,9 @@ func stormLogRoom(tb testing.TB, c *model.Config, id int64) *CapturedRoom {
 
 // checkSchedule fails unless sc is a behaviour of the spec that takes
 // every event of room exactly once, each connection's events in order.
-func checkSchedule(t testing.TB, c *model.Config, room *CapturedRoom, sc Schedule) {
+func checkSchedule(t testing.TB, c *model.Config, room *Room, sc Schedule) {
 	t.Helper()
-	if !Valid(c, sc.Seq) {
+	if !conformance.Valid(c, sc.Seq) {
 		t.Fatalf("schedule is not a behaviour of the spec: %v", sc.Seq)
 	}
 	pos := map[int]int{}
@@ -87,7 +88,7 @@ func checkSchedule(t testing.TB, c *model.Config, room *CapturedRoom, sc Schedul
 	}
 	for i := range room.Events {
 		for j := range i {
-			if room.Events[i].Conn == room.Events[j].Conn && pos[j] > pos[i] && pos[i] >= 0 {
+			if conn(&room.Events[i]) == conn(&room.Events[j]) && pos[j] > pos[i] && pos[i] >= 0 {
 				t.Fatalf("events %d and %d of one connection swapped", j, i)
 			}
 		}
@@ -100,7 +101,7 @@ func checkSchedule(t testing.TB, c *model.Config, room *CapturedRoom, sc Schedul
 // first TransferInfo, so never goes first.
 func TestCapturedSkew(t *testing.T) {
 	c, room := stormRoom(t, "fork-90a52f44a", 102)
-	if len(room.Events) != 3 || room.Events[0].Conn == room.Events[1].Conn || room.Events[0].Conn != room.Events[2].Conn {
+	if len(room.Events) != 3 || conn(&room.Events[0]) == conn(&room.Events[1]) || conn(&room.Events[0]) != conn(&room.Events[2]) {
 		t.Fatalf("room 102 events are not as this test expects: %+v", room.Events)
 	}
 	gap := room.Events[1].Time.Sub(room.Events[0].Time)
@@ -147,7 +148,7 @@ func FuzzCapturedSchedule(f *testing.F) {
 		for i, d := range data {
 			choices[i] = int(d)
 		}
-		for _, r := range []*CapturedRoom{room, logRoom} {
+		for _, r := range []*Room{room, logRoom} {
 			for _, skew := range []time.Duration{DefaultSkew, -1} {
 				b := &scheduler{c: c, room: r, skew: skew}
 				if sc, ok := b.build(choices); ok {
@@ -162,13 +163,12 @@ func FuzzCapturedSchedule(f *testing.F) {
 // and checked for both properties under fixed (schedules per second).
 func BenchmarkCapturedSchedule(b *testing.B) {
 	c, room := stormRoom(b, "fixed", 102)
-	impl, _, err := Builtin("fixed")
+	impl, _, err := conformance.Builtin("fixed")
 	if err != nil {
 		b.Fatal(err)
 	}
 	s := &scheduler{c: c, room: room, skew: DefaultSkew}
-	k := newChecker(c, impl, DefaultBound)
-	live, ref := k.failsFunc(Liveness), k.failsFunc(Refinement)
+	live, ref := Fails(impl, c, conformance.Liveness, conformance.DefaultBound), Fails(impl, c, conformance.Refinement, conformance.DefaultBound)
 	rng := rand.New(rand.NewSource(1))
 	choices := make([]int, 20)
 	b.ReportAllocs()
@@ -184,23 +184,23 @@ func BenchmarkCapturedSchedule(b *testing.B) {
 }
 
 // BenchmarkCapturedFirstPin: the time to the first pinned schedule of the
-// healthy-pinnable capture's aborted room under fork-90a52f44a (RunCaptured with
+// healthy-pinnable capture's aborted room under fork-90a52f44a (Run with
 // the generation, the check and the minimization).
 func BenchmarkCapturedFirstPin(b *testing.B) {
-	impl, variant, err := Builtin("fork-90a52f44a")
+	impl, variant, err := conformance.Builtin("fork-90a52f44a")
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := LoadVariant(variant)
+	c, err := conformance.LoadVariant(variant)
 	if err != nil {
 		b.Fatal(err)
 	}
-	obs, err := LoadCapture(filepath.Join("..", "traces", "testdata", "scenarios", "healthy-pinnable.pcap"))
+	obs, err := LoadCapture(filepath.Join("..", "..", "traces", "testdata", "scenarios", "healthy-pinnable.pcap"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	var room *CapturedRoom
-	for _, r := range CapturedRooms(c, "healthy-pinnable.pcap", obs) {
+	var room *Room
+	for _, r := range Rooms(c, "healthy-pinnable.pcap", obs) {
 		if r.Aborted {
 			room = r
 		}
@@ -208,7 +208,7 @@ func BenchmarkCapturedFirstPin(b *testing.B) {
 	var first time.Duration
 	n := 0
 	for b.Loop() {
-		res, err := RunCaptured(impl, "fork-90a52f44a", variant, c, room, CapturedOptions{Seed: int64(n), Cases: 3000})
+		res, err := Run(target(impl, "fork-90a52f44a", variant, c), room, Options{Seed: int64(n), Cases: 3000})
 		if err != nil || res.Holds {
 			b.Fatalf("seed %d: no pin (err %v)", n, err)
 		}
