@@ -28,7 +28,11 @@ func runTest(e *env, args []string) int {
 			"A failure is shrunk to a 1-minimal counterexample and printed as a step table.\n\n"+
 			"-impl is a built-in Go port ("+strings.Join(conformance.BuiltinNames(), ", ")+";\n"+
 			"default: all of them) or exec:COMMAND, an implementation speaking the JSON-lines\n"+
-			"protocol of conformance/PROTOCOL.md. Exit status 1 if a property fails.")
+			"protocol of conformance/PROTOCOL.md.\n\n"+
+			"With -captures, the properties run on captured traffic instead: for each room, every\n"+
+			"schedule the capture leaves open (where prefill's unseen steps fall, the order of\n"+
+			"events within -skew) is enumerated, up to -schedules of them, then -cases random\n"+
+			"ones; the seed and the bound are printed first. Exit status 1 if a property fails.")
 	implName := fs.String("impl", "", "implementation: a built-in `name` or exec:COMMAND (default: every built-in)")
 	variant := fs.String("variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
@@ -40,6 +44,7 @@ func runTest(e *env, args []string) int {
 	itfDir := fs.String("itf", "", "write each counterexample as ITF JSON into `dir`")
 	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
 	skew := fs.Duration("skew", captured.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	schedules := fs.Int("schedules", captured.DefaultMaxSchedules, "with -captures: the schedules of a room enumerated before random ones (-cases of them) are generated")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -74,8 +79,8 @@ func runTest(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
-		cr := &capturedRun{e: e, impls: names, idle: time.Second,
-			opt: captured.Options{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound}}
+		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound, MaxSchedules: *schedules}
+		cr := &capturedRun{e: e, impls: names, opt: opt}
 		return cr.run(files)
 	}
 	enc := json.NewEncoder(e.stdout)

@@ -4,16 +4,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/captured"
-	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // Room 101 of the storm-fork scenario was aborted before decode sent its
-// TransferInfo; under the fork's code some placement of prefill's own
-// steps around the captured ABORT pins it.
+// TransferInfo; under the fork's code some schedule of prefill's own
+// steps around the captured ABORTs pins it.
 func ExampleRun() {
 	impl, variant, _ := conformance.Builtin("fork-90a52f44a")
 	c, _ := conformance.LoadVariant(variant)
@@ -23,34 +22,32 @@ func ExampleRun() {
 		return
 	}
 	defer f.Close()
-	var rooms []*captured.Room
-	st := captured.NewStream(c, "storm-fork.pcap", 0, func(r *captured.Room) { rooms = append(rooms, r) })
-	if _, err := observe.ReadCapture(f, decode.Options{}, 0, func(o observe.Observation) { st.Observe(&o) }, nil); err != nil {
+	rooms, err := captured.Rooms(c, "storm-fork.pcap", f, nil, captured.Options{})
+	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	st.Flush()
 	for _, room := range rooms {
 		if room.Room != 101 {
 			continue
 		}
-		res, err := captured.Run(conformance.Target{Name: "fork-90a52f44a", Impl: impl, Config: c}, room, captured.Options{Seed: 1})
+		res, err := captured.Run(conformance.Target{Name: "fork-90a52f44a", Impl: impl, Config: c}, room, captured.Options{})
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(res.Property, "fails; schedule:")
-		for i, a := range res.Schedule.Seq {
-			frame := "internal"
-			if ev := res.Schedule.Event[i]; ev >= 0 {
-				frame = fmt.Sprint("frame ", room.Events[ev].Frame)
-			}
-			fmt.Println(" ", c.ActionString(a), "--", frame)
-		}
+		fmt.Println(captured.Summary(res)[:len("storm-fork.pcap room 101: fork-90a52f44a: PINNED (liveness fails")])
+		var b strings.Builder
+		captured.WriteTable(&b, res)
+		fmt.Print(b.String())
 	}
 	// Output:
-	// liveness fails; schedule:
-	//   DecodeAbort(<<r, 1>>) -- frame 40
-	//   BootstrapRecvAbort(d1) -- internal
-	//   BootstrapRecvAbort(d2) -- internal
+	// storm-fork.pcap room 101: fork-90a52f44a: PINNED (liveness fails
+	// capture storm-fork.pcap room 101: liveness of fork-90a52f44a (variant fork-90a52f44a) fails
+	// #   source                               frame  time             action
+	// 1   capture                              40,42  15:08:02.244618  DecodeAbort(<<r, 1>>)
+	// 2   unseen (after the last observation)                          BootstrapRecvAbort(d1)
+	// 3   unseen (after the last observation)                          BootstrapRecvAbort(d2)
+	// q1  fair quiescence                                              SchedulerCreateSender(<<r, 1>>)
+	// after fair quiescence (2 rounds, bound 64), aborted requests not terminated: [<<r, 1>>]
 }

@@ -13,7 +13,7 @@ import (
 
 // The suite and replay group a capture with two prefill endpoints into
 // the same rooms: a room id on each endpoint is a room of its own, with
-// the same decode ranks and the same observations.
+// the same observations (the suite takes its rooms from a Replayer).
 func TestGroupingMatchesReplay(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	p1, p2 := netip.MustParseAddrPort("10.0.1.1:5000"), netip.MustParseAddrPort("10.0.1.2:5000")
@@ -49,24 +49,27 @@ func TestGroupingMatchesReplay(t *testing.T) {
 		prefill netip.AddrPort
 	}
 	suite := map[key][]int{}
-	st := NewStream(c, "synthetic", 0, func(r *Room) {
+	st, err := NewReplayer(c, "synthetic", Options{}, false, func(r *Room) {
 		var frames []int
-		for _, e := range r.Events {
-			frames = append(frames, append([]int{e.Frame}, e.Also...)...)
+		for _, o := range r.Match.Hist {
+			frames = append(frames, int(o.Ev))
 		}
 		slices.Sort(frames)
 		suite[key{r.Room, r.Prefill}] = frames
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	rooms := map[key][]int{}
 	r, err := replay.New(c, replay.Options{OnRoom: func(room *replay.Room) { rooms[key{room.Room, room.Prefill}] = room.Frames }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range obs {
-		st.Observe(&obs[i])
+		st.Observe(obs[i])
 		r.Observe(obs[i])
 	}
-	st.Flush()
+	st.Finish(at(100))
 	r.Finish(at(100))
 	if len(suite) != 3 || len(rooms) != 3 {
 		t.Fatalf("suite %v, replay %v: want 3 rooms each", suite, rooms)

@@ -3,38 +3,29 @@ package captured
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/itf"
 )
 
-// WriteTable prints a failing room's schedule as a step table:
-// each observed event with its frame number and capture timestamp (to
-// open in Wireshark; an ABORT lists the frames of every rank's copy), each internal step marked as chosen, then the
-// implementation's steps under fair quiescence and the failure.
+// WriteTable prints a failing room's schedule as a step table: each step
+// that explains an observation with its frame numbers (or log lines) and
+// capture time (to open in Wireshark; an ABORT lists the frames of every
+// rank's copy), each unseen step as such (before or after the room's
+// last observation), then the implementation's steps under fair
+// quiescence and the failure.
 func WriteTable(w io.Writer, r *Result) error {
 	c := r.Result.Config
 	fmt.Fprintf(w, "capture %s room %d: %s of %s (variant %s) fails\n", r.Room.Capture, r.Room.Room, r.Property, r.Impl, r.Variant)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tsource\tframe\ttime\taction")
-	for i, a := range r.Schedule.Seq {
-		src, frame, ts := "internal", "", ""
-		if ev := r.Schedule.Event[i]; ev >= 0 {
-			e := r.Room.Events[ev]
-			src, frame, ts = "capture", fmt.Sprint(e.Frame), e.Time.UTC().Format("15:04:05.000000")
-			for _, f := range e.Also {
-				frame += fmt.Sprintf(",%d", f)
-			}
-			if e.Log != nil {
-				src, frame = "log", "line "+fmt.Sprint(e.Line)
-				for _, j := range r.Schedule.Also[i] {
-					frame += fmt.Sprintf(",%d", r.Room.Events[j].Line)
-				}
-			}
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, src, frame, ts, c.ActionString(a))
+	for i, a := range r.Schedule.Actions {
+		src, ev, ts := r.source(i)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i+1, src, ev, ts, c.ActionString(a))
 	}
 	for i, st := range r.Result.Quiesce {
 		fmt.Fprintf(tw, "q%d\tfair quiescence\t\t\t%s\n", i+1, c.ActionString(st.Action))
@@ -46,25 +37,54 @@ func WriteTable(w io.Writer, r *Result) error {
 	return err
 }
 
+// source says where step i of the schedule was seen: in the capture
+// (frames), in the log (lines), or unseen.
+func (r *Result) source(i int) (src, evidence, ts string) {
+	sc := &r.Schedule
+	j := sc.Obs[i]
+	if j < 0 {
+		if i >= sc.Observed {
+			return "unseen (after the last observation)", "", ""
+		}
+		return "unseen", "", ""
+	}
+	hist := r.Room.Match.Hist
+	log := !r.Room.Match.Inst.Marks().Mark(hist[j].Mark).Kind.Wire()
+	evs := []string{strconv.Itoa(int(hist[j].Ev))}
+	for _, k := range sc.Also[i] {
+		evs = append(evs, strconv.Itoa(int(hist[k].Ev)))
+	}
+	ts = time.Unix(0, hist[j].T).UTC().Format("15:04:05.000000")
+	if log {
+		return "log", "line " + strings.Join(evs, ","), ts
+	}
+	return "capture", strings.Join(evs, ","), ts
+}
+
 // ITF saves a failing room's schedule as an ITF trace (as
-// conformance.SaveITF does), with the capture's path, the room and, per step, the
-// frame number of the observed event (0 for internal steps) in the
-// trace's metadata (and the log line numbers, when the room has log
-// events).
+// conformance.SaveITF does), with the capture's path, the room and, per
+// step, the frame number of the observation it explains (0 for unseen
+// steps) in the trace's metadata (and the log line numbers, for a room
+// explained with its log).
 func ITF(r *Result) ([]byte, error) {
 	if r.Holds || r.Result == nil {
-		return nil, fmt.Errorf("conformance: room %d: no failing schedule to save", r.Room.Room)
+		return nil, fmt.Errorf("captured: room %d: no failing schedule to save", r.Room.Room)
 	}
-	cs := conformance.Case{Impl: r.Impl, Variant: r.Variant, Property: r.Property, Failure: r.Result.Failure, Seq: r.Schedule.Seq}
+	cs := conformance.Case{Impl: r.Impl, Variant: r.Variant, Property: r.Property, Failure: r.Result.Failure, Seq: r.Schedule.Actions}
 	t, err := cs.Trace(r.Result.Config)
 	if err != nil {
 		return nil, err
 	}
-	capt := &itf.Capture{Path: r.Room.Capture, Room: r.Room.Room, Frames: make([]int, len(r.Schedule.Event))}
-	lines := make([]int, len(r.Schedule.Event))
-	for i, ev := range r.Schedule.Event {
-		if ev >= 0 {
-			capt.Frames[i], lines[i] = r.Room.Events[ev].Frame, r.Room.Events[ev].Line
+	capt := &itf.Capture{Path: r.Room.Capture, Room: r.Room.Room, Frames: make([]int, len(r.Schedule.Actions))}
+	lines := make([]int, len(r.Schedule.Actions))
+	for i, j := range r.Schedule.Obs {
+		if j < 0 {
+			continue
+		}
+		if src, _, _ := r.source(i); src == "log" {
+			lines[i] = int(r.Room.Match.Hist[j].Ev)
+		} else {
+			capt.Frames[i] = int(r.Room.Match.Hist[j].Ev)
 		}
 	}
 	if r.Room.Log {
@@ -74,14 +94,18 @@ func ITF(r *Result) ([]byte, error) {
 	return t.Marshal(r.Result.Config)
 }
 
-// capturedSummary is one line for a room's result.
-func capturedSummary(r *Result) string {
+// Summary is one line for a room's result.
+func Summary(r *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s room %d %s: %d schedules (%d discarded)", r.Room.Capture, r.Room.Room, r.Impl, r.Schedules, r.Discarded)
+	fmt.Fprintf(&b, "%s room %d: %s: ", r.Room.Capture, r.Room.Room, r.Impl)
+	how := "every schedule the capture allows"
+	if !r.Complete {
+		how = "random schedules: more than the bound"
+	}
 	if r.Holds {
-		b.WriteString(", holds")
+		fmt.Fprintf(&b, "holds over %d schedules (%s)", r.Schedules, how)
 	} else {
-		fmt.Fprintf(&b, ", %s fails after %v (schedule of %d steps)", r.Property, r.FirstFail.Round(1000), len(r.Schedule.Seq))
+		fmt.Fprintf(&b, "PINNED (%s fails on schedule %d, %s)", r.Property, r.Schedules, how)
 	}
 	return b.String()
 }

@@ -130,6 +130,9 @@ func NewInstance(c *model.Config, withLog bool, maxHidden, maxStates int, marks 
 // Config is the instance's configuration.
 func (a *Instance) Config() *model.Config { return a.sr.c }
 
+// Marks is the table the instance's marks are numbered in.
+func (a *Instance) Marks() *MarkTable { return a.marks }
+
 // Log reports whether the instance's rooms are explained with their log.
 func (a *Instance) Log() bool { return a.sr.log }
 

@@ -343,19 +343,30 @@ func (sr *searcher) past() (nodes []node, complete bool) {
 	return ns.nodes, complete
 }
 
-// pin explores every completion of the unseen steps from nodes (every
-// step but the environment's sends: decode aborted, it sends nothing
-// more; messages still in flight may arrive unseen) and returns a behaviour from one of
-// them to a state from which no completion lets an aborted request go,
-// or nil; complete is false when maxStates cut the exploration.
-func (sr *searcher) pin(nodes []node) (path []model.State, complete bool) {
+// completion is the graph of the unseen steps that may follow a set of
+// states (every step but the environment's sends: decode aborted, it
+// sends nothing more; messages still in flight may arrive unseen): the
+// states they reach, breadth first from the start states (each once),
+// each with its parent in that search (-1 for a start state) and its
+// successors.
+type completion struct {
+	states []node
+	parent []int
+	succ   [][]int
+}
+
+// complete explores the completion of nodes' states; complete is false
+// when maxStates (or limit, if smaller and positive) cut it.
+func (sr *searcher) complete(nodes []node, limit int) (g completion, complete bool) {
 	c := sr.c
+	bound := sr.maxStates
+	if limit > 0 && limit < bound {
+		bound = limit
+	}
 	var ss nodeSet
-	var parent []int
-	var succ [][]int
 	for _, n := range nodes {
 		if ss.add(node{s: n.s}) {
-			parent = append(parent, -1)
+			g.parent = append(g.parent, -1)
 		}
 	}
 	complete = true
@@ -366,36 +377,68 @@ func (sr *searcher) pin(nodes []node) (path []model.State, complete bool) {
 			if environmentSend(a) {
 				return false
 			}
-			if len(ss.nodes) >= sr.maxStates {
-				complete = false
-				return true
-			}
 			n := node{s: *t}
 			if j := ss.find(n.hash(), &n); j >= 0 {
 				out = append(out, j)
-			} else {
-				ss.add(n)
-				parent = append(parent, i)
-				out = append(out, len(ss.nodes)-1)
+				return false
 			}
+			if len(ss.nodes) >= bound {
+				complete = false
+				return true
+			}
+			ss.add(n)
+			g.parent = append(g.parent, i)
+			out = append(out, len(ss.nodes)-1)
 			return false
 		})
-		succ = append(succ, out)
+		g.succ = append(g.succ, out)
 	}
+	g.states = ss.nodes
+	return g, complete
+}
+
+// path returns the states from state i's start state to it.
+func (g *completion) path(i int) []model.State {
+	var out []model.State
+	for k := i; k >= 0; k = g.parent[k] {
+		out = append(out, g.states[k].s)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// pin explores every completion of the unseen steps from nodes and
+// returns a behaviour from one of them to a state from which no
+// completion lets an aborted request go, or nil; complete is false when
+// maxStates cut the exploration.
+func (sr *searcher) pin(nodes []node) (path []model.State, complete bool) {
+	g, complete := sr.complete(nodes, 0)
 	if !complete {
 		return nil, false
 	}
-	// Backward from the settled states: which states can reach one.
-	pred := make([][]int, len(ss.nodes))
-	for i, out := range succ {
+	doomed := g.doomed(sr.c)
+	for i := range g.states { // breadth first: the first is a shortest
+		if doomed[i] {
+			return g.path(i), true
+		}
+	}
+	return nil, true
+}
+
+// doomed marks the states of g from which no completion lets every
+// aborted request go (Settled): backward from the settled states, which
+// states can reach one; the others are doomed.
+func (g *completion) doomed(c *model.Config) []bool {
+	pred := make([][]int, len(g.states))
+	for i, out := range g.succ {
 		for _, j := range out {
 			pred[j] = append(pred[j], i)
 		}
 	}
-	can := make([]bool, len(ss.nodes))
+	can := make([]bool, len(g.states))
 	var stack []int
-	for i := range ss.nodes {
-		if Settled(c, &ss.nodes[i].s) {
+	for i := range g.states {
+		if Settled(c, &g.states[i].s) {
 			can[i] = true
 			stack = append(stack, i)
 		}
@@ -410,16 +453,10 @@ func (sr *searcher) pin(nodes []node) (path []model.State, complete bool) {
 			}
 		}
 	}
-	for i := range ss.nodes { // BFS order: the first is a shortest
-		if !can[i] {
-			for k := i; k >= 0; k = parent[k] {
-				path = append(path, ss.nodes[k].s)
-			}
-			slices.Reverse(path)
-			return path, true
-		}
+	for i := range can {
+		can[i] = !can[i]
 	}
-	return nil, true
+	return can
 }
 
 // union returns the nodes of a and then those of b not in a.

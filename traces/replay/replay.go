@@ -116,6 +116,11 @@ type Options struct {
 	// replay, the others in Finish. The Report then counts the rooms but
 	// holds none.
 	OnRoom func(*Room)
+	// AllRooms reports every room to OnRoom, never aborted ones too.
+	AllRooms bool
+	// KeepMatch keeps in each reported room what it was explained from
+	// (Room.Match), to search its behaviours again.
+	KeepMatch bool
 }
 
 func (o *Options) defaults() {
@@ -180,6 +185,10 @@ type Room struct {
 	Behaviour []model.State
 	// Config is the spec instance the room was checked on.
 	Config *model.Config
+	// Match is what the room was explained from (with
+	// Options.KeepMatch; nil for a room with more than maxHistory
+	// observations or none the spec could be checked on).
+	Match *explain.Match
 	// Start says what the room was judged from: its first observation
 	// may not be the start of its life (see the package doc).
 	Start Start
@@ -293,7 +302,7 @@ func (r *Replayer) Finish(end time.Time) *Report {
 // emit judges a forgotten room at time end and hands it on.
 func (r *Replayer) emit(rm *room, end int64) {
 	rs := &rm.Data
-	if r.opt.OnRoom != nil && !rs.aborted && rs.invalid == nil {
+	if r.opt.OnRoom != nil && !r.opt.AllRooms && !rs.aborted && rs.invalid == nil {
 		// Not reported: only counted (unless its last burst is invalid).
 		r.closeBurst(rm, len(rs.hist))
 		if rs.invalid == nil {

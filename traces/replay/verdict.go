@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
@@ -15,6 +16,15 @@ import (
 // of its connections (the verdict that counts when it differs), and if
 // even that cannot explain it, from every state of the spec.
 func (r *Replayer) judge(rm *room, end int64) *Room {
+	out := r.judged(rm, end)
+	if rs := &rm.Data; r.opt.KeepMatch && rs.inst != nil && !rs.histLost {
+		out.Match = &explain.Match{Inst: rs.inst, Start: out.Start, Hist: slices.Clone(rs.hist), Skew: r.opt.Skew}
+	}
+	return out
+}
+
+// judged is judge's verdict.
+func (r *Replayer) judged(rm *room, end int64) *Room {
 	rs := &rm.Data
 	r.closeBurst(rm, len(rs.hist))
 	out := r.verdict(rm, end)
