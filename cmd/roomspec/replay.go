@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
@@ -43,7 +44,15 @@ explains). Several captures are taken as consecutive parts of one capture.
 Rooms are judged as they go idle (-idle), so memory follows the rooms in
 flight; -format json writes each room as soon as it is judged.
 
-Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
+A log is held against the capture before any room is judged: one that shows
+none of the capture's rooms, or whose clock is off by more than -skew (behind)
+or the deadline, is an error naming what does not match. Rooms the log does
+not show are judged from the wire alone, and say so. What the log lacks
+(unreadable lines, polls without their queue) is said once, up front.
+
+Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
+that does not belong to the capture, or a damaged capture: the rooms before
+the damage are still judged and reported).`)
 	logFile := fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)")
 	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
 	deadline := fs.Duration("deadline", 300*time.Second, "how long after its abort a room must be released")
@@ -86,7 +95,13 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 			return bad("%v", err)
 		}
 	}
-	logNext, closeLog, err := openLog(e, *logFile)
+	if *logFile != "" {
+		// What the log lacks is said once, up front.
+		if err := scanLog(e, *logFile); err != nil {
+			return bad("%v", err)
+		}
+	}
+	logNext, closeLog, err := openLog(*logFile)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -120,10 +135,20 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	merged := observe.NewStream(logNext, r.Observe)
 	var end time.Time
 	streams := 0
+	damaged := false
 	for _, name := range files {
-		sum, err := replayFile(e, merged, name, ports, streams)
+		sum, damage, err := replayFile(e, merged, name, ports, streams)
 		if err != nil {
 			return bad("%v", err)
+		}
+		if sum.Truncated {
+			// As decode reports it: what came before the damage is judged,
+			// but the run is not clean.
+			if damage != nil {
+				fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", name, damage.Kind, damage)
+			}
+			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", name, sum.Format, sum)
+			damaged = true
 		}
 		streams += sum.Streams
 		if sum.End.After(end) {
@@ -134,6 +159,9 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 		return bad("%s: %v", *logFile, err)
 	}
 	rep := r.Finish(end)
+	if err := r.Err(); err != nil {
+		return bad("%s: %v", *logFile, err)
+	}
 	if writeErr != nil {
 		return bad("%v", writeErr)
 	}
@@ -151,7 +179,10 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	if err != nil {
 		return bad("%v", err)
 	}
-	if rep.Failed() {
+	switch {
+	case damaged:
+		return exitBadInput
+	case rep.Failed():
 		return exitViolation
 	}
 	return exitOK
@@ -159,8 +190,8 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 
 // openLog opens the event log for an observe.Stream, which reads it one
 // observation ahead, so that the log is never held in memory. Malformed
-// lines are reported and skipped.
-func openLog(e *env, name string) (next func() (observe.Observation, bool, error), closeLog func(), err error) {
+// lines are skipped (scanLog reported them).
+func openLog(name string) (next func() (observe.Observation, bool, error), closeLog func(), err error) {
 	if name == "" {
 		return nil, func() {}, nil
 	}
@@ -177,9 +208,7 @@ func openLog(e *env, name string) (next func() (observe.Observation, bool, error
 				return o, true, nil
 			case errors.Is(err, io.EOF):
 				return o, false, nil
-			case errors.Is(err, eventlog.ErrSyntax):
-				fmt.Fprintf(e.stderr, "roomspec replay: %s: %v\n", name, err)
-			default:
+			case !errors.Is(err, eventlog.ErrSyntax):
 				return o, false, err
 			}
 		}
@@ -187,23 +216,89 @@ func openLog(e *env, name string) (next func() (observe.Observation, bool, error
 	return next, func() { f.Close() }, nil
 }
 
+// scanLog reads the event log once before the replay and says, once per
+// kind, what replay will do without: lines it cannot read (skipped), and
+// polls that do not say their queue (inferred from the room's state).
+func scanLog(e *env, name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	type note struct{ count, first int }
+	var order []string
+	notes := map[string]*note{}
+	add := func(what string, line int) {
+		n := notes[what]
+		if n == nil {
+			n = &note{first: line}
+			notes[what] = n
+			order = append(order, what)
+		}
+		n.count++
+	}
+	rd := observe.NewLogReader(bufio.NewReaderSize(f, 1<<16))
+	for {
+		o, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.Is(err, eventlog.ErrSyntax) {
+			what, line := syntaxNote(err)
+			add("lines skipped: "+what, line)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if o.Kind == observe.Poll && o.Queue == "" {
+			add(`poll events without "queue": each poll's queue is inferred from its room's state`, o.Line)
+		}
+	}
+	for _, what := range order {
+		n := notes[what]
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: %d %s (first at line %d)\n", name, n.count, what, n.first)
+	}
+	return nil
+}
+
+// syntaxNote splits an eventlog syntax error ("... line N: what") into
+// what and N.
+func syntaxNote(err error) (what string, line int) {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "line "); i >= 0 {
+		if num, rest, ok := strings.Cut(msg[i+len("line "):], ": "); ok {
+			if n, err := strconv.Atoi(num); err == nil {
+				return rest, n
+			}
+		}
+	}
+	return msg, 0
+}
+
 // replayFile feeds one capture's observations to the merged stream;
 // streams offsets the file's stream numbers past those of the files
 // before it. On a terminal, a progress bar shows how far the file has
 // been read.
-func replayFile(e *env, merged *observe.Stream, name string, ports portList, streams int) (decode.Summary, error) {
+// It returns the file's damage (its last file-level diagnostic), if any.
+func replayFile(e *env, merged *observe.Stream, name string, ports portList, streams int) (decode.Summary, *decode.Diagnostic, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return decode.Summary{}, err
+		return decode.Summary{}, nil, err
 	}
 	defer f.Close()
 	in, bar := withProgress(e, f, name)
 	defer bar.clear()
-	sum, err := observe.ReadCapture(bufio.NewReaderSize(in, 1<<20), decode.Options{Ports: ports, Reuse: true}, streams, merged.Wire, nil)
+	var damage *decode.Diagnostic
+	sum, err := observe.ReadCapture(bufio.NewReaderSize(in, 1<<20), decode.Options{Ports: ports, Reuse: true}, streams, merged.Wire, func(d decode.Diagnostic) {
+		if d.Conn == "" {
+			damage = &d
+		}
+	})
 	if err != nil {
-		return sum, fmt.Errorf("%s: %w", name, err)
+		return sum, damage, fmt.Errorf("%s: %w", name, err)
 	}
-	return sum, nil
+	return sum, damage, nil
 }
 
 // writePin writes the behaviour a reported room matched as an ITF trace.

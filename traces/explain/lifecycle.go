@@ -50,25 +50,22 @@ func logMarks(out []Mark, c *model.Config, a model.Action, s, t *model.State) []
 }
 
 // Stutter reports whether a logged poll m that moves nothing fits state
-// s of a one-room instance: some request waits in that queue and its
-// poll reads that status (a poll whose result lets the request move on is
-// a step, SchedulerPollBootstrap or SchedulerPollInFlight).
+// s of a one-room instance: some request waits in that queue (in either,
+// when the log did not say) and its poll reads that status (a poll whose
+// result lets the request move on is a step, SchedulerPollBootstrap or
+// SchedulerPollInFlight).
 func Stutter(c *model.Config, m Mark, s *model.State) bool {
 	if m.Kind != observe.Poll {
 		return false
 	}
 	for q := model.Requests(0); int(q) < c.Requests.Size(); q++ {
 		p := c.Poll(s, q)
-		switch m.A {
-		case "bootstrap":
-			if s.Sender[q] == model.StrBootstrapQueue && m.B == "Bootstrapping" && p == model.StrBootstrapping {
-				return true
-			}
-		case "inflight":
-			if s.Sender[q] == model.StrInflightQueue && p.String() == m.B &&
-				p != model.StrSuccess && p != model.StrFailed && p != model.StrKeyError {
-				return true
-			}
+		if (m.A == "" || m.A == "bootstrap") && s.Sender[q] == model.StrBootstrapQueue && m.B == "Bootstrapping" && p == model.StrBootstrapping {
+			return true
+		}
+		if (m.A == "" || m.A == "inflight") && s.Sender[q] == model.StrInflightQueue && p.String() == m.B &&
+			p != model.StrSuccess && p != model.StrFailed && p != model.StrKeyError {
+			return true
 		}
 	}
 	return false

@@ -41,6 +41,16 @@ func (m Mark) String() string {
 	return m.Kind.String()
 }
 
+// matches reports whether observed mark m is the mark a step left: the
+// same, except that a poll whose queue the log did not say matches a
+// poll of either queue (the room's state tells which).
+func (m Mark) matches(left Mark) bool {
+	if m.Kind == observe.Poll && m.A == "" {
+		return left.Kind == observe.Poll && left.B == m.B
+	}
+	return m == left
+}
+
 // MarkOf returns the mark observation o of decode rank d (its index in
 // the room's instance; -1 for a log observation) must match.
 func MarkOf(o *observe.Observation, d int) Mark {

@@ -225,7 +225,7 @@ func (sr *searcher) step(nodes []node, m Mark, trails bool) (out []node, depth i
 		blind := n.blind&bit != 0
 		if i := firstOn(n.pending, ch); i >= 0 {
 			for j := i; j < len(n.pending); j++ {
-				if n.pending[j] == m {
+				if m.matches(n.pending[j]) {
 					// A new list: n's pending marks are shared (with the set
 					// n belongs to, and with the other orders of a burst).
 					rest := append(slices.Clone(dropChannel(n.pending[:j], ch)), n.pending[j+1:]...)
@@ -261,7 +261,7 @@ func (sr *searcher) step(nodes []node, m Mark, trails bool) (out []node, depth i
 			}
 			ms := appendMarks(nil, sr.msgs, c, a, s, t, sr.log)
 			i := firstOn(ms, ch)
-			if i >= 0 && ms[i] == m {
+			if i >= 0 && m.matches(ms[i]) {
 				pending := n.pending
 				if blind {
 					pending = dropChannel(pending, ch) // sent before m, missed

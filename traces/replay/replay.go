@@ -44,9 +44,14 @@
 // that counts is the second one when they differ, and its reason says so
 // (Room.Start).
 //
-// Limits: with a log, the log is matched to the rooms of one prefill
+// A log is held against the capture before any room is judged (see
+// logcheck.go): one that does not belong to it is an error (Err), not a
+// source of verdicts. The log is matched to the rooms of one prefill
 // endpoint (Options.LogEndpoint, else the first one seen); rooms of other
-// endpoints are judged from the wire alone, and say so. A room id reused
+// endpoints, and rooms the log does not show, are judged from the wire
+// alone, and say so (Room.WireOnly).
+//
+// Limits: A room id reused
 // by decode is a second request of the same room, which only the *-reuse
 // variants model (others find its second TransferInfo invalid), and the
 // spec has two incarnations. chunk_enqueue, chunk_skip and client-abort
@@ -192,6 +197,10 @@ type Room struct {
 	// Start says what the room was judged from: its first observation
 	// may not be the start of its life (see the package doc).
 	Start Start
+	// WireOnly says the room was judged from the wire alone although a
+	// log was given: the log does not show it, or is another prefill
+	// endpoint's (Reason says which).
+	WireOnly bool
 	// MaxHidden is the most unseen steps one observation needed;
 	// BoundHit says a search stopped at Options.MaxHidden or MaxStates,
 	// or a burst was cut at explain.MaxBurst observations.
@@ -258,6 +267,8 @@ type Replayer struct {
 	// lastTime is the latest time observed (unix nanoseconds).
 	lastTime int64
 	report   Report
+	logCheck logCheck
+	err      error
 }
 
 // New returns a Replayer for the variant c (a configuration of one room:
@@ -285,6 +296,7 @@ func (r *Replayer) Live() int { return r.rooms.Live() }
 // returns the report.
 func (r *Replayer) Finish(end time.Time) *Report {
 	r.rooms.Drain(func(rm *room) { r.emit(rm, end.UnixNano()) })
+	r.hold(nil, 0, true)
 	rep := r.report
 	rep.End, rep.Deadline, rep.MaxHidden, rep.MaxStates = end, r.opt.Deadline, r.opt.MaxHidden, r.opt.MaxStates
 	if rep.Verdicts == nil {
@@ -301,6 +313,13 @@ func (r *Replayer) Finish(end time.Time) *Report {
 
 // emit judges a forgotten room at time end and hands it on.
 func (r *Replayer) emit(rm *room, end int64) {
+	if r.err != nil || r.hold(rm, end, false) {
+		return
+	}
+	r.judgeAndEmit(rm, end)
+}
+
+func (r *Replayer) judgeAndEmit(rm *room, end int64) {
 	rs := &rm.Data
 	if r.opt.OnRoom != nil && !r.opt.AllRooms && !rs.aborted && rs.invalid == nil {
 		// Not reported: only counted (unless its last burst is invalid).

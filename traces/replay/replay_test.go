@@ -99,6 +99,19 @@ func observations(c *model.Config, steps []step) (wireObs, logObs []Observation)
 
 func replay(t testing.TB, variant string, opt Options, obs []Observation, end time.Time) *Room {
 	t.Helper()
+	rep, err := replayAll(t, variant, opt, obs, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rooms) != 1 {
+		t.Fatalf("%d rooms", len(rep.Rooms))
+	}
+	return rep.Rooms[0]
+}
+
+// replayAll replays obs and returns the report and the Replayer's Err.
+func replayAll(t testing.TB, variant string, opt Options, obs []Observation, end time.Time) (*Report, error) {
+	t.Helper()
 	r, err := New(variantConfig(t, variant), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -107,10 +120,7 @@ func replay(t testing.TB, variant string, opt Options, obs []Observation, end ti
 		r.Observe(o)
 	}
 	rep := r.Finish(end)
-	if len(rep.Rooms) != 1 {
-		t.Fatalf("%d rooms", len(rep.Rooms))
-	}
-	return rep.Rooms[0]
+	return rep, r.Err()
 }
 
 // healthy: both ranks send TransferInfo, the request runs and completes,

@@ -48,6 +48,14 @@ type roomState struct {
 	start                   Start
 	// invalid, once set, makes later observations evidence only.
 	invalid *invalidity
+	// logSeen: the log showed the room.
+	logSeen bool
+	// For the log check: the room's first WaitingForInput in the log
+	// (time, line), and its TransferInfos in the capture (how many, and
+	// the time and frame of the one that completes them).
+	wfiLog, tiDone   int64
+	wfiLine, tiFrame int
+	tis              int
 }
 
 type invalidity struct {
@@ -65,6 +73,9 @@ type invalidity struct {
 
 // Observe feeds the next observation (in time order).
 func (r *Replayer) Observe(o observe.Observation) {
+	if r.err != nil {
+		return
+	}
 	now := o.Time.UnixNano()
 	r.lastTime = max(r.lastTime, now)
 	rm, created := r.rooms.Observe(&o)
@@ -78,6 +89,10 @@ func (r *Replayer) Observe(o observe.Observation) {
 		rs.hist, rs.evidence = rs.histBuf[:0], rs.evBuf[:0]
 	}
 	r.evidence(rs, &o)
+	if r.opt.Log {
+		r.observeLog(rm, &o, now)
+		rs.logSeen = rs.logSeen || !o.Kind.Wire()
+	}
 	if o.Kind == observe.Abort && !rs.aborted {
 		rs.aborted, rs.abortTime, rs.abortFrame = true, now, o.Frame
 	}

@@ -27,6 +27,54 @@ func (r *Replayer) judge(rm *room, end int64) *Room {
 func (r *Replayer) judged(rm *room, end int64) *Room {
 	rs := &rm.Data
 	r.closeBurst(rm, len(rs.hist))
+	wireOnly := r.opt.Log && (!rm.OnLogEndpoint() || r.uncovered(rm))
+	out := r.verdictFromStart(rm, end)
+	if wireOnly {
+		out.WireOnly = true
+		why := "the log does not show this room"
+		if !rm.OnLogEndpoint() {
+			why = "the log is another prefill endpoint's"
+		}
+		out.Reason = fmt.Sprintf("judged from the wire alone (%s): %s", why, out.Reason)
+	}
+	return out
+}
+
+// uncovered reports whether rm, on the log's endpoint, is a room the log
+// never showed; if so, its observations are explained again from the
+// wire alone (as the rooms of other endpoints are), since its log lines
+// are not missing but unseen.
+func (r *Replayer) uncovered(rm *room) bool {
+	rs := &rm.Data
+	if !rs.log || rs.logSeen {
+		return false
+	}
+	if rs.inst == nil || rs.histLost || rs.invalid != nil && !rs.invalid.byMatch {
+		return true
+	}
+	inst, err := r.instances.Get(rs.inst.Config().RequiredDstInfoNum, false)
+	if err != nil {
+		return true
+	}
+	// (hist and evidence may live in the room's own buffers, which the
+	// assignment clears: clone them.)
+	*rs = roomState{inst: inst, set: inst.Start(), hist: slices.Clone(rs.hist), evidence: slices.Clone(rs.evidence), more: rs.more,
+		aborted: rs.aborted, abortTime: rs.abortTime, abortFrame: rs.abortFrame, latency: -1,
+		startWindow: rs.startWindow, preCapture: rs.preCapture, boundHit: rs.boundHit}
+	begin := 0
+	for end := range explain.Bursts(rs.hist, r.opt.Skew) {
+		rs.burst = begin
+		r.closeBurst(rm, end)
+		begin = end
+	}
+	return true
+}
+
+// verdictFromStart gives the room's verdict, judging it again from a
+// blind or unknown start where its first observation may not be the
+// start of its life.
+func (r *Replayer) verdictFromStart(rm *room, end int64) *Room {
+	rs := &rm.Data
 	out := r.verdict(rm, end)
 	if !(rs.preCapture || rs.startWindow && r.rooms.MidStream()) || rs.histLost || rs.inst == nil || rs.invalid != nil && !rs.invalid.byMatch {
 		return out
