@@ -12,14 +12,6 @@ import (
 	"github.com/roomspec/roomspec/conformance/captured"
 )
 
-func init() {
-	register(&command{
-		name:    "test",
-		summary: "run the generated property suite against implementation models",
-		run:     runTest,
-	})
-}
-
 func runTest(e *env, args []string) int {
 	fs := newFlagSet(e, "test", "",
 		"Runs the gopter property suite generated from Room.tla against an implementation:\n"+
@@ -149,4 +141,12 @@ func writeITF(dir string, r *conformance.Result) error {
 	}
 	name := strings.NewReplacer(":", "_", "/", "_", " ", "_").Replace(r.Impl)
 	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.itf.json", name, r.Property)), append(data, '\n'), 0o644)
+}
+
+func init() {
+	register(&command{
+		name:    "test",
+		summary: "run the generated property suite against implementation models",
+		run:     runTest,
+	})
 }

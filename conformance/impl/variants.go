@@ -111,8 +111,11 @@ func abortWaitsForWrites(m *KVManager, room int) bool {
 	return false
 }
 
-// The variants.
+// The variants: upstream, and each other one as its differences from
+// the variant it derives from.
 var (
+	// Upstream is SGLang upstream a4ffb996 (NIXL): a sticky Failed, the
+	// bootstrap timeout, an absent room reads WaitingForInput.
 	Upstream = &Variant{
 		Name:             "upstream",
 		Doc:              "SGLang upstream a4ffb996, NIXL backend",
@@ -121,52 +124,51 @@ var (
 		AbsentRoom:       absentReadsWaiting,
 		OnAbort:          abortUpstream,
 	}
-	Pre30352 = &Variant{
-		Name:         "pre-30352",
-		Doc:          "NIXL before PR #30352: the first ABORT kills the bootstrap thread",
-		FailedSticky: true,
-		AbsentRoom:   absentReadsWaiting,
-		OnAbort:      abortKillsThread,
-	}
-	Fork90a52f44a = &Variant{
-		Name:               "fork-90a52f44a",
-		Doc:                "downstream fork 90a52f44a: ABORT pops transfer_infos, worker skips, no bootstrap timeout",
-		FailedSticky:       true,
-		WorkerSkipsMissing: true,
-		AbsentRoom:         absentReadsWaiting,
-		OnAbort:            abortFork,
-	}
-	Mooncake = &Variant{
-		Name:              "mooncake",
-		Doc:               "Mooncake backend: ACKs every ABORT, Failed not sticky, absent room raises KeyError",
-		BootstrapTimeout:  true,
-		AbsentRoom:        absentKeyError,
-		OnAbort:           abortMooncake,
-		DecodeWaitsForAck: true,
-	}
-	Fixed = &Variant{
-		Name:             "fixed",
-		Doc:              "upstream plus the fix: tombstone for an ABORT of an absent room; an absent room of a live sender reads Failed",
-		FailedSticky:     true,
-		BootstrapTimeout: true,
-		Tombstones:       true,
-		AbsentRoom:       absentFails,
-		OnAbort:          abortFixed,
-		SenderInit:       senderInitFixed,
-	}
-	FixedDeferred = &Variant{
-		Name:              "fixed-deferred",
-		Doc:               "the fix plus deferred release: ABORT_ACK once the room's writes completed",
-		FailedSticky:      true,
-		BootstrapTimeout:  true,
-		Tombstones:        true,
-		AbsentRoom:        absentFails,
-		OnAbort:           abortFixedDeferred,
-		SenderInit:        senderInitFixed,
-		AbortWaits:        abortWaitsForWrites,
-		DecodeWaitsForAck: true,
-	}
+	// Pre30352 is NIXL before PR #30352 (and before the bootstrap
+	// timeout): the first ABORT kills the bootstrap thread.
+	Pre30352 = derive(Upstream, "pre-30352", "NIXL before PR #30352: the first ABORT kills the bootstrap thread", func(v *Variant) {
+		v.BootstrapTimeout = false
+		v.OnAbort = abortKillsThread
+	})
+	// Fork90a52f44a is the downstream fork: ABORT pops transfer_infos,
+	// the worker skips rooms it lacks, and there is no bootstrap timeout.
+	Fork90a52f44a = derive(Upstream, "fork-90a52f44a", "downstream fork 90a52f44a: ABORT pops transfer_infos, worker skips, no bootstrap timeout", func(v *Variant) {
+		v.BootstrapTimeout = false
+		v.WorkerSkipsMissing = true
+		v.OnAbort = abortFork
+	})
+	// Mooncake acknowledges every ABORT (and decode frees pages on the
+	// ACK); Failed is not sticky, and an absent room raises KeyError.
+	Mooncake = derive(Upstream, "mooncake", "Mooncake backend: ACKs every ABORT, Failed not sticky, absent room raises KeyError", func(v *Variant) {
+		v.FailedSticky = false
+		v.AbsentRoom = absentKeyError
+		v.OnAbort = abortMooncake
+		v.DecodeWaitsForAck = true
+	})
+	// Fixed is upstream with the proposed fix: a tombstone for an ABORT of
+	// an absent room, and an absent room of a live sender reads Failed.
+	Fixed = derive(Upstream, "fixed", "upstream plus the fix: tombstone for an ABORT of an absent room; an absent room of a live sender reads Failed", func(v *Variant) {
+		v.Tombstones = true
+		v.AbsentRoom = absentFails
+		v.OnAbort = abortFixed
+		v.SenderInit = senderInitFixed
+	})
+	// FixedDeferred adds deferred release to Fixed: the ABORT, and its
+	// ACK, wait for the room's writes; decode frees pages on the ACK.
+	FixedDeferred = derive(Fixed, "fixed-deferred", "the fix plus deferred release: ABORT_ACK once the room's writes completed", func(v *Variant) {
+		v.OnAbort = abortFixedDeferred
+		v.AbortWaits = abortWaitsForWrites
+		v.DecodeWaitsForAck = true
+	})
 )
+
+// derive returns a copy of base named name, with doc, changed by diff.
+func derive(base *Variant, name, doc string, diff func(*Variant)) *Variant {
+	v := *base
+	v.Name, v.Doc = name, doc
+	diff(&v)
+	return &v
+}
 
 // Builtin is a port together with the bundled spec configuration
 // (spec/NAME.cfg) it is checked against.
