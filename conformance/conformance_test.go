@@ -89,7 +89,7 @@ func TestLivenessFailsMinimally(t *testing.T) {
 			im, variant, c := loadBuiltin(t, name)
 			prefix := shortestPrefix(t, variant)
 			for _, seed := range []int64{1, 2, 3, 4, 5} {
-				r, err := Check(im, name, variant, c, Liveness, Options{Seed: seed, Cases: 1000})
+				r, err := Target{Name: name, Impl: im, Config: c}.Check(Liveness, Options{Seed: seed, Cases: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,9 +126,9 @@ func TestFixedPasses10000Cases(t *testing.T) {
 	if testing.Short() {
 		cases = 500
 	}
-	im, variant, c := loadBuiltin(t, "fixed")
+	im, _, c := loadBuiltin(t, "fixed")
 	for _, p := range []string{Refinement, Liveness} {
-		r, err := Check(im, "fixed", variant, c, p, Options{Seed: 42, Cases: cases})
+		r, err := Target{Name: "fixed", Impl: im, Config: c}.Check(p, Options{Seed: 42, Cases: cases})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,8 +148,8 @@ func TestBuiltinsThatHold(t *testing.T) {
 		{"mooncake", Refinement}, {"mooncake", Liveness},
 		{"fixed-deferred", Refinement}, {"fixed-deferred", Liveness},
 	} {
-		im, variant, c := loadBuiltin(t, tc.name)
-		r, err := Check(im, tc.name, variant, c, tc.prop, Options{Seed: 7, Cases: 500})
+		im, _, c := loadBuiltin(t, tc.name)
+		r, err := Target{Name: tc.name, Impl: im, Config: c}.Check(tc.prop, Options{Seed: 7, Cases: 500})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestMutantFailsRefinementAtTheWrongStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seed := range []int64{1, 2, 3} {
-		r, err := Check(NewPort(notSticky()), "mutant-not-sticky", "upstream", c, Refinement, Options{Seed: seed, Cases: 2000})
+		r, err := Target{Name: "mutant-not-sticky", Impl: NewPort(notSticky()), Config: c}.Check(Refinement, Options{Seed: seed, Cases: 2000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +295,7 @@ func writeCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Check(im, tc.name, variant, c, tc.prop, Options{Seed: 1, Cases: 2000})
+		r, err := Target{Name: tc.name, Impl: im, Config: c}.Check(tc.prop, Options{Seed: 1, Cases: 2000})
 		if err != nil || r.Holds {
 			t.Fatalf("%s: holds=%v err=%v", tc.name, r.Holds, err)
 		}
@@ -312,10 +312,10 @@ func writeCases(t *testing.T) {
 // One seed reproduces a run exactly: the same failing case, the same
 // shrunk and minimized counterexample.
 func TestReproducibleFromSeed(t *testing.T) {
-	im, variant, c := loadBuiltin(t, "upstream-reuse")
+	im, _, c := loadBuiltin(t, "upstream-reuse")
 	var first *Result
 	for range 2 {
-		r, err := Check(im, "upstream-reuse", variant, c, Liveness, Options{Seed: 99, Cases: 1000})
+		r, err := Target{Name: "upstream-reuse", Impl: im, Config: c}.Check(Liveness, Options{Seed: 99, Cases: 1000})
 		if err != nil || r.Holds {
 			t.Fatalf("holds=%v err=%v", r.Holds, err)
 		}

@@ -1,5 +1,5 @@
 // Package impl holds Go ports of the prefill side's room handling in each
-// SGLang variant of ROOM-LIFECYCLE.md, written in the shape of the Python
+// SGLang variant of docs/ROOM-LIFECYCLE.md, written in the shape of the Python
 // code (python/sglang/srt/disaggregation/): plain maps keyed by room,
 // update_status/check_status with the real rules, the bootstrap thread's
 // TransferInfo and ABORT branches, add_transfer_request's silent skip, the

@@ -1,7 +1,7 @@
 package impl
 
 // Variant is everything that differs between the variants of
-// ROOM-LIFECYCLE.md: each variant below is one value, so a variant's
+// docs/ROOM-LIFECYCLE.md: each variant below is one value, so a variant's
 // difference from upstream reads in one place.
 type Variant struct {
 	Name string

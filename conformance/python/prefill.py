@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prefill-side room handling of SGLang (NIXL backend, upstream a4ffb996,
-and the variants of ROOM-LIFECYCLE.md), shaped like
+and the variants of docs/ROOM-LIFECYCLE.md), shaped like
 python/sglang/srt/disaggregation/{common,nixl,mooncake}/conn.py and
 prefill.py, driven by roomspec's conformance suite over the JSON-lines
 protocol of conformance/PROTOCOL.md (standard library only).
@@ -14,7 +14,7 @@ The classes mirror SGLang's: NixlKVManager holds the shared dicts
 (request_status, transfer_infos) and runs the bootstrap thread's handler and
 the transfer worker; NixlKVSender is one request's sender; Scheduler holds
 the prefill scheduler's queues. Messages on the PULL sockets are lists of
-byte frames, as on the wire (ROOM-LIFECYCLE.md, "Wire formats").
+byte frames, as on the wire (docs/ROOM-LIFECYCLE.md, "What the wire carries").
 
 The protocol adapter at the bottom (Harness) maps spec actions to thread
 steps and maps the dicts back onto the spec's variables (observe): that
