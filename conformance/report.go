@@ -6,8 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/statediff"
 	"github.com/roomspec/roomspec/spec/tla/value"
 )
 
@@ -67,17 +67,14 @@ func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, fa
 			name = "(stutter)"
 		}
 		vals := c.Values(&st.Spec)
-		var changed []string
-		for _, d := range statediff.States(model.Vars, prevVals, vals) {
-			changed = append(changed, d.String())
-		}
+		changed := statediff.States(model.Vars, prevVals, vals)
 		var implCol []string
 		if st.ImplErr != "" {
 			implCol = append(implCol, "error: "+st.ImplErr)
 		}
 		if withImpl && !st.Impl.Equal(&st.Spec) && !st.Impl.Equal(&model.State{}) {
-			for _, d := range statediff.States(model.Vars, vals, c.Values(&st.Impl)) {
-				implCol = append(implCol, d.String()+" (spec: "+value.Format(d.Old)+")")
+			for _, d := range differences(c, &st.Spec, &st.Impl) {
+				implCol = append(implCol, d.path+" = "+d.impl+" (spec: "+d.spec+")")
 			}
 		} else if len(implCol) == 0 {
 			implCol = append(implCol, "= spec")
@@ -106,10 +103,30 @@ func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, fa
 // spec's a.
 func diffVars(c *model.Config, a, b *model.State) string {
 	var parts []string
-	for _, d := range statediff.States(model.Vars, c.Values(a), c.Values(b)) {
-		parts = append(parts, fmt.Sprintf("%s: spec %s, implementation %s", d.Path, value.Format(d.Old), value.Format(d.New)))
+	for _, d := range differences(c, a, b) {
+		parts = append(parts, fmt.Sprintf("%s: spec %s, implementation %s", d.path, d.spec, d.impl))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// difference is a part where the implementation's state differs from the
+// spec's, with both values printed.
+type difference struct{ path, spec, impl string }
+
+// differences lists them: statediff names each part with its new value,
+// so the two directions name the same parts, in the same order, with
+// either state's value.
+func differences(c *model.Config, spec, impl *model.State) []difference {
+	sv, iv := c.Values(spec), c.Values(impl)
+	toImpl := statediff.States(model.Vars, sv, iv)
+	toSpec := statediff.States(model.Vars, iv, sv)
+	out := make([]difference, len(toImpl))
+	for i := range toImpl {
+		path, implVal, _ := strings.Cut(toImpl[i], " = ")
+		_, specVal, _ := strings.Cut(toSpec[i], " = ")
+		out[i] = difference{path, specVal, implVal}
+	}
+	return out
 }
 
 // JSONStep is one step of a counterexample in JSON output.

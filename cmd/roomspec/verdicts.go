@@ -8,14 +8,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/statediff"
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/spec/tla/eval"
 )
 
 // variantResult is the outcome of checking the bundled spec under one
@@ -160,16 +160,11 @@ func writeStepTable(w io.Writer, vars []string, trace []check.Step, loop int) {
 		if i == loop {
 			marker = " <- loop"
 		}
-		var changes []string
-		if i == 0 {
-			for j, name := range vars {
-				changes = append(changes, name+" = "+value.Format(st.State[j]))
-			}
-		} else {
-			for _, c := range statediff.States(vars, trace[i-1].State, st.State) {
-				changes = append(changes, c.String())
-			}
+		var before eval.State
+		if i > 0 {
+			before = trace[i-1].State
 		}
+		changes := statediff.States(vars, before, st.State)
 		if len(changes) == 0 {
 			changes = []string{"(nothing: stuttering)"}
 		}
