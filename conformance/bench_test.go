@@ -13,10 +13,10 @@ import (
 func BenchmarkCases(b *testing.B) {
 	for _, p := range []string{Refinement, Liveness} {
 		b.Run(p, func(b *testing.B) {
-			im, variant, c := loadBuiltin(b, "fixed")
+			im, _, c := loadBuiltin(b, "fixed")
 			cases := 0
 			for i := range b.N {
-				r, err := Check(im, "fixed", variant, c, p, Options{Seed: int64(i + 1), Cases: 200})
+				r, err := Target{Name: "fixed", Impl: im, Config: c}.Check(p, Options{Seed: int64(i + 1), Cases: 200})
 				if err != nil || !r.Holds {
 					b.Fatalf("holds=%v err=%v", r.Holds, err)
 				}
@@ -40,7 +40,7 @@ func BenchmarkPythonCases(b *testing.B) {
 	defer im.Close()
 	cases := 0
 	for i := range b.N {
-		r, err := Check(im, "exec:python", "upstream", c, Refinement, Options{Seed: int64(i + 1), Cases: 50})
+		r, err := Target{Name: "exec:python", Impl: im, Config: c}.Check(Refinement, Options{Seed: int64(i + 1), Cases: 50})
 		if err != nil || !r.Holds {
 			b.Fatalf("holds=%v err=%v", r.Holds, err)
 		}
@@ -59,13 +59,13 @@ func BenchmarkFirstCounterexample(b *testing.B) {
 }
 
 func benchFirst(b *testing.B, minSteps int) {
-	im, variant, c := loadBuiltin(b, "fork-90a52f44a")
+	im, _, c := loadBuiltin(b, "fork-90a52f44a")
 	var medians []float64
 	for range b.N {
 		times := make([]float64, 0, 20)
 		for seed := int64(1); seed <= 20; seed++ {
 			start := time.Now()
-			r, err := Check(im, "fork-90a52f44a", variant, c, Liveness, Options{Seed: seed, Cases: 10000, MinSteps: minSteps})
+			r, err := Target{Name: "fork-90a52f44a", Impl: im, Config: c}.Check(Liveness, Options{Seed: seed, Cases: 10000, MinSteps: minSteps})
 			if err != nil || r.Holds {
 				b.Fatalf("seed %d: holds=%v err=%v", seed, r.Holds, err)
 			}

@@ -115,7 +115,7 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 // returns the steps that changed something and the rounds taken.
 func (k *checker) quiesce(impl Implementation, obs, spec model.State) ([]Step, model.State, int, error) {
 	var steps []Step
-	fair := fairActions(k.c, k.c.TimeoutsFair)
+	fair := k.c.FairActions(nil)
 	for round := 1; round <= k.bound; round++ {
 		changed := false
 		for _, a := range fair {
@@ -131,7 +131,7 @@ func (k *checker) quiesce(impl Implementation, obs, spec model.State) ([]Step, m
 			}
 			changed = true
 			st := Step{Action: a, Impl: o, Spec: spec}
-			if t, ok := specStep(k.c, &spec, a); ok {
+			if t, ok := k.c.Step(&spec, a); ok {
 				st.Spec, spec = t, t
 			} else {
 				st.ImplErr = "not enabled in the spec"
@@ -205,30 +205,4 @@ func (k *checker) live(seq []model.Action) (steps, quiet []Step, pin []string, r
 		pin = []string{fmt.Sprintf("(no quiescence within %d rounds)", k.bound)}
 	}
 	return steps, quiet, pin, rounds, nil
-}
-
-// diffVars lists the variables whose values differ between a and b.
-func diffVars(c *model.Config, a, b *model.State) string {
-	av, bv := varValues(c, a), varValues(c, b)
-	var parts []string
-	for i, v := range model.Vars {
-		for _, d := range diffEntries(v, av[i], bv[i]) {
-			parts = append(parts, fmt.Sprintf("%s: spec %s, implementation %s", d[0], d[1], d[2]))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// varValues splits c.Format's "/\ var = value" lines into values, in the
-// order of model.Vars.
-func varValues(c *model.Config, s *model.State) []string {
-	lines := strings.Split(c.Format(s), "\n")
-	out := make([]string, len(model.Vars))
-	for i, l := range lines {
-		if i < len(out) {
-			_, v, _ := strings.Cut(l, " = ")
-			out[i] = v
-		}
-	}
-	return out
 }

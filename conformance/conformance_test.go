@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance/impl"
-	"github.com/roomspec/roomspec/gen/suite"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
@@ -33,23 +33,6 @@ func loadBuiltin(t testing.TB, name string) (Implementation, string, *model.Conf
 		t.Fatal(err)
 	}
 	return im, variant, c
-}
-
-func TestGeneratedSuiteUpToDate(t *testing.T) {
-	if suiteSourceSHA256 != model.SourceSHA256 {
-		t.Fatalf("zz_suite_gen.go was generated from spec %s, spec/model from %s: run go generate ./conformance", suiteSourceSHA256, model.SourceSHA256)
-	}
-	src, err := suite.Generate(suite.FromModel())
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := os.ReadFile("zz_suite_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(src, old) {
-		t.Fatal("zz_suite_gen.go is stale: run go generate ./conformance")
-	}
 }
 
 // shortestPrefix is the number of steps before the loop of the shortest
@@ -107,7 +90,7 @@ func TestLivenessFailsMinimally(t *testing.T) {
 			im, variant, c := loadBuiltin(t, name)
 			prefix := shortestPrefix(t, variant)
 			for _, seed := range []int64{1, 2, 3, 4, 5} {
-				r, err := Check(im, name, variant, c, Liveness, Options{Seed: seed, Cases: 1000})
+				r, err := Target{Name: name, Impl: im, Config: c}.Check(Liveness, Options{Seed: seed, Cases: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -144,9 +127,9 @@ func TestFixedPasses10000Cases(t *testing.T) {
 	if testing.Short() {
 		cases = 500
 	}
-	im, variant, c := loadBuiltin(t, "fixed")
+	im, _, c := loadBuiltin(t, "fixed")
 	for _, p := range []string{Refinement, Liveness} {
-		r, err := Check(im, "fixed", variant, c, p, Options{Seed: 42, Cases: cases})
+		r, err := Target{Name: "fixed", Impl: im, Config: c}.Check(p, Options{Seed: 42, Cases: cases})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,8 +149,8 @@ func TestBuiltinsThatHold(t *testing.T) {
 		{"mooncake", Refinement}, {"mooncake", Liveness},
 		{"fixed-deferred", Refinement}, {"fixed-deferred", Liveness},
 	} {
-		im, variant, c := loadBuiltin(t, tc.name)
-		r, err := Check(im, tc.name, variant, c, tc.prop, Options{Seed: 7, Cases: 500})
+		im, _, c := loadBuiltin(t, tc.name)
+		r, err := Target{Name: tc.name, Impl: im, Config: c}.Check(tc.prop, Options{Seed: 7, Cases: 500})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +177,7 @@ func TestMutantFailsRefinementAtTheWrongStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seed := range []int64{1, 2, 3} {
-		r, err := Check(NewPort(notSticky()), "mutant-not-sticky", "upstream", c, Refinement, Options{Seed: seed, Cases: 2000})
+		r, err := Target{Name: "mutant-not-sticky", Impl: NewPort(notSticky()), Config: c}.Check(Refinement, Options{Seed: seed, Cases: 2000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,7 +296,7 @@ func writeCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Check(im, tc.name, variant, c, tc.prop, Options{Seed: 1, Cases: 2000})
+		r, err := Target{Name: tc.name, Impl: im, Config: c}.Check(tc.prop, Options{Seed: 1, Cases: 2000})
 		if err != nil || r.Holds {
 			t.Fatalf("%s: holds=%v err=%v", tc.name, r.Holds, err)
 		}
@@ -330,10 +313,10 @@ func writeCases(t *testing.T) {
 // One seed reproduces a run exactly: the same failing case, the same
 // shrunk and minimized counterexample.
 func TestReproducibleFromSeed(t *testing.T) {
-	im, variant, c := loadBuiltin(t, "upstream-reuse")
+	im, _, c := loadBuiltin(t, "upstream-reuse")
 	var first *Result
 	for range 2 {
-		r, err := Check(im, "upstream-reuse", variant, c, Liveness, Options{Seed: 99, Cases: 1000})
+		r, err := Target{Name: "upstream-reuse", Impl: im, Config: c}.Check(Liveness, Options{Seed: 99, Cases: 1000})
 		if err != nil || r.Holds {
 			t.Fatalf("holds=%v err=%v", r.Holds, err)
 		}
@@ -344,6 +327,77 @@ func TestReproducibleFromSeed(t *testing.T) {
 		a, b := Actions(first.Steps), Actions(r.Steps)
 		if r.Cases != first.Cases || len(a) != len(b) || fmt.Sprint(first.ShrunkSeq) != fmt.Sprint(r.ShrunkSeq) || fmt.Sprint(a) != fmt.Sprint(b) {
 			t.Fatalf("seed 99 gave case %d %v then case %d %v", first.Cases, a, r.Cases, b)
+		}
+	}
+}
+
+// refusing is an implementation that refuses every step of one action
+// (as SGLang's real code raises where the spec moves on): the step is
+// refused, its state left unchanged.
+type refusing struct {
+	Implementation
+	id model.ActionID
+}
+
+func (r refusing) Apply(a model.Action) error {
+	if a.ID == r.id {
+		return fmt.Errorf("%w: RuntimeError: unexpected poll state", ErrRefused)
+	}
+	return r.Implementation.Apply(a)
+}
+
+// A step the spec takes and the implementation refuses fails liveness
+// too, and the minimized counterexample still fails (it is not
+// "minimized liveness counterexample does not fail"): the failure names
+// the refused step.
+func TestLivenessFailsOnARefusal(t *testing.T) {
+	c, err := LoadVariant("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := refusing{NewPort(impl.Fixed), model.ActDecodeAbort}
+	r, err := Target{Name: "refuses-aborts", Impl: im, Config: c}.Check(Liveness, Options{Seed: 1, Cases: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Holds {
+		t.Fatal("liveness holds although every DecodeAbort is refused")
+	}
+	if !strings.HasPrefix(r.Failure, "liveness fails: (the implementation refused step") || !strings.Contains(r.Failure, "DecodeAbort") {
+		t.Errorf("failure %q does not name the refused step", r.Failure)
+	}
+	if n := len(r.Steps); n == 0 || r.Steps[n-1].Action.ID != model.ActDecodeAbort {
+		t.Errorf("minimized counterexample does not end in the refused DecodeAbort: %d steps", n)
+	}
+}
+
+// The fair round-robin of the liveness property is the spec's fairness
+// (FairActions: its WF conjuncts): prefill's own steps and decode's
+// reading of ABORT_ACKs (WF_vars(DecodeRecvAbortAck(d))), never decode's
+// sends; and the bootstrap timeout only where the configuration makes
+// it fair.
+func TestFairRoundRobin(t *testing.T) {
+	for _, variant := range []string{"sglang-35360-deferred", "mooncake", "upstream"} {
+		c, err := LoadVariant(variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acks, timeouts := 0, 0
+		for _, a := range c.FairActions(nil) {
+			switch a.ID {
+			case model.ActDecodeRecvAbortAck:
+				acks++
+			case model.ActBootstrapTimeout:
+				timeouts++
+			case model.ActDecodeAbort, model.ActDecodeSendTransferInfo:
+				t.Errorf("%s: decode's send %s is in the fair round-robin", variant, c.ActionString(a))
+			}
+		}
+		if acks != c.DecodeRanks.Size() {
+			t.Errorf("%s: %d DecodeRecvAbortAck in the fair round-robin, want one per decode rank (%d)", variant, acks, c.DecodeRanks.Size())
+		}
+		if want := bits.OnesCount64(c.TimeoutFairRequests); timeouts != want {
+			t.Errorf("%s: %d BootstrapTimeout in the fair round-robin, want %d", variant, timeouts, want)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // Run the liveness property on the fork's Go port: decode's ABORTs reach
 // prefill before the request's sender exists, both find the room absent,
 // and the sender then waits in Bootstrapping forever.
-func ExampleCheck() {
+func ExampleTarget_Check() {
 	im, variant, err := conformance.Builtin("fork-90a52f44a")
 	if err != nil {
 		panic(err)
@@ -18,7 +18,8 @@ func ExampleCheck() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := conformance.Check(im, "fork-90a52f44a", variant, c, conformance.Liveness, conformance.Options{Seed: 1, Cases: 500})
+	target := conformance.Target{Name: "fork-90a52f44a", Impl: im, Config: c}
+	r, err := target.Check(conformance.Liveness, conformance.Options{Seed: 1, Cases: 500})
 	if err != nil {
 		panic(err)
 	}

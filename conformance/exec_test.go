@@ -29,7 +29,7 @@ func TestPythonUpstreamThroughExec(t *testing.T) {
 		cases = 50
 	}
 	for _, p := range []string{Refinement, Liveness} {
-		r, err := Check(im, "exec:python", "upstream", c, p, Options{Seed: 3, Cases: cases})
+		r, err := Target{Name: "exec:python", Impl: im, Config: c}.Check(p, Options{Seed: 3, Cases: cases})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestPythonUpstreamReusePins(t *testing.T) {
 	}
 	im := NewExec(python + " python/prefill.py")
 	defer im.Close()
-	r, err := Check(im, "exec:python", "upstream-reuse", c, Liveness, Options{Seed: 1, Cases: 1000})
+	r, err := Target{Name: "exec:python", Impl: im, Config: c}.Check(Liveness, Options{Seed: 1, Cases: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestPythonUpstreamIsNotTheFork(t *testing.T) {
 	}
 	im := NewExec(python + " python/prefill.py")
 	defer im.Close()
-	r, err := Check(im, "exec:python", "fork-90a52f44a", c, Refinement, Options{Seed: 1, Cases: 1000})
+	r, err := Target{Name: "exec:python", Impl: im, Config: c}.Check(Refinement, Options{Seed: 1, Cases: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestPythonVariants(t *testing.T) {
 		{"fixed-deferred", "fixed-deferred", false},
 	} {
 		t.Run(tc.impl, func(t *testing.T) {
-			_, variant, c := loadBuiltin(t, tc.impl)
+			_, _, c := loadBuiltin(t, tc.impl)
 			im := NewExec(python + " python/prefill.py --variant " + tc.pyVariant)
 			defer im.Close()
 			cases := 100
@@ -120,7 +120,7 @@ func TestPythonVariants(t *testing.T) {
 				cases = 30
 			}
 			for _, p := range []string{Refinement, Liveness} {
-				r, err := Check(im, "exec:python/"+tc.pyVariant, variant, c, p, Options{Seed: 5, Cases: cases})
+				r, err := Target{Name: "exec:python/" + tc.pyVariant, Impl: im, Config: c}.Check(p, Options{Seed: 5, Cases: cases})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -3,11 +3,12 @@ package conformance
 import (
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/spec/tla/value"
 )
 
 // WriteText prints a result: one summary line, and for a failure the
@@ -57,7 +58,7 @@ func WriteSteps(w io.Writer, c *model.Config, steps []Step, failAt int, withImpl
 func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, failAt int, withImpl bool) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "  step\taction\tspec: changed\timplementation")
-	prevVals := varValues(c, &prev)
+	prevVals := c.Values(&prev)
 	for i, st := range steps {
 		mark := fmt.Sprint(i + 1)
 		if i == failAt {
@@ -67,21 +68,15 @@ func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, fa
 		if st.Stutter {
 			name = "(stutter)"
 		}
-		vals := varValues(c, &st.Spec)
-		var changed []string
-		for j, v := range model.Vars {
-			changed = append(changed, changedEntries(v, prevVals[j], vals[j])...)
-		}
+		vals := c.Values(&st.Spec)
+		changed := statediff.States(model.Vars, prevVals, vals)
 		var implCol []string
 		if st.ImplErr != "" {
 			implCol = append(implCol, "error: "+st.ImplErr)
 		}
-		if withImpl && !st.Impl.Equal(&st.Spec) && st.Impl.RequestStatus != nil {
-			iv := varValues(c, &st.Impl)
-			for j, v := range model.Vars {
-				for _, d := range diffEntries(v, vals[j], iv[j]) {
-					implCol = append(implCol, d[0]+" = "+d[2]+" (spec: "+d[1]+")")
-				}
+		if withImpl && !st.Impl.Equal(&st.Spec) && !st.Impl.Equal(&model.State{}) {
+			for _, d := range differences(c, &st.Spec, &st.Impl) {
+				implCol = append(implCol, d.path+" = "+d.impl+" (spec: "+d.spec+")")
 			}
 		} else if len(implCol) == 0 {
 			implCol = append(implCol, "= spec")
@@ -104,6 +99,36 @@ func writeTable(w io.Writer, c *model.Config, steps []Step, prev model.State, fa
 		prevVals = vals
 	}
 	tw.Flush()
+}
+
+// diffVars lists where the implementation's state b differs from the
+// spec's a.
+func diffVars(c *model.Config, a, b *model.State) string {
+	var parts []string
+	for _, d := range differences(c, a, b) {
+		parts = append(parts, fmt.Sprintf("%s: spec %s, implementation %s", d.path, d.spec, d.impl))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// difference is a part where the implementation's state differs from the
+// spec's, with both values printed.
+type difference struct{ path, spec, impl string }
+
+// differences lists them: statediff names each part with its new value,
+// so the two directions name the same parts, in the same order, with
+// either state's value.
+func differences(c *model.Config, spec, impl *model.State) []difference {
+	sv, iv := c.Values(spec), c.Values(impl)
+	toImpl := statediff.States(model.Vars, sv, iv)
+	toSpec := statediff.States(model.Vars, iv, sv)
+	out := make([]difference, len(toImpl))
+	for i := range toImpl {
+		path, implVal, _ := strings.Cut(toImpl[i], " = ")
+		_, specVal, _ := strings.Cut(toSpec[i], " = ")
+		out[i] = difference{path, specVal, implVal}
+	}
+	return out
 }
 
 // JSONStep is one step of a counterexample in JSON output.
@@ -148,9 +173,9 @@ func ToJSON(r *Result) JSONResult {
 		for _, st := range steps {
 			js := JSONStep{Action: model.Actions[st.Action.ID].Name, Params: paramTexts(r.Config, st.Action),
 				State: map[string]string{}, Error: st.ImplErr}
-			if st.Impl.RequestStatus != nil {
-				for i, v := range varValues(r.Config, &st.Impl) {
-					js.State[model.Vars[i]] = v
+			if !st.Impl.Equal(&model.State{}) {
+				for i, v := range r.Config.Values(&st.Impl) {
+					js.State[model.Vars[i]] = value.Format(v)
 				}
 			}
 			out = append(out, js)
@@ -172,7 +197,7 @@ func paramTexts(c *model.Config, a model.Action) []string {
 	info := model.Actions[a.ID]
 	out := []string{}
 	for i, t := range info.ParamTypes {
-		d := domainOf(c, t)
+		d := c.Domain(t)
 		if d == nil || a.Params[i] < 0 || a.Params[i] >= d.Size() {
 			out = append(out, fmt.Sprint(a.Params[i]))
 			continue
@@ -182,101 +207,4 @@ func paramTexts(c *model.Config, a model.Action) []string {
 		out = append(out, b.String())
 	}
 	return out
-}
-
-// domainOf returns the Config field named name (a constant set such as
-// Requests or DecodeRanks), or nil.
-func domainOf(c *model.Config, name string) *model.Domain {
-	f := reflect.ValueOf(c).Elem().FieldByName(name)
-	if !f.IsValid() {
-		return nil
-	}
-	d, _ := f.Interface().(*model.Domain)
-	return d
-}
-
-// changedEntries describes how variable v's value text went from a to b:
-// for a function, one "v[k] = value" per key whose value changed (as
-// roomspec check prints steps), else "v = b". Nothing if a == b.
-func changedEntries(v, a, b string) []string {
-	var out []string
-	for _, d := range diffEntries(v, a, b) {
-		out = append(out, d[0]+" = "+d[2])
-	}
-	return out
-}
-
-// diffEntries compares variable v's value texts a and b: for a function,
-// one {"v[k]", a's value, b's value} per key whose value differs, else
-// {"v", a, b}; nothing if a == b.
-func diffEntries(v, a, b string) [][3]string {
-	if a == b {
-		return nil
-	}
-	whole := [][3]string{{v, a, b}}
-	ka, okA := fnEntries(a)
-	kb, okB := fnEntries(b)
-	if !okA || !okB || len(ka) != len(kb) {
-		return whole
-	}
-	var out [][3]string
-	for i := range kb {
-		if kb[i][0] != ka[i][0] {
-			return whole
-		}
-		if kb[i][1] != ka[i][1] {
-			out = append(out, [3]string{v + "[" + kb[i][0] + "]", ka[i][1], kb[i][1]})
-		}
-	}
-	return out
-}
-
-// fnEntries splits a function printed as "(k1 :> v1 @@ k2 :> v2)" into
-// its key/value texts, in order.
-func fnEntries(s string) ([][2]string, bool) {
-	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
-		return nil, false
-	}
-	var out [][2]string
-	for _, part := range splitTop(s[1:len(s)-1], " @@ ") {
-		kv := splitTop(part, " :> ")
-		if len(kv) != 2 {
-			return nil, false
-		}
-		out = append(out, [2]string{kv[0], kv[1]})
-	}
-	return out, true
-}
-
-// splitTop splits s on sep where sep is outside brackets and strings.
-func splitTop(s, sep string) []string {
-	var out []string
-	depth, start, inStr := 0, 0, false
-	for i := 0; i < len(s); i++ {
-		switch ch := s[i]; {
-		case inStr:
-			if ch == '\\' {
-				i++
-			} else if ch == '"' {
-				inStr = false
-			}
-		case ch == '"':
-			inStr = true
-		case ch == '(' || ch == '[' || ch == '{' || (ch == '<' && i+1 < len(s) && s[i+1] == '<'):
-			depth++
-			if ch == '<' {
-				i++
-			}
-		case ch == ')' || ch == ']' || ch == '}' || (ch == '>' && i+1 < len(s) && s[i+1] == '>'):
-			depth--
-			if ch == '>' {
-				i++
-			}
-		case depth == 0 && strings.HasPrefix(s[i:], sep):
-			out = append(out, s[start:i])
-			i += len(sep) - 1
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/commands"
+	"github.com/leanovate/gopter/gen"
 
 	"github.com/roomspec/roomspec/spec/model"
 )
@@ -129,7 +130,7 @@ func (cmd stepCommand) PreCondition(st commands.State) bool {
 	if cmd.stutter {
 		return true
 	}
-	_, ok := specStep(cmd.r.cfg, st.(*model.State), cmd.a)
+	_, ok := cmd.r.cfg.Step(st.(*model.State), cmd.a)
 	return ok
 }
 
@@ -137,7 +138,7 @@ func (cmd stepCommand) NextState(st commands.State) commands.State {
 	if cmd.stutter {
 		return st
 	}
-	t, _ := specStep(cmd.r.cfg, st.(*model.State), cmd.a)
+	t, _ := cmd.r.cfg.Step(st.(*model.State), cmd.a)
 	return &t
 }
 
@@ -157,7 +158,7 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	}
 	// Refinement: the spec's successor, the implementation's step, and
 	// the comparison, here (Run is the only place that sees the case).
-	spec, ok := specStep(r.cfg, &cr.spec, cmd.a)
+	spec, ok := r.cfg.Step(&cr.spec, cmd.a)
 	if !ok {
 		r.invalid++
 		cr.fail()
@@ -261,12 +262,13 @@ func replay(impl Implementation, c *model.Config, seq []model.Action) error {
 	return nil
 }
 
-// Check runs property (Refinement or Liveness) on impl under c with
-// gopter, and minimizes a counterexample. name labels the result.
-func Check(impl Implementation, name, variant string, c *model.Config, property string, opt Options) (*Result, error) {
+// Check runs property on the target with gopter, and minimizes a
+// counterexample.
+func (t Target) Check(property Property, opt Options) (*Result, error) {
 	if property != Refinement && property != Liveness {
 		return nil, fmt.Errorf("conformance: unknown property %q", property)
 	}
+	c, impl, name, variant := t.Config, t.Impl, t.Name, t.Config.Name
 	opt = opt.withDefaults()
 	init := c.Init()
 	r := &run{k: newChecker(c, impl, opt.Bound), cfg: c, initial: &init, property: property, specViol: map[string]bool{}}
@@ -276,7 +278,7 @@ func Check(impl Implementation, name, variant string, c *model.Config, property 
 	params.MinSize = min(opt.MinSteps, opt.MaxSteps)
 	params.MaxShrinkCount = 1000
 	params.Workers = 1
-	tr := commands.Prop(suiteCommandsFor(r)).Check(params)
+	tr := commands.Prop(suiteCommands(r)).Check(params)
 	res := &Result{Impl: name, Variant: variant, Property: property, Seed: opt.Seed, Cases: r.cases,
 		Bound: opt.Bound, MaxRounds: r.rounds, Config: c, FailStep: -1}
 	for n := range r.specViol {
@@ -307,8 +309,36 @@ func Check(impl Implementation, name, variant string, c *model.Config, property 
 	return res, nil
 }
 
-// suiteCommandsFor is suiteCommands (generated) for a run.
-func suiteCommandsFor(r *run) commands.Commands { return suiteCommands(r) }
+// suiteCommands is the gopter command set of one property run: each
+// command is a spec action enabled in the current spec state (or a stutter
+// when none is), run on the implementation in lockstep with the spec.
+func suiteCommands(r *run) *commands.ProtoCommands {
+	return &commands.ProtoCommands{
+		NewSystemUnderTestFunc: func(commands.State) commands.SystemUnderTest {
+			return r.newCase()
+		},
+		DestroySystemUnderTestFunc: func(sut commands.SystemUnderTest) {
+			r.endCase(sut.(*caseRun))
+		},
+		InitialStateGen: gen.Const(r.initial),
+		GenCommandFunc: func(st commands.State) gopter.Gen {
+			enabled := r.cfg.Enabled(st.(*model.State), nil)
+			if len(enabled) == 0 {
+				return gen.Const(stepCommand{r: r, stutter: true})
+			}
+			return gen.IntRange(0, len(enabled)-1).Map(func(i int) commands.Command {
+				return stepCommand{r: r, a: enabled[i]}
+			})
+		},
+	}
+}
+
+// Fails returns the predicate "seq (a behaviour of the spec) shows a
+// failure of property on the target", the fair round-robin bounded by
+// bound rounds (DefaultBound if not positive).
+func (t Target) Fails(property Property, bound int) func([]model.Action) bool {
+	return newChecker(t.Config, t.Impl, bound).failsFunc(property)
+}
 
 // failsFunc returns the predicate "seq shows a failure of property".
 func (k *checker) failsFunc(property string) func([]model.Action) bool {

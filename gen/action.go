@@ -17,6 +17,10 @@ type actionInfo struct {
 	code         string
 	nondet       bool
 	annots       [][2]string
+	// kind and actor are the @action annotation's; wireCode the @wire
+	// annotations compiled (a case of Config.AppendWire).
+	kind, actor string
+	wireCode    string
 }
 
 type propKind int
@@ -305,7 +309,7 @@ func (g *gen) actCall(cx *ctx, w *strings.Builder, def *tla.OpDef, args []tla.Ex
 	for i, c := range codes {
 		switch types[i].kind {
 		case tBool:
-			ps = append(ps, "B2I("+c+")")
+			ps = append(ps, "specrt.B2I("+c+")")
 		case tInt, tStr, tElem:
 			ps = append(ps, "int("+c+")")
 		default:

@@ -106,7 +106,7 @@ func TestLivenessAtomSkipped(t *testing.T) {
 	for _, want := range []string{
 		"// Liveness property Live: a state predicate gen cannot compile was\n// skipped: M.tla:",
 		"func (c *Config) Big(s *State) bool",
-		`{"Live", Liveness}`,
+		`{Name: "Live", Kind: specrt.Liveness}`,
 	} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("generated code lacks %q", want)

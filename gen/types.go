@@ -144,7 +144,7 @@ func (g *gen) goType(t *typ) string {
 	case tRec:
 		return t.name
 	case tIntSet, tDomainSet:
-		return "*Domain"
+		return "*specrt.Domain"
 	}
 	return "?"
 }

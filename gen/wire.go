@@ -8,40 +8,39 @@ import (
 	"github.com/roomspec/roomspec/spec/tla"
 )
 
-// compileWires compiles the @wire annotations of every action into
-// Config.WireMessages: the messages an action puts on (or takes off) the
-// wire when taken in a state. Compiling them checks their expressions
-// against the spec: a typo in an annotation is an error at the action.
-func (g *gen) compileWires() {
-	var w strings.Builder
-	w.WriteString("// WireMessages returns the messages the action a puts on or takes off\n// the wire when it is taken in state s (its @wire annotations evaluated\n// in s), in annotation order.\nfunc (c *Config) WireMessages(a Action, s *State) []WireMessage {\nvar out []WireMessage\nswitch a.ID {\n")
+// compileAnnotations reads each action's @action and @wire annotations:
+// the action's kind and actor, and its messages compiled into
+// Config.AppendWire (typed WireMessage values). Compiling the @wire
+// expressions checks them against the spec: a typo in an annotation is an
+// error at the action.
+func (g *gen) compileAnnotations() {
 	for _, a := range g.actions {
-		var wires []*wireAnn
 		for _, an := range a.annots {
-			if an[0] == "wire" {
-				wires = append(wires, g.parseWire(a, an[1]))
+			if an[0] != "action" {
+				continue
 			}
+			f := strings.Fields(an[1])
+			if len(f) != 2 || (f[0] != "environment" && f[0] != "implementation") {
+				g.fail(a.def.At, "@action: %q: want \"environment ACTOR\" or \"implementation THREAD\"", an[1])
+			}
+			if a.kind != "" {
+				g.fail(a.def.At, "two @action annotations on %s", a.name)
+			}
+			a.kind, a.actor = f[0], f[1]
 		}
-		if len(wires) == 0 {
-			continue
-		}
-		fmt.Fprintf(&w, "case Act%s:\n", a.goName)
+		var w strings.Builder
 		cx := &ctx{g: g, s: "s"}
 		for i, p := range a.def.Params {
-			v := "p_" + p.Name
-			conv := g.goType(a.params[i]) + "(a.Params[" + strconv.Itoa(i) + "])"
-			if a.params[i].kind == tBool {
-				conv = "a.Params[" + strconv.Itoa(i) + "] != 0"
+			cx = cx.with(p.Name, "p_"+p.Name, a.params[i])
+		}
+		for _, an := range a.annots {
+			if an[0] == "wire" {
+				wa := g.parseWire(a, an[1])
+				g.inAnnotation(a, wa, func() { g.compileWire(&w, a, wa, cx) })
 			}
-			fmt.Fprintf(&w, "%s := %s\n_ = %s\n", v, conv, v)
-			cx = cx.with(p.Name, v, a.params[i])
 		}
-		for _, wa := range wires {
-			g.inAnnotation(a, wa, func() { g.compileWire(&w, a, wa, cx) })
-		}
+		a.wireCode = w.String()
 	}
-	w.WriteString("}\nreturn out\n}\n")
-	g.wireCode = w.String()
 }
 
 // inAnnotation runs f, moving an error in an annotation's expression
@@ -59,23 +58,37 @@ func (g *gen) inAnnotation(a *actionInfo, wa *wireAnn, f func()) {
 	f()
 }
 
+// wireField returns the WireMessage field of a @wire field name, which
+// must have the same type in every annotation.
+func (g *gen) wireField(a *actionInfo, name string, t *typ) string {
+	goName := exported(name)
+	for _, f := range g.wireFields {
+		if f.Name == name {
+			if f.GoType != g.goType(t) {
+				g.fail(a.def.At, "@wire field %s is a %s here and a %s in another annotation", name, g.goType(t), f.GoType)
+			}
+			return goName
+		}
+	}
+	g.wireFields = append(g.wireFields, recordField{Name: name, GoName: goName, GoType: g.goType(t)})
+	return goName
+}
+
 func (g *gen) compileWire(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ctx) {
 	closers := 0
-	c2 := cx
 	if wa.ifPart != "" {
-		cond := g.wireExpr(a, wa, wa.ifPart)
-		code, _ := g.expr(cx, cond, boolT)
+		code, _ := g.expr(cx, g.wireExpr(a, wa.ifPart), boolT)
 		fmt.Fprintf(w, "if %s {\n", code)
 		closers++
 	}
+	c2 := cx
 	if wa.forPart != "" {
-		b := g.wireExpr(a, wa, wa.forPart)
-		op, ok := b.(*tla.OpApp)
-		id, ok2 := (*tla.Ident)(nil), false
+		op, ok := g.wireExpr(a, wa.forPart).(*tla.OpApp)
+		var id *tla.Ident
 		if ok && op.Name == `\in` {
-			id, ok2 = op.Args[0].(*tla.Ident)
+			id, _ = op.Args[0].(*tla.Ident)
 		}
-		if !ok2 {
+		if id == nil {
 			g.fail(a.def.At, "@wire of %s: want for NAME \\in SET, got %q", a.name, wa.forPart)
 		}
 		var loop string
@@ -83,23 +96,128 @@ func (g *gen) compileWire(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ct
 		w.WriteString(loop + " {\n")
 		closers++
 	}
-	var fields []string
+	fields := []string{fmt.Sprintf("Send: %v, Msg: %q, Dir: %q", wa.event == "send", wa.msg, wa.dir)}
+	var channel tla.Expr
 	for _, f := range wa.fields {
-		e := g.wireExpr(a, wa, f[1])
+		e := g.wireExpr(a, f[1])
 		code, t := g.expr(c2, e, nil)
-		fields = append(fields, fmt.Sprintf("{Name: %q, Text: func() string { var b strings.Builder; c.%s(&b, %s); return b.String() }(), Value: c.%s(%s)}",
-			f[0], g.helper("fmt", t), code, g.helper("val", t), code))
+		fields = append(fields, g.wireField(a, f[0], t)+": "+code)
+		tla.Inspect(e, func(n tla.Node) bool {
+			if h, ok := n.(*tla.OpApp); ok && h.Name == "Head" && len(h.Args) == 1 {
+				if channel != nil && tla.Print(channel) != tla.Print(h.Args[0]) {
+					g.fail(a.def.At, "@wire of %s: fields read two channels, %s and %s", a.name, tla.Print(channel), tla.Print(h.Args[0]))
+				}
+				channel = h.Args[0]
+			}
+			return true
+		})
 	}
-	fmt.Fprintf(w, "out = append(out, WireMessage{Event: %q, Msg: %q, Dir: %q, Fields: []WireField{%s}})\n",
-		wa.event, wa.msg, wa.dir, strings.Join(fields, ", "))
+	if wa.event == "recv" {
+		// A receive takes the head of a channel: InFlight is its length.
+		if channel == nil {
+			g.fail(a.def.At, "@wire of %s: a recv annotation reads its message's fields as Head(channel).field, so that the channel it takes the message from is known", a.name)
+		}
+		code, t := g.expr(c2, channel, nil)
+		if t.kind != tSeq {
+			g.fail(a.def.At, "@wire of %s: Head of %s, which is not a sequence", a.name, tla.Print(channel))
+		}
+		fields = append(fields, "InFlight: len("+code+")")
+	}
+	fmt.Fprintf(w, "buf = append(buf, WireMessage{%s})\n", strings.Join(fields, ", "))
 	w.WriteString(strings.Repeat("}\n", closers))
 }
 
 // wireExpr parses an expression of a @wire annotation.
-func (g *gen) wireExpr(a *actionInfo, wa *wireAnn, src string) tla.Expr {
+func (g *gen) wireExpr(a *actionInfo, src string) tla.Expr {
 	e, err := tla.ParseExpr(src)
 	if err != nil {
 		g.fail(a.def.At, "@wire of %s: %q: %v", a.name, src, err)
 	}
 	return e
+}
+
+// wireAnn is a parsed @wire annotation.
+type wireAnn struct {
+	event, msg, dir string
+	fields          [][2]string
+	forPart, ifPart string
+	text            string
+}
+
+// parseWire reads a @wire annotation (grammar in the spec header):
+// EVENT MSG(FIELDS) DIR [for BINDER] [if COND].
+func (g *gen) parseWire(a *actionInfo, text string) *wireAnn {
+	bad := func(why string) {
+		g.fail(a.def.At, "@wire of %s: %s: %q", a.name, why, text)
+	}
+	event, rest, ok := strings.Cut(text, " ")
+	if !ok || (event != "send" && event != "recv") {
+		bad("want send or recv first")
+	}
+	open := strings.IndexByte(rest, '(')
+	if open < 0 {
+		bad("no field list")
+	}
+	msg := strings.TrimSpace(rest[:open])
+	depth, end := 0, -1
+	var fields [][2]string
+	start := open + 1
+	for i := open; i < len(rest) && end < 0; i++ {
+		switch rest[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				end = i
+			}
+		}
+		if (rest[i] == ',' && depth == 1) || end == i {
+			f := strings.TrimSpace(rest[start:i])
+			name, val, ok := strings.Cut(f, ":")
+			if !ok {
+				bad("field without a colon")
+			}
+			fields = append(fields, [2]string{strings.TrimSpace(name), strings.TrimSpace(val)})
+			start = i + 1
+		}
+	}
+	if end < 0 {
+		bad("unbalanced parentheses")
+	}
+	tail := strings.Fields(rest[end+1:])
+	if len(tail) == 0 {
+		bad("no direction")
+	}
+	dir := tail[0]
+	tailStr := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest[end+1:]), dir))
+	var forPart, ifPart string
+	if strings.HasPrefix(tailStr, "for ") {
+		forPart = strings.TrimPrefix(tailStr, "for ")
+		if i := strings.Index(forPart, " if "); i >= 0 {
+			ifPart = strings.TrimSpace(forPart[i+4:])
+			forPart = forPart[:i]
+		}
+	} else if strings.HasPrefix(tailStr, "if ") {
+		ifPart = strings.TrimPrefix(tailStr, "if ")
+	} else if tailStr != "" {
+		bad("unexpected " + strconv.Quote(tailStr))
+	}
+	// The expressions must at least parse as TLA+.
+	for _, f := range fields {
+		if _, err := tla.ParseExpr(f[1]); err != nil {
+			bad("field " + f[0] + ": " + err.Error())
+		}
+	}
+	return &wireAnn{event: event, msg: msg, dir: dir, fields: fields, forPart: strings.TrimSpace(forPart), ifPart: ifPart, text: text}
+}
+
+// literal is the annotation as a specrt.Wire literal.
+func (w *wireAnn) literal() string {
+	var fs []string
+	for _, f := range w.fields {
+		fs = append(fs, fmt.Sprintf("{%q, %q}", f[0], f[1]))
+	}
+	return fmt.Sprintf("{Event: %q, Msg: %q, Dir: %q, Fields: [][2]string{%s}, For: %q, If: %q, Text: %q}",
+		w.event, w.msg, w.dir, strings.Join(fs, ", "), w.forPart, w.ifPart, w.text)
 }

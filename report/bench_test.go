@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/internal/browser"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -116,7 +117,7 @@ func benchmarkLoad(b *testing.B, capture []byte) {
 
 // largePage replays a capture of many rooms into a page.
 func largePage(b *testing.B, capture []byte) (*report.Page, int) {
-	cfg, err := spec.Config("fixed-deferred")
+	cfg, err := conformance.LoadVariant("fixed-deferred")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func largePage(b *testing.B, capture []byte) (*report.Page, int) {
 		b.Fatal(err)
 	}
 	sum, err := decode.Run(bytes.NewReader(capture), decode.Options{Reuse: true}, func(m *decode.Message) {
-		if o, ok := replay.FromMessage(m); ok {
+		if o, ok := observe.FromMessage(m); ok {
 			r.Observe(o)
 		}
 	}, func(decode.Diagnostic) {})

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/roomspec/roomspec/gen/specrt"
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -100,11 +101,6 @@ type observation struct {
 	where string // the decode endpoint of a wire observation
 }
 
-// rankField is the @wire field naming the decode rank a message belongs
-// to (the annotation grammar in Room.tla's header): it splits an
-// environment actor into one lane per rank.
-const rankField = "rank"
-
 // statusVar is the spec variable whose value is the room's status, drawn
 // beside each step and projected by the status diagram.
 const statusVar = "request_status"
@@ -132,6 +128,7 @@ func newDiagram(c *model.Config, states []model.State, actions []model.Action, k
 	// inFlight queues the sent, not yet received messages by their text
 	// and direction: a channel is a FIFO.
 	inFlight := map[string][]int{}
+	var msgs []model.WireMessage
 	for i := range states {
 		vals := c.Values(&states[i])
 		st := step{kind: kindInit, status: status(vals), diff: statediff.States(model.Vars, prev, vals)}
@@ -154,20 +151,15 @@ func newDiagram(c *model.Config, states []model.State, actions []model.Action, k
 			}
 			return laneOf(lane{key: key, name: key, side: "env", order: actorOrder(info.Actor), rank: rank})
 		}
-		for _, m := range c.WireMessages(a, &states[i-1]) {
-			rank := ""
-			for _, f := range m.Fields {
-				if f.Name == rankField {
-					rank = f.Text
-				}
-			}
-			l := actorLane(rank)
+		msgs = c.AppendWire(msgs[:0], a, &states[i-1])
+		for _, m := range msgs {
+			l := actorLane(c.DecodeRanks.String(int(m.Rank)))
 			if !slices.Contains(st.lanes, l) {
 				st.lanes = append(st.lanes, l)
 			}
-			msg := message{lane: l, text: messageText(m), name: m.Msg, obs: -1, from: -1}
+			msg := message{lane: l, text: messageText(c, m), name: m.Msg, obs: -1, from: -1}
 			key := msg.text + " " + m.Dir
-			if m.Event == "send" {
+			if m.Send {
 				inFlight[key] = append(inFlight[key], i)
 				st.sends = append(st.sends, msg)
 			} else {
@@ -188,7 +180,7 @@ func newDiagram(c *model.Config, states []model.State, actions []model.Action, k
 
 // actorOrder orders environment lanes by their actor's first action.
 func actorOrder(actor string) int {
-	return slices.IndexFunc(model.Actions, func(a model.ActionInfo) bool { return a.Actor == actor }) << 8
+	return slices.IndexFunc(model.Actions, func(a specrt.ActionInfo) bool { return a.Actor == actor }) << 8
 }
 
 // sortLanes puts the environment's lanes (by actor, then rank) before the
@@ -248,18 +240,11 @@ func splitNumber(s string) (string, int) {
 	return s[:i], n
 }
 
-func messageText(m model.WireMessage) string {
-	var b strings.Builder
-	b.WriteString(m.Msg)
-	b.WriteByte('(')
-	for i, f := range m.Fields {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(f.Name + ": " + f.Text)
-	}
-	b.WriteByte(')')
-	return b.String()
+// messageText prints a message as its @wire annotation names it:
+// MSG(room: ROOM, rank: RANK). The rank splits an environment actor into
+// one lane per decode rank.
+func messageText(c *model.Config, m model.WireMessage) string {
+	return m.Msg + "(room: " + c.Rooms.String(int(m.Room)) + ", rank: " + c.DecodeRanks.String(int(m.Rank)) + ")"
 }
 
 // status is the room's status in a state: the status variable's value,

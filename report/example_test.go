@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -17,7 +18,7 @@ import (
 // TransferInfo, from the wire alone, under the fork, with its witness.
 func forkRoom() (*replay.Report, *replay.Room) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	cfg, err := spec.Config("fork-90a52f44a")
+	cfg, err := conformance.LoadVariant("fork-90a52f44a")
 	if err != nil {
 		panic(err)
 	}
@@ -25,8 +26,8 @@ func forkRoom() (*replay.Report, *replay.Room) {
 	if err != nil {
 		panic(err)
 	}
-	r.Observe(replay.Observation{Kind: replay.Abort, Time: t0, Room: 7, Frame: 10, Rank: netip.MustParseAddrPort("10.0.0.1:17000")})
-	r.Observe(replay.Observation{Kind: replay.Abort, Time: t0, Room: 7, Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")})
+	r.Observe(observe.Observation{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 10, Rank: netip.MustParseAddrPort("10.0.0.1:17000")}})
+	r.Observe(observe.Observation{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")}})
 	rep := r.Finish(t0.Add(time.Minute))
 	return rep, rep.Rooms[0]
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/replay"
@@ -211,7 +212,7 @@ func NewCapturedPage(info CapturedInfo) *Page {
 }
 
 // AddCaptured adds one room's result under one implementation.
-func (p *Page) AddCaptured(r *conformance.CapturedResult) {
+func (p *Page) AddCaptured(r *captured.Result) {
 	verdict, reason := "holds", fmt.Sprintf("holds over %d schedules", r.Schedules)
 	d := CapturedDiagram(r)
 	if !r.Holds {
@@ -224,19 +225,12 @@ func (p *Page) AddCaptured(r *conformance.CapturedResult) {
 }
 
 // AddSkipped adds a room the captured schedules do not model.
-func (p *Page) AddSkipped(room *conformance.CapturedRoom, impl string) {
+func (p *Page) AddSkipped(room *captured.Room, impl string) {
 	p.addCapturedRow(room, impl, "skipped", "", room.Skip, nil)
 }
 
-func (p *Page) addCapturedRow(room *conformance.CapturedRoom, impl, verdict, schedules, reason string, d *Diagram) {
-	var frames []int
-	for _, e := range room.Events {
-		if e.Log == nil {
-			frames = append(frames, e.Frame)
-			frames = append(frames, e.Also...)
-		}
-	}
-	slices.Sort(frames)
+func (p *Page) addCapturedRow(room *captured.Room, impl, verdict, schedules, reason string, d *Diagram) {
+	frames := slices.Sorted(slices.Values(room.Frames))
 	capture := room.Capture[strings.LastIndexByte(room.Capture, '/')+1:]
 	id := fmt.Sprintf("%s/%d/%s", capture, room.Room, impl)
 	p.add(id, verdict, []string{capture, strconv.FormatInt(room.Room, 10), impl, verdict, schedules, joinInts(frames), reason}, d)

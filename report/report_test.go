@@ -23,6 +23,7 @@ import (
 	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -67,9 +68,9 @@ func replayScenario(t testing.TB, sc scenario, withLog bool) (rep *replay.Report
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var wire, logObs []replay.Observation
+	var wire, logObs []observe.Observation
 	sum, err := decode.Run(f, decode.Options{}, func(m *decode.Message) {
-		if o, ok := replay.FromMessage(m); ok {
+		if o, ok := observe.FromMessage(m); ok {
 			wire = append(wire, o)
 		}
 	}, func(decode.Diagnostic) {})
@@ -87,12 +88,12 @@ func replayScenario(t testing.TB, sc scenario, withLog bool) (rep *replay.Report
 			t.Fatal(err)
 		}
 		for i := range events {
-			if o, ok := replay.FromEvent(&events[i]); ok {
+			if o, ok := observe.FromEvent(&events[i]); ok {
 				logObs = append(logObs, o)
 			}
 		}
 	}
-	cfg, err := spec.Config(sc.Variant)
+	cfg, err := conformance.LoadVariant(sc.Variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func replayScenario(t testing.TB, sc scenario, withLog bool) (rep *replay.Report
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range replay.Merge(wire, logObs) {
+	for _, o := range observe.Merge(wire, logObs) {
 		r.Observe(o)
 	}
 	return r.Finish(sum.End), sum.Start
@@ -221,7 +222,7 @@ func forkLiveness(t testing.TB) *conformance.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := conformance.Check(impl, "fork-90a52f44a", variant, c, conformance.Liveness, conformance.Options{Seed: 1, Cases: 100, MaxSteps: 30})
+	r, err := conformance.Target{Name: "fork-90a52f44a", Impl: impl, Config: c}.Check(conformance.Liveness, conformance.Options{Seed: 1, Cases: 100, MaxSteps: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,15 @@ func TestReadITF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs, err := conformance.DecodeCaseHeader(data)
+		head, err := conformance.DecodeCaseHeader(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := conformance.LoadVariant(head.Variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := conformance.LoadITF(c, data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,8 +310,8 @@ func TestReadITF(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		if got.Variant != cs.Variant || got.Diagram.Steps() != len(cs.Actions) {
-			t.Errorf("%s: variant %s, %d steps; the case says %s, %d", f, got.Variant, got.Diagram.Steps(), cs.Variant, len(cs.Actions))
+		if got.Variant != cs.Variant || got.Diagram.Steps() != len(cs.Seq) {
+			t.Errorf("%s: variant %s, %d steps; the case says %s, %d", f, got.Variant, got.Diagram.Steps(), cs.Variant, len(cs.Seq))
 		}
 	}
 	// Not a behaviour of the variant named: an error, not a picture.

@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -148,11 +151,11 @@ func (d *Diagram) nameRank(l int, where string) {
 	}
 }
 
-func obsText(o *replay.Observation) string {
+func obsText(o *observe.Observation) string {
 	switch o.Kind {
-	case replay.Status:
+	case observe.Status:
 		return "status " + o.From + " → " + o.To
-	case replay.Poll:
+	case observe.Poll:
 		return "poll " + o.Queue + " saw " + o.Status
 	}
 	return o.Kind.String()
@@ -209,20 +212,15 @@ func ResultDiagram(r *conformance.Result) *Diagram {
 // test -captures): the events of the capture and log at their frames and
 // lines, the internal steps the schedule chose, and the implementation's
 // steps under fair scheduling. It returns nil when the room holds.
-func CapturedDiagram(r *conformance.CapturedResult) *Diagram {
-	if r.Holds || r.Result == nil {
+func CapturedDiagram(r *captured.Result) *Diagram {
+	if r.Holds || r.Result == nil || r.Room.Match == nil || len(r.Schedule.States) == 0 {
 		return nil
 	}
 	c := r.Result.Config
-	states := []model.State{c.Init()}
-	actions := []model.Action{{}}
-	for _, a := range r.Schedule.Seq {
-		t, ok := apply(c, &states[len(states)-1], a)
-		if !ok {
-			return nil
-		}
-		states, actions = append(states, t), append(actions, a)
-	}
+	sc, m := &r.Schedule, r.Room.Match
+	marks := m.Inst.Marks()
+	states := slices.Clone(sc.States)
+	actions := append([]model.Action{{}}, sc.Actions...)
 	n := len(states)
 	for _, st := range r.Result.Quiesce {
 		states, actions = append(states, st.Spec), append(actions, st.Action)
@@ -231,7 +229,7 @@ func CapturedDiagram(r *conformance.CapturedResult) *Diagram {
 		switch {
 		case i >= n:
 			return kindQuiesce
-		case r.Schedule.Event[i-1] >= 0:
+		case sc.Obs[i-1] >= 0:
 			return kindSeen
 		}
 		return kindUnseen
@@ -242,60 +240,73 @@ func CapturedDiagram(r *conformance.CapturedResult) *Diagram {
 		d.Verdict = "fails " + r.Property
 	}
 	d.Notes = append(d.Notes, fmt.Sprintf("%s of %s (variant %s) fails after %d schedules.", r.Property, r.Impl, r.Variant, r.Schedules))
-	event := func(e *conformance.CapturedEvent) int {
-		ob := observation{what: e.Kind.String(), frame: e.Frame, line: e.Line, t: e.Time, where: e.Conn[0].String()}
-		if e.Log != nil {
-			ob.what, ob.frame, ob.where = e.Log.String(), 0, ""
+	// event adds observation j of the room's history.
+	event := func(j int) int {
+		o := &m.Hist[j]
+		mk := marks.Mark(o.Mark)
+		ob := observation{what: mk.Kind.String(), t: time.Unix(0, o.T).UTC()}
+		if mk.Kind.Wire() {
+			ob.frame = int(o.Ev)
+			if mk.Rank >= 0 && mk.Rank < len(r.Room.Ranks) {
+				ob.where = r.Room.Ranks[mk.Rank].String()
+			}
+		} else {
+			ob.what, ob.line = mk.String(), int(o.Ev)
 		}
-		if d.t0.IsZero() || e.Time.Before(d.t0) {
-			d.t0 = e.Time
+		if d.t0.IsZero() || ob.t.Before(d.t0) {
+			d.t0 = ob.t
 		}
 		d.obs = append(d.obs, ob)
 		return len(d.obs) - 1
 	}
 	logs := false
-	for i, ev := range r.Schedule.Event {
-		if ev < 0 {
+	used := make([]bool, len(m.Hist))
+	for i, first := range sc.Obs {
+		if first < 0 {
 			continue
 		}
 		st := &d.steps[i+1]
-		e := &r.Room.Events[ev]
-		if e.Log != nil {
-			logs = true
-			st.obs = append(st.obs, event(e))
-			for _, j := range r.Schedule.Also[i] {
-				st.obs = append(st.obs, event(&r.Room.Events[j]))
+		// The step's wire marks are its sent messages, in order.
+		var wire []explain.Mark
+		for _, mk := range explain.Marks(c, sc.Actions[i], &states[i], &states[i+1], m.Inst.Log()) {
+			if mk.Kind.Wire() {
+				wire = append(wire, mk)
 			}
-			continue
 		}
-		o := event(e)
-		if len(st.sends) > 0 {
-			st.sends[0].obs = o
-		}
-		for k, f := range e.Also {
-			ob := d.obs[o]
-			ob.frame, ob.where = f, ""
-			d.obs = append(d.obs, ob)
-			if k+1 < len(st.sends) {
-				st.sends[k+1].obs = len(d.obs) - 1
+		for _, j := range append([]int{first}, sc.Also[i]...) {
+			used[j] = true
+			o, mk := event(j), marks.Mark(m.Hist[j].Mark)
+			if !mk.Kind.Wire() {
+				logs = true
+				st.obs = append(st.obs, o)
+				continue
+			}
+			if k := slices.Index(wire, mk); k >= 0 && k < len(st.sends) {
+				wire[k] = explain.Mark{Rank: -1} // taken
+				st.sends[k].obs = o
+				if ob := &d.obs[o]; ob.where != "" {
+					d.nameRank(st.sends[k].lane, ob.where)
+				}
 			} else {
-				st.obs = append(st.obs, len(d.obs)-1)
+				st.obs = append(st.obs, o)
 			}
 		}
 	}
-	if len(r.Schedule.Quiet) > 0 {
-		logs = true
-		// Quiet polls are taken between steps; the schedule does not say
-		// where, so they are drawn after the last observed step before them.
-		for _, j := range r.Schedule.Quiet {
-			at := 0
-			for i, ev := range r.Schedule.Event {
-				if ev >= 0 && ev < j {
-					at = i + 1
-				}
-			}
-			d.steps[at].quiet = append(d.steps[at].quiet, event(&r.Room.Events[j]))
+	// The log's polls that moved nothing (no step explains them) are
+	// taken between steps; the schedule does not say where, so they are
+	// drawn after the last observed step before them.
+	for j := range m.Hist {
+		if used[j] || marks.Mark(m.Hist[j].Mark).Kind != observe.Poll {
+			continue
 		}
+		logs = true
+		at := 0
+		for i, first := range sc.Obs {
+			if first >= 0 && first < j {
+				at = i + 1
+			}
+		}
+		d.steps[at].quiet = append(d.steps[at].quiet, event(j))
 	}
 	if logs {
 		d.addLogLane()
@@ -448,15 +459,24 @@ func ReadITF(data []byte, variant string) (*ITF, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: unknown variant %q", v)
 		}
+		base, err := model.LoadConfig(text)
+		if err != nil {
+			return nil, fmt.Errorf("report: variant %s: %w", v, err)
+		}
+		// The variant's own configuration, then replay's one-room
+		// instances of it (explain.Instances).
+		instances, instErr := explain.NewInstances(base, 0, 0)
 		for ranks := 0; ranks <= 8; ranks++ {
-			var c *model.Config
-			if ranks == 0 {
-				c, err = model.LoadConfig(text)
-			} else {
-				c, err = replay.Instance(text, ranks)
-			}
-			if err != nil {
-				continue
+			c := base
+			if ranks > 0 {
+				if instErr != nil {
+					break // not a one-room variant: no instances
+				}
+				inst, ierr := instances.Get(ranks, false)
+				if ierr != nil {
+					continue
+				}
+				c = inst.Config()
 			}
 			states, actions, err := follow(c, len(doc.States), func(i int, s *model.State) bool {
 				return sameITF(c, s, doc.States[i])

@@ -9,14 +9,6 @@ import (
 	"github.com/roomspec/roomspec/gen"
 )
 
-func init() {
-	register(&command{
-		name:    "gen",
-		summary: "compile a TLA+ spec and its cfgs into a typed Go package",
-		run:     runGen,
-	})
-}
-
 func runGen(e *env, args []string) int {
 	fs := newFlagSet(e, "gen", "SPEC.tla",
 		`Compile SPEC.tla, with every .cfg beside it, into one Go source file:
@@ -74,4 +66,12 @@ output file differs from what gen generates, 2 on bad input.`)
 		}
 	}
 	return exitOK
+}
+
+func init() {
+	register(&command{
+		name:    "gen",
+		summary: "compile a TLA+ spec and its cfgs into a typed Go package",
+		run:     runGen,
+	})
 }

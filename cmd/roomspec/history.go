@@ -203,13 +203,12 @@ func historyOf(ctx context.Context, e *env, given string, env sglang.Env, cases 
 	im := rc.implementation(subprocess.Options{Timeout: timeout})
 	defer im.Close()
 	for _, run := range runs {
-		rc.cfgText = run.cfgText
-		c, err := rc.config()
+		c, err := sglang.Config(run.cfgName, run.cfgText)
 		if err != nil {
 			row.Error = oneLine(err)
 			return row
 		}
-		r, err := conformance.Check(im, "sglang:"+row.Commit, run.cfgName, c, run.suite,
+		r, err := conformance.Target{Name: "sglang:" + row.Commit, Impl: im, Config: c}.Check(run.suite,
 			conformance.Options{Seed: seed, Cases: cases})
 		if err != nil {
 			row.Error = oneLine(err)

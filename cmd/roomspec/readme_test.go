@@ -148,6 +148,7 @@ func TestReadmeExamplesAreDeterministic(t *testing.T) {
 			if testing.Short() && slices.Contains(args, "-cases") {
 				t.Skip("a long property run (-short)")
 			}
+			args := outputsIn(args, t.TempDir())
 			var out [2]bytes.Buffer
 			var code [2]int
 			for i := range out {
@@ -166,6 +167,28 @@ func TestReadmeExamplesAreDeterministic(t *testing.T) {
 			assert.Equal(t, got[0], got[1], "output differs between two runs")
 		})
 	}
+}
+
+// outputsIn returns args with the files and folders the command writes
+// (the values of -o and -itf, and of -html where it names a path the
+// repository does not hold) moved into dir: running the README's commands
+// leaves the checkout as it was.
+func outputsIn(args []string, dir string) []string {
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(out); i++ {
+		next := out[i+1]
+		switch out[i] {
+		case "-html":
+			if _, err := os.Stat(next); strings.HasPrefix(next, "-") || err == nil {
+				continue // a flag of its own (show -html), or an input
+			}
+		case "-o", "-itf":
+		default:
+			continue
+		}
+		out[i+1] = filepath.Join(dir, next)
+	}
+	return out
 }
 
 // durations are the time measurements a command prints ("Finished in

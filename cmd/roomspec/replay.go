@@ -2,31 +2,18 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
-
-func init() {
-	register(&command{
-		name:    "replay",
-		summary: "judge every aborted room of a capture (and prefill event log) against the spec",
-		run:     runReplay,
-	})
-}
 
 func runReplay(e *env, args []string) int {
 	fs := newFlagSet(e, "replay", "CAPTURE...",
@@ -42,7 +29,15 @@ explains). Several captures are taken as consecutive parts of one capture.
 Rooms are judged as they go idle (-idle), so memory follows the rooms in
 flight; -format json writes each room as soon as it is judged.
 
-Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
+A log is held against the capture before any room is judged: one that shows
+none of the capture's rooms, or whose clock is off by more than -skew (behind)
+or the deadline, is an error naming what does not match. Rooms the log does
+not show are judged from the wire alone, and say so. What the log lacks
+(unreadable lines, polls without their queue) is said once, up front.
+
+Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
+that does not belong to the capture, or a damaged capture: the rooms before
+the damage are still judged and reported).`)
 	logFile := fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)")
 	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
 	deadline := fs.PositiveDuration("deadline", 300*time.Second, "how long after its abort a room must be released")
@@ -71,7 +66,7 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 		fs.Usage()
 		return bad("no capture files given")
 	}
-	cfgText, err := spec.Config(*variant)
+	c, err := conformance.LoadVariant(*variant)
 	if err != nil {
 		return bad("unknown variant %q (see roomspec check -list)", *variant)
 	}
@@ -86,7 +81,13 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 			return bad("%v", err)
 		}
 	}
-	logs, closeLog, err := openLog(e, *logFile)
+	if *logFile != "" {
+		// What the log lacks is said once, up front.
+		if err := scanLog(e, *logFile); err != nil {
+			return bad("%v", err)
+		}
+	}
+	logNext, closeLog, err := openLog(*logFile)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -121,17 +122,28 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	if *skew == 0 {
 		*skew = -1 // none (the Options' zero value is the default)
 	}
-	r, err := replay.New(cfgText, replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
+	r, err := replay.New(c, replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
 		Skew: *skew, Idle: *idle, MaxHidden: *maxHidden, MaxStates: *maxStates, OnRoom: onRoom, Witness: page != nil})
 	if err != nil {
 		return bad("%v", err)
 	}
+	merged := observe.NewStream(logNext, r.Observe)
 	var start, end time.Time
 	streams := 0
+	damaged := false
 	for _, name := range files {
-		sum, err := replayFile(e, r, name, ports, logs, streams)
+		sum, damage, err := replayFile(e, merged, name, ports, streams)
 		if err != nil {
 			return bad("%v", err)
+		}
+		if sum.Truncated {
+			// As decode reports it: what came before the damage is judged,
+			// but the run is not clean.
+			if damage != nil {
+				fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", name, damage.Kind, damage)
+			}
+			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", name, sum.Format, sum)
+			damaged = true
 		}
 		streams += sum.Streams
 		if sum.End.After(end) {
@@ -141,11 +153,13 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 			start = sum.Start
 		}
 	}
-	logs.feedBefore(r, time.Time{})
-	if logs.err != nil {
-		return bad("%v", logs.err)
+	if err := merged.Flush(); err != nil {
+		return bad("%s: %v", *logFile, err)
 	}
 	rep := r.Finish(end)
+	if err := r.Err(); err != nil {
+		return bad("%s: %v", *logFile, err)
+	}
 	if writeErr != nil {
 		return bad("%v", writeErr)
 	}
@@ -169,101 +183,19 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	if err != nil {
 		return bad("%v", err)
 	}
-	if rep.Failed() {
+	switch {
+	case damaged:
+		return exitBadInput
+	case rep.Failed():
 		return exitViolation
 	}
 	return exitOK
 }
 
-// logFeed reads the event log lazily, one observation ahead, so that the
-// log is never held in memory.
-type logFeed struct {
-	e    *env
-	name string
-	rd   *eventlog.Reader
-	next *replay.Observation
-	err  error
-}
-
-func openLog(e *env, name string) (*logFeed, func(), error) {
-	if name == "" {
-		return &logFeed{}, func() {}, nil
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	l := &logFeed{e: e, name: name, rd: eventlog.NewReader(bufio.NewReaderSize(f, 1<<16))}
-	l.advance()
-	return l, func() { f.Close() }, l.err
-}
-
-// advance reads the next observation of the log; malformed lines are
-// reported and skipped.
-func (l *logFeed) advance() {
-	l.next = nil
-	for l.rd != nil && l.err == nil {
-		ev, err := l.rd.Next()
-		if err == io.EOF {
-			return
-		}
-		if errors.Is(err, eventlog.ErrSyntax) {
-			fmt.Fprintf(l.e.stderr, "roomspec replay: %s: %v\n", l.name, err)
-			continue
-		}
-		if err != nil {
-			l.err = fmt.Errorf("%s: %w", l.name, err)
-			return
-		}
-		if o, ok := replay.FromEvent(&ev); ok {
-			l.next = &o
-			return
-		}
-	}
-}
-
-// feedBefore feeds r the log observations strictly before t (all, if t is
-// zero).
-func (l *logFeed) feedBefore(r *replay.Replayer, t time.Time) {
-	for l.next != nil && (t.IsZero() || l.next.Time.Before(t)) {
-		r.Observe(*l.next)
-		l.advance()
-	}
-}
-
-// replayFile feeds one capture's messages to r, each preceded by the log
-// observations strictly earlier than it; streams offsets the file's stream
-// numbers past those of the files before it. On a terminal, a progress bar
-// shows how far the file has been read.
-func replayFile(e *env, r *replay.Replayer, name string, ports portList, logs *logFeed, streams int) (decode.Summary, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return decode.Summary{}, err
-	}
-	defer f.Close()
-	in, bar := withProgress(e, f, name)
-	defer bar.clear()
-	onMsg := func(m *decode.Message) {
-		o, ok := replay.FromMessage(m)
-		if !ok {
-			return
-		}
-		o.Stream += streams
-		logs.feedBefore(r, o.Time)
-		r.Observe(o)
-	}
-	sum, err := decode.Run(bufio.NewReaderSize(in, 1<<20), decode.Options{Ports: ports, Reuse: true}, onMsg, func(decode.Diagnostic) {})
-	if err != nil {
-		return sum, fmt.Errorf("%s: %w", name, err)
-	}
-	return sum, nil
-}
-
-// writePin writes the behaviour a reported room matched as an ITF trace.
-func writePin(room *replay.Room, dir string) error {
-	if len(room.Behaviour) == 0 || room.Config == nil {
-		return nil
-	}
-	p := filepath.Join(dir, "room-"+strconv.FormatInt(room.Room, 10)+".itf.json")
-	return os.WriteFile(p, room.Config.ITF(room.Behaviour), 0o644)
+func init() {
+	register(&command{
+		name:    "replay",
+		summary: "judge every aborted room of a capture (and prefill event log) against the spec",
+		run:     runReplay,
+	})
 }

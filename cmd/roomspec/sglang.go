@@ -76,11 +76,7 @@ func (rc *realCode) implementation(opt subprocess.Options) conformance.Implement
 
 // config is the chosen configuration, compiled.
 func (rc *realCode) config() (*model.Config, error) {
-	c, err := model.LoadConfig(rc.cfgText)
-	if err != nil {
-		return nil, fmt.Errorf("configuration %s: %w", rc.variant, err)
-	}
-	return c, nil
+	return sglang.Config(rc.variant, rc.cfgText)
 }
 
 // annotate adds what JSON readers of a real-code run need: the chosen

@@ -10,18 +10,11 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/spec/model"
 )
-
-func init() {
-	register(&command{
-		name:    "test",
-		summary: "run the generated property suite against implementation models",
-		run:     runTest,
-	})
-}
 
 func runTest(e *env, args []string) int {
 	fs := newFlagSet(e, "test", "",
@@ -33,8 +26,11 @@ func runTest(e *env, args []string) int {
 			"default: all of them), exec:COMMAND, an implementation speaking the JSON-lines\n"+
 			"protocol of conformance/PROTOCOL.md, or sglang:SOURCE, SGLang's own prefill code run by\n"+
 			"roomspec's harness (SOURCE: a checkout, its python/ folder, a site-packages folder, or\n"+
-			"GITDIR@COMMIT); its ingredients are probed and pick the variant unless -variant is given.\n"+
-			"Exit status 1 if a property fails.")
+			"GITDIR@COMMIT); its ingredients are probed and pick the variant unless -variant is given.\n\n"+
+			"With -captures, the properties run on captured traffic instead: for each room, every\n"+
+			"schedule the capture leaves open (where prefill's unseen steps fall, the order of\n"+
+			"events within -skew) is enumerated, up to -schedules of them, then -cases random\n"+
+			"ones; the seed and the bound are printed first. Exit status 1 if a property fails.")
 	implName := fs.String("impl", "", "implementation: a built-in `name`, exec:COMMAND or sglang:SOURCE (default: every built-in)")
 	var sglangEnv envList
 	fs.Var(&sglangEnv, "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
@@ -49,7 +45,8 @@ func runTest(e *env, args []string) int {
 	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
 	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "exec: the longest wait for a reply")
 	startTimeout := fs.PositiveDuration("start-timeout", subprocess.DefaultStartTimeout, "exec: the longest wait for the first reply (the process starting)")
-	skew := fs.Duration("skew", conformance.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	skew := fs.Duration("skew", captured.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	schedules := fs.PositiveInt("schedules", captured.DefaultMaxSchedules, "with -captures: the schedules of a room enumerated before random ones (-cases of them) are generated")
 	htmlDir := fs.String("html", "", "write each counterexample as a sequence diagram (HTML) into `DIR` (with -captures: DIR/captures.html, every room)")
 	if code, ok := fs.parse(args); !ok {
 		return code
@@ -85,8 +82,8 @@ func runTest(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
-		cr := &capturedRun{e: e, impls: names, idle: time.Second,
-			opt: conformance.CapturedOptions{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound}}
+		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound, MaxSchedules: *schedules}
+		cr := &capturedRun{e: e, impls: names, opt: opt}
 		if *htmlDir != "" {
 			cr.page = capturedPage(names, *seed, *cases, args)
 			cr.html = *htmlDir
@@ -141,7 +138,7 @@ func runTest(e *env, args []string) int {
 			}
 		}
 		for _, p := range props {
-			r, err := conformance.Check(im, name, v, c, p, conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound})
+			r, err := conformance.Target{Name: name, Impl: im, Config: c}.Check(p, conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound})
 			if err != nil {
 				im.Close()
 				fmt.Fprintf(e.stderr, "roomspec test: %s: %v\n", name, err)
@@ -189,4 +186,12 @@ func writeITF(dir string, r *conformance.Result) error {
 	}
 	name := fileName(r.Impl)
 	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.itf.json", name, r.Property)), append(data, '\n'), 0o644)
+}
+
+func init() {
+	register(&command{
+		name:    "test",
+		summary: "run the generated property suite against implementation models",
+		run:     runTest,
+	})
 }

@@ -6,11 +6,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -19,9 +20,8 @@ import (
 type capturedRun struct {
 	e     *env
 	impls []string
-	opt   conformance.CapturedOptions
-	idle  time.Duration
-	// page, when set, gathers every room for DIR html/captures.html.
+	opt   captured.Options
+	// page, when set, gathers every room for DIR/captures.html.
 	page *report.Page
 	html string
 }
@@ -48,14 +48,16 @@ func captureFiles(arg string) ([]string, error) {
 }
 
 // run checks every room of every capture under each implementation and
-// prints, per room, the schedules explored and whether some schedule pins
-// it, with the 1-minimal schedule as a step table when one does. Each
-// capture is decoded once, its observations fanned out to one room stream
-// per implementation.
+// prints, per room, the schedules checked and whether some schedule pins
+// it, with the failing schedule as a step table when one does. Each
+// capture is decoded once, its observations fanned out to one replayer
+// (which groups and explains the rooms) per implementation.
 func (cr *capturedRun) run(files []string) int {
+	fmt.Fprintf(cr.e.stdout, "seed %d; every schedule of a room is enumerated up to %d, then %d random ones\n",
+		cr.opt.Seed, cr.opt.MaxSchedules, cr.opt.Cases)
 	code := exitOK
 	for _, file := range files {
-		var streams []*conformance.RoomStream
+		var replayers []*replay.Replayer
 		var impls []conformance.Implementation
 		var failed error
 		for _, name := range cr.impls {
@@ -69,10 +71,11 @@ func (cr *capturedRun) run(files []string) int {
 				fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput
 			}
+			target := conformance.Target{Name: name, Impl: impl, Config: c}
 			impls = append(impls, impl)
-			// Rooms are handed over as they go idle, so memory follows the
-			// rooms in flight, not the capture.
-			streams = append(streams, conformance.NewRoomStream(c, file, cr.idle, func(room *conformance.CapturedRoom) {
+			// Rooms are checked as they end, so memory follows the rooms in
+			// flight, not the capture.
+			r, err := captured.NewReplayer(c, filepath.Base(file), cr.opt, false, func(room *captured.Room) {
 				if failed != nil {
 					return
 				}
@@ -80,11 +83,11 @@ func (cr *capturedRun) run(files []string) int {
 					if cr.page != nil {
 						cr.page.AddSkipped(room, name)
 					}
-					// Outside what the captured schedules model: said, not fatal.
-					fmt.Fprintf(cr.e.stdout, "%s room %d: %s: skipped: %s\n", filepath.Base(file), room.Room, name, room.Skip)
+					// Outside what the spec explains: said, not fatal.
+					fmt.Fprintf(cr.e.stdout, "%s room %d: %s: skipped: %s\n", room.Capture, room.Room, name, room.Skip)
 					return
 				}
-				res, err := conformance.RunCaptured(impl, name, variant, c, room, cr.opt)
+				res, err := captured.Run(target, room, cr.opt)
 				if err != nil {
 					failed = err
 					return
@@ -92,35 +95,35 @@ func (cr *capturedRun) run(files []string) int {
 				if cr.page != nil {
 					cr.page.AddCaptured(res)
 				}
-				if res.Holds {
-					fmt.Fprintf(cr.e.stdout, "%s room %d: %s: holds over %d schedules\n", filepath.Base(file), room.Room, name, res.Schedules)
-					return
+				fmt.Fprintln(cr.e.stdout, captured.Summary(res))
+				if !res.Holds {
+					code = exitViolation
+					captured.WriteTable(cr.e.stdout, res)
 				}
-				code = exitViolation
-				fmt.Fprintf(cr.e.stdout, "%s room %d: %s: PINNED (%s fails after %d schedules, first in %s)\n",
-					filepath.Base(file), room.Room, name, res.Property, res.Schedules, res.FirstFail.Round(time.Microsecond))
-				conformance.WriteCapturedTable(cr.e.stdout, res)
-			}))
+			})
+			if err != nil {
+				fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
+				return exitBadInput
+			}
+			replayers = append(replayers, r)
 		}
 		f, err := os.Open(file)
 		if err != nil {
 			fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
-		_, err = decode.Run(f, decode.Options{}, func(m *decode.Message) {
-			if o, ok := replay.FromMessage(m); ok {
-				for _, st := range streams {
-					st.Observe(&o)
-				}
+		sum, err := observe.ReadCapture(f, decode.Options{}, 0, func(o observe.Observation) {
+			for _, r := range replayers {
+				r.Observe(o)
 			}
-		}, func(decode.Diagnostic) {})
+		}, nil)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, err)
 			return exitBadInput
 		}
-		for i, st := range streams {
-			st.Flush()
+		for i, r := range replayers {
+			r.Finish(sum.End)
 			impls[i].Close()
 		}
 		if failed != nil {

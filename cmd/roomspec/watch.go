@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/replay"
@@ -70,7 +70,10 @@ the capture goes on: a room is reported the moment its deadline passes
 without its release (pinned, with -log: the prefill event log shows it held;
 at-risk, from the wire alone: some completion of the unseen steps pins it),
 again if it is released later, and with its final verdict when it goes idle
-(-idle) or the watch ends. Verdicts are judged on capture time.
+(-idle) or the watch ends. Verdicts are judged on capture time. A log is
+held against the capture as roomspec replay holds it: no room is reported
+before that check, and a log that does not belong to the capture stops the
+watch (exit 2).
 
 SOURCE is one of
   -        a pcap or pcapng stream on standard input, e.g.
@@ -87,7 +90,8 @@ where room is the object roomspec replay -format json writes. With -listen,
 Prometheus metrics on /metrics (roomspec_rooms_pinned, roomspec_rooms_judged_total,
 ...) and /healthz. SIGTERM or SIGINT judges the rooms held and exits.
 
-Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
+Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
+that does not belong to the capture).`)
 	iface := fs.String("i", "", "capture from network `interface` IFACE (Linux AF_PACKET) instead of SOURCE")
 	var ports portRanges
 	fs.Var(&ports, "ports", "with -i: only TCP packets to or from these `ports` (PORT or LO-HI, comma-separated)")
@@ -123,7 +127,7 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	case *hold <= 0 || *deadline <= 0:
 		return bad("-hold and -deadline must be positive")
 	}
-	cfgText, err := spec.Config(*variant)
+	c, err := conformance.LoadVariant(*variant)
 	if err != nil {
 		return bad("unknown variant %q (see roomspec check -list)", *variant)
 	}
@@ -199,7 +203,7 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 		*skew = -1 // none (the Options' zero value is the default)
 	}
 	cfg := watch.Config{
-		Variant: cfgText,
+		Variant: c,
 		Source:  src,
 		Log:     follower,
 		Decode:  decode.Options{Ports: zmqPorts},
@@ -222,7 +226,7 @@ Exit status: 0, 1 when a room is violated or invalid, 2 on bad input.`)
 	if flushErr := out.Flush(); writeErr == nil {
 		writeErr = flushErr
 	}
-	if res != nil {
+	if res != nil && !errors.Is(err, replay.ErrLogMismatch) {
 		how := "the capture ended"
 		if res.Stopped {
 			how = "stopped"

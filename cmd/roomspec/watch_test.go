@@ -87,7 +87,7 @@ func TestWatchSignal(t *testing.T) {
 	for _, want := range []string{
 		`roomspec_alerts_total{event="pinned"} 4`,
 		`roomspec_rooms_held 12`,
-		`roomspec_observations_total{source="log"} 64`,
+		`roomspec_observations_total{source="log"} 68`,
 		"process_resident_memory_bytes ",
 		"roomspec_capture_lag_seconds ",
 		`roomspec_abort_release_latency_seconds_count 0`,

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/roomspec/roomspec/gen/specrt"
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -162,10 +163,10 @@ func (p *Port) Apply(a model.Action) error {
 	// decode: the environment
 	case model.ActDecodeSendTransferInfo:
 		d, q := x, y
-		if !p.started(q) || p.aborted[q] || p.tiSent[q]&model.Bit(d) != 0 {
+		if !p.started(q) || p.aborted[q] || p.tiSent[q]&specrt.Bit(d) != 0 {
 			return ErrNotEnabled
 		}
-		p.tiSent[q] |= model.Bit(d)
+		p.tiSent[q] |= specrt.Bit(d)
 		m.Pull[d] = append(m.Pull[d], Message{Kind: "TransferInfo", Room: p.reqs[q].Room, Rank: d})
 		return nil
 	case model.ActDecodeAbort:
@@ -190,7 +191,7 @@ func (p *Port) Apply(a model.Action) error {
 		m.AckPush[d] = m.AckPush[d][1:]
 		for q, r := range p.reqs {
 			if r.Room == ack.Room && p.aborted[q] {
-				p.pagesReleased[q] |= model.Bit(d)
+				p.pagesReleased[q] |= specrt.Bit(d)
 			}
 		}
 		return nil
@@ -239,14 +240,14 @@ func (p *Port) Observe() (model.State, error) {
 			s.RequestStatus[r] = statusStr[st]
 		}
 		for d := range m.TransferInfos[r] {
-			s.TransferInfos[r] |= model.Bit(d)
+			s.TransferInfos[r] |= specrt.Bit(d)
 		}
 		if m.Tombstones[r] {
-			s.Tombstones |= model.Bit(r)
+			s.Tombstones |= specrt.Bit(r)
 		}
 		s.Outstanding[r] = m.Outstanding[r]
 		for _, d := range m.AckTargets[r] {
-			s.AckTarget[r] |= model.Bit(d)
+			s.AckTarget[r] |= specrt.Bit(d)
 		}
 	}
 	// The worker queue, one batch per run of a request's chunks.

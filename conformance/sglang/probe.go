@@ -13,6 +13,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
 )
 
@@ -77,6 +78,20 @@ var unprobed = []string{"AbsentLiveSenderFails", "AckWaitsForWrites", "AckOnDrai
 // family is the bundled configurations Choose picks from: SGLang's commit
 // ranges, two chunks per request, one room id per request.
 const family = "sglang-"
+
+// Config compiles the configuration text Choose (or a bundled cfg)
+// gives, named name: the suite labels its results with the name.
+func Config(name string, text []byte) (*model.Config, error) {
+	conf, err := cfg.Parse(name+".cfg", text)
+	if err != nil {
+		return nil, fmt.Errorf("sglang: configuration %s: %w", name, err)
+	}
+	c, err := model.FromCfg(conf)
+	if err != nil {
+		return nil, fmt.Errorf("sglang: configuration %s: %w", name, err)
+	}
+	return c, nil
+}
 
 // Choose returns the bundled configuration that models the ingredients
 // (the sglang-* family: the one whose switches all agree), or, where none

@@ -42,9 +42,9 @@ func load(t *testing.T, given string, env Env) *loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := model.LoadConfig(text)
+	c, err := Config(name, text)
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		t.Fatal(err)
 	}
 	im := subprocess.New(Command(dir, src, env), subprocess.Options{})
 	t.Cleanup(func() {
@@ -57,7 +57,7 @@ func load(t *testing.T, given string, env Env) *loaded {
 
 func (l *loaded) check(t *testing.T, property string, seed int64, cases int) *conformance.Result {
 	t.Helper()
-	r, err := conformance.Check(l.impl, "sglang:"+l.src.Label(), l.variant, l.config, property,
+	r, err := conformance.Target{Name: "sglang:" + l.src.Label(), Impl: l.impl, Config: l.config}.Check(property,
 		conformance.Options{Seed: seed, Cases: cases})
 	if err != nil {
 		t.Fatal(err)

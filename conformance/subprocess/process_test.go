@@ -140,15 +140,34 @@ func TestGarbageReply(t *testing.T) {
 }
 
 // An observed state that does not fit the configuration is out of
-// protocol: the child is killed and its stderr shown.
+// protocol: the child is killed, and the error names the part of the
+// state that does not fit and shows the child's stderr.
 func TestBadStateIsProtocolError(t *testing.T) {
-	p := New(`echo starting >&2; read -r l; echo '{"ok":true}'; read -r l; echo '{"ok":true,"state":{"request_status":[]}}'; sleep 100`, Options{})
-	if err := p.Reset(upstream(t)); err != nil {
+	for _, tt := range []struct{ state, want string }{
+		{`{"request_status":[]}`, `state: no field "transfer_infos"`},
+		{strings.Replace(stateSeed, `"request_status":["Absent"]`, `"request_status":[]`, 1), "state.request_status: want 1 elements, got 0"},
+		{strings.Replace(stateSeed, `"left":1`, `"left":"one"`, 1), "state.wqueue[0].left: want an integer"},
+	} {
+		p := New(`echo starting >&2; read -r l; echo '{"ok":true}'; read -r l; echo '{"ok":true,"state":`+tt.state+`}'; sleep 100`, Options{})
+		if err := p.Reset(loadConfig(t, "upstream-reuse")); err != nil {
+			t.Fatal(err)
+		}
+		_, err := p.Observe()
+		if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "starting") {
+			t.Errorf("observe %s: %v; want a protocol error saying %q", tt.state, err, tt.want)
+		}
+	}
+}
+
+// The state conformance/python/prefill.py writes reads as the spec's.
+func TestStateSeedReads(t *testing.T) {
+	c := loadConfig(t, "upstream-reuse")
+	s, err := c.ReadState([]byte(stateSeed))
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := p.Observe()
-	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "wrong sizes") || !strings.Contains(err.Error(), "starting") {
-		t.Errorf("observe: %v", err)
+	if len(s.Wqueue) != 1 || s.Wqueue[0].Left != 1 || !s.Aborted[0] || len(s.Chan[1]) != 1 {
+		t.Errorf("read %s", c.Format(&s))
 	}
 }
 

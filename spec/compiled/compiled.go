@@ -28,9 +28,20 @@ func Matches(specText []byte) bool {
 type Successors struct {
 	c *model.Config
 	// typed maps a state's fingerprint (value.HashTuple of its values) to
-	// its compiled form, so that Next can start from a state the checker
-	// hands back.
+	// the compiled forms of the states with that fingerprint (a chain,
+	// each with its values), so that Next can start from a state the
+	// checker hands back: the values tell states whose fingerprints
+	// collide apart.
 	typed sync.Map
+}
+
+// typedState is a compiled state with its values, in a chain of states
+// of one fingerprint. Chains only grow at their head, so reading one
+// needs no lock.
+type typedState struct {
+	vals eval.State
+	s    *model.State
+	next *typedState
 }
 
 // New returns Successors for a compiled configuration.
@@ -38,8 +49,46 @@ func New(c *model.Config) *Successors { return &Successors{c: c} }
 
 func (x *Successors) values(s *model.State) eval.State {
 	v := eval.State(x.c.Values(s))
-	x.typed.Store(value.HashTuple(v), s)
-	return v
+	h := value.HashTuple(v)
+	n := &typedState{vals: v, s: s}
+	for {
+		old, loaded := x.typed.LoadOrStore(h, n)
+		if !loaded {
+			return v
+		}
+		head := old.(*typedState)
+		if find(head, v) != nil {
+			return v
+		}
+		n.next = head
+		if x.typed.CompareAndSwap(h, head, n) {
+			return v
+		}
+	}
+}
+
+// find returns the compiled state of the chain whose values are v.
+func find(chain *typedState, v eval.State) *model.State {
+	for t := chain; t != nil; t = t.next {
+		if sameValues(t.vals, v) {
+			return t.s
+		}
+	}
+	return nil
+}
+
+func sameValues(a, b eval.State) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		// The checker hands back the values it was given: usually the
+		// very same, which compares at once.
+		if a[i] != b[i] && !value.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Init yields every initial state.
@@ -56,11 +105,14 @@ func (x *Successors) Init(yield func(eval.State)) (err error) {
 // Next yields the successors of s with the actions that produce them.
 func (x *Successors) Next(s eval.State, yield func(eval.State, *eval.Action)) (err error) {
 	defer recoverPanic(&err)
-	ts, ok := x.typed.Load(value.HashTuple(s))
-	if !ok {
+	var ts *model.State
+	if chain, ok := x.typed.Load(value.HashTuple(s)); ok {
+		ts = find(chain.(*typedState), s)
+	}
+	if ts == nil {
 		return fmt.Errorf("compiled model: a state that the compiled model did not produce")
 	}
-	x.c.Next(ts.(*model.State), func(a model.Action, t *model.State) bool {
+	x.c.Next(ts, func(a model.Action, t *model.State) bool {
 		t2 := *t // t is reused by Next
 		yield(x.values(&t2), &eval.Action{Name: model.Actions[a.ID].Name, Text: x.c.ActionString(a)})
 		return false // false: go on

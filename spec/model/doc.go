@@ -1,11 +1,17 @@
 // Package model is spec/Room.tla compiled to Go by roomspec's generator
 // (package gen): typed states, one method per action, Next, the
-// invariants and action properties of the bundled configurations,
-// fingerprints and TLA+/ITF printing. zz_room.go is generated; do not
-// edit it, edit spec/Room.tla and run go generate.
+// invariants and action properties of the bundled configurations, the
+// @action and @wire annotations of each action (Actions, AppendWire), the
+// fairness the spec assumes (FairActions), fingerprints, and printing and
+// reading states as TLA+, ITF and plain JSON. zz_room.go is generated; do
+// not edit it, edit spec/Room.tla and run go generate. What is not
+// specific to Room.tla (constant sets, checked arithmetic, value I/O) is
+// in gen/specrt.
 //
 // One package serves every configuration: build a Config from a cfg
-// (LoadConfig, FromCfg), then explore with Init/Inits and Next.
+// (LoadConfig, FromCfg; Config.With for the same configuration with other
+// constants), then explore with Init/Inits and Next, or take one action
+// with Step.
 package model
 
 //go:generate go run ../../gen/cmd/gen -spec ../Room.tla -name spec/Room.tla -out zz_room.go

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/roomspec/roomspec/spec"
@@ -245,36 +246,99 @@ func TestHashAndEqual(t *testing.T) {
 	}
 }
 
-func TestITF(t *testing.T) {
+// Every reachable state of upstream-reuse is read back as written, in
+// ITF and in plain JSON; ITF prints model values as strings and tuples as
+// #tup.
+func TestReadWriteState(t *testing.T) {
 	_, c := variant(t, "upstream-reuse")
-	s := c.Init()
-	trace := []model.State{s}
-	for i := 0; i < 6; i++ {
-		var next *model.State
-		c.Next(&trace[len(trace)-1], func(_ model.Action, t *model.State) bool {
-			u := *t
-			next = &u
-			return true
-		})
-		if next == nil {
-			break
+	n := 0
+	exploreCompiled(c, func(s *model.State, _ []model.State, _ []model.Action) {
+		var b strings.Builder
+		c.WriteITF(&b, s, n)
+		back, err := c.ReadITFState([]byte(b.String()))
+		if err != nil || !back.Equal(s) {
+			t.Fatalf("ITF %s read back as %v (%v)", b.String(), c.Format(&back), err)
 		}
-		trace = append(trace, *next)
+		if n == 0 {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(b.String()), &v); err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprint(v["sender"])
+			if want := "map[#map:[[map[#tup:[r map[#bigint:1]]] NoSender] [map[#tup:[r map[#bigint:2]]] NoSender]]]"; got != want {
+				t.Errorf("sender in ITF = %s, want %s", got, want)
+			}
+		}
+		plain, err := json.Marshal(plainState(c, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err = c.ReadState(plain)
+		if err != nil || !back.Equal(s) {
+			t.Fatalf("JSON %s read back as %v (%v)", plain, c.Format(&back), err)
+		}
+		n++
+	})
+	for _, bad := range []string{
+		`{}`, `[]`, `{"request_status": 1}`,
+		`{"#meta":{},"request_status":["Absent"]}`,
+	} {
+		if _, err := c.ReadState([]byte(bad)); err == nil {
+			t.Errorf("ReadState(%s) = nil error", bad)
+		}
 	}
-	doc := c.ITF(trace)
-	var v struct {
-		Vars   []string         `json:"vars"`
-		States []map[string]any `json:"states"`
+}
+
+// plainState is s in the plain JSON form of conformance/PROTOCOL.md,
+// written by hand for the test: indices for elements, lists for sets.
+func plainState(c *model.Config, s *model.State) map[string]any {
+	idx := func(set uint64) []int {
+		out := []int{}
+		for i := 0; i < 64; i++ {
+			if set&(1<<i) != 0 {
+				out = append(out, i)
+			}
+		}
+		return out
 	}
-	if err := json.Unmarshal(doc, &v); err != nil {
-		t.Fatalf("%v\n%s", err, doc)
+	sets := func(xs []uint64) [][]int {
+		var out [][]int
+		for _, x := range xs {
+			out = append(out, idx(x))
+		}
+		return out
 	}
-	if len(v.States) != len(trace) || !slices.Equal(v.Vars, model.Vars) {
-		t.Fatalf("ITF has %d states, vars %v", len(v.States), v.Vars)
+	strs := func(xs []model.Str) []string {
+		var out []string
+		for _, x := range xs {
+			out = append(out, x.String())
+		}
+		return out
 	}
-	got := fmt.Sprint(v.States[0]["sender"])
-	if want := "map[#map:[[map[#tup:[r map[#bigint:1]]] NoSender] [map[#tup:[r map[#bigint:2]]] NoSender]]]"; got != want {
-		t.Errorf("sender in ITF = %s, want %s", got, want)
+	msgs := func(ch [][]model.Msg) [][]map[string]any {
+		out := [][]map[string]any{}
+		for _, ms := range ch {
+			l := []map[string]any{}
+			for _, m := range ms {
+				l = append(l, map[string]any{"type": m.Type.String(), "room": m.Room, "rank": m.Rank})
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	batches := func(bs []model.Batch) []map[string]any {
+		out := []map[string]any{}
+		for _, b := range bs {
+			out = append(out, map[string]any{"req": b.Req, "left": b.Left})
+		}
+		return out
+	}
+	return map[string]any{
+		"request_status": strs(s.RequestStatus), "transfer_infos": sets(s.TransferInfos), "tombstones": idx(s.Tombstones),
+		"bootstrap_alive": s.BootstrapAlive, "prefill_crashed": s.PrefillCrashed, "sender": strs(s.Sender),
+		"outstanding": s.Outstanding, "ack_target": sets(s.AckTarget), "wqueue": batches(s.Wqueue),
+		"posted": s.Posted, "chan": msgs(s.Chan), "ack_chan": msgs(s.AckChan),
+		"ti_sent": sets(s.TiSent), "aborted": s.Aborted, "pages_released": sets(s.PagesReleased),
 	}
 }
 

@@ -4,13 +4,13 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/roomspec/roomspec/gen/specrt"
 	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/spec/tla/value"
 )
@@ -117,8 +117,11 @@ var Vars = []string{"request_status", "transfer_infos", "tombstones", "outstandi
 // Config holds the constants of one model configuration (.cfg) and the
 // constant definitions computed from them.
 type Config struct {
-	Rooms                       *Domain
-	DecodeRanks                 *Domain
+	// Name is the configuration's name: its file name without .cfg
+	// (empty when it was read without one).
+	Name                        string
+	Rooms                       *specrt.Domain
+	DecodeRanks                 *specrt.Domain
 	RequiredDstInfoNum          int
 	NumChunks                   int
 	HasBootstrapTimeout         bool
@@ -141,15 +144,18 @@ type Config struct {
 	RoomReuse                   bool
 	TimeoutsFair                bool
 	// Constant definitions.
-	Incarnations    *Domain
-	Requests        *Domain
-	Statuses        uint64
-	StatusOrAbsent  uint64
-	MaxChunks       int
-	SenderPositions uint64
-	MaxChanLen      int
+	Incarnations        *specrt.Domain
+	Requests            *specrt.Domain
+	Statuses            uint64
+	StatusOrAbsent      uint64
+	MaxChunks           int
+	SenderPositions     uint64
+	MaxChanLen          int
+	TimeoutFairRequests uint64
 	// Invariants and Properties are the names the configuration checks.
 	Invariants, Properties []string
+	// constants are the cfg's values, for With.
+	constants *specrt.Constants
 }
 
 // LoadConfig reads a model configuration (.cfg text) into a Config.
@@ -165,134 +171,78 @@ func LoadConfig(text []byte) (*Config, error) {
 // the spec must be given a plain value of the kind gen saw in the bundled
 // configurations.
 func FromCfg(conf *cfg.Config) (_ *Config, err error) {
-	c := &Config{}
-	vals := map[string]*cfg.Value{}
-	for _, d := range conf.Constants {
-		if d.Value == nil || len(d.Args) > 0 || d.Module != "" {
-			return nil, fmt.Errorf("model: %s: constant %s: only plain values are supported", conf.File, d.Name)
-		}
-		vals[d.Name] = d.Value
-	}
-	get := func(name string) (*cfg.Value, error) {
-		v, ok := vals[name]
-		if !ok {
-			return nil, fmt.Errorf("model: %s: constant %s is not given a value", conf.File, name)
-		}
-		return v, nil
-	}
-	if v, err := get("Rooms"); err != nil {
-		return nil, err
-	} else if c.Rooms, err = cfgModels("Rooms", v); err != nil {
+	k, err := specrt.ConstantsOf(conf)
+	if err != nil {
 		return nil, err
 	}
-	if v, err := get("DecodeRanks"); err != nil {
-		return nil, err
-	} else if c.DecodeRanks, err = cfgModels("DecodeRanks", v); err != nil {
-		return nil, err
-	}
-	if v, err := get("RequiredDstInfoNum"); err != nil {
-		return nil, err
-	} else if c.RequiredDstInfoNum, err = cfgInt("RequiredDstInfoNum", v); err != nil {
+	c := &Config{Name: k.Name(), constants: k}
+	if c.Rooms, err = k.Models("Rooms"); err != nil {
 		return nil, err
 	}
-	if v, err := get("NumChunks"); err != nil {
-		return nil, err
-	} else if c.NumChunks, err = cfgInt("NumChunks", v); err != nil {
+	if c.DecodeRanks, err = k.Models("DecodeRanks"); err != nil {
 		return nil, err
 	}
-	if v, err := get("HasBootstrapTimeout"); err != nil {
-		return nil, err
-	} else if c.HasBootstrapTimeout, err = cfgBool("HasBootstrapTimeout", v); err != nil {
+	if c.RequiredDstInfoNum, err = k.Int("RequiredDstInfoNum"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbortPopsTransferInfos"); err != nil {
-		return nil, err
-	} else if c.AbortPopsTransferInfos, err = cfgBool("AbortPopsTransferInfos", v); err != nil {
+	if c.NumChunks, err = k.Int("NumChunks"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbsentReadsWaiting"); err != nil {
-		return nil, err
-	} else if c.AbsentReadsWaiting, err = cfgBool("AbsentReadsWaiting", v); err != nil {
+	if c.HasBootstrapTimeout, err = k.Bool("HasBootstrapTimeout"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbsentLiveSenderFails"); err != nil {
-		return nil, err
-	} else if c.AbsentLiveSenderFails, err = cfgBool("AbsentLiveSenderFails", v); err != nil {
+	if c.AbortPopsTransferInfos, err = k.Bool("AbortPopsTransferInfos"); err != nil {
 		return nil, err
 	}
-	if v, err := get("FailedSticky"); err != nil {
-		return nil, err
-	} else if c.FailedSticky, err = cfgBool("FailedSticky", v); err != nil {
+	if c.AbsentReadsWaiting, err = k.Bool("AbsentReadsWaiting"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbortSparesSuccess"); err != nil {
-		return nil, err
-	} else if c.AbortSparesSuccess, err = cfgBool("AbortSparesSuccess", v); err != nil {
+	if c.AbsentLiveSenderFails, err = k.Bool("AbsentLiveSenderFails"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbortKillsBootstrap"); err != nil {
-		return nil, err
-	} else if c.AbortKillsBootstrap, err = cfgBool("AbortKillsBootstrap", v); err != nil {
+	if c.FailedSticky, err = k.Bool("FailedSticky"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AbortAckSent"); err != nil {
-		return nil, err
-	} else if c.AbortAckSent, err = cfgBool("AbortAckSent", v); err != nil {
+	if c.AbortSparesSuccess, err = k.Bool("AbortSparesSuccess"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AckWaitsForWrites"); err != nil {
-		return nil, err
-	} else if c.AckWaitsForWrites, err = cfgBool("AckWaitsForWrites", v); err != nil {
+	if c.AbortKillsBootstrap, err = k.Bool("AbortKillsBootstrap"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AckOnDrain"); err != nil {
-		return nil, err
-	} else if c.AckOnDrain, err = cfgBool("AckOnDrain", v); err != nil {
+	if c.AbortAckSent, err = k.Bool("AbortAckSent"); err != nil {
 		return nil, err
 	}
-	if v, err := get("AckOnDrainFixed"); err != nil {
-		return nil, err
-	} else if c.AckOnDrainFixed, err = cfgBool("AckOnDrainFixed", v); err != nil {
+	if c.AckWaitsForWrites, err = k.Bool("AckWaitsForWrites"); err != nil {
 		return nil, err
 	}
-	if v, err := get("RecordTombstones"); err != nil {
-		return nil, err
-	} else if c.RecordTombstones, err = cfgBool("RecordTombstones", v); err != nil {
+	if c.AckOnDrain, err = k.Bool("AckOnDrain"); err != nil {
 		return nil, err
 	}
-	if v, err := get("WorkerSkipsMissing"); err != nil {
-		return nil, err
-	} else if c.WorkerSkipsMissing, err = cfgBool("WorkerSkipsMissing", v); err != nil {
+	if c.AckOnDrainFixed, err = k.Bool("AckOnDrainFixed"); err != nil {
 		return nil, err
 	}
-	if v, err := get("FailureClears"); err != nil {
-		return nil, err
-	} else if c.FailureClears, err = cfgBool("FailureClears", v); err != nil {
+	if c.RecordTombstones, err = k.Bool("RecordTombstones"); err != nil {
 		return nil, err
 	}
-	if v, err := get("InflightBootstrappingRaises"); err != nil {
-		return nil, err
-	} else if c.InflightBootstrappingRaises, err = cfgBool("InflightBootstrappingRaises", v); err != nil {
+	if c.WorkerSkipsMissing, err = k.Bool("WorkerSkipsMissing"); err != nil {
 		return nil, err
 	}
-	if v, err := get("CountsOutstanding"); err != nil {
-		return nil, err
-	} else if c.CountsOutstanding, err = cfgBool("CountsOutstanding", v); err != nil {
+	if c.FailureClears, err = k.Bool("FailureClears"); err != nil {
 		return nil, err
 	}
-	if v, err := get("CountsAtDequeue"); err != nil {
-		return nil, err
-	} else if c.CountsAtDequeue, err = cfgBool("CountsAtDequeue", v); err != nil {
+	if c.InflightBootstrappingRaises, err = k.Bool("InflightBootstrappingRaises"); err != nil {
 		return nil, err
 	}
-	if v, err := get("RoomReuse"); err != nil {
-		return nil, err
-	} else if c.RoomReuse, err = cfgBool("RoomReuse", v); err != nil {
+	if c.CountsOutstanding, err = k.Bool("CountsOutstanding"); err != nil {
 		return nil, err
 	}
-	if v, err := get("TimeoutsFair"); err != nil {
+	if c.CountsAtDequeue, err = k.Bool("CountsAtDequeue"); err != nil {
 		return nil, err
-	} else if c.TimeoutsFair, err = cfgBool("TimeoutsFair", v); err != nil {
+	}
+	if c.RoomReuse, err = k.Bool("RoomReuse"); err != nil {
+		return nil, err
+	}
+	if c.TimeoutsFair, err = k.Bool("TimeoutsFair"); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -300,18 +250,24 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 			err = fmt.Errorf("model: computing the constant definitions: %v", r)
 		}
 	}()
-	c.Incarnations = func() *Domain {
+	c.Incarnations = func() *specrt.Domain {
 		if c.RoomReuse {
-			return NewInts("Incarnations", 1, 2)
+			return specrt.NewInts("Incarnations", 1, 2)
 		}
-		return NewInts("Incarnations", 1)
+		return specrt.NewInts("Incarnations", 1)
 	}()
-	c.Requests = NewProduct("Requests", c.Rooms, c.Incarnations)
-	c.Statuses = (Bit(int(StrFailed)) | Bit(int(StrBootstrapping)) | Bit(int(StrWaitingForInput)) | Bit(int(StrTransferring)) | Bit(int(StrSuccess)))
-	c.StatusOrAbsent = (c.Statuses | (Bit(int(StrAbsent))))
-	c.MaxChunks = MulInt(c.NumChunks, bits.OnesCount64(c.Requests.All()))
-	c.SenderPositions = (Bit(int(StrNoSender)) | Bit(int(StrBootstrapQueue)) | Bit(int(StrWaitingQueue)) | Bit(int(StrInflightQueue)) | Bit(int(StrReleased)))
-	c.MaxChanLen = MulInt(2, bits.OnesCount64(c.Requests.All()))
+	c.Requests = specrt.NewProduct("Requests", c.Rooms, c.Incarnations)
+	c.Statuses = (specrt.Bit(int(StrFailed)) | specrt.Bit(int(StrBootstrapping)) | specrt.Bit(int(StrWaitingForInput)) | specrt.Bit(int(StrTransferring)) | specrt.Bit(int(StrSuccess)))
+	c.StatusOrAbsent = (c.Statuses | (specrt.Bit(int(StrAbsent))))
+	c.MaxChunks = specrt.MulInt(c.NumChunks, bits.OnesCount64(c.Requests.All()))
+	c.SenderPositions = (specrt.Bit(int(StrNoSender)) | specrt.Bit(int(StrBootstrapQueue)) | specrt.Bit(int(StrWaitingQueue)) | specrt.Bit(int(StrInflightQueue)) | specrt.Bit(int(StrReleased)))
+	c.MaxChanLen = specrt.MulInt(2, bits.OnesCount64(c.Requests.All()))
+	c.TimeoutFairRequests = func() uint64 {
+		if c.TimeoutsFair {
+			return c.Requests.All()
+		}
+		return uint64(0)
+	}()
 	if c.Rooms.Size() > 64 {
 		return nil, fmt.Errorf("model: %s has %d elements; sets of its elements are 64-bit sets", "Rooms", c.Rooms.Size())
 	}
@@ -330,6 +286,34 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	return c, nil
 }
 
+// With returns a Config with c's constants but those named in values,
+// which get the values given (as a .cfg would write them), and the
+// constant definitions computed again: an instance of the same
+// configuration with, say, other constant sets.
+func (c *Config) With(values map[string]*cfg.Value) (*Config, error) {
+	conf, err := c.constants.With(values)
+	if err != nil {
+		return nil, err
+	}
+	return FromCfg(conf)
+}
+
+// Domain returns the constant set (a CONSTANT or a constant definition
+// that functions and action parameters range over) named name, or nil.
+func (c *Config) Domain(name string) *specrt.Domain {
+	switch name {
+	case "Rooms":
+		return c.Rooms
+	case "DecodeRanks":
+		return c.DecodeRanks
+	case "Incarnations":
+		return c.Incarnations
+	case "Requests":
+		return c.Requests
+	}
+	return nil
+}
+
 // RoomOf is compiled from the spec's definition of the same name.
 func (c *Config) RoomOf(s *State, p_q Requests) Rooms {
 	return Rooms(c.Requests.Comp(int(p_q), 0))
@@ -345,7 +329,7 @@ func (c *Config) Started(s *State, p_q Requests) bool {
 		if c.Requests.Comp(int(p_q), 1) == 1 {
 			return true
 		}
-		return s.Aborted[Requests(c.Requests.Index(int(c.RoomOf(s, p_q)), SubInt(c.Requests.Comp(int(p_q), 1), 1)))]
+		return s.Aborted[Requests(c.Requests.Index(int(c.RoomOf(s, p_q)), specrt.SubInt(c.Requests.Comp(int(p_q), 1), 1)))]
 	}()
 }
 
@@ -510,9 +494,9 @@ func (c *Config) AbortHeld(s *State, p_d DecodeRanks) uint64 {
 		}
 		return func() uint64 {
 			if c.AckOnDrainFixed {
-				return (s.AckTarget[c.AbortRoom(s, p_d)] | (Bit(int(p_d))))
+				return (s.AckTarget[c.AbortRoom(s, p_d)] | (specrt.Bit(int(p_d))))
 			}
-			return (Bit(int(p_d)))
+			return (specrt.Bit(int(p_d)))
 		}()
 	}()
 }
@@ -525,7 +509,7 @@ func (c *Config) Drained(s *State, p_n int, p_ds uint64) uint64 {
 		var set96 uint64
 		for bs95 := p_ds; bs95 != 0; bs95 &= bs95 - 1 {
 			if c.AckOnDrain && (p_n == 0) {
-				set96 |= Bit(int(DecodeRanks(bits.TrailingZeros64(bs95))))
+				set96 |= specrt.Bit(int(DecodeRanks(bits.TrailingZeros64(bs95))))
 			}
 		}
 		return set96
@@ -548,7 +532,7 @@ func (c *Config) AbortAcks(s *State, p_d DecodeRanks) uint64 {
 					return ((v93 == p_d) && (s.Outstanding[c.AbortRoom(s, p_d)] == 0))
 				}()
 			}() {
-				set97 |= Bit(int(v93))
+				set97 |= specrt.Bit(int(v93))
 			}
 		}
 		return set97
@@ -564,7 +548,7 @@ func (c *Config) SendAcks(s *State, p_r Rooms, p_ds uint64) [][]Msg {
 			_ = x98
 			r99[i] = func() []Msg {
 				if p_ds>>uint(x98)&1 != 0 {
-					return Append(s.AckChan[x98], Msg{Type: StrABORT_ACK, Room: p_r, Rank: x98})
+					return specrt.Append(s.AckChan[x98], Msg{Type: StrABORT_ACK, Room: p_r, Rank: x98})
 				}
 				return s.AckChan[x98]
 			}()
@@ -588,7 +572,7 @@ func (c *Config) PostAcks(s *State, p_q Requests) uint64 {
 				var set114 uint64
 				for bs113 := c.Drained(s, s.Outstanding[l111()], s.AckTarget[l111()]); bs113 != 0; bs113 &= bs113 - 1 {
 					if (s.TransferInfos[l111()] == uint64(0)) && !c.WorkerSkipsMissing && c.AckOnDrainFixed && c.CountsAtDequeue {
-						set114 |= Bit(int(DecodeRanks(bits.TrailingZeros64(bs113))))
+						set114 |= specrt.Bit(int(DecodeRanks(bits.TrailingZeros64(bs113))))
 					}
 				}
 				return set114
@@ -616,7 +600,7 @@ func (c *Config) CompleteAcks(s *State, p_q Requests) uint64 {
 		_ = l149
 		return c.Drained(s, func() int {
 			if c.CountsOutstanding {
-				return SubInt(s.Outstanding[l149()], 1)
+				return specrt.SubInt(s.Outstanding[l149()], 1)
 			}
 			return 0
 		}(), s.AckTarget[l149()])
@@ -826,121 +810,20 @@ type Action struct {
 	Params [MaxParams]int
 }
 
-// ActionInfo describes an action: its parameters and the annotations
-// written above its definition (@action, @models, @wire, ...).
-type ActionInfo struct {
-	Name       string
-	Params     []string // parameter names
-	ParamTypes []string // TLA+ sets the parameters range over (Go types)
-	// Kind is "environment" or "implementation" and Actor the actor
-	// after it in the @action annotation ("decode", "scheduler", ...).
-	Kind, Actor string
-	Models      []string
-	Wire        []Wire
-	// Annotations are all @key: value lines, in order.
-	Annotations [][2]string
-	// Deterministic actions have a method returning (State, bool);
-	// the others one taking a yield function.
-	Deterministic bool
-}
-
-// Wire is a @wire annotation: a message the action sends or receives.
-// Fields and the optional For/If parts are TLA+ expression text.
-type Wire struct {
-	Event, Msg, Dir string
-	Fields          [][2]string
-	For, If         string
-	Text            string
-}
-
-// WireMessage is a message of a @wire annotation, evaluated.
-type WireMessage struct {
-	Event, Msg, Dir string
-	Fields          []WireField
-}
-
-// WireField is a field of a WireMessage: its value printed as TLA+ and as
-// an interpreter value.
-type WireField struct {
-	Name, Text string
-	Value      value.Value
-}
-
-// WireMessages returns the messages the action a puts on or takes off
-// the wire when it is taken in state s (its @wire annotations evaluated
-// in s), in annotation order.
-func (c *Config) WireMessages(a Action, s *State) []WireMessage {
-	var out []WireMessage
-	switch a.ID {
-	case ActBootstrapRecvTransferInfo:
-		p_d := DecodeRanks(a.Params[0])
-		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
-	case ActBootstrapRecvAbort:
-		p_d := DecodeRanks(a.Params[0])
-		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
-		for bs223 := c.AbortAcks(s, p_d); bs223 != 0; bs223 &= bs223 - 1 {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.Chan[p_d][0].Room); return b.String() }(), Value: c.val11(s.Chan[p_d][0].Room)}, {Name: "rank", Text: func() string {
-				var b strings.Builder
-				c.fmt12(&b, DecodeRanks(bits.TrailingZeros64(bs223)))
-				return b.String()
-			}(), Value: c.val13(DecodeRanks(bits.TrailingZeros64(bs223)))}}})
-		}
-	case ActWorkerPost:
-		p_q := Requests(a.Params[0])
-		_ = p_q
-		for bs225 := c.PostAcks(s, p_q); bs225 != 0; bs225 &= bs225 - 1 {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string {
-				var b strings.Builder
-				c.fmt12(&b, DecodeRanks(bits.TrailingZeros64(bs225)))
-				return b.String()
-			}(), Value: c.val13(DecodeRanks(bits.TrailingZeros64(bs225)))}}})
-		}
-	case ActWorkerComplete:
-		p_q := Requests(a.Params[0])
-		_ = p_q
-		for bs227 := c.CompleteAcks(s, p_q); bs227 != 0; bs227 &= bs227 - 1 {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string {
-				var b strings.Builder
-				c.fmt12(&b, DecodeRanks(bits.TrailingZeros64(bs227)))
-				return b.String()
-			}(), Value: c.val13(DecodeRanks(bits.TrailingZeros64(bs227)))}}})
-		}
-	case ActDecodeSendTransferInfo:
-		p_d := DecodeRanks(a.Params[0])
-		_ = p_d
-		p_q := Requests(a.Params[1])
-		_ = p_q
-		out = append(out, WireMessage{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
-	case ActDecodeAbort:
-		p_q := Requests(a.Params[0])
-		_ = p_q
-		for v228 := DecodeRanks(0); int(v228) < c.DecodeRanks.Size(); v228++ {
-			out = append(out, WireMessage{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, c.RoomOf(s, p_q)); return b.String() }(), Value: c.val11(c.RoomOf(s, p_q))}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, v228); return b.String() }(), Value: c.val13(v228)}}})
-		}
-	case ActDecodeRecvAbortAck:
-		p_d := DecodeRanks(a.Params[0])
-		_ = p_d
-		out = append(out, WireMessage{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: []WireField{{Name: "room", Text: func() string { var b strings.Builder; c.fmt10(&b, s.AckChan[p_d][0].Room); return b.String() }(), Value: c.val11(s.AckChan[p_d][0].Room)}, {Name: "rank", Text: func() string { var b strings.Builder; c.fmt12(&b, p_d); return b.String() }(), Value: c.val13(p_d)}}})
-	}
-	return out
-}
-
 // Actions describes each ActionID.
-var Actions = []ActionInfo{
-	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__", "common/conn.py:1168 update_status(room, Bootstrapping)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__"}, {"models", "common/conn.py:1168 update_status(room, Bootstrapping)"}}, Deterministic: true},
-	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}}, Deterministic: true},
-	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}}, Deterministic: true},
-	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}}, Deterministic: true},
-	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Deterministic: true},
-	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "a"}}, For: "a \\in AbortAcks(d)", If: "", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Deterministic: true},
-	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Deterministic: true},
-	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in CompleteAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Deterministic: true},
-	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, Wire: []Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834"}, {"models", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}}, Deterministic: true},
-	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, Wire: []Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
-	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, Wire: []Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
-	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"fair", "decode's listener thread reads every ABORT_ACK that reaches it"}, {"models", "nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
+var Actions = []specrt.ActionInfo{
+	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__", "common/conn.py:1168 update_status(room, Bootstrapping)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__"}, {"models", "common/conn.py:1168 update_status(room, Bootstrapping)"}}, Deterministic: true},
+	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}}, Deterministic: true},
+	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}}, Deterministic: true},
+	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}}, Deterministic: true},
+	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Deterministic: true},
+	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "a"}}, For: "a \\in AbortAcks(d)", If: "", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Deterministic: true},
+	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Deterministic: true},
+	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in CompleteAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Deterministic: true},
+	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834"}, {"models", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}}, Deterministic: true},
+	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, Wire: []specrt.Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
+	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
+	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"fair", "decode's listener thread reads every ABORT_ACK that reaches it"}, {"models", "nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
 }
 
 func (c *Config) actSchedulerCreateSender(s, t *State, p_q Requests, yield func(*State) bool) bool {
@@ -1140,7 +1023,7 @@ func (c *Config) actSchedulerSend(s, t *State, p_q Requests, yield func(*State) 
 	}(s.Sender)
 	t.Wqueue = func() []Batch {
 		if !(s.TransferInfos[c.RoomOf(s, p_q)] == uint64(0)) {
-			return Append(s.Wqueue, Batch{Req: p_q, Left: c.NumChunks})
+			return specrt.Append(s.Wqueue, Batch{Req: p_q, Left: c.NumChunks})
 		}
 		return s.Wqueue
 	}()
@@ -1189,7 +1072,7 @@ func (c *Config) actSchedulerPollInFlight(s, t *State, p_q Requests, yield func(
 	}
 	if !(((c.Poll(s, p_q) == StrSuccess) || (c.Poll(s, p_q) == StrFailed) || (c.Poll(s, p_q) == StrKeyError)) || (func() uint64 {
 		if c.InflightBootstrappingRaises {
-			return (Bit(int(StrBootstrapping)))
+			return (specrt.Bit(int(StrBootstrapping)))
 		}
 		return uint64(0)
 	}()>>uint(c.Poll(s, p_q))&1 != 0)) {
@@ -1319,7 +1202,7 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 	}
 	_ = l67
 	l68 := func() uint64 {
-		return (s.TransferInfos[l67()] | (Bit(int(p_d))))
+		return (s.TransferInfos[l67()] | (specrt.Bit(int(p_d))))
 	}
 	_ = l68
 	if c.RecordTombstones && (s.Tombstones>>uint(l67())&1 != 0) {
@@ -1478,7 +1361,7 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		}()
 		t.Tombstones = func() uint64 {
 			if c.RecordTombstones && (l88() == StrAbsent) {
-				return (s.Tombstones | (Bit(int(l87()))))
+				return (s.Tombstones | (specrt.Bit(int(l87()))))
 			}
 			return s.Tombstones
 		}()
@@ -1561,7 +1444,7 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		return func(old106 []Batch) []Batch {
 			r107 := slices.Clone(old106)
 			i108 := 1 - 1
-			r107[i108] = Batch{Req: p_q, Left: SubInt(old106[i108].Left, 1)}
+			r107[i108] = Batch{Req: p_q, Left: specrt.SubInt(old106[i108].Left, 1)}
 			return r107
 		}(s.Wqueue)
 	}()
@@ -1572,7 +1455,7 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 	l110 := func() int {
 		return func() int {
 			if c.CountsOutstanding {
-				return AddInt(s.Outstanding[l109()], 1)
+				return specrt.AddInt(s.Outstanding[l109()], 1)
 			}
 			return 0
 		}()
@@ -1724,7 +1607,7 @@ func (c *Config) actWorkerComplete(s, t *State, p_q Requests, yield func(*State)
 	l145 := func() int {
 		return func() int {
 			if c.CountsOutstanding {
-				return SubInt(s.Outstanding[l141()], 1)
+				return specrt.SubInt(s.Outstanding[l141()], 1)
 			}
 			return 0
 		}()
@@ -1918,13 +1801,13 @@ func (c *Config) actDecodeSendTransferInfo(s, t *State, p_d DecodeRanks, p_q Req
 	t.TiSent = func(old171 []uint64) []uint64 {
 		r172 := slices.Clone(old171)
 		i173 := p_q
-		r172[i173] = (old171[i173] | (Bit(int(p_d))))
+		r172[i173] = (old171[i173] | (specrt.Bit(int(p_d))))
 		return r172
 	}(s.TiSent)
 	t.Chan = func(old174 [][]Msg) [][]Msg {
 		r175 := slices.Clone(old174)
 		i176 := p_d
-		r175[i176] = Append(old174[i176], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
+		r175[i176] = specrt.Append(old174[i176], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
 		return r175
 	}(s.Chan)
 	t.RequestStatus = s.RequestStatus
@@ -1974,7 +1857,7 @@ func (c *Config) actDecodeAbort(s, t *State, p_q Requests, yield func(*State) bo
 		for i := range r183 {
 			x182 := DecodeRanks(i)
 			_ = x182
-			r183[i] = Append(s.Chan[x182], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x182})
+			r183[i] = specrt.Append(s.Chan[x182], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x182})
 		}
 		return r183
 	}()
@@ -2040,7 +1923,7 @@ func (c *Config) actDecodeRecvAbortAck(s, t *State, p_d DecodeRanks, yield func(
 			_ = x192
 			r193[i] = func() uint64 {
 				if (c.RoomOf(s, x192) == s.AckChan[p_d][0].Room) && s.Aborted[x192] {
-					return (s.PagesReleased[x192] | (Bit(int(p_d))))
+					return (s.PagesReleased[x192] | (specrt.Bit(int(p_d))))
 				}
 				return s.PagesReleased[x192]
 			}()
@@ -2309,6 +2192,89 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 	return false
 }
 
+// Step takes action a from s: its successor and true, or false when a is
+// not enabled in s. (For an action with several successors from one
+// state, the first Next yields.)
+func (c *Config) Step(s *State, a Action) (State, bool) {
+	switch a.ID {
+	case ActSchedulerCreateSender:
+		return c.SchedulerCreateSender(s, Requests(a.Params[0]))
+	case ActSchedulerPollBootstrap:
+		return c.SchedulerPollBootstrap(s, Requests(a.Params[0]))
+	case ActSchedulerSend:
+		return c.SchedulerSend(s, Requests(a.Params[0]))
+	case ActSchedulerPollInFlight:
+		return c.SchedulerPollInFlight(s, Requests(a.Params[0]))
+	case ActBootstrapRecvTransferInfo:
+		return c.BootstrapRecvTransferInfo(s, DecodeRanks(a.Params[0]))
+	case ActBootstrapRecvAbort:
+		return c.BootstrapRecvAbort(s, DecodeRanks(a.Params[0]))
+	case ActWorkerPost:
+		return c.WorkerPost(s, Requests(a.Params[0]))
+	case ActWorkerComplete:
+		return c.WorkerComplete(s, Requests(a.Params[0]))
+	case ActBootstrapTimeout:
+		return c.BootstrapTimeout(s, Requests(a.Params[0]))
+	case ActDecodeSendTransferInfo:
+		return c.DecodeSendTransferInfo(s, DecodeRanks(a.Params[0]), Requests(a.Params[1]))
+	case ActDecodeAbort:
+		return c.DecodeAbort(s, Requests(a.Params[0]))
+	case ActDecodeRecvAbortAck:
+		return c.DecodeRecvAbortAck(s, DecodeRanks(a.Params[0]))
+	}
+	return State{}, false
+}
+
+// Enabled appends to buf every action (with its parameters) enabled in s,
+// in the order Next yields them.
+func (c *Config) Enabled(s *State, buf []Action) []Action {
+	c.Next(s, func(a Action, _ *State) bool {
+		if n := len(buf); n == 0 || buf[n-1] != a {
+			buf = append(buf, a)
+		}
+		return false
+	})
+	return buf
+}
+
+// FairActions appends to buf every action instance the specification
+// assumes weakly or strongly fair under c (the WF_v and SF_v conjuncts of
+// its fairness, their quantifiers evaluated), in the order the
+// conjuncts list them.
+func (c *Config) FairActions(buf []Action) []Action {
+	for v229 := Requests(0); int(v229) < c.Requests.Size(); v229++ {
+		buf = append(buf, Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(v229)}})
+	}
+	for v230 := Requests(0); int(v230) < c.Requests.Size(); v230++ {
+		buf = append(buf, Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(v230)}})
+	}
+	for v231 := Requests(0); int(v231) < c.Requests.Size(); v231++ {
+		buf = append(buf, Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(v231)}})
+	}
+	for v232 := Requests(0); int(v232) < c.Requests.Size(); v232++ {
+		buf = append(buf, Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(v232)}})
+	}
+	for v233 := DecodeRanks(0); int(v233) < c.DecodeRanks.Size(); v233++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(v233)}})
+	}
+	for v234 := DecodeRanks(0); int(v234) < c.DecodeRanks.Size(); v234++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(v234)}})
+	}
+	for v235 := Requests(0); int(v235) < c.Requests.Size(); v235++ {
+		buf = append(buf, Action{ID: ActWorkerPost, Params: [MaxParams]int{int(v235)}})
+	}
+	for v236 := Requests(0); int(v236) < c.Requests.Size(); v236++ {
+		buf = append(buf, Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(v236)}})
+	}
+	for bs238 := c.TimeoutFairRequests; bs238 != 0; bs238 &= bs238 - 1 {
+		buf = append(buf, Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(Requests(bits.TrailingZeros64(bs238)))}})
+	}
+	for v239 := DecodeRanks(0); int(v239) < c.DecodeRanks.Size(); v239++ {
+		buf = append(buf, Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(v239)}})
+	}
+	return buf
+}
+
 // ActionString prints a as the interpreter's eval.Action does: Name(p1, p2).
 func (c *Config) ActionString(a Action) string {
 	var b strings.Builder
@@ -2316,69 +2282,143 @@ func (c *Config) ActionString(a Action) string {
 	case ActSchedulerCreateSender:
 		b.WriteString("SchedulerCreateSender")
 		b.WriteByte('(')
-		c.fmt56(&b, Requests(a.Params[0]))
+		c.fmt76(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollBootstrap:
 		b.WriteString("SchedulerPollBootstrap")
 		b.WriteByte('(')
-		c.fmt56(&b, Requests(a.Params[0]))
+		c.fmt76(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerSend:
 		b.WriteString("SchedulerSend")
 		b.WriteByte('(')
-		c.fmt56(&b, Requests(a.Params[0]))
+		c.fmt76(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollInFlight:
 		b.WriteString("SchedulerPollInFlight")
 		b.WriteByte('(')
-		c.fmt56(&b, Requests(a.Params[0]))
+		c.fmt76(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvTransferInfo:
 		b.WriteString("BootstrapRecvTransferInfo")
 		b.WriteByte('(')
-		c.fmt12(&b, DecodeRanks(a.Params[0]))
+		c.fmt31(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvAbort:
 		b.WriteString("BootstrapRecvAbort")
 		b.WriteByte('(')
-		c.fmt12(&b, DecodeRanks(a.Params[0]))
+		c.fmt31(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerPost:
 		b.WriteString("WorkerPost")
 		b.WriteByte('(')
-		c.fmt56(&b, Requests(a.Params[0]))
+		c.fmt76(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerComplete:
 		b.WriteString("WorkerComplete")
 		b.WriteByte('(')
-		c.fmt56(&b, Requests(a.Params[0]))
+		c.fmt76(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapTimeout:
 		b.WriteString("BootstrapTimeout")
 		b.WriteByte('(')
-		c.fmt56(&b, Requests(a.Params[0]))
+		c.fmt76(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeSendTransferInfo:
 		b.WriteString("DecodeSendTransferInfo")
 		b.WriteByte('(')
-		c.fmt12(&b, DecodeRanks(a.Params[0]))
+		c.fmt31(&b, DecodeRanks(a.Params[0]))
 		b.WriteString(", ")
-		c.fmt56(&b, Requests(a.Params[1]))
+		c.fmt76(&b, Requests(a.Params[1]))
 		b.WriteByte(')')
 	case ActDecodeAbort:
 		b.WriteString("DecodeAbort")
 		b.WriteByte('(')
-		c.fmt56(&b, Requests(a.Params[0]))
+		c.fmt76(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeRecvAbortAck:
 		b.WriteString("DecodeRecvAbortAck")
 		b.WriteByte('(')
-		c.fmt12(&b, DecodeRanks(a.Params[0]))
+		c.fmt31(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	default:
 		fmt.Fprintf(&b, "Action(%d)", a.ID)
 	}
 	return b.String()
+}
+
+// WireMessage is a message an action puts on or takes off the wire when
+// taken in a state: one of its @wire annotations evaluated there.
+type WireMessage struct {
+	// Send says the action puts the message on the wire (a capture sees
+	// it); otherwise it takes it off (recv).
+	Send bool
+	// Msg and Dir are the annotation's message name and direction.
+	Msg, Dir string
+	// Room is the annotation's field room.
+	Room Rooms
+	// Rank is the annotation's field rank.
+	Rank DecodeRanks
+	// InFlight is, for a received message, the number of messages on the
+	// channel it is taken from (the length of the sequence whose Head the
+	// annotation reads), this one included.
+	InFlight int
+}
+
+// AppendWire appends to buf the messages action a, enabled in state s,
+// puts on or takes off the wire when it is taken there: its @wire
+// annotations evaluated in s (for each element of a "for" binder, where
+// the "if" condition holds), in annotation order.
+func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage {
+	switch a.ID {
+	case ActBootstrapRecvTransferInfo:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		buf = append(buf, WireMessage{Send: false, Msg: "TransferInfo", Dir: "decode->prefill", Room: s.Chan[p_d][0].Room, Rank: p_d, InFlight: len(s.Chan[p_d])})
+
+	case ActBootstrapRecvAbort:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		buf = append(buf, WireMessage{Send: false, Msg: "ABORT", Dir: "decode->prefill", Room: s.Chan[p_d][0].Room, Rank: p_d, InFlight: len(s.Chan[p_d])})
+		for bs223 := c.AbortAcks(s, p_d); bs223 != 0; bs223 &= bs223 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.Chan[p_d][0].Room, Rank: DecodeRanks(bits.TrailingZeros64(bs223))})
+		}
+
+	case ActWorkerPost:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for bs225 := c.PostAcks(s, p_q); bs225 != 0; bs225 &= bs225 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs225))})
+		}
+
+	case ActWorkerComplete:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for bs227 := c.CompleteAcks(s, p_q); bs227 != 0; bs227 &= bs227 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs227))})
+		}
+
+	case ActDecodeSendTransferInfo:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		p_q := Requests(a.Params[1])
+		_ = p_q
+		buf = append(buf, WireMessage{Send: true, Msg: "TransferInfo", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: p_d})
+
+	case ActDecodeAbort:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for v228 := DecodeRanks(0); int(v228) < c.DecodeRanks.Size(); v228++ {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: v228})
+		}
+
+	case ActDecodeRecvAbortAck:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		buf = append(buf, WireMessage{Send: false, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.AckChan[p_d][0].Room, Rank: p_d, InFlight: len(s.AckChan[p_d])})
+
+	}
+	return buf
 }
 
 // Inits calls yield with each initial state (Init); it stops when yield
@@ -2508,37 +2548,18 @@ func (c *Config) Init() State {
 	return r
 }
 
-// PropertyKind says how a property of the configurations is compiled.
-type PropertyKind int
-
-// Property kinds.
-const (
-	// StateInvariant: a method (s *State) bool.
-	StateInvariant PropertyKind = iota
-	// StepProperty: [][A]_v, a method (s, t *State) bool.
-	StepProperty
-	// Liveness: left to the checker; its state predicates are methods.
-	Liveness
-)
-
-// PropertyInfo names an invariant or property of the configurations.
-type PropertyInfo struct {
-	Name string
-	Kind PropertyKind
-}
-
 // Properties lists the invariants and properties named by the
 // configurations gen compiled.
-var Properties = []PropertyInfo{
-	{"TypeOK", StateInvariant},
-	{"NoWriteAfterRelease", StateInvariant},
-	{"NoEntryAfterRelease", StateInvariant},
-	{"AbortedRoomsTerminate", Liveness},
-	{"AbortsAcked", Liveness},
-	{"NoWriteAfterAbortReceived", StepProperty},
-	{"FailedStaysFailed", StepProperty},
-	{"NoTransferForFailedRoom", StepProperty},
-	{"PromptTermination", Liveness},
+var Properties = []specrt.PropertyInfo{
+	{Name: "TypeOK", Kind: specrt.StateInvariant},
+	{Name: "NoWriteAfterRelease", Kind: specrt.StateInvariant},
+	{Name: "NoEntryAfterRelease", Kind: specrt.StateInvariant},
+	{Name: "AbortedRoomsTerminate", Kind: specrt.Liveness},
+	{Name: "AbortsAcked", Kind: specrt.Liveness},
+	{Name: "NoWriteAfterAbortReceived", Kind: specrt.StepProperty},
+	{Name: "FailedStaysFailed", Kind: specrt.StepProperty},
+	{Name: "NoTransferForFailedRoom", Kind: specrt.StepProperty},
+	{Name: "PromptTermination", Kind: specrt.Liveness},
 }
 
 // NoWriteAfterAbortReceived: The hazard as prefill's own fault: prefill starts writing q's KV after it
@@ -2553,7 +2574,7 @@ func (c *Config) NoWriteAfterAbortReceived(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq3(s.Outstanding, t.Outstanding) && eq2(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq4(s.Sender, t.Sender) && eq5(s.Wqueue, t.Wqueue) && eq6(s.Posted, t.Posted) && eq7(s.Chan, t.Chan) && eq7(s.AckChan, t.AckChan) && eq9(s.TiSent, t.TiSent) && eq6(s.Aborted, t.Aborted) && eq9(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
 }
 
 // FailedStaysFailed: NIXL's claim (where FailedSticky): a Failed room stays Failed until its
@@ -2566,7 +2587,7 @@ func (c *Config) FailedStaysFailed(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq3(s.Outstanding, t.Outstanding) && eq2(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq4(s.Sender, t.Sender) && eq5(s.Wqueue, t.Wqueue) && eq6(s.Posted, t.Posted) && eq7(s.Chan, t.Chan) && eq7(s.AckChan, t.AckChan) && eq9(s.TiSent, t.TiSent) && eq6(s.Aborted, t.Aborted) && eq9(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
 }
 
 // NoTransferForFailedRoom: The worker's claim: no KV chunk is posted for a room that is Failed.
@@ -2578,7 +2599,7 @@ func (c *Config) NoTransferForFailedRoom(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq2(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq3(s.Outstanding, t.Outstanding) && eq2(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq4(s.Sender, t.Sender) && eq5(s.Wqueue, t.Wqueue) && eq6(s.Posted, t.Posted) && eq7(s.Chan, t.Chan) && eq7(s.AckChan, t.AckChan) && eq9(s.TiSent, t.TiSent) && eq6(s.Aborted, t.Aborted) && eq9(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
 }
 
 // Invariant returns the state predicate of an invariant (or of a
@@ -2613,112 +2634,113 @@ func (c *Config) StepProperty(name string) (func(s, t *State) bool, bool) {
 func (c *Config) Format(s *State) string {
 	var b strings.Builder
 	b.WriteString("/\\ request_status = ")
-	c.fmt14(&b, s.RequestStatus)
-	b.WriteString("\n/\\ transfer_infos = ")
-	c.fmt22(&b, s.TransferInfos)
-	b.WriteString("\n/\\ tombstones = ")
-	c.fmt31(&b, s.Tombstones)
-	b.WriteString("\n/\\ outstanding = ")
-	c.fmt37(&b, s.Outstanding)
-	b.WriteString("\n/\\ ack_target = ")
-	c.fmt22(&b, s.AckTarget)
-	b.WriteString("\n/\\ bootstrap_alive = ")
-	c.fmt45(&b, s.BootstrapAlive)
-	b.WriteString("\n/\\ prefill_crashed = ")
-	c.fmt45(&b, s.PrefillCrashed)
-	b.WriteString("\n/\\ sender = ")
-	c.fmt50(&b, s.Sender)
-	b.WriteString("\n/\\ wqueue = ")
-	c.fmt54(&b, s.Wqueue)
-	b.WriteString("\n/\\ posted = ")
-	c.fmt66(&b, s.Posted)
-	b.WriteString("\n/\\ chan = ")
-	c.fmt70(&b, s.Chan)
-	b.WriteString("\n/\\ ack_chan = ")
-	c.fmt70(&b, s.AckChan)
-	b.WriteString("\n/\\ ti_sent = ")
-	c.fmt84(&b, s.TiSent)
-	b.WriteString("\n/\\ aborted = ")
-	c.fmt66(&b, s.Aborted)
-	b.WriteString("\n/\\ pages_released = ")
-	c.fmt84(&b, s.PagesReleased)
+	c.fmt19(&b, s.RequestStatus)
+	b.WriteString("\n" + "/\\ transfer_infos = ")
+	c.fmt29(&b, s.TransferInfos)
+	b.WriteString("\n" + "/\\ tombstones = ")
+	c.fmt44(&b, s.Tombstones)
+	b.WriteString("\n" + "/\\ outstanding = ")
+	c.fmt54(&b, s.Outstanding)
+	b.WriteString("\n" + "/\\ ack_target = ")
+	c.fmt29(&b, s.AckTarget)
+	b.WriteString("\n" + "/\\ bootstrap_alive = ")
+	c.fmt64(&b, s.BootstrapAlive)
+	b.WriteString("\n" + "/\\ prefill_crashed = ")
+	c.fmt64(&b, s.PrefillCrashed)
+	b.WriteString("\n" + "/\\ sender = ")
+	c.fmt69(&b, s.Sender)
+	b.WriteString("\n" + "/\\ wqueue = ")
+	c.fmt74(&b, s.Wqueue)
+	b.WriteString("\n" + "/\\ posted = ")
+	c.fmt89(&b, s.Posted)
+	b.WriteString("\n" + "/\\ chan = ")
+	c.fmt94(&b, s.Chan)
+	b.WriteString("\n" + "/\\ ack_chan = ")
+	c.fmt94(&b, s.AckChan)
+	b.WriteString("\n" + "/\\ ti_sent = ")
+	c.fmt109(&b, s.TiSent)
+	b.WriteString("\n" + "/\\ aborted = ")
+	c.fmt89(&b, s.Aborted)
+	b.WriteString("\n" + "/\\ pages_released = ")
+	c.fmt109(&b, s.PagesReleased)
 	return b.String()
 }
 
 // Hash is a fingerprint of s: equal states hash equally.
 func (s *State) Hash() uint64 {
 	h := uint64(0xcbf29ce484222325)
-	h = hash16(h, s.RequestStatus)
-	h = hash24(h, s.TransferInfos)
-	h = hash32(h, s.Tombstones)
-	h = hash39(h, s.Outstanding)
-	h = hash24(h, s.AckTarget)
-	h = hash46(h, s.BootstrapAlive)
-	h = hash46(h, s.PrefillCrashed)
-	h = hash51(h, s.Sender)
-	h = hash57(h, s.Wqueue)
-	h = hash67(h, s.Posted)
-	h = hash73(h, s.Chan)
-	h = hash73(h, s.AckChan)
-	h = hash85(h, s.TiSent)
-	h = hash67(h, s.Aborted)
-	h = hash85(h, s.PagesReleased)
+	h = hash21(h, s.RequestStatus)
+	h = hash32(h, s.TransferInfos)
+	h = hash46(h, s.Tombstones)
+	h = hash56(h, s.Outstanding)
+	h = hash32(h, s.AckTarget)
+	h = hash65(h, s.BootstrapAlive)
+	h = hash65(h, s.PrefillCrashed)
+	h = hash70(h, s.Sender)
+	h = hash77(h, s.Wqueue)
+	h = hash90(h, s.Posted)
+	h = hash97(h, s.Chan)
+	h = hash97(h, s.AckChan)
+	h = hash110(h, s.TiSent)
+	h = hash90(h, s.Aborted)
+	h = hash110(h, s.PagesReleased)
 	return h
 }
 
 // Equal reports whether s and o are the same state.
 func (s *State) Equal(o *State) bool {
 	return eq1(s.RequestStatus, o.RequestStatus) &&
-		eq2(s.TransferInfos, o.TransferInfos) &&
+		eq3(s.TransferInfos, o.TransferInfos) &&
 		(s.Tombstones == o.Tombstones) &&
-		eq3(s.Outstanding, o.Outstanding) &&
-		eq2(s.AckTarget, o.AckTarget) &&
+		eq6(s.Outstanding, o.Outstanding) &&
+		eq3(s.AckTarget, o.AckTarget) &&
 		(s.BootstrapAlive == o.BootstrapAlive) &&
 		(s.PrefillCrashed == o.PrefillCrashed) &&
-		eq4(s.Sender, o.Sender) &&
-		eq5(s.Wqueue, o.Wqueue) &&
-		eq6(s.Posted, o.Posted) &&
-		eq7(s.Chan, o.Chan) &&
-		eq7(s.AckChan, o.AckChan) &&
-		eq9(s.TiSent, o.TiSent) &&
-		eq6(s.Aborted, o.Aborted) &&
-		eq9(s.PagesReleased, o.PagesReleased)
+		eq8(s.Sender, o.Sender) &&
+		eq9(s.Wqueue, o.Wqueue) &&
+		eq12(s.Posted, o.Posted) &&
+		eq14(s.Chan, o.Chan) &&
+		eq14(s.AckChan, o.AckChan) &&
+		eq18(s.TiSent, o.TiSent) &&
+		eq12(s.Aborted, o.Aborted) &&
+		eq18(s.PagesReleased, o.PagesReleased)
 }
 
 // WriteITF writes s as an ITF state object (Apalache's Informal Trace
-// Format) with its index. Model values are written as strings.
+// Format) with its index, its variables in name order. Model values are
+// written as strings.
 func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 	fmt.Fprintf(b, `{"#meta":{"index":%d}`, index)
-	b.WriteString(",\"request_status\":")
-	c.itf18(b, s.RequestStatus)
-	b.WriteString(",\"transfer_infos\":")
-	c.itf26(b, s.TransferInfos)
-	b.WriteString(",\"tombstones\":")
-	c.itf33(b, s.Tombstones)
-	b.WriteString(",\"outstanding\":")
-	c.itf41(b, s.Outstanding)
-	b.WriteString(",\"ack_target\":")
-	c.itf26(b, s.AckTarget)
-	b.WriteString(",\"bootstrap_alive\":")
-	c.itf47(b, s.BootstrapAlive)
-	b.WriteString(",\"prefill_crashed\":")
-	c.itf47(b, s.PrefillCrashed)
-	b.WriteString(",\"sender\":")
-	c.itf52(b, s.Sender)
-	b.WriteString(",\"wqueue\":")
-	c.itf60(b, s.Wqueue)
-	b.WriteString(",\"posted\":")
-	c.itf68(b, s.Posted)
-	b.WriteString(",\"chan\":")
-	c.itf78(b, s.Chan)
-	b.WriteString(",\"ack_chan\":")
-	c.itf78(b, s.AckChan)
-	b.WriteString(",\"ti_sent\":")
-	c.itf86(b, s.TiSent)
 	b.WriteString(",\"aborted\":")
-	c.itf68(b, s.Aborted)
+	c.itf91(b, s.Aborted)
+	b.WriteString(",\"ack_chan\":")
+	c.itf100(b, s.AckChan)
+	b.WriteString(",\"ack_target\":")
+	c.itf35(b, s.AckTarget)
+	b.WriteString(",\"bootstrap_alive\":")
+	c.itf66(b, s.BootstrapAlive)
+	b.WriteString(",\"chan\":")
+	c.itf100(b, s.Chan)
+	b.WriteString(",\"outstanding\":")
+	c.itf58(b, s.Outstanding)
 	b.WriteString(",\"pages_released\":")
-	c.itf86(b, s.PagesReleased)
+	c.itf111(b, s.PagesReleased)
+	b.WriteString(",\"posted\":")
+	c.itf91(b, s.Posted)
+	b.WriteString(",\"prefill_crashed\":")
+	c.itf66(b, s.PrefillCrashed)
+	b.WriteString(",\"request_status\":")
+	c.itf23(b, s.RequestStatus)
+	b.WriteString(",\"sender\":")
+	c.itf71(b, s.Sender)
+	b.WriteString(",\"ti_sent\":")
+	c.itf111(b, s.TiSent)
+	b.WriteString(",\"tombstones\":")
+	c.itf48(b, s.Tombstones)
+	b.WriteString(",\"transfer_infos\":")
+	c.itf35(b, s.TransferInfos)
+	b.WriteString(",\"wqueue\":")
+	c.itf80(b, s.Wqueue)
 	b.WriteByte('}')
 }
 
@@ -2727,434 +2749,96 @@ func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 // the compiled model does not cover.
 func (c *Config) Values(s *State) []value.Value {
 	return []value.Value{
-		c.val20(s.RequestStatus),
-		c.val29(s.TransferInfos),
-		c.val36(s.Tombstones),
-		c.val43(s.Outstanding),
-		c.val29(s.AckTarget),
-		c.val49(s.BootstrapAlive),
-		c.val49(s.PrefillCrashed),
-		c.val53(s.Sender),
-		c.val63(s.Wqueue),
-		c.val69(s.Posted),
-		c.val81(s.Chan),
-		c.val81(s.AckChan),
-		c.val87(s.TiSent),
-		c.val69(s.Aborted),
-		c.val87(s.PagesReleased),
+		c.val25(s.RequestStatus),
+		c.val38(s.TransferInfos),
+		c.val50(s.Tombstones),
+		c.val60(s.Outstanding),
+		c.val38(s.AckTarget),
+		c.val67(s.BootstrapAlive),
+		c.val67(s.PrefillCrashed),
+		c.val72(s.Sender),
+		c.val83(s.Wqueue),
+		c.val92(s.Posted),
+		c.val103(s.Chan),
+		c.val103(s.AckChan),
+		c.val112(s.TiSent),
+		c.val92(s.Aborted),
+		c.val112(s.PagesReleased),
 	}
 }
 
-// Domain is a finite constant set whose elements are numbered 0..Size()-1
-// in the interpreter's canonical order: model values by name, integers
-// ascending, tuples row-major over their components.
-type Domain struct {
-	Name    string
-	Names   []string  // model values, sorted
-	Ints    []int     // integers, sorted (a set of integers)
-	Comps   []*Domain // components of a product
-	size    int
-	strides []int
-	isInts  bool
-	values  []value.Value // the elements as interpreter values
+// ReadState reads a state written as plain JSON: an object with one field
+// per variable, elements of constant sets as their indices, sets as
+// lists, functions over constant sets as the lists of their values in
+// index order, records as objects (conformance/PROTOCOL.md).
+func (c *Config) ReadState(data []byte) (State, error) {
+	return c.readState(data, false)
 }
 
-// NewModels returns the domain of a set of model values.
-func NewModels(name string, names []string) *Domain {
-	ns := slices.Clone(names)
-	slices.Sort(ns)
-	ns = slices.Compact(ns)
-	d := &Domain{Name: name, Names: ns, size: len(ns)}
-	for _, n := range ns {
-		d.values = append(d.values, &value.Model{Name: n})
-	}
-	return d
+// ReadITFState reads a state object of an ITF trace, as WriteITF writes
+// it (its "#meta" is ignored).
+func (c *Config) ReadITFState(data []byte) (State, error) {
+	return c.readState(data, true)
 }
 
-// NewInts returns the domain of a set of integers.
-func NewInts(name string, xs ...int) *Domain {
-	is := slices.Clone(xs)
-	slices.Sort(is)
-	is = slices.Compact(is)
-	d := &Domain{Name: name, Ints: is, size: len(is), isInts: true}
-	for _, x := range is {
-		d.values = append(d.values, value.Int(x))
+func (c *Config) readState(data []byte, itf bool) (State, error) {
+	var s State
+	m, err := specrt.ReadStateObject(data, itf, "request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "chan", "ack_chan", "ti_sent", "aborted", "pages_released")
+	if err != nil {
+		return s, err
 	}
-	return d
+	if s.RequestStatus, err = c.read27(m["request_status"], "state.request_status", itf); err != nil {
+		return s, err
+	}
+	if s.TransferInfos, err = c.read41(m["transfer_infos"], "state.transfer_infos", itf); err != nil {
+		return s, err
+	}
+	if s.Tombstones, err = c.read52(m["tombstones"], "state.tombstones", itf); err != nil {
+		return s, err
+	}
+	if s.Outstanding, err = c.read62(m["outstanding"], "state.outstanding", itf); err != nil {
+		return s, err
+	}
+	if s.AckTarget, err = c.read41(m["ack_target"], "state.ack_target", itf); err != nil {
+		return s, err
+	}
+	if s.BootstrapAlive, err = c.read68(m["bootstrap_alive"], "state.bootstrap_alive", itf); err != nil {
+		return s, err
+	}
+	if s.PrefillCrashed, err = c.read68(m["prefill_crashed"], "state.prefill_crashed", itf); err != nil {
+		return s, err
+	}
+	if s.Sender, err = c.read73(m["sender"], "state.sender", itf); err != nil {
+		return s, err
+	}
+	if s.Wqueue, err = c.read86(m["wqueue"], "state.wqueue", itf); err != nil {
+		return s, err
+	}
+	if s.Posted, err = c.read93(m["posted"], "state.posted", itf); err != nil {
+		return s, err
+	}
+	if s.Chan, err = c.read106(m["chan"], "state.chan", itf); err != nil {
+		return s, err
+	}
+	if s.AckChan, err = c.read106(m["ack_chan"], "state.ack_chan", itf); err != nil {
+		return s, err
+	}
+	if s.TiSent, err = c.read113(m["ti_sent"], "state.ti_sent", itf); err != nil {
+		return s, err
+	}
+	if s.Aborted, err = c.read93(m["aborted"], "state.aborted", itf); err != nil {
+		return s, err
+	}
+	if s.PagesReleased, err = c.read113(m["pages_released"], "state.pages_released", itf); err != nil {
+		return s, err
+	}
+	return s, nil
 }
 
-// NewRange returns the domain lo..hi.
-func NewRange(name string, lo, hi int) *Domain {
-	var xs []int
-	for i := lo; i <= hi; i++ {
-		xs = append(xs, i)
-	}
-	return NewInts(name, xs...)
+func eq2(a, b Str) bool {
+	return a == b
 }
 
-// UnionInts, InterInts and DiffInts combine sets of integers.
-func UnionInts(name string, a, b *Domain) *Domain {
-	return NewInts(name, append(slices.Clone(a.Ints), b.Ints...)...)
-}
-
-// InterInts is the intersection of two sets of integers.
-func InterInts(name string, a, b *Domain) *Domain {
-	var xs []int
-	for _, x := range a.Ints {
-		if b.IntIndex(x) >= 0 {
-			xs = append(xs, x)
-		}
-	}
-	return NewInts(name, xs...)
-}
-
-// DiffInts is the difference of two sets of integers.
-func DiffInts(name string, a, b *Domain) *Domain {
-	var xs []int
-	for _, x := range a.Ints {
-		if b.IntIndex(x) < 0 {
-			xs = append(xs, x)
-		}
-	}
-	return NewInts(name, xs...)
-}
-
-// NewProduct returns the domain comps[0] \X comps[1] \X ...
-func NewProduct(name string, comps ...*Domain) *Domain {
-	d := &Domain{Name: name, Comps: comps, size: 1, strides: make([]int, len(comps))}
-	for i := len(comps) - 1; i >= 0; i-- {
-		d.strides[i] = d.size
-		d.size *= comps[i].size
-	}
-	for i := 0; i < d.size; i++ {
-		es := make([]value.Value, len(comps))
-		for k, c := range comps {
-			es[k] = c.values[i/d.strides[k]%c.size]
-		}
-		d.values = append(d.values, value.NewTuple(es...))
-	}
-	return d
-}
-
-// Value returns element i as an interpreter value.
-func (d *Domain) Value(i int) value.Value { return d.values[i] }
-
-// SetValue returns the whole domain as an interpreter set.
-func (d *Domain) SetValue() value.Value { return value.NewSet(d.values...) }
-
-// Size is the number of elements.
-func (d *Domain) Size() int { return d.size }
-
-// All is the set of all elements as a bitset.
-func (d *Domain) All() uint64 {
-	if d.size > 64 {
-		panic(fmt.Sprintf("model: %s has %d elements; sets hold at most 64", d.Name, d.size))
-	}
-	if d.size == 64 {
-		return ^uint64(0)
-	}
-	return uint64(1)<<uint(d.size) - 1
-}
-
-// IntIndex returns the index of the integer v, or -1.
-func (d *Domain) IntIndex(v int) int {
-	i, ok := slices.BinarySearch(d.Ints, v)
-	if !ok {
-		return -1
-	}
-	return i
-}
-
-// IsSeq reports whether d is 1..n (or empty): the interpreter prints
-// functions over such domains as tuples.
-func (d *Domain) IsSeq() bool {
-	if d.size == 0 {
-		return true
-	}
-	if !d.isInts {
-		return false
-	}
-	return d.Ints[0] == 1 && d.Ints[len(d.Ints)-1] == len(d.Ints)
-}
-
-// Index returns the index of the tuple whose component keys (element
-// indices of model components, values of integer components) are keys.
-func (d *Domain) Index(keys ...int) int {
-	if len(keys) != len(d.Comps) {
-		panic(fmt.Sprintf("model: a %d-tuple is not an element of %s", len(keys), d.Name))
-	}
-	idx := 0
-	for i, k := range keys {
-		c := d.Comps[i]
-		p := k
-		if c.isInts {
-			p = c.IntIndex(k)
-		}
-		if p < 0 || p >= c.size {
-			panic(fmt.Sprintf("model: component %d (%d) of a tuple is not in %s", i+1, k, c.Name))
-		}
-		idx += p * d.strides[i]
-	}
-	return idx
-}
-
-// Comp returns the key of component k of element i of a product.
-func (d *Domain) Comp(i, k int) int {
-	c := d.Comps[k]
-	p := i / d.strides[k] % c.size
-	if c.isInts {
-		return c.Ints[p]
-	}
-	return p
-}
-
-// Format prints element i as the interpreter prints it.
-func (d *Domain) Format(b *strings.Builder, i int) {
-	switch {
-	case d.Comps != nil:
-		b.WriteString("<<")
-		for k, c := range d.Comps {
-			if k > 0 {
-				b.WriteString(", ")
-			}
-			c.Format(b, i/d.strides[k]%c.size)
-		}
-		b.WriteString(">>")
-	case d.isInts:
-		b.WriteString(strconv.Itoa(d.Ints[i]))
-	default:
-		b.WriteString(d.Names[i])
-	}
-}
-
-// FormatSet prints the whole domain as a TLA+ set.
-func (d *Domain) FormatSet(b *strings.Builder) {
-	b.WriteByte('{')
-	for i := 0; i < d.size; i++ {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		d.Format(b, i)
-	}
-	b.WriteByte('}')
-}
-
-// ITF writes element i in the Informal Trace Format (model values as
-// strings, integers as #bigint, tuples as #tup).
-func (d *Domain) ITF(b *strings.Builder, i int) {
-	switch {
-	case d.Comps != nil:
-		b.WriteString("{\"#tup\":[")
-		for k, c := range d.Comps {
-			if k > 0 {
-				b.WriteByte(',')
-			}
-			c.ITF(b, i/d.strides[k]%c.size)
-		}
-		b.WriteString("]}")
-	case d.isInts:
-		fmt.Fprintf(b, "{\"#bigint\":\"%d\"}", d.Ints[i])
-	default:
-		b.WriteString(strconv.Quote(d.Names[i]))
-	}
-}
-
-// ITFSet writes the whole domain as an ITF set.
-func (d *Domain) ITFSet(b *strings.Builder) {
-	b.WriteString("{\"#set\":[")
-	for i := 0; i < d.size; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		d.ITF(b, i)
-	}
-	b.WriteString("]}")
-}
-
-// Equal reports whether two domains have the same elements.
-func (d *Domain) Equal(o *Domain) bool {
-	if d.size != o.size || d.isInts != o.isInts || !slices.Equal(d.Names, o.Names) || !slices.Equal(d.Ints, o.Ints) || len(d.Comps) != len(o.Comps) {
-		return false
-	}
-	for i := range d.Comps {
-		if !d.Comps[i].Equal(o.Comps[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// ITF returns trace as an ITF JSON document.
-func (c *Config) ITF(trace []State) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "{\"#meta\":{\"format\":\"ITF\",\"source\":%s,\"description\":\"generated by roomspec's compiled model\"},\"vars\":[", strconv.Quote(SourceName))
-	for i, v := range Vars {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(v))
-	}
-	b.WriteString("],\"states\":[")
-	for i := range trace {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		c.WriteITF(&b, &trace[i], i)
-	}
-	b.WriteString("]}")
-	return []byte(b.String())
-}
-
-// Bit is the bitset holding only element i.
-func Bit(i int) uint64 {
-	if i < 0 || i >= 64 {
-		panic(fmt.Sprintf("model: element %d does not fit a 64-bit set", i))
-	}
-	return uint64(1) << uint(i)
-}
-
-// B2I is 1 for true and 0 for false (boolean action parameters).
-func B2I(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// Append returns a new sequence: s with e appended (s is not modified).
-func Append[T any](s []T, e T) []T {
-	r := make([]T, len(s)+1)
-	copy(r, s)
-	r[len(s)] = e
-	return r
-}
-
-// Concat returns a new sequence a \o b.
-func Concat[T any](a, b []T) []T {
-	r := make([]T, 0, len(a)+len(b))
-	return append(append(r, a...), b...)
-}
-
-// AddInt is a + b; it panics on 64-bit overflow, where the interpreter
-// reports an error.
-func AddInt(a, b int) int {
-	r := a + b
-	if (r > a) != (b > 0) {
-		panic(fmt.Sprintf("model: %d + %d overflows", a, b))
-	}
-	return r
-}
-
-// SubInt is a - b, checked like AddInt.
-func SubInt(a, b int) int {
-	r := a - b
-	if (r < a) != (b > 0) {
-		panic(fmt.Sprintf("model: %d - %d overflows", a, b))
-	}
-	return r
-}
-
-// MulInt is a * b, checked like AddInt.
-func MulInt(a, b int) int {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	r := a * b
-	if r/b != a || (a == -1 && b == math.MinInt) || (b == -1 && a == math.MinInt) {
-		panic(fmt.Sprintf("model: %d * %d overflows", a, b))
-	}
-	return r
-}
-
-// FloorDiv is TLA+'s \div (rounds toward negative infinity).
-func FloorDiv(a, b int) int {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-// FloorMod is TLA+'s % (the result has the sign of b > 0).
-func FloorMod(a, b int) int {
-	m := a % b
-	if m < 0 {
-		m += b
-	}
-	return m
-}
-
-func mix(h, x uint64) uint64 {
-	h ^= x + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	return h
-}
-
-// quote returns s as a TLA+ string literal, as value.Quote does.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString("\\\"")
-		case '\\':
-			b.WriteString("\\\\")
-		case '\n':
-			b.WriteString("\\n")
-		case '\t':
-			b.WriteString("\\t")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func cfgInt(name string, v *cfg.Value) (int, error) {
-	if v.Kind != cfg.Int {
-		return 0, fmt.Errorf("model: constant %s: want an integer, got %s", name, v)
-	}
-	return int(v.Int), nil
-}
-
-func cfgBool(name string, v *cfg.Value) (bool, error) {
-	if v.Kind != cfg.Bool {
-		return false, fmt.Errorf("model: constant %s: want TRUE or FALSE, got %s", name, v)
-	}
-	return v.Bool, nil
-}
-
-func cfgModels(name string, v *cfg.Value) (*Domain, error) {
-	if v.Kind != cfg.Set {
-		return nil, fmt.Errorf("model: constant %s: want a set of model values, got %s", name, v)
-	}
-	var names []string
-	for _, e := range v.Elem {
-		if e.Kind != cfg.ModelValue {
-			return nil, fmt.Errorf("model: constant %s: want a set of model values, got %s", name, v)
-		}
-		names = append(names, e.Str)
-	}
-	return NewModels(name, names), nil
-}
-
-func cfgInts(name string, v *cfg.Value) (*Domain, error) {
-	if v.Kind != cfg.Set {
-		return nil, fmt.Errorf("model: constant %s: want a set of integers, got %s", name, v)
-	}
-	var xs []int
-	for _, e := range v.Elem {
-		if e.Kind != cfg.Int {
-			return nil, fmt.Errorf("model: constant %s: want a set of integers, got %s", name, v)
-		}
-		xs = append(xs, int(e.Int))
-	}
-	return NewInts(name, xs...), nil
-}
 func eq1(a, b []Str) bool {
 	if len(a) != len(b) {
 		return false
@@ -3167,7 +2851,15 @@ func eq1(a, b []Str) bool {
 	return true
 }
 
-func eq2(a, b []uint64) bool {
+func eq5(a, b DecodeRanks) bool {
+	return a == b
+}
+
+func eq4(a, b uint64) bool {
+	return a == b
+}
+
+func eq3(a, b []uint64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3179,7 +2871,11 @@ func eq2(a, b []uint64) bool {
 	return true
 }
 
-func eq3(a, b []int) bool {
+func eq7(a, b int) bool {
+	return a == b
+}
+
+func eq6(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3191,7 +2887,7 @@ func eq3(a, b []int) bool {
 	return true
 }
 
-func eq4(a, b []Str) bool {
+func eq8(a, b []Str) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3203,7 +2899,15 @@ func eq4(a, b []Str) bool {
 	return true
 }
 
-func eq5(a, b []Batch) bool {
+func eq11(a, b Requests) bool {
+	return a == b
+}
+
+func eq10(a, b Batch) bool {
+	return (a.Left == b.Left) && (a.Req == b.Req)
+}
+
+func eq9(a, b []Batch) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3215,7 +2919,11 @@ func eq5(a, b []Batch) bool {
 	return true
 }
 
-func eq6(a, b []bool) bool {
+func eq13(a, b bool) bool {
+	return a == b
+}
+
+func eq12(a, b []bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3227,7 +2935,15 @@ func eq6(a, b []bool) bool {
 	return true
 }
 
-func eq8(a, b []Msg) bool {
+func eq17(a, b Rooms) bool {
+	return a == b
+}
+
+func eq16(a, b Msg) bool {
+	return (a.Rank == b.Rank) && (a.Room == b.Room) && (a.Type == b.Type)
+}
+
+func eq15(a, b []Msg) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3239,19 +2955,19 @@ func eq8(a, b []Msg) bool {
 	return true
 }
 
-func eq7(a, b [][]Msg) bool {
+func eq14(a, b [][]Msg) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !(eq8(a[i], b[i])) {
+		if !(eq15(a[i], b[i])) {
 			return false
 		}
 	}
 	return true
 }
 
-func eq9(a, b []uint64) bool {
+func eq18(a, b []uint64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3263,725 +2979,565 @@ func eq9(a, b []uint64) bool {
 	return true
 }
 
-func (c *Config) fmt10(b *strings.Builder, v Rooms) {
-	c.Rooms.Format(b, int(v))
+func (c *Config) fmt20(b *strings.Builder, v Str) {
+	specrt.FormatString(b, v.String())
 }
 
-func (c *Config) val11(v Rooms) value.Value {
-	return c.Rooms.Value(int(v))
+func (c *Config) fmt19(b *strings.Builder, v []Str) {
+	specrt.FormatFunc(b, c.Rooms, v, c.fmt20)
 }
 
-func (c *Config) fmt12(b *strings.Builder, v DecodeRanks) {
-	c.DecodeRanks.Format(b, int(v))
+func hash22(h uint64, v Str) uint64 {
+	return specrt.Mix(h, uint64(v))
 }
 
-func (c *Config) val13(v DecodeRanks) value.Value {
-	return c.DecodeRanks.Value(int(v))
-}
-
-func (c *Config) fmt15(b *strings.Builder, v Str) {
-	b.WriteString(quote(v.String()))
-}
-
-func (c *Config) fmt14(b *strings.Builder, v []Str) {
-	if c.Rooms.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt15(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Rooms.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt15(b, e)
-	}
-	b.WriteByte(')')
-}
-
-func hash17(h uint64, v Str) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash16(h uint64, v []Str) uint64 {
-	h = mix(h, uint64(len(v)))
+func hash21(h uint64, v []Str) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash17(h, e)
+		h = hash22(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf19(b *strings.Builder, v Str) {
-	b.WriteString(strconv.Quote(v.String()))
+func (c *Config) itf24(b *strings.Builder, v Str) {
+	specrt.ITFString(b, v.String())
 }
 
-func (c *Config) itf18(b *strings.Builder, v []Str) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Rooms.ITF(b, i)
-		b.WriteByte(',')
-		c.itf19(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf23(b *strings.Builder, v []Str) {
+	specrt.ITFFunc(b, c.Rooms, v, c.itf24)
 }
 
-func (c *Config) val21(v Str) value.Value {
+func (c *Config) val26(v Str) value.Value {
 	return value.String(v.String())
 }
 
-func (c *Config) val20(v []Str) value.Value {
+func (c *Config) val25(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val21(e)
+		es[i] = c.val26(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt23(b *strings.Builder, v uint64) {
-	b.WriteByte('{')
-	first := true
-	for bs := v; bs != 0; bs &= bs - 1 {
-		if !first {
-			b.WriteString(", ")
-		}
-		first = false
-		c.fmt12(b, DecodeRanks(bits.TrailingZeros64(bs)))
+func (c *Config) read28(v any, path string, itf bool) (Str, error) {
+	s, err := specrt.ReadString(v, path)
+	if err != nil {
+		return 0, err
 	}
-	b.WriteByte('}')
+	x, ok := StrOf(s)
+	if !ok {
+		return 0, fmt.Errorf("%w: %s: %q is no string of the spec", specrt.ErrDecode, path, s)
+	}
+	return x, nil
 }
 
-func (c *Config) fmt22(b *strings.Builder, v []uint64) {
-	if c.Rooms.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt23(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Rooms.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt23(b, e)
-	}
-	b.WriteByte(')')
+func (c *Config) read27(v any, path string, itf bool) ([]Str, error) {
+	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (Str, error) { return c.read28(x, at, itf) })
 }
 
-func hash25(h uint64, v uint64) uint64 {
-	return mix(h, uint64(v))
+func (c *Config) fmt31(b *strings.Builder, v DecodeRanks) {
+	c.DecodeRanks.Format(b, int(v))
 }
 
-func hash24(h uint64, v []uint64) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) fmt30(b *strings.Builder, v uint64) {
+	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt31(b, DecodeRanks(i)) })
+}
+
+func (c *Config) fmt29(b *strings.Builder, v []uint64) {
+	specrt.FormatFunc(b, c.Rooms, v, c.fmt30)
+}
+
+func hash34(h uint64, v DecodeRanks) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func hash33(h uint64, v uint64) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func hash32(h uint64, v []uint64) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash25(h, e)
+		h = hash33(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf28(b *strings.Builder, v DecodeRanks) {
+func (c *Config) itf37(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.ITF(b, int(v))
 }
 
-func (c *Config) itf27(b *strings.Builder, v uint64) {
-	b.WriteString(`{"#set":[`)
-	first := true
-	for bs := v; bs != 0; bs &= bs - 1 {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		c.itf28(b, DecodeRanks(bits.TrailingZeros64(bs)))
-	}
-	b.WriteString("]}")
+func (c *Config) itf36(b *strings.Builder, v uint64) {
+	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf37(b, DecodeRanks(i)) })
 }
 
-func (c *Config) itf26(b *strings.Builder, v []uint64) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Rooms.ITF(b, i)
-		b.WriteByte(',')
-		c.itf27(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf35(b *strings.Builder, v []uint64) {
+	specrt.ITFFunc(b, c.Rooms, v, c.itf36)
 }
 
-func (c *Config) val30(v uint64) value.Value {
+func (c *Config) val40(v DecodeRanks) value.Value {
+	return c.DecodeRanks.Value(int(v))
+}
+
+func (c *Config) val39(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val13(DecodeRanks(bits.TrailingZeros64(bs))))
+		es = append(es, c.val40(DecodeRanks(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) val29(v []uint64) value.Value {
+func (c *Config) val38(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val30(e)
+		es[i] = c.val39(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt31(b *strings.Builder, v uint64) {
-	b.WriteByte('{')
-	first := true
-	for bs := v; bs != 0; bs &= bs - 1 {
-		if !first {
-			b.WriteString(", ")
-		}
-		first = false
-		c.fmt10(b, Rooms(bits.TrailingZeros64(bs)))
+func (c *Config) read43(v any, path string, itf bool) (DecodeRanks, error) {
+	read := c.DecodeRanks.ReadJSON
+	if itf {
+		read = c.DecodeRanks.ReadITF
 	}
-	b.WriteByte('}')
+	i, err := read(v, path)
+	return DecodeRanks(i), err
 }
 
-func hash32(h uint64, v uint64) uint64 {
-	return mix(h, uint64(v))
+func (c *Config) read42(v any, path string, itf bool) (uint64, error) {
+	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
+		e, err := c.read43(x, at, itf)
+		return int(e), err
+	})
 }
 
-func (c *Config) itf34(b *strings.Builder, v Rooms) {
+func (c *Config) read41(v any, path string, itf bool) ([]uint64, error) {
+	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (uint64, error) { return c.read42(x, at, itf) })
+}
+
+func (c *Config) fmt45(b *strings.Builder, v Rooms) {
+	c.Rooms.Format(b, int(v))
+}
+
+func (c *Config) fmt44(b *strings.Builder, v uint64) {
+	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt45(b, Rooms(i)) })
+}
+
+func hash47(h uint64, v Rooms) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func hash46(h uint64, v uint64) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func (c *Config) itf49(b *strings.Builder, v Rooms) {
 	c.Rooms.ITF(b, int(v))
 }
 
-func (c *Config) itf33(b *strings.Builder, v uint64) {
-	b.WriteString(`{"#set":[`)
-	first := true
-	for bs := v; bs != 0; bs &= bs - 1 {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		c.itf34(b, Rooms(bits.TrailingZeros64(bs)))
-	}
-	b.WriteString("]}")
+func (c *Config) itf48(b *strings.Builder, v uint64) {
+	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf49(b, Rooms(i)) })
 }
 
-func eq35(a, b uint64) bool {
-	return a == b
+func (c *Config) val51(v Rooms) value.Value {
+	return c.Rooms.Value(int(v))
 }
 
-func (c *Config) val36(v uint64) value.Value {
+func (c *Config) val50(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val11(Rooms(bits.TrailingZeros64(bs))))
+		es = append(es, c.val51(Rooms(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) fmt38(b *strings.Builder, v int) {
-	b.WriteString(strconv.Itoa(v))
-}
-
-func (c *Config) fmt37(b *strings.Builder, v []int) {
-	if c.Rooms.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt38(b, e)
-		}
-		b.WriteString(">>")
-		return
+func (c *Config) read53(v any, path string, itf bool) (Rooms, error) {
+	read := c.Rooms.ReadJSON
+	if itf {
+		read = c.Rooms.ReadITF
 	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Rooms.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt38(b, e)
-	}
-	b.WriteByte(')')
+	i, err := read(v, path)
+	return Rooms(i), err
 }
 
-func hash40(h uint64, v int) uint64 {
-	return mix(h, uint64(v))
+func (c *Config) read52(v any, path string, itf bool) (uint64, error) {
+	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
+		e, err := c.read53(x, at, itf)
+		return int(e), err
+	})
 }
 
-func hash39(h uint64, v []int) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) fmt55(b *strings.Builder, v int) {
+	specrt.FormatInt(b, v)
+}
+
+func (c *Config) fmt54(b *strings.Builder, v []int) {
+	specrt.FormatFunc(b, c.Rooms, v, c.fmt55)
+}
+
+func hash57(h uint64, v int) uint64 {
+	return specrt.Mix(h, uint64(v))
+}
+
+func hash56(h uint64, v []int) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash40(h, e)
+		h = hash57(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf42(b *strings.Builder, v int) {
-	fmt.Fprintf(b, `{"#bigint":"%d"}`, v)
+func (c *Config) itf59(b *strings.Builder, v int) {
+	specrt.ITFInt(b, v)
 }
 
-func (c *Config) itf41(b *strings.Builder, v []int) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Rooms.ITF(b, i)
-		b.WriteByte(',')
-		c.itf42(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf58(b *strings.Builder, v []int) {
+	specrt.ITFFunc(b, c.Rooms, v, c.itf59)
 }
 
-func (c *Config) val44(v int) value.Value {
+func (c *Config) val61(v int) value.Value {
 	return value.Int(v)
 }
 
-func (c *Config) val43(v []int) value.Value {
+func (c *Config) val60(v []int) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val44(e)
+		es[i] = c.val61(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt45(b *strings.Builder, v bool) {
-	if v {
-		b.WriteString("TRUE")
-	} else {
-		b.WriteString("FALSE")
+func (c *Config) read63(v any, path string, itf bool) (int, error) {
+	if itf {
+		return specrt.ReadITFInt(v, path)
 	}
+	return specrt.ReadInt(v, path)
 }
 
-func hash46(h uint64, v bool) uint64 {
+func (c *Config) read62(v any, path string, itf bool) ([]int, error) {
+	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (int, error) { return c.read63(x, at, itf) })
+}
+
+func (c *Config) fmt64(b *strings.Builder, v bool) {
+	specrt.FormatBool(b, v)
+}
+
+func hash65(h uint64, v bool) uint64 {
 	if v {
-		return mix(h, 1)
+		return specrt.Mix(h, 1)
 	}
-	return mix(h, 2)
+	return specrt.Mix(h, 2)
 }
 
-func (c *Config) itf47(b *strings.Builder, v bool) {
-	b.WriteString(strconv.FormatBool(v))
+func (c *Config) itf66(b *strings.Builder, v bool) {
+	specrt.ITFBool(b, v)
 }
 
-func eq48(a, b bool) bool {
-	return a == b
-}
-
-func (c *Config) val49(v bool) value.Value {
+func (c *Config) val67(v bool) value.Value {
 	return value.Bool(v)
 }
 
-func (c *Config) fmt50(b *strings.Builder, v []Str) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt15(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt15(b, e)
-	}
-	b.WriteByte(')')
+func (c *Config) read68(v any, path string, itf bool) (bool, error) {
+	return specrt.ReadBool(v, path)
 }
 
-func hash51(h uint64, v []Str) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) fmt69(b *strings.Builder, v []Str) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt20)
+}
+
+func hash70(h uint64, v []Str) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash17(h, e)
+		h = hash22(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf52(b *strings.Builder, v []Str) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf19(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf71(b *strings.Builder, v []Str) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf24)
 }
 
-func (c *Config) val53(v []Str) value.Value {
+func (c *Config) val72(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val21(e)
+		es[i] = c.val26(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt56(b *strings.Builder, v Requests) {
+func (c *Config) read73(v any, path string, itf bool) ([]Str, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (Str, error) { return c.read28(x, at, itf) })
+}
+
+func (c *Config) fmt76(b *strings.Builder, v Requests) {
 	c.Requests.Format(b, int(v))
 }
 
-func (c *Config) fmt55(b *strings.Builder, v Batch) {
+func (c *Config) fmt75(b *strings.Builder, v Batch) {
 	b.WriteByte('[')
 	b.WriteString("left |-> ")
-	c.fmt38(b, v.Left)
+	c.fmt55(b, v.Left)
 	b.WriteString(", req |-> ")
-	c.fmt56(b, v.Req)
+	c.fmt76(b, v.Req)
 	b.WriteByte(']')
 }
 
-func (c *Config) fmt54(b *strings.Builder, v []Batch) {
-	b.WriteString("<<")
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		c.fmt55(b, e)
-	}
-	b.WriteString(">>")
+func (c *Config) fmt74(b *strings.Builder, v []Batch) {
+	specrt.FormatSeq(b, v, c.fmt75)
 }
 
-func hash59(h uint64, v Requests) uint64 {
-	return mix(h, uint64(v))
+func hash79(h uint64, v Requests) uint64 {
+	return specrt.Mix(h, uint64(v))
 }
 
-func hash58(h uint64, v Batch) uint64 {
-	h = hash40(h, v.Left)
-	h = hash59(h, v.Req)
+func hash78(h uint64, v Batch) uint64 {
+	h = hash57(h, v.Left)
+	h = hash79(h, v.Req)
 	return h
 }
 
-func hash57(h uint64, v []Batch) uint64 {
-	h = mix(h, uint64(len(v)))
+func hash77(h uint64, v []Batch) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash58(h, e)
+		h = hash78(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf62(b *strings.Builder, v Requests) {
+func (c *Config) itf82(b *strings.Builder, v Requests) {
 	c.Requests.ITF(b, int(v))
 }
 
-func (c *Config) itf61(b *strings.Builder, v Batch) {
+func (c *Config) itf81(b *strings.Builder, v Batch) {
 	b.WriteByte('{')
 	b.WriteString("\"left\":")
-	c.itf42(b, v.Left)
+	c.itf59(b, v.Left)
 	b.WriteString(",\"req\":")
-	c.itf62(b, v.Req)
+	c.itf82(b, v.Req)
 	b.WriteByte('}')
 }
 
-func (c *Config) itf60(b *strings.Builder, v []Batch) {
-	b.WriteByte('[')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		c.itf61(b, e)
-	}
-	b.WriteByte(']')
+func (c *Config) itf80(b *strings.Builder, v []Batch) {
+	specrt.ITFSeq(b, v, c.itf81)
 }
 
-func (c *Config) val65(v Requests) value.Value {
+func (c *Config) val85(v Requests) value.Value {
 	return c.Requests.Value(int(v))
 }
 
-func (c *Config) val64(v Batch) value.Value {
-	return value.NewRecord([]string{"left", "req"}, []value.Value{c.val44(v.Left), c.val65(v.Req)})
+func (c *Config) val84(v Batch) value.Value {
+	return value.NewRecord([]string{"left", "req"}, []value.Value{c.val61(v.Left), c.val85(v.Req)})
 }
 
-func (c *Config) val63(v []Batch) value.Value {
+func (c *Config) val83(v []Batch) value.Value {
 	es := make([]value.Value, len(v))
 	for i, e := range v {
-		es[i] = c.val64(e)
+		es[i] = c.val84(e)
 	}
 	return value.NewTuple(es...)
 }
 
-func (c *Config) fmt66(b *strings.Builder, v []bool) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt45(b, e)
-		}
-		b.WriteString(">>")
-		return
+func (c *Config) read88(v any, path string, itf bool) (Requests, error) {
+	read := c.Requests.ReadJSON
+	if itf {
+		read = c.Requests.ReadITF
 	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt45(b, e)
-	}
-	b.WriteByte(')')
+	i, err := read(v, path)
+	return Requests(i), err
 }
 
-func hash67(h uint64, v []bool) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) read87(v any, path string, itf bool) (Batch, error) {
+	var r Batch
+	m, err := specrt.ReadObject(v, path, "left", "req")
+	if err != nil {
+		return r, err
+	}
+	if r.Left, err = c.read63(m["left"], path+".left", itf); err != nil {
+		return r, err
+	}
+	if r.Req, err = c.read88(m["req"], path+".req", itf); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+func (c *Config) read86(v any, path string, itf bool) ([]Batch, error) {
+	return specrt.ReadList(v, path, -1, func(x any, at string) (Batch, error) { return c.read87(x, at, itf) })
+}
+
+func (c *Config) fmt89(b *strings.Builder, v []bool) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt64)
+}
+
+func hash90(h uint64, v []bool) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash46(h, e)
+		h = hash65(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf68(b *strings.Builder, v []bool) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf47(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf91(b *strings.Builder, v []bool) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf66)
 }
 
-func (c *Config) val69(v []bool) value.Value {
+func (c *Config) val92(v []bool) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val49(e)
+		es[i] = c.val67(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt72(b *strings.Builder, v Msg) {
+func (c *Config) read93(v any, path string, itf bool) ([]bool, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (bool, error) { return c.read68(x, at, itf) })
+}
+
+func (c *Config) fmt96(b *strings.Builder, v Msg) {
 	b.WriteByte('[')
 	b.WriteString("rank |-> ")
-	c.fmt12(b, v.Rank)
+	c.fmt31(b, v.Rank)
 	b.WriteString(", room |-> ")
-	c.fmt10(b, v.Room)
+	c.fmt45(b, v.Room)
 	b.WriteString(", type |-> ")
-	c.fmt15(b, v.Type)
+	c.fmt20(b, v.Type)
 	b.WriteByte(']')
 }
 
-func (c *Config) fmt71(b *strings.Builder, v []Msg) {
-	b.WriteString("<<")
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		c.fmt72(b, e)
-	}
-	b.WriteString(">>")
+func (c *Config) fmt95(b *strings.Builder, v []Msg) {
+	specrt.FormatSeq(b, v, c.fmt96)
 }
 
-func (c *Config) fmt70(b *strings.Builder, v [][]Msg) {
-	if c.DecodeRanks.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt71(b, e)
-		}
-		b.WriteString(">>")
-		return
-	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.DecodeRanks.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt71(b, e)
-	}
-	b.WriteByte(')')
+func (c *Config) fmt94(b *strings.Builder, v [][]Msg) {
+	specrt.FormatFunc(b, c.DecodeRanks, v, c.fmt95)
 }
 
-func hash76(h uint64, v DecodeRanks) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash77(h uint64, v Rooms) uint64 {
-	return mix(h, uint64(v))
-}
-
-func hash75(h uint64, v Msg) uint64 {
-	h = hash76(h, v.Rank)
-	h = hash77(h, v.Room)
-	h = hash17(h, v.Type)
+func hash99(h uint64, v Msg) uint64 {
+	h = hash34(h, v.Rank)
+	h = hash47(h, v.Room)
+	h = hash22(h, v.Type)
 	return h
 }
 
-func hash74(h uint64, v []Msg) uint64 {
-	h = mix(h, uint64(len(v)))
+func hash98(h uint64, v []Msg) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash75(h, e)
+		h = hash99(h, e)
 	}
 	return h
 }
 
-func hash73(h uint64, v [][]Msg) uint64 {
-	h = mix(h, uint64(len(v)))
+func hash97(h uint64, v [][]Msg) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash74(h, e)
+		h = hash98(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf80(b *strings.Builder, v Msg) {
+func (c *Config) itf102(b *strings.Builder, v Msg) {
 	b.WriteByte('{')
 	b.WriteString("\"rank\":")
-	c.itf28(b, v.Rank)
+	c.itf37(b, v.Rank)
 	b.WriteString(",\"room\":")
-	c.itf34(b, v.Room)
+	c.itf49(b, v.Room)
 	b.WriteString(",\"type\":")
-	c.itf19(b, v.Type)
+	c.itf24(b, v.Type)
 	b.WriteByte('}')
 }
 
-func (c *Config) itf79(b *strings.Builder, v []Msg) {
-	b.WriteByte('[')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		c.itf80(b, e)
-	}
-	b.WriteByte(']')
+func (c *Config) itf101(b *strings.Builder, v []Msg) {
+	specrt.ITFSeq(b, v, c.itf102)
 }
 
-func (c *Config) itf78(b *strings.Builder, v [][]Msg) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.DecodeRanks.ITF(b, i)
-		b.WriteByte(',')
-		c.itf79(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf100(b *strings.Builder, v [][]Msg) {
+	specrt.ITFFunc(b, c.DecodeRanks, v, c.itf101)
 }
 
-func (c *Config) val83(v Msg) value.Value {
-	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val13(v.Rank), c.val11(v.Room), c.val21(v.Type)})
+func (c *Config) val105(v Msg) value.Value {
+	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val40(v.Rank), c.val51(v.Room), c.val26(v.Type)})
 }
 
-func (c *Config) val82(v []Msg) value.Value {
+func (c *Config) val104(v []Msg) value.Value {
 	es := make([]value.Value, len(v))
 	for i, e := range v {
-		es[i] = c.val83(e)
+		es[i] = c.val105(e)
 	}
 	return value.NewTuple(es...)
 }
 
-func (c *Config) val81(v [][]Msg) value.Value {
+func (c *Config) val103(v [][]Msg) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.DecodeRanks.Value(i)
-		es[i] = c.val82(e)
+		es[i] = c.val104(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) fmt84(b *strings.Builder, v []uint64) {
-	if c.Requests.IsSeq() {
-		b.WriteString("<<")
-		for i, e := range v {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			c.fmt23(b, e)
-		}
-		b.WriteString(">>")
-		return
+func (c *Config) read108(v any, path string, itf bool) (Msg, error) {
+	var r Msg
+	m, err := specrt.ReadObject(v, path, "rank", "room", "type")
+	if err != nil {
+		return r, err
 	}
-	b.WriteByte('(')
-	for i, e := range v {
-		if i > 0 {
-			b.WriteString(" @@ ")
-		}
-		c.Requests.Format(b, i)
-		b.WriteString(" :> ")
-		c.fmt23(b, e)
+	if r.Rank, err = c.read43(m["rank"], path+".rank", itf); err != nil {
+		return r, err
 	}
-	b.WriteByte(')')
+	if r.Room, err = c.read53(m["room"], path+".room", itf); err != nil {
+		return r, err
+	}
+	if r.Type, err = c.read28(m["type"], path+".type", itf); err != nil {
+		return r, err
+	}
+	return r, nil
 }
 
-func hash85(h uint64, v []uint64) uint64 {
-	h = mix(h, uint64(len(v)))
+func (c *Config) read107(v any, path string, itf bool) ([]Msg, error) {
+	return specrt.ReadList(v, path, -1, func(x any, at string) (Msg, error) { return c.read108(x, at, itf) })
+}
+
+func (c *Config) read106(v any, path string, itf bool) ([][]Msg, error) {
+	return specrt.ReadFunc(v, path, c.DecodeRanks, itf, func(x any, at string) ([]Msg, error) { return c.read107(x, at, itf) })
+}
+
+func (c *Config) fmt109(b *strings.Builder, v []uint64) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt30)
+}
+
+func hash110(h uint64, v []uint64) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash25(h, e)
+		h = hash33(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf86(b *strings.Builder, v []uint64) {
-	b.WriteString(`{"#map":[`)
-	for i, e := range v {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('[')
-		c.Requests.ITF(b, i)
-		b.WriteByte(',')
-		c.itf27(b, e)
-		b.WriteByte(']')
-	}
-	b.WriteString("]}")
+func (c *Config) itf111(b *strings.Builder, v []uint64) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf36)
 }
 
-func (c *Config) val87(v []uint64) value.Value {
+func (c *Config) val112(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val30(e)
+		es[i] = c.val39(e)
 	}
 	return value.NewFunc(ks, es)
+}
+
+func (c *Config) read113(v any, path string, itf bool) ([]uint64, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (uint64, error) { return c.read42(x, at, itf) })
 }

@@ -2,7 +2,6 @@ package decode
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,7 +30,7 @@ func (m *Message) AppendJSON(b []byte, file string) ([]byte, error) {
 	b = append(b, '{')
 	if file != "" {
 		b = append(b, `"file":`...)
-		b = appendJSONString(b, file)
+		b = wire.AppendJSONString(b, file)
 		b = append(b, ',')
 	}
 	b = append(b, `"frame":`...)
@@ -47,14 +46,14 @@ func (m *Message) AppendJSON(b []byte, file string) ([]byte, error) {
 	b = append(b, '"')
 	if m.SrcSocket != "" {
 		b = append(b, `,"src_socket":`...)
-		b = appendJSONString(b, m.SrcSocket)
+		b = wire.AppendJSONString(b, m.SrcSocket)
 	}
 	if m.DstSocket != "" {
 		b = append(b, `,"dst_socket":`...)
-		b = appendJSONString(b, m.DstSocket)
+		b = wire.AppendJSONString(b, m.DstSocket)
 	}
 	b = append(b, `,"kind":`...)
-	b = appendJSONString(b, string(m.Wire.Kind()))
+	b = wire.AppendJSONString(b, string(m.Wire.Kind()))
 	b = append(b, `,"room":`...)
 	if room, ok := m.Wire.Room(); ok {
 		b = strconv.AppendInt(b, room, 10)
@@ -76,21 +75,6 @@ func (m *Message) AppendJSON(b []byte, file string) ([]byte, error) {
 		b = append(b, '"')
 	}
 	return append(b, "]}"...), nil
-}
-
-// appendJSONString appends s quoted as encoding/json quotes it: plain
-// printable ASCII as is, anything else (escapes, HTML-sensitive
-// characters, other bytes) by json.Marshal itself.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // Text renders m as one line: frame, time, src → dst, socket types, kind,

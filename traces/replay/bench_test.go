@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/internal/benchdata"
-	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
 )
 
@@ -34,10 +32,7 @@ func BenchmarkDecodeOnly(b *testing.B) {
 // the capture is valid room traffic, so every room must be explained.
 func BenchmarkReplay(b *testing.B) {
 	data := largeCapture(b)
-	cfg, err := spec.Config("fixed-deferred")
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := variantConfig(b, "fixed-deferred")
 	b.SetBytes(int64(len(data)))
 	msgs := 0
 	for b.Loop() {
@@ -73,10 +68,7 @@ func BenchmarkReplay(b *testing.B) {
 // collector included): the target is at least 0.5.
 func BenchmarkRatio(b *testing.B) {
 	data := largeCapture(b)
-	cfg, err := spec.Config("fixed-deferred")
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := variantConfig(b, "fixed-deferred")
 	var dec, rep benchdata.Timer
 	msgs := 0
 	for b.Loop() {
@@ -113,11 +105,11 @@ func BenchmarkRatio(b *testing.B) {
 // and log: 1000 rooms, each following the healthy behaviour of the
 // upstream spec, interleaved 10 rooms at a time.
 func BenchmarkSearch(b *testing.B) {
-	c, err := model.LoadConfig(cfgText(b, "upstream"))
+	c, err := variantConfig(b, "upstream"), error(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, l := observe(c, behaviour(b, c, healthy...))
+	w, l := observations(c, behaviour(b, c, healthy...))
 	one := Merge(w, l)
 	var obs []Observation
 	for g := 0; g < 100; g++ {
@@ -130,7 +122,7 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		}
 	}
-	cfg := cfgText(b, "upstream")
+	cfg := variantConfig(b, "upstream")
 	b.ResetTimer()
 	for b.Loop() {
 		r, err := New(cfg, Options{Log: true})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -15,16 +16,20 @@ import (
 // steps pins it, under the fix none does.
 func Example() {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	obs := []replay.Observation{
-		{Kind: replay.Abort, Time: t0, Room: 7, Frame: 10, Rank: netip.MustParseAddrPort("10.0.0.1:17000")},
-		{Kind: replay.Abort, Time: t0, Room: 7, Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")},
+	obs := []observe.Observation{
+		{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 10, Rank: netip.MustParseAddrPort("10.0.0.1:17000")}},
+		{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")}},
 	}
 	for _, variant := range []string{"fork-90a52f44a", "fixed"} {
-		cfg, err := spec.Config(variant)
+		text, err := spec.Config(variant)
 		if err != nil {
 			panic(err)
 		}
-		r, err := replay.New(cfg, replay.Options{})
+		c, err := model.LoadConfig(text)
+		if err != nil {
+			panic(err)
+		}
+		r, err := replay.New(c, replay.Options{})
 		if err != nil {
 			panic(err)
 		}
@@ -39,28 +44,4 @@ func Example() {
 	// Output:
 	// fork-90a52f44a: at-risk - some completion of the unseen steps (2 steps) pins the room
 	// fixed: satisfied - every completion of the unseen steps releases the room (no log: release time not observed)
-}
-
-// The marks a spec step leaves: decode's abort sends one ABORT per rank;
-// the scheduler's creation of the sender writes two log lines.
-func ExampleMarks() {
-	cfg, err := spec.Config("upstream")
-	if err != nil {
-		panic(err)
-	}
-	c, err := model.LoadConfig(cfg)
-	if err != nil {
-		panic(err)
-	}
-	s := c.Init()
-	c.Next(&s, func(a model.Action, t *model.State) bool {
-		switch a.ID {
-		case model.ActDecodeAbort, model.ActSchedulerCreateSender:
-			fmt.Println(c.ActionString(a), replay.Marks(c, a, &s, t, true))
-		}
-		return false
-	})
-	// Output:
-	// SchedulerCreateSender(<<r, 1>>) [sender_create status Absent -> Bootstrapping]
-	// DecodeAbort(<<r, 1>>) [ABORT rank 0 ABORT rank 1]
 }

@@ -109,6 +109,7 @@ type jsonRoom struct {
 	BoundHit     bool     `json:"bound_hit"`
 	Prefill      string   `json:"prefill,omitempty"`
 	Start        string   `json:"start"`
+	WireOnly     bool     `json:"wire_only,omitempty"`
 }
 
 // WriteJSON writes one JSON object per reported room, one per line.
@@ -127,7 +128,7 @@ func WriteRoomJSON(w io.Writer, room *Room) error {
 	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason,
 		FirstSeen: stamp(room.FirstSeen), LastSeen: stamp(room.LastSeen),
 		Frames: append([]int{}, room.Frames...), Lines: append([]int{}, room.Lines...), More: room.More,
-		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String()}
+		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String(), WireOnly: room.WireOnly}
 	if room.Prefill.IsValid() {
 		j.Prefill = room.Prefill.String()
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 var fuzzStatuses = []string{"Absent", "Bootstrapping", "WaitingForInput", "Transferring", "Success", "Failed"}
@@ -24,10 +24,7 @@ func FuzzReplay(f *testing.F) {
 		if len(data) < 1 || len(data) > 400 {
 			return
 		}
-		cfg, err := spec.Config(variants[int(data[0])%len(variants)])
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := variantConfig(t, variants[int(data[0])%len(variants)])
 		log, mid, two := data[0]&0x80 != 0, data[0]&0x40 != 0, data[0]&0x20 != 0
 		streamed := 0
 		opt := Options{Log: log, MaxHidden: 12, MaxStates: 5000, Deadline: time.Second}
@@ -47,11 +44,11 @@ func FuzzReplay(f *testing.F) {
 		for i := 1; i+4 <= len(data); i += 4 {
 			b := data[i : i+4]
 			now = now.Add(time.Duration(b[3]) * time.Millisecond)
-			o := Observation{Kind: Kind(b[0] % 8), Time: now, Room: int64(b[1] % 3), Frame: i, Line: i,
-				Rank:     netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, b[2] % 4}), 17000),
-				Required: int(b[3]%4) + 1,
-				From:     fuzzStatuses[int(b[2])%len(fuzzStatuses)], To: fuzzStatuses[int(b[3])%len(fuzzStatuses)],
-				Status: fuzzStatuses[int(b[3])%len(fuzzStatuses)], Queue: []string{"bootstrap", "inflight", "x"}[int(b[2])%3]}
+			o := Observation{Kind: Kind(b[0] % 8), Time: now, Room: int64(b[1] % 3),
+				Wire: observe.Wire{Frame: i, Rank: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, b[2] % 4}), 17000),
+					Required: int(b[3]%4) + 1},
+				Log: observe.Log{Line: i, From: fuzzStatuses[int(b[2])%len(fuzzStatuses)], To: fuzzStatuses[int(b[3])%len(fuzzStatuses)],
+					Status: fuzzStatuses[int(b[3])%len(fuzzStatuses)], Queue: []string{"bootstrap", "inflight", "x"}[int(b[2])%3]}}
 			o.Src = o.Rank
 			o.RankFromConn = b[2]&0x40 != 0
 			o.Stream = int(b[2]%4) + 1

@@ -3,9 +3,11 @@ package replay
 import (
 	"container/heap"
 	"fmt"
-	"net/netip"
 	"strconv"
 	"time"
+
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // Watcher judges the rooms of a capture that is still being taken. It is a
@@ -24,12 +26,15 @@ import (
 //   - Judged: a room's final verdict, the one a Replayer hands to
 //     Options.OnRoom (when it goes idle, or at Finish).
 //
-// A room's observations close into bursts (burst.go) when capture time
-// passes the last of them by more than the skew; Advance closes them then
-// rather than at the room's next observation, which cuts them the same
-// way. Rooms idle for Options.Idle are still judged at the next
+// A room's observations close into bursts (explain.Cuts) when capture
+// time passes the last of them by more than the skew; Advance closes them
+// then rather than at the room's next observation, which cuts them the
+// same way. Rooms idle for Options.Idle are still judged at the next
 // observation, as a Replayer does, so that the Judged events of a watched
-// capture are the verdicts a replay of the same capture gives.
+// capture are the verdicts a replay of the same capture gives. With a log
+// (Options.Log), no room is reported before the log has been checked
+// against the capture (see Replayer.Err): the check is decided when the
+// first room is due to be reported, Overdue or Judged.
 type Watcher struct {
 	r       *Replayer
 	onEvent func(Event)
@@ -84,7 +89,7 @@ type Event struct {
 }
 
 type alert struct {
-	rs      *roomState
+	rm      *room
 	serial  uint64
 	episode int64
 	dirty   bool
@@ -92,7 +97,7 @@ type alert struct {
 
 type dueEntry struct {
 	at int64
-	rs *roomState
+	rm *room
 }
 
 type dueQueue []dueEntry
@@ -108,16 +113,16 @@ func (q *dueQueue) Pop() any {
 	return e
 }
 
-// NewWatcher returns a Watcher for the variant whose cfg text is cfgText
-// (see New); onEvent receives its events. opt.OnRoom must be nil: a
-// watched room's final verdict is a Judged event.
-func NewWatcher(cfgText []byte, opt Options, onEvent func(Event)) (*Watcher, error) {
+// NewWatcher returns a Watcher for the variant c (see New); onEvent
+// receives its events. opt.OnRoom must be nil: a watched room's final
+// verdict is a Judged event.
+func NewWatcher(c *model.Config, opt Options, onEvent func(Event)) (*Watcher, error) {
 	if opt.OnRoom != nil {
 		return nil, fmt.Errorf("%w: a Watcher reports rooms as Judged events, not through OnRoom", ErrConfig)
 	}
 	w := &Watcher{onEvent: onEvent, alerts: map[int64][]*alert{}}
 	opt.OnRoom = w.judged
-	r, err := New(cfgText, opt)
+	r, err := New(c, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -126,18 +131,16 @@ func NewWatcher(cfgText []byte, opt Options, onEvent func(Event)) (*Watcher, err
 }
 
 // Observe feeds the next observation (in time order), as Replayer.Observe.
-func (w *Watcher) Observe(o Observation) {
+func (w *Watcher) Observe(o observe.Observation) {
 	r := w.r
-	r.Observe(o)
-	// Observe leaves the room it observed last in its idle order.
-	rs := r.lru.prev
-	if rs == &r.lru {
+	rm := r.observe(o)
+	if rm == nil {
 		return
 	}
-	if o.Kind == Abort {
-		heap.Push(&w.due, dueEntry{at: o.Time.UnixNano() + int64(r.opt.Deadline), rs: rs})
+	if o.Kind == observe.Abort {
+		heap.Push(&w.due, dueEntry{at: o.Time.UnixNano() + int64(r.opt.Deadline), rm: rm})
 	}
-	if a := w.alertOf(rs); a != nil && !a.dirty {
+	if a := w.alertOf(rm); a != nil && !a.dirty {
 		a.dirty = true
 		w.dirty = append(w.dirty, a)
 	}
@@ -153,61 +156,72 @@ func (w *Watcher) Advance(t time.Time) {
 	skew := int64(r.opt.Skew)
 	keep := w.dirty[:0]
 	for _, a := range w.dirty {
-		rs := a.rs
-		if rs.next == nil {
+		rm := a.rm
+		rs := &rm.Data
+		if !rm.Live() {
 			a.dirty = false // forgotten: its Judged event ends the alert
 			continue
 		}
-		if w.burstOpen(rs, now) {
+		if w.burstOpen(rm, now) {
 			keep = append(keep, a)
 			continue
 		}
-		r.closeBurst(rs, len(rs.hist))
+		r.closeBurst(rm, len(rs.hist))
 		a.dirty = false
 		if rs.invalid != nil || rs.open && rs.episode == a.episode {
 			continue // still waiting (or invalid: its Judged event ends it)
 		}
 		w.remove(a)
-		w.emit(Event{Kind: Released, Room: r.judge(rs, now), At: t, Alert: a.serial})
+		w.emit(Event{Kind: Released, Room: r.judge(rm, now, false), At: t, Alert: a.serial})
 	}
 	clear(w.dirty[len(keep):])
 	w.dirty = keep
 	dl := int64(r.opt.Deadline)
 	for len(w.due) > 0 && w.due[0].at <= now {
-		rs := heap.Pop(&w.due).(dueEntry).rs
-		if rs.next == nil {
+		rm := heap.Pop(&w.due).(dueEntry).rm
+		rs := &rm.Data
+		if !rm.Live() {
 			continue // forgotten
 		}
-		if w.burstOpen(rs, now) {
-			heap.Push(&w.due, dueEntry{at: rs.burstLast + skew + 1, rs: rs})
+		if w.burstOpen(rm, now) {
+			heap.Push(&w.due, dueEntry{at: rs.burstLast + skew + 1, rm: rm})
 			continue
 		}
-		r.closeBurst(rs, len(rs.hist))
+		r.closeBurst(rm, len(rs.hist))
 		if rs.invalid != nil || !rs.open || rs.episode == 0 {
 			continue
 		}
 		if now-rs.episode < dl {
-			heap.Push(&w.due, dueEntry{at: rs.episode + dl, rs: rs})
+			heap.Push(&w.due, dueEntry{at: rs.episode + dl, rm: rm})
 			continue
 		}
-		if a := w.alertOf(rs); a != nil {
+		if a := w.alertOf(rm); a != nil {
 			continue // reported already (a new episode first ends it)
 		}
-		room := r.judge(rs, now)
+		if ok, decided := r.logChecked(); !ok {
+			if !decided {
+				// Not yet known whether the log is the capture's: look
+				// again at the next Advance.
+				heap.Push(&w.due, dueEntry{at: now + 1, rm: rm})
+			}
+			continue
+		}
+		room := r.judge(rm, now, false)
 		if room.Verdict != Violated && room.Verdict != AtRisk {
 			continue
 		}
 		w.serial++
-		a := &alert{rs: rs, serial: w.serial, episode: rs.episode}
-		w.alerts[rs.id] = append(w.alerts[rs.id], a)
+		a := &alert{rm: rm, serial: w.serial, episode: rs.episode}
+		w.alerts[rm.ID] = append(w.alerts[rm.ID], a)
 		w.nopen++
 		w.emit(Event{Kind: Overdue, Room: room, At: t, Alert: a.serial})
 	}
 }
 
-// burstOpen reports whether room rs has observations in a burst that an
+// burstOpen reports whether room rm has observations in a burst that an
 // observation at capture time now could still join.
-func (w *Watcher) burstOpen(rs *roomState, now int64) bool {
+func (w *Watcher) burstOpen(rm *room, now int64) bool {
+	rs := &rm.Data
 	return len(rs.hist) > rs.burst && rs.invalid == nil && now-rs.burstLast <= int64(w.r.opt.Skew)
 }
 
@@ -220,6 +234,10 @@ func (w *Watcher) Finish(end time.Time) *Report {
 	return rep
 }
 
+// Err returns why the Watcher reports no room: the event log does not
+// belong to the capture (see Replayer.Err).
+func (w *Watcher) Err() error { return w.r.Err() }
+
 // Live returns how many rooms the Watcher holds.
 func (w *Watcher) Live() int { return w.r.Live() }
 
@@ -230,9 +248,9 @@ func (w *Watcher) Overdue() int { return w.nopen }
 // Deadline returns the deadline rooms are judged by.
 func (w *Watcher) Deadline() time.Duration { return w.r.opt.Deadline }
 
-func (w *Watcher) alertOf(rs *roomState) *alert {
-	for _, a := range w.alerts[rs.id] {
-		if a.rs == rs {
+func (w *Watcher) alertOf(rm *room) *alert {
+	for _, a := range w.alerts[rm.ID] {
+		if a.rm == rm {
 			return a
 		}
 	}
@@ -240,7 +258,7 @@ func (w *Watcher) alertOf(rs *roomState) *alert {
 }
 
 func (w *Watcher) remove(a *alert) {
-	list := w.alerts[a.rs.id]
+	list := w.alerts[a.rm.ID]
 	for i, b := range list {
 		if b == a {
 			list = append(list[:i], list[i+1:]...)
@@ -248,37 +266,29 @@ func (w *Watcher) remove(a *alert) {
 		}
 	}
 	if len(list) == 0 {
-		delete(w.alerts, a.rs.id)
+		delete(w.alerts, a.rm.ID)
 	} else {
-		w.alerts[a.rs.id] = list
+		w.alerts[a.rm.ID] = list
 	}
 	w.nopen--
 }
 
 // judged receives the Replayer's final verdicts (Options.OnRoom).
 func (w *Watcher) judged(room *Room) {
-	ev := Event{Kind: Judged, Room: room, At: stamp64(w.r.now)}
+	ev := Event{Kind: Judged, Room: room, At: stamp64(w.r.now())}
 	if w.finishing {
 		ev.At = stamp64(w.end)
 	}
 	// The room judged is one that was just forgotten (or, in Finish, any
 	// room), on the room's prefill endpoint.
 	for _, a := range w.alerts[room.Room] {
-		if (w.finishing || a.rs.next == nil) && w.prefillOf(a.rs) == room.Prefill {
+		if (w.finishing || !a.rm.Live()) && w.r.rooms.Endpoint(a.rm) == room.Prefill {
 			ev.Alert = a.serial
 			w.remove(a)
 			break
 		}
 	}
 	w.emit(ev)
-}
-
-// prefillOf returns the prefill endpoint a room's verdict names.
-func (w *Watcher) prefillOf(rs *roomState) netip.AddrPort {
-	if int(rs.prefill) < len(w.r.endpoints) {
-		return w.r.endpoints[rs.prefill]
-	}
-	return netip.AddrPort{}
 }
 
 func (w *Watcher) emit(ev Event) {

@@ -2,12 +2,12 @@ package replay
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/roomspec/roomspec/spec"
 )
 
 // watch feeds obs to a Watcher, telling it before each observation that
@@ -15,10 +15,7 @@ import (
 // returns the events and the capture times Advance was called with.
 func (sc *scenario) watch(t *testing.T, opt Options, obs []Observation, end time.Time) (events []Event, advances []time.Time) {
 	t.Helper()
-	cfg, err := spec.Config(sc.Variant)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := variantConfig(t, sc.Variant)
 	w, err := NewWatcher(cfg, opt, func(ev Event) { events = append(events, ev) })
 	if err != nil {
 		t.Fatal(err)
@@ -189,11 +186,64 @@ func TestWatcherReleased(t *testing.T) {
 }
 
 func TestWatcherRejectsOnRoom(t *testing.T) {
-	cfg, err := spec.Config("fixed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := variantConfig(t, "fixed")
 	if _, err := NewWatcher(cfg, Options{OnRoom: func(*Room) {}}, nil); err == nil {
 		t.Error("NewWatcher took Options.OnRoom")
+	}
+}
+
+// With a log, a Watcher reports no room before the log has been checked
+// against the capture: under a 50 ms deadline storm-fixed's rooms are all
+// overdue, but with another scenario's log, or one a day late, none is
+// reported, and Err says why.
+func TestWatcherHoldsRoomsForTheLogCheck(t *testing.T) {
+	scs := map[string]*scenario{}
+	for _, sc := range loadScenarios(t) {
+		scs[sc.name] = sc
+	}
+	fixed, healthy := scs["storm-fixed"], scs["healthy"]
+	late := slices.Clone(fixed.log)
+	for i := range late {
+		late[i].Time = late[i].Time.Add(24 * time.Hour)
+	}
+	opt := Options{Deadline: 50 * time.Millisecond, Idle: time.Minute, Log: true}
+	for _, tc := range []struct {
+		name string
+		log  []Observation
+		want string
+	}{
+		{"another scenario's", healthy.log, "none in common"},
+		{"a day late", late, "apart, more than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var events []Event
+			w, err := NewWatcher(variantConfig(t, fixed.Variant), opt, func(ev Event) { events = append(events, ev) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range Merge(fixed.wire, tc.log) {
+				w.Advance(o.Time.Add(-time.Nanosecond))
+				w.Observe(o)
+			}
+			w.Advance(fixed.end)
+			w.Finish(fixed.end)
+			if len(events) != 0 {
+				t.Errorf("%d events on a log that does not belong, the first %s room %d", len(events), events[0].Kind, events[0].Room.Room)
+			}
+			if err := w.Err(); !errors.Is(err, ErrLogMismatch) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// Its own log: every aborted room overdue.
+	events, _ := fixed.watch(t, opt, Merge(fixed.wire, fixed.log), fixed.end)
+	overdue := 0
+	for _, ev := range events {
+		if ev.Kind == Overdue {
+			overdue++
+		}
+	}
+	if overdue != len(fixed.WithLog) {
+		t.Errorf("%d rooms overdue with the capture's own log, want %d", overdue, len(fixed.WithLog))
 	}
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"net/netip"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/explain"
 )
 
 // streams gives each decode rank's wire observations a stream of their
@@ -29,11 +31,11 @@ func streams(obs []Observation) []Observation {
 
 func healthyObs(t *testing.T, variant string) (c *model.Config, wireObs, logObs []Observation) {
 	t.Helper()
-	c, err := model.LoadConfig(cfgText(t, variant))
+	c, err := variantConfig(t, variant), error(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, l := observe(c, behaviour(t, c, healthy...))
+	w, l := observations(c, behaviour(t, c, healthy...))
 	return c, streams(w), l
 }
 
@@ -85,13 +87,13 @@ func TestOrder(t *testing.T) {
 			obs:  Merge([]Observation{w[0], at(w[1], 3*time.Second), w[2], w[3]}, replace(l, 2, at(l[2], -100*time.Microsecond))),
 			want: Satisfied,
 		},
-		{
-			name:  "the same with no skew allowed",
-			opt:   Options{Log: true, Skew: -1},
-			obs:   Merge([]Observation{w[0], at(w[1], 3*time.Second), w[2], w[3]}, replace(l, 2, at(l[2], -100*time.Microsecond))),
-			want:  Invalid,
-			blame: "log line 3 status",
-		},
+	}
+	// With no skew allowed, that log's clock is behind the capture's: the
+	// log does not belong to the capture.
+	_, err := replayAll(t, "upstream", Options{Log: true, Skew: -1},
+		Merge([]Observation{w[0], at(w[1], 3*time.Second), w[2], w[3]}, replace(l, 2, at(l[2], -100*time.Microsecond))), end)
+	if !errors.Is(err, ErrLogMismatch) || !strings.Contains(err.Error(), "clock is behind the capture's by at least 100µs") {
+		t.Errorf("log 100 us behind with no skew: %v", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,7 +207,7 @@ func TestPrefillEndpoints(t *testing.T) {
 	obs = append(obs, extra)
 	slices.SortStableFunc(obs, func(a, b Observation) int { return a.Time.Compare(b.Time) })
 
-	r, err := New(cfgText(t, "fixed-deferred"), Options{})
+	r, err := New(variantConfig(t, "fixed-deferred"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +229,7 @@ func TestPrefillEndpoints(t *testing.T) {
 	// With the log of x's prefill: y's room is judged from the wire alone
 	// (its prefill steps are unseen, not missing from the log).
 	_, _, l := healthyObs(t, "fixed-deferred")
-	r, err = New(cfgText(t, "fixed-deferred"), Options{Log: true, LogEndpoint: x})
+	r, err = New(variantConfig(t, "fixed-deferred"), Options{Log: true, LogEndpoint: x})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,11 +254,11 @@ func TestPrefillEndpoints(t *testing.T) {
 // the room's second request under the *-reuse variants, and a
 // TransferInfo no spec step explains under the others.
 func TestRoomReuse(t *testing.T) {
-	c, err := model.LoadConfig(cfgText(t, "upstream-reuse"))
+	c, err := variantConfig(t, "upstream-reuse"), error(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, _ := observe(c, behaviour(t, c,
+	w, _ := observations(c, behaviour(t, c,
 		"DecodeSendTransferInfo(d1, <<r, 1>>)",
 		"DecodeSendTransferInfo(d2, <<r, 1>>)",
 		"DecodeAbort(<<r, 1>>)",
@@ -279,7 +281,7 @@ func TestRoomReuse(t *testing.T) {
 func TestOnRoom(t *testing.T) {
 	_, w, _ := healthyObs(t, "upstream")
 	var got []*Room
-	r, err := New(cfgText(t, "upstream"), Options{Deadline: time.Minute, OnRoom: func(room *Room) { got = append(got, room) }})
+	r, err := New(variantConfig(t, "upstream"), Options{Deadline: time.Minute, OnRoom: func(room *Room) { got = append(got, room) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +314,7 @@ func TestOnRoom(t *testing.T) {
 	}
 }
 
-// TestBurstCut: more than maxBurst observations closer than the skew are
+// TestBurstCut: more than explain.MaxBurst observations closer than the skew are
 // cut into bursts, and the room says a bound was hit.
 func TestBurstCut(t *testing.T) {
 	_, w, l := healthyObs(t, "upstream")
@@ -320,7 +322,7 @@ func TestBurstCut(t *testing.T) {
 	for i := range all {
 		all[i].Time = all[0].Time.Add(time.Duration(i) * time.Microsecond)
 	}
-	if len(all) <= maxBurst {
+	if len(all) <= explain.MaxBurst {
 		t.Fatalf("%d observations", len(all))
 	}
 	room := replay(t, "upstream", Options{Log: true}, all, all[0].Time.Add(time.Hour))

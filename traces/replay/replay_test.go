@@ -8,20 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-
-func cfgText(t testing.TB, variant string) []byte {
-	t.Helper()
-	b, err := spec.Config(variant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // step is one step of a spec behaviour.
 type step struct {
@@ -62,13 +53,13 @@ func rankName(d int) netip.AddrPort {
 // observe turns a behaviour into what a capture and a prefill log would
 // show, one second per step, room 42. It is written independently of the
 // package's own mapping: from the state changes.
-func observe(c *model.Config, steps []step) (wireObs, logObs []Observation) {
+func observations(c *model.Config, steps []step) (wireObs, logObs []Observation) {
 	frame, line := 0, 0
 	for i, st := range steps {
 		ts := t0.Add(time.Duration(i+1) * time.Second)
 		w := func(k Kind, d int) {
 			frame++
-			wireObs = append(wireObs, Observation{Kind: k, Time: ts, Room: 42, Frame: frame, Rank: rankName(d), Required: c.RequiredDstInfoNum})
+			wireObs = append(wireObs, Observation{Kind: k, Time: ts, Room: 42, Wire: observe.Wire{Frame: frame, Rank: rankName(d), Required: c.RequiredDstInfoNum}})
 		}
 		l := func(o Observation) {
 			line++
@@ -92,15 +83,15 @@ func observe(c *model.Config, steps []step) (wireObs, logObs []Observation) {
 		case st.a.ID == model.ActSchedulerCreateSender:
 			l(Observation{Kind: SenderCreate})
 			if s.RequestStatus[0] != u.RequestStatus[0] {
-				l(Observation{Kind: Status, From: s.RequestStatus[0].String(), To: u.RequestStatus[0].String()})
+				l(Observation{Kind: Status, Log: observe.Log{From: s.RequestStatus[0].String(), To: u.RequestStatus[0].String()}})
 			}
 		case st.a.ID == model.ActSchedulerPollBootstrap:
-			l(Observation{Kind: Poll, Queue: "bootstrap", Status: c.Poll(s, 0).String()})
+			l(Observation{Kind: Poll, Log: observe.Log{Queue: "bootstrap", Status: c.Poll(s, 0).String()}})
 		case st.a.ID == model.ActSchedulerPollInFlight:
-			l(Observation{Kind: Poll, Queue: "inflight", Status: c.Poll(s, 0).String()})
+			l(Observation{Kind: Poll, Log: observe.Log{Queue: "inflight", Status: c.Poll(s, 0).String()}})
 			l(Observation{Kind: Clear})
 		case s.RequestStatus[0] != u.RequestStatus[0]:
-			l(Observation{Kind: Status, From: s.RequestStatus[0].String(), To: u.RequestStatus[0].String()})
+			l(Observation{Kind: Status, Log: observe.Log{From: s.RequestStatus[0].String(), To: u.RequestStatus[0].String()}})
 		}
 	}
 	return wireObs, logObs
@@ -108,7 +99,20 @@ func observe(c *model.Config, steps []step) (wireObs, logObs []Observation) {
 
 func replay(t testing.TB, variant string, opt Options, obs []Observation, end time.Time) *Room {
 	t.Helper()
-	r, err := New(cfgText(t, variant), opt)
+	rep, err := replayAll(t, variant, opt, obs, end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rooms) != 1 {
+		t.Fatalf("%d rooms", len(rep.Rooms))
+	}
+	return rep.Rooms[0]
+}
+
+// replayAll replays obs and returns the report and the Replayer's Err.
+func replayAll(t testing.TB, variant string, opt Options, obs []Observation, end time.Time) (*Report, error) {
+	t.Helper()
+	r, err := New(variantConfig(t, variant), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,10 +120,7 @@ func replay(t testing.TB, variant string, opt Options, obs []Observation, end ti
 		r.Observe(o)
 	}
 	rep := r.Finish(end)
-	if len(rep.Rooms) != 1 {
-		t.Fatalf("%d rooms", len(rep.Rooms))
-	}
-	return rep.Rooms[0]
+	return rep, r.Err()
 }
 
 // healthy: both ranks send TransferInfo, the request runs and completes,
@@ -140,12 +141,12 @@ var healthy = []string{
 }
 
 func TestVerdicts(t *testing.T) {
-	c, err := model.LoadConfig(cfgText(t, "upstream"))
+	c, err := variantConfig(t, "upstream"), error(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps := behaviour(t, c, healthy...)
-	wireObs, logObs := observe(c, steps)
+	wireObs, logObs := observations(c, steps)
 	all := Merge(wireObs, logObs)
 	abortAt := t0.Add(8 * time.Second)
 	releasedAt := t0.Add(12 * time.Second)
@@ -181,11 +182,11 @@ func TestVerdicts(t *testing.T) {
 // TestInvalid mutates the healthy behaviour's observations: each mutant
 // must be invalid, blamed on the mutated event.
 func TestInvalid(t *testing.T) {
-	c, err := model.LoadConfig(cfgText(t, "upstream"))
+	c, err := variantConfig(t, "upstream"), error(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wireObs, logObs := observe(c, behaviour(t, c, healthy...))
+	wireObs, logObs := observations(c, behaviour(t, c, healthy...))
 	tests := []struct {
 		name   string
 		mutate func(w, l []Observation) ([]Observation, []Observation)
@@ -214,7 +215,7 @@ func TestInvalid(t *testing.T) {
 			return append([]Observation{w[0], w[1], extra}, w[2:]...), l
 		}, false, "frame 99 TransferInfo"},
 		{"clear before any poll", func(w, l []Observation) ([]Observation, []Observation) {
-			cl := Observation{Kind: Clear, Time: w[0].Time, Room: 42, Line: 77}
+			cl := Observation{Kind: Clear, Time: w[0].Time, Room: 42, Log: observe.Log{Line: 77}}
 			return w, append([]Observation{cl}, l...)
 		}, true, "log line 77 clear"},
 	}
@@ -240,17 +241,17 @@ func TestInvalid(t *testing.T) {
 // behaviour, 10 s apart): the rooms held stay bounded by those within
 // the deadline (plus one sweep period), and every room is still judged.
 func TestLiveRooms(t *testing.T) {
-	c, err := model.LoadConfig(cfgText(t, "upstream"))
+	c, err := variantConfig(t, "upstream"), error(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, l := observe(c, behaviour(t, c, healthy...))
+	w, l := observations(c, behaviour(t, c, healthy...))
 	for _, log := range []bool{true, false} {
 		one := w
 		if log {
 			one = Merge(w, l)
 		}
-		r, err := New(cfgText(t, "upstream"), Options{Log: log, Deadline: 5 * time.Minute})
+		r, err := New(variantConfig(t, "upstream"), Options{Log: log, Deadline: 5 * time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,11 +282,11 @@ func TestLiveRooms(t *testing.T) {
 // the wire and the status change of the same step in the log are one
 // step, whichever source shows it first.
 func TestAckVariant(t *testing.T) {
-	c, err := model.LoadConfig(cfgText(t, "fixed-deferred"))
+	c, err := variantConfig(t, "fixed-deferred"), error(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, l := observe(c, behaviour(t, c, healthy...))
+	w, l := observations(c, behaviour(t, c, healthy...))
 	acks := 0
 	for _, o := range w {
 		if o.Kind == AbortAck {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/internal/benchdata"
-	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/decode"
 )
 
@@ -22,10 +21,7 @@ import (
 // one rank's ABORT before the other rank's TransferInfo: none is invalid.
 func TestManyRoomsHeld(t *testing.T) {
 	paths := benchdata.RoomsCaptures(t)
-	cfg, err := spec.Config("fixed-deferred")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := variantConfig(t, "fixed-deferred")
 	for _, path := range paths {
 		f, err := os.Open(path)
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 )
@@ -85,10 +84,7 @@ func loadScenarios(t *testing.T) []*scenario {
 
 func (sc *scenario) replay(t *testing.T, log bool, obs []Observation, end time.Time) *Report {
 	t.Helper()
-	cfg, err := spec.Config(sc.Variant)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := variantConfig(t, sc.Variant)
 	r, err := New(cfg, Options{Deadline: sc.deadline, Log: log})
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,11 @@
 package replay
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // Witness is one behaviour of the spec that explains a reported room's
@@ -31,7 +32,7 @@ type Witness struct {
 	// Observations are the room's observations that were checked against
 	// the spec, in the order fed, then (for an invalid room the search
 	// never saw) its unexplained observation.
-	Observations []Observation
+	Observations []observe.Observation
 	// Unexplained is the index in Observations of an invalid room's
 	// unexplained observation, or -1; no observation from it on is
 	// matched to a step.
@@ -55,11 +56,11 @@ type WitnessStep struct {
 	// Action is the spec action taken, State the state after it.
 	Action model.Action
 	State  model.State
-	// Marks are the marks the step left (see Marks); Obs[k] is the index
+	// Marks are the marks the step left (explain.Marks); Obs[k] is the index
 	// in Witness.Observations of the observation of Marks[k], or -1 when
 	// it was not observed (a message still in flight at the end, or sent
 	// before the capture saw its connection).
-	Marks []Mark
+	Marks []explain.Mark
 	Obs   []int
 	// Quiet are the indices in Witness.Observations of logged polls that
 	// moved nothing, taken in State (after this step, before the next).
@@ -79,23 +80,24 @@ func (s *WitnessStep) Unseen() bool {
 // maxWitnesses bounds the witnesses kept per room pattern.
 const maxWitnesses = 4096
 
-// witness returns the witness of room, judged from rs; nil when the
+// witness returns the witness of room, judged from rm; nil when the
 // room's history was not kept. Rooms whose observations follow the same
 // pattern (the same marks in the same bursts, on the same instance, from
 // the same start, to the same kind of verdict) have the same witness but
 // for their observations themselves: it is rebuilt once per pattern, its
 // steps shared.
-func (r *Replayer) witness(rs *roomState, room *Room) *Witness {
-	if rs.histLost || rs.a == nil {
+func (r *Replayer) witness(rm *room, room *Room) *Witness {
+	rs := &rm.Data
+	if rs.histLost || rs.inst == nil {
 		return nil
 	}
 	if room.Verdict == Invalid {
-		return r.rebuildWitness(rs, room)
+		return r.rebuildWitness(rm, room)
 	}
 	key := r.pattern(rs, room)
 	w, ok := r.witnesses[key]
 	if !ok {
-		if w = r.rebuildWitness(rs, room); w == nil {
+		if w = r.rebuildWitness(rm, room); w == nil {
 			return nil
 		}
 		if r.witnesses == nil || len(r.witnesses) >= maxWitnesses {
@@ -105,9 +107,9 @@ func (r *Replayer) witness(rs *roomState, room *Room) *Witness {
 		return w
 	}
 	out := *w
-	out.Observations = make([]Observation, 0, len(rs.hist))
+	out.Observations = make([]observe.Observation, 0, len(rs.hist))
 	for _, rec := range rs.hist {
-		out.Observations = append(out.Observations, *r.observation(rs, rec))
+		out.Observations = append(out.Observations, *r.observation(rm, rec))
 	}
 	return &out
 }
@@ -115,32 +117,27 @@ func (r *Replayer) witness(rs *roomState, room *Room) *Witness {
 // pattern says what a room's witness depends on: its instance, start and
 // kind of verdict, and its bursts' marks and orders.
 func (r *Replayer) pattern(rs *roomState, room *Room) string {
-	b := fmt.Appendf(nil, "%p %d %s|", rs.a, room.Start, room.Verdict)
+	b := fmt.Appendf(nil, "%p %d %s|", rs.inst, room.Start, room.Verdict)
 	start := 0
-	for end := range r.bursts(rs.hist) {
-		ms, ord := r.burstOf(rs.hist[start:end])
-		for i := 0; i < ord.n; i++ {
-			b = binary.LittleEndian.AppendUint32(b, uint32(ms[i]))
-			b = binary.LittleEndian.AppendUint16(b, ord.need[i])
-			b = binary.LittleEndian.AppendUint16(b, ord.forbid[i])
-		}
-		b = append(b, '|')
+	for end := range explain.Bursts(rs.hist, r.opt.Skew) {
+		ms, ord := explain.BurstOf(rs.hist[start:end], r.opt.Skew)
+		b = append(ord.AppendKey(b, ms[:end-start]), '|')
 		start = end
 	}
 	return string(b)
 }
 
-// rebuildWitness rebuilds the witness of room, judged from rs.
-func (r *Replayer) rebuildWitness(rs *roomState, room *Room) *Witness {
-	c := rs.a.sr.c
+// rebuildWitness rebuilds the witness of room, judged from rm.
+func (r *Replayer) rebuildWitness(rm *room, room *Room) *Witness {
+	rs := &rm.Data
+	c := rs.inst.Config()
 	states, pin := room.Behaviour, -1
 	if states != nil && room.Pin != nil && len(room.Pin) > 1 {
 		pin = len(states) - len(room.Pin) + 1
 	}
 	if states == nil || room.Pin == nil && room.Aborted && room.Verdict != Invalid {
-		view := *rs // judged again from room.Start where judge said so
-		view.start = room.Start
-		states = r.rebuild(&view, r.pinnedEnd(&view, rs))
+		// Judged again from room.Start where judge said so.
+		states = r.explanation(rs, room.Start, room.Aborted)
 	}
 	if len(states) == 0 {
 		return nil
@@ -152,16 +149,16 @@ func (r *Replayer) rebuildWitness(rs *roomState, room *Room) *Witness {
 		st := &w.Steps[i]
 		st.State = states[i]
 		st.Action = actionBetween(c, &states[i-1], &states[i])
-		st.Marks = Marks(c, st.Action, &states[i-1], &states[i], rs.log)
+		st.Marks = explain.Marks(c, st.Action, &states[i-1], &states[i], rs.inst.Log())
 		st.Obs = make([]int, len(st.Marks))
 		for k := range st.Obs {
 			st.Obs[k] = -1
 		}
 	}
-	marks := make([]Mark, 0, len(rs.hist))
+	marks := make([]explain.Mark, 0, len(rs.hist))
 	for _, rec := range rs.hist {
-		w.Observations = append(w.Observations, *r.observation(rs, rec))
-		marks = append(marks, r.marks.list[rec.mark])
+		w.Observations = append(w.Observations, *r.observation(rm, rec))
+		marks = append(marks, r.marks.Mark(rec.Mark))
 	}
 	if u := room.Unexplained; u != nil {
 		w.Unexplained = len(w.Observations)
@@ -176,44 +173,31 @@ func (r *Replayer) rebuildWitness(rs *roomState, room *Room) *Witness {
 		}
 		marks = marks[:min(w.Unexplained, len(marks))]
 	}
-	w.align(marks, room.Start, rs.log)
+	w.align(marks, room.Start)
 	if room.Aborted {
-		w.stuck(rs.a)
+		w.stuck(rs.inst)
 	}
 	return w
 }
 
-// pinnedEnd returns a state the room's observations may have left it in
-// from which no completion lets its aborted requests go, or nil: of the
-// explanations of a room that was not released, the one that shows how it
-// was pinned. view is rs, judged from its room's start.
-func (r *Replayer) pinnedEnd(view, rs *roomState) *model.State {
-	final := rs.set
-	if view.start != rs.start {
-		switch view.start {
-		case StartBlind:
-			view.set = rs.a.blindSet()
-		case StartUnknown:
-			view.set = rs.a.pastSet()
-		default:
-			view.set = rs.a.start
-		}
-		r.fold(view)
-		final = view.set
+// explanation returns a behaviour of the spec that explains the room's
+// observations from start: of the states they may leave it in, for an
+// aborted room one from which no completion lets its aborted requests go
+// (the one that shows how it was pinned), else the first.
+func (r *Replayer) explanation(rs *roomState, start Start, aborted bool) []model.State {
+	m := explain.Match{Inst: rs.inst, Start: start, Hist: rs.hist, Skew: r.opt.Skew}
+	finals, _ := m.Explanations()
+	if len(finals) == 0 {
+		return nil
 	}
-	for i := range final.nodes {
-		if pinned(rs.a, &final.nodes[i].s) {
-			return &final.nodes[i].s
+	if aborted {
+		for _, f := range finals {
+			if rs.inst.Doomed(&f[len(f)-1]) {
+				return f
+			}
 		}
 	}
-	return nil
-}
-
-// pinned reports whether no completion of the unseen steps from s lets
-// its aborted requests go.
-func pinned(a *automaton, s *model.State) bool {
-	path, complete := a.pin(a.intern([]node{{s: *s}}))
-	return complete && len(path) == 1
+	return finals[0]
 }
 
 // actionBetween returns the action of a step from s to t.
@@ -234,17 +218,17 @@ type slot struct{ step, k int }
 
 // align matches observations (their marks ms) to the marks of the steps,
 // channel by channel.
-func (w *Witness) align(ms []Mark, start Start, log bool) {
+func (w *Witness) align(ms []explain.Mark, start Start) {
 	slots := map[int][]slot{}
 	for i := 1; i < len(w.Steps); i++ {
 		for k, m := range w.Steps[i].Marks {
-			slots[m.channel()] = append(slots[m.channel()], slot{i, k})
+			slots[m.Channel()] = append(slots[m.Channel()], slot{i, k})
 		}
 	}
 	obs := map[int][]int{}
 	var chans []int
 	for j, m := range ms {
-		ch := m.channel()
+		ch := m.Channel()
 		if _, ok := obs[ch]; !ok {
 			chans = append(chans, ch)
 		}
@@ -260,13 +244,24 @@ func (w *Witness) align(ms []Mark, start Start, log bool) {
 	}
 }
 
+// matches reports whether observed mark m is the mark of slot s: the
+// same, but a poll whose queue the log did not say fits a poll of either
+// queue (as the search reads it).
+func (w *Witness) matches(s slot, m explain.Mark) bool {
+	left := w.Steps[s.step].Marks[s.k]
+	if m.Kind == observe.Poll && m.A == "" {
+		return left.Kind == observe.Poll && left.B == m.B
+	}
+	return left == m
+}
+
 // alignWire matches a wire channel's observations js to its marks: the
 // k-th to the k-th, or on a blind channel after the marks it missed.
-func (w *Witness) alignWire(ms []Mark, js []int, sl []slot, blind bool) {
+func (w *Witness) alignWire(ms []explain.Mark, js []int, sl []slot, blind bool) {
 	best, bestN := 0, -1
 	for off := 0; off == 0 || blind && off < len(sl); off++ {
 		n := 0
-		for n < len(js) && off+n < len(sl) && w.mark(sl[off+n]) == ms[js[n]] {
+		for n < len(js) && off+n < len(sl) && w.matches(sl[off+n], ms[js[n]]) {
 			n++
 		}
 		if n > bestN {
@@ -288,16 +283,16 @@ func (w *Witness) alignWire(ms []Mark, js []int, sl []slot, blind bool) {
 // alignLog matches the log's observations js to its marks in order; an
 // observation that is not the next mark is a poll that moved nothing,
 // placed at the first state since the last matched line where such a
-// poll fits (Stutter). A blind log (the room's life began before it)
-// may have missed the lines before its first observation.
-func (w *Witness) alignLog(ms []Mark, js []int, sl []slot, blind bool) {
+// poll fits (explain.Stutter). A blind log (the room's life began before
+// it) may have missed the lines before its first observation.
+func (w *Witness) alignLog(ms []explain.Mark, js []int, sl []slot, blind bool) {
 	try := func(off int, commit bool) int {
 		p, at, n := off, 0, 0
 		if off > 0 {
 			at = sl[off-1].step
 		}
 		for _, j := range js {
-			if p < len(sl) && w.mark(sl[p]) == ms[j] {
+			if p < len(sl) && w.matches(sl[p], ms[j]) {
 				if commit {
 					w.Steps[sl[p].step].Obs[sl[p].k] = j
 				}
@@ -305,7 +300,7 @@ func (w *Witness) alignLog(ms []Mark, js []int, sl []slot, blind bool) {
 				p, n = p+1, n+1
 				continue
 			}
-			if ms[j].Kind != Poll {
+			if ms[j].Kind != observe.Poll {
 				return n
 			}
 			hi := len(w.Steps)
@@ -314,7 +309,7 @@ func (w *Witness) alignLog(ms []Mark, js []int, sl []slot, blind bool) {
 			}
 			place := at
 			for i := at; i < hi; i++ {
-				if Stutter(w.Config, ms[j], &w.Steps[i].State) {
+				if explain.Stutter(w.Config, ms[j], &w.Steps[i].State) {
 					place = i
 					break
 				}
@@ -342,13 +337,10 @@ func (w *Witness) alignLog(ms []Mark, js []int, sl []slot, blind bool) {
 	}
 }
 
-func (w *Witness) mark(s slot) Mark { return w.Steps[s.step].Marks[s.k] }
-
 // stuck sets Stuck: the first state from which every later state of the
-// behaviour is pinned (automaton.pin from that state alone finds it
-// pinned already).
-func (w *Witness) stuck(a *automaton) {
-	for i := len(w.Steps) - 1; i >= 0 && pinned(a, &w.Steps[i].State); i-- {
+// behaviour is pinned (explain.Instance.Doomed).
+func (w *Witness) stuck(inst *explain.Instance) {
+	for i := len(w.Steps) - 1; i >= 0 && inst.Doomed(&w.Steps[i].State); i-- {
 		w.Stuck = i
 	}
 }

@@ -32,6 +32,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 
@@ -69,8 +71,11 @@ type Engine struct {
 	logLast    time.Time
 	logAtEnd   bool
 	logEndWall time.Time
-	// advanced is the capture time the Watcher was last advanced to.
+	// advanced is the capture time the Watcher was last advanced to;
+	// steps the capture times of records not yet advanced to (capture
+	// time is held back while the log has not caught up with them).
 	advanced time.Time
+	steps    []time.Time
 	stats    Stats
 	// open holds the kind of each open alert.
 	open map[uint64]Kind
@@ -88,9 +93,9 @@ type Stats struct {
 	Verdicts         int // Verdict events
 }
 
-// New returns an Engine for the variant whose cfg text is cfgText; emit
-// receives its events.
-func New(cfgText []byte, opt Options, emit func(Event)) (*Engine, error) {
+// New returns an Engine for the variant c (a configuration of one room,
+// as replay.New takes it); emit receives its events.
+func New(c *model.Config, opt Options, emit func(Event)) (*Engine, error) {
 	if opt.Hold <= 0 {
 		opt.Hold = 250 * time.Millisecond
 	}
@@ -98,7 +103,7 @@ func New(cfgText []byte, opt Options, emit func(Event)) (*Engine, error) {
 		opt.MaxQueued = 1 << 16
 	}
 	e := &Engine{opt: opt, emit: emit, open: map[uint64]Kind{}}
-	w, err := replay.NewWatcher(cfgText, opt.Replay, e.event)
+	w, err := replay.NewWatcher(c, opt.Replay, e.event)
 	if err != nil {
 		return nil, err
 	}
@@ -114,19 +119,22 @@ func (e *Engine) Record(t, wall time.Time) {
 		e.wireDone = latest(e.wireDone, e.wireLast)
 	}
 	e.records = true
+	if t.After(e.wireLast) && len(e.steps) < e.opt.MaxQueued {
+		e.steps = append(e.steps, t)
+	}
 	e.wireLast = latest(e.wireLast, t)
 	e.wireWall = wall
 	e.release(wall)
 }
 
 // Wire hands over an observation of a decoded message.
-func (e *Engine) Wire(o replay.Observation, wall time.Time) {
+func (e *Engine) Wire(o observe.Observation, wall time.Time) {
 	e.wireQ.push(o)
 	e.release(wall)
 }
 
 // Log hands over an observation of a log line.
-func (e *Engine) Log(o replay.Observation, wall time.Time) {
+func (e *Engine) Log(o observe.Observation, wall time.Time) {
 	e.logQ.push(o)
 	e.logSeen, e.logAtEnd = true, false
 	e.logLast = latest(e.logLast, o.Time)
@@ -160,6 +168,10 @@ func (e *Engine) Stats() Stats {
 	s.Held = e.w.Live()
 	return s
 }
+
+// Err returns why no room is reported: the log does not belong to the
+// capture (replay.ErrLogMismatch, wrapped with what does not match).
+func (e *Engine) Err() error { return e.w.Err() }
 
 // Counts returns the rooms judged so far by verdict (never-aborted rooms
 // included).
@@ -220,7 +232,7 @@ func (e *Engine) through(wall time.Time) (time.Time, bool) {
 
 // head returns the observation replay would take next: the log's when it
 // is strictly earlier than the wire's.
-func (e *Engine) head() (o replay.Observation, fromLog bool) {
+func (e *Engine) head() (o observe.Observation, fromLog bool) {
 	switch {
 	case e.logQ.len() > 0 && (e.wireQ.len() == 0 || e.logQ.front().Time.Before(e.wireQ.front().Time)):
 		return e.logQ.pop(), true
@@ -234,7 +246,7 @@ func (e *Engine) release(wall time.Time) {
 	wt, wok := e.wireThrough(wall)
 	lt, lok, lnone := e.logThrough()
 	for e.wireQ.len()+e.logQ.len() > 0 {
-		var next replay.Observation
+		var next observe.Observation
 		var log bool
 		if e.logQ.len() > 0 && (e.wireQ.len() == 0 || e.logQ.front().Time.Before(e.wireQ.front().Time)) {
 			next, log = *e.logQ.front(), true
@@ -256,15 +268,41 @@ func (e *Engine) release(wall time.Time) {
 			e.stats.Forced++
 		}
 		o, _ := e.head()
+		if ready {
+			e.advanceBefore(o.Time)
+		}
 		e.feed(o)
 	}
 	if now, ok := e.through(wall); ok && now.After(e.advanced) {
-		e.advanced = now
-		e.w.Advance(now)
+		e.advanceBefore(now.Add(1))
+		e.advance(now)
 	}
 }
 
-func (e *Engine) feed(o replay.Observation) {
+// advanceBefore advances capture time through the records before t (every
+// observation before t has been fed). Capture time moves on as the packets
+// carry it, record by record, even when the log lets it go only later: a
+// room is judged overdue at the first record past its deadline, whether
+// the log follower or the wire came first.
+func (e *Engine) advanceBefore(t time.Time) {
+	k := 0
+	for ; k < len(e.steps) && e.steps[k].Before(t); k++ {
+		e.advance(e.steps[k])
+	}
+	if k > 0 {
+		e.steps = append(e.steps[:0], e.steps[k:]...)
+	}
+}
+
+// advance tells the Watcher that capture time has reached t.
+func (e *Engine) advance(t time.Time) {
+	if t.After(e.advanced) {
+		e.advanced = t
+		e.w.Advance(t)
+	}
+}
+
+func (e *Engine) feed(o observe.Observation) {
 	if o.Time.Before(e.advanced) {
 		e.stats.Late++
 	}
@@ -339,16 +377,16 @@ func earliest(a, b time.Time) time.Time {
 
 // queue is a FIFO of observations.
 type queue struct {
-	items []replay.Observation
+	items []observe.Observation
 	head  int
 }
 
-func (q *queue) len() int                   { return len(q.items) - q.head }
-func (q *queue) front() *replay.Observation { return &q.items[q.head] }
-func (q *queue) push(o replay.Observation)  { q.items = append(q.items, o) }
-func (q *queue) pop() (o replay.Observation) {
+func (q *queue) len() int                    { return len(q.items) - q.head }
+func (q *queue) front() *observe.Observation { return &q.items[q.head] }
+func (q *queue) push(o observe.Observation)  { q.items = append(q.items, o) }
+func (q *queue) pop() (o observe.Observation) {
 	o = q.items[q.head]
-	q.items[q.head] = replay.Observation{}
+	q.items[q.head] = observe.Observation{}
 	q.head++
 	if q.head == len(q.items) {
 		q.items, q.head = q.items[:0], 0

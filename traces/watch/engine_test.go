@@ -15,9 +15,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 	"github.com/roomspec/roomspec/traces/source"
 )
@@ -34,9 +36,9 @@ type scenario struct {
 	deadline time.Duration
 	// arrivals are what the sources deliver, in capture order per source.
 	records []record
-	log     []replay.Observation
+	log     []observe.Observation
 	end     time.Time
-	cfg     []byte
+	cfg     *model.Config
 	// held counts the messages decode emitted more than MaxHold after
 	// their time (out of order): the observations that may come late.
 	held int
@@ -44,7 +46,7 @@ type scenario struct {
 
 type record struct {
 	t   time.Time
-	obs []replay.Observation // messages this record completes (as decode emits them after it)
+	obs []observe.Observation // messages this record completes (as decode emits them after it)
 }
 
 func loadScenarios(t *testing.T) []*scenario {
@@ -67,7 +69,11 @@ func loadScenarios(t *testing.T) []*scenario {
 		if sc.deadline, err = time.ParseDuration(sc.Deadline); err != nil {
 			t.Fatal(err)
 		}
-		if sc.cfg, err = spec.Config(sc.Variant); err != nil {
+		text, err := spec.Config(sc.Variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.cfg, err = model.LoadConfig(text); err != nil {
 			t.Fatal(err)
 		}
 		base := filepath.Join(dir, sc.name)
@@ -84,7 +90,7 @@ func loadScenarios(t *testing.T) []*scenario {
 		// As Run decodes: a stream that does not resynchronize holds the
 		// others back for at most Hold.
 		sum, err := decode.Run(p, decode.Options{MaxHold: 250 * time.Millisecond}, func(m *decode.Message) {
-			if o, ok := replay.FromMessage(m); ok {
+			if o, ok := observe.FromMessage(m); ok {
 				last := &sc.records[len(sc.records)-1]
 				last.obs = append(last.obs, o)
 			}
@@ -104,7 +110,7 @@ func loadScenarios(t *testing.T) []*scenario {
 			t.Fatal(err)
 		}
 		for i := range events {
-			if o, ok := replay.FromEvent(&events[i]); ok {
+			if o, ok := observe.FromEvent(&events[i]); ok {
 				sc.log = append(sc.log, o)
 			}
 		}
@@ -114,8 +120,8 @@ func loadScenarios(t *testing.T) []*scenario {
 }
 
 // wire returns the scenario's wire observations in decode's order.
-func (sc *scenario) wire() []replay.Observation {
-	var out []replay.Observation
+func (sc *scenario) wire() []observe.Observation {
+	var out []observe.Observation
 	for _, r := range sc.records {
 		out = append(out, r.obs...)
 	}
@@ -142,7 +148,7 @@ func (sc *scenario) replayJSON(t *testing.T, opt replay.Options) []string {
 	}
 	obs := sc.wire()
 	if opt.Log {
-		obs = replay.Merge(obs, sc.log)
+		obs = observe.Merge(obs, sc.log)
 	}
 	for _, o := range obs {
 		r.Observe(o)
@@ -156,7 +162,7 @@ func (sc *scenario) replayJSON(t *testing.T, opt replay.Options) []string {
 type arrival struct {
 	wall time.Time
 	rec  *record
-	log  *replay.Observation
+	log  *observe.Observation
 }
 
 // live plays the scenario into an Engine as live sources would deliver
@@ -357,7 +363,7 @@ func TestEngineSilentWire(t *testing.T) {
 	var lastAbort time.Time
 	for _, r := range sc.records {
 		for _, o := range r.obs {
-			if o.Kind == replay.Abort {
+			if o.Kind == observe.Abort {
 				lastAbort = r.t
 			}
 		}

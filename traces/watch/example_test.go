@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 	"github.com/roomspec/roomspec/traces/watch"
 )
@@ -17,11 +19,15 @@ import (
 // it, at the next tick); the source's end gives its final verdict, judged at
 // the capture's last packet as replay judges it.
 func ExampleEngine() {
-	cfg, err := spec.Config("fork-90a52f44a")
+	text, err := spec.Config("fork-90a52f44a")
 	if err != nil {
 		panic(err)
 	}
-	e, err := watch.New(cfg, watch.Options{Replay: replay.Options{Deadline: 2 * time.Second}}, func(ev watch.Event) {
+	c, err := model.LoadConfig(text)
+	if err != nil {
+		panic(err)
+	}
+	e, err := watch.New(c, watch.Options{Replay: replay.Options{Deadline: 2 * time.Second}}, func(ev watch.Event) {
 		fmt.Printf("%s: room %d %s at abort+%v\n", ev.Kind, ev.Room.Room, ev.Room.Verdict, ev.At.Sub(ev.Room.AbortTime))
 	})
 	if err != nil {
@@ -31,8 +37,8 @@ func ExampleEngine() {
 	prefill := netip.MustParseAddrPort("10.0.0.9:5555")
 	for i, rank := range []string{"10.0.0.1:17000", "10.0.0.2:17000"} {
 		e.Record(t0, t0) // the packet carrying the ABORT, read at once
-		e.Wire(replay.Observation{Kind: replay.Abort, Time: t0, Room: 7, Frame: i + 1,
-			Rank: netip.MustParseAddrPort(rank), Dst: prefill}, t0)
+		e.Wire(observe.Observation{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: i + 1,
+			Rank: netip.MustParseAddrPort(rank), Dst: prefill}}, t0)
 	}
 	// The wire falls silent; the wall clock goes on.
 	for wall := t0; wall.Before(t0.Add(3 * time.Second)); wall = wall.Add(500 * time.Millisecond) {

@@ -7,17 +7,20 @@ import (
 	"io"
 	"time"
 
+	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 	"github.com/roomspec/roomspec/traces/source"
 )
 
 // Config is what Run watches and how.
 type Config struct {
-	// Variant is the cfg text of the spec variant (spec.Config).
-	Variant []byte
+	// Variant is the spec variant's configuration (one room, as
+	// replay.New takes it).
+	Variant *model.Config
 	// Source yields the capture's packets.
 	Source source.Source
 	// Log, if set, is the prefill event log, followed as it is written
@@ -60,7 +63,7 @@ type item struct {
 	kind itemKind
 	t    time.Time // record: its capture time
 	wall time.Time
-	obs  replay.Observation
+	obs  observe.Observation
 	err  error
 }
 
@@ -77,8 +80,10 @@ const (
 // Run watches until the source ends or ctx ends, and judges every room
 // still held then: at the capture's last packet when the source ended,
 // at the capture time reached when ctx ended. Events go to cfg.OnEvent as
-// they happen. An error is returned only for a source that is not a
-// capture or fails; what was decided before it is kept.
+// they happen. An error is returned for a source that is not a capture
+// or fails (what was decided before it is kept), and for a log that does
+// not belong to the capture (replay.ErrLogMismatch: the run stops as soon
+// as the log is found not to, and no room is judged on it).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	now := cfg.Now
 	if now == nil {
@@ -141,7 +146,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if cfg.Metrics != nil {
 				cfg.Metrics.Messages.Inc()
 			}
-			if o, ok := replay.FromMessage(m); ok {
+			if o, ok := observe.FromMessage(m); ok {
 				send(item{kind: itemWire, obs: o})
 			}
 		}, func(d decode.Diagnostic) {
@@ -177,7 +182,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			t := time.NewTicker(tick)
 			defer t.Stop()
 			for {
-				if !readLog(cfg.Log, warn, cfg.Metrics, func(o replay.Observation) bool {
+				if !readLog(cfg.Log, warn, cfg.Metrics, func(o observe.Observation) bool {
 					return send(item{kind: itemLog, obs: o})
 				}) {
 					return
@@ -220,12 +225,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		for n := len(items); n > 0; n-- {
 			handle(e, <-items, now())
 		}
-		readLog(cfg.Log, warn, cfg.Metrics, func(o replay.Observation) bool {
+		readLog(cfg.Log, warn, cfg.Metrics, func(o observe.Observation) bool {
 			e.Log(o, now())
 			return true
 		})
 		if ev, err := cfg.Log.Final(); err == nil {
-			if o, ok := replay.FromEvent(&ev); ok {
+			if o, ok := observe.FromEvent(&ev); ok {
 				e.Log(o, now())
 			}
 		} else if errors.Is(err, eventlog.ErrSyntax) {
@@ -252,7 +257,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if it.err != nil {
 			return res, true, fmt.Errorf("%w: %w", ErrSource, it.err)
 		}
-		return res, true, nil
+		return res, true, e.Err()
+	}
+	// mismatch stops the run on a log that does not belong to the capture.
+	mismatch := func() (*Result, error) {
+		finishLog()
+		res := &Result{Report: e.Finish(e.Now(now())), Stopped: true}
+		res.Stats = e.Stats()
+		update()
+		return res, e.Err()
 	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
@@ -268,9 +281,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					return res, err
 				}
 			}
+			if e.Err() != nil {
+				return mismatch()
+			}
 			update()
 		case <-t.C:
 			e.Tick(now())
+			if e.Err() != nil {
+				return mismatch()
+			}
 			if d, ok := cfg.Source.(source.Dropper); ok && cfg.Metrics != nil {
 				if n, err := d.Dropped(); err == nil && n > 0 {
 					cfg.Metrics.Dropped.Add(float64(n))
@@ -305,7 +324,7 @@ func handle(e *Engine, it item, wall time.Time) {
 
 // readLog hands the log's complete lines to feed until the log's current
 // end (or until feed says stop: false).
-func readLog(f *eventlog.Follower, warn func(error), m *Metrics, feed func(replay.Observation) bool) bool {
+func readLog(f *eventlog.Follower, warn func(error), m *Metrics, feed func(observe.Observation) bool) bool {
 	for {
 		ev, err := f.Next()
 		switch {
@@ -321,7 +340,7 @@ func readLog(f *eventlog.Follower, warn func(error), m *Metrics, feed func(repla
 			warn(err)
 			return true
 		}
-		if o, ok := replay.FromEvent(&ev); ok && !feed(o) {
+		if o, ok := observe.FromEvent(&ev); ok && !feed(o) {
 			return false
 		}
 	}

@@ -15,11 +15,11 @@ func AppendJSON(b []byte, m Message) ([]byte, error) {
 		b = append(b, `{"room":`...)
 		b = strconv.AppendInt(b, m.RoomID, 10)
 		b = append(b, `,"decode_ip":`...)
-		b = appendJSONString(b, m.DecodeIP)
+		b = AppendJSONString(b, m.DecodeIP)
 		b = append(b, `,"decode_port":`...)
 		b = strconv.AppendInt(b, int64(m.DecodePort), 10)
 		b = append(b, `,"agent_name":`...)
-		b = appendJSONString(b, m.AgentName)
+		b = AppendJSONString(b, m.AgentName)
 		b = append(b, `,"kv_page_indices":`...)
 		b = appendJSONInts(b, m.KVPageIndices)
 		b = append(b, `,"aux_index":`...)
@@ -51,7 +51,7 @@ func AppendJSON(b []byte, m Message) ([]byte, error) {
 		b = strconv.AppendInt(b, m.RoomID, 10)
 		if m.DecodeIP != "" {
 			b = append(b, `,"decode_ip":`...)
-			b = appendJSONString(b, m.DecodeIP)
+			b = AppendJSONString(b, m.DecodeIP)
 		}
 		if m.DecodePort != 0 {
 			b = append(b, `,"decode_port":`...)
@@ -97,10 +97,11 @@ func appendJSONIntPtr(b []byte, p *int64) []byte {
 	return strconv.AppendInt(b, *p, 10)
 }
 
-// appendJSONString appends s quoted as encoding/json quotes it: plain
+// AppendJSONString appends s quoted as encoding/json quotes it: plain
 // printable ASCII as is, anything else (escapes, HTML-sensitive
-// characters, other bytes) by json.Marshal itself.
-func appendJSONString(b []byte, s string) []byte {
+// characters, other bytes) by json.Marshal itself. Decoded messages are
+// rendered with it, here and in traces/decode.
+func AppendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			q, _ := json.Marshal(s) // a string always marshals
