@@ -14,7 +14,7 @@ func FuzzReadState(f *testing.F) {
 	var b strings.Builder
 	c.WriteITF(&b, &s, 0)
 	f.Add([]byte(b.String()), true)
-	f.Add([]byte(`{"request_status":["Absent"],"transfer_infos":[[]],"tombstones":[],"bootstrap_alive":true,"prefill_crashed":false,"sender":["NoSender","NoSender"],"queued":[0,0],"posted":[false,false],"chan":[[],[]],"ack_chan":[[],[]],"ti_sent":[[],[]],"aborted":[false,false],"pages_released":[[],[]]}`), false)
+	f.Add([]byte(`{"request_status":["Absent"],"transfer_infos":[[]],"tombstones":[],"outstanding":[0],"ack_target":[[]],"bootstrap_alive":true,"prefill_crashed":false,"sender":["NoSender","NoSender"],"wqueue":[{"req":0,"left":1}],"posted":[false,false],"chan":[[],[]],"ack_chan":[[],[]],"ti_sent":[[],[]],"aborted":[false,false],"pages_released":[[],[]]}`), false)
 	f.Add([]byte(`{"chan":[[{"type":"ABORT","room":0,"rank":7}]]}`), false)
 	f.Fuzz(func(t *testing.T, data []byte, itf bool) {
 		read := c.ReadState
