@@ -22,9 +22,9 @@ import (
 func TestReadmeFirstCommand(t *testing.T) {
 	var out bytes.Buffer
 	code := run(&env{stdout: &out, stderr: &bytes.Buffer{}}, []string{"replay",
-		"-variant", "fork-90a52f44a", "-deadline", "2s",
-		"-log", "../../traces/testdata/scenarios/storm-fork.events.jsonl",
-		"../../traces/testdata/scenarios/storm-fork.pcap"})
+		"-variant", "sglang-30545", "-deadline", "2s",
+		"-log", "../../traces/testdata/scenarios/real-small-69a31ce34.events.jsonl",
+		"../../traces/testdata/scenarios/real-small-69a31ce34.pcap"})
 	assert.Equal(t, exitViolation, code)
 	parts := strings.SplitN(out.String(), "\n\n", 3)
 	require.Len(t, parts, 3)
@@ -32,7 +32,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	assert.Contains(t, string(readme), shown, "README's replay output is stale")
-	assert.Contains(t, string(readme), "go run ./cmd/roomspec replay -variant fork-90a52f44a -deadline 2s \\\n    -log traces/testdata/scenarios/storm-fork.events.jsonl traces/testdata/scenarios/storm-fork.pcap")
+	assert.Contains(t, string(readme), "go run ./cmd/roomspec replay -variant sglang-30545 -deadline 2s \\\n    -log traces/testdata/scenarios/real-small-69a31ce34.events.jsonl traces/testdata/scenarios/real-small-69a31ce34.pcap")
 }
 
 // readmeCommands returns the roomspec commands of the README's shell

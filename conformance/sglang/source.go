@@ -37,12 +37,17 @@ var paths = []string{
 }
 
 // Resolve finds the source named by given: GITDIR@COMMIT (extracted once
-// into cache), a checkout, its python/ folder, or a site-packages folder.
+// into cache), a checkout, its python/ folder, a site-packages folder, or a
+// bare repository (its HEAD).
 func Resolve(ctx context.Context, given, cache string) (Source, error) {
 	if gitDir, commit, ok := strings.Cut(given, "@"); ok && commit != "" {
 		if dir, isGit := gitDirOf(gitDir); isGit {
 			return extract(ctx, dir, commit, given, cache)
 		}
+	}
+	if dir, isGit := gitDirOf(given); isGit && !isFile(filepath.Join(given, "python", "sglang", "srt", "disaggregation", "prefill.py")) {
+		// A repository without a work tree (or its .git): its HEAD.
+		return extract(ctx, dir, "HEAD", given, cache)
 	}
 	for _, root := range []string{given, filepath.Join(given, "python")} {
 		if isFile(filepath.Join(root, "sglang", "srt", "disaggregation", "prefill.py")) {

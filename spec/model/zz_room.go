@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "28004c4992d3b4f487b98b341b8bc182afc5c7a1e6b1ba3ab07ae6c3c1103f9a"
+const SourceSHA256 = "5f5842e012f2ba7f2c94d6fcac3e8122542198d771d4015118c8e2dc1b7c81b4"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"

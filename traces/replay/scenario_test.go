@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,9 @@ type scenario struct {
 	Deadline string            `json:"deadline"`
 	Pinned   []int64           `json:"pinned"`
 	WithLog  map[string]string `json:"with_log"`
+	// Latency is, for the captures of SGLang's real code, each aborted
+	// room's release as the prefill saw it: seconds after its first ABORT.
+	Latency  map[string]float64 `json:"released_after_abort_s"`
 	wire     []Observation
 	log      []Observation
 	end      time.Time
@@ -114,6 +118,19 @@ func TestScenarios(t *testing.T) {
 			if !mapsEqual(got, sc.WithLog) {
 				t.Errorf("with log: got %v, want %v", got, sc.WithLog)
 				rep.WriteText(testWriter{t})
+			}
+			// The latency replay reports is the one the prefill lived
+			// (from the capture's ABORT frame to the log's release line):
+			// within the 5 ms that separate a frame's capture from the
+			// prefill's own clock reading.
+			for _, room := range rep.Reported() {
+				want, ok := sc.Latency[strconv.FormatInt(room.Room, 10)]
+				if !ok || room.Verdict != Satisfied {
+					continue
+				}
+				if got := room.Latency.Seconds(); math.Abs(got-want) > 0.005 {
+					t.Errorf("room %d: latency %.4fs, the prefill released it %.4fs after the abort", room.Room, got, want)
+				}
 			}
 			rep = sc.replay(t, false, sc.wire, sc.end)
 			for _, room := range rep.Rooms {

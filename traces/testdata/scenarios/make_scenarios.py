@@ -470,15 +470,16 @@ def run_real(name, variant, events, tail, real, outdir=HERE):
     print(name, variant, "pinned", pinned, "expected", expected)
 
 
-def real_storm(seed):
-    """40 rooms, 0.05 s apart, 32 of them aborted at different points of
-    their life (8 of each kind): before any TransferInfo; after both
-    TransferInfos, before the request reaches the scheduler; while it is
-    transferring; after only rank 0's TransferInfo. Requests reach the
-    scheduler 0.3 s after their first message; 8 rooms are never aborted."""
+def real_storm(seed, rooms=40):
+    """rooms rooms (40: 32 aborted), 0.05 s apart, four of each five
+    aborted at different points of their life: before any TransferInfo;
+    after both TransferInfos, before the request reaches the scheduler;
+    while it is transferring; after only rank 0's TransferInfo. Requests
+    reach the scheduler 0.3 s after their first message; one room in five
+    is never aborted."""
     rng = random.Random(seed)
     out = []
-    for k in range(40):
+    for k in range(rooms):
         room, t = 700 + k, 0.05 * k + rng.random() * 0.01
         kind = k % 5
         if kind == 0:
@@ -648,6 +649,8 @@ REAL = {
     # Before PR #34692 (a82f8e177^): no bootstrap timeout, so a room whose
     # ABORTs reached prefill before its sender existed stays Bootstrapping.
     "real-storm-69a31ce34": dict(variant="sglang-30545", commit="69a31ce342e7"),
+    # The same, ten rooms: the README's first command.
+    "real-small-69a31ce34": dict(variant="sglang-30545", commit="69a31ce342e7", rooms=10),
 }
 REAL_SOURCE = None
 
@@ -656,7 +659,7 @@ def real_scenario(name):
     r = REAL[name]
 
     def make(outdir=HERE, **kw):
-        run_real(name, r["variant"], real_storm(11), DEADLINE + 1.5,
+        run_real(name, r["variant"], real_storm(11, r.get("rooms", 40)), DEADLINE + 1.5,
                  dict(source=REAL_SOURCE, commit=r["commit"], env={"SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT": "1"}),
                  outdir=outdir)
     return make
@@ -680,11 +683,18 @@ def main():
             kw["port"] = int(args[1])
         args = args[2:]
     names = args or list(SCENARIOS)
+    real = False
     for n in names:
         if n in REAL:
             real_scenario(n)(**{k: v for k, v in kw.items() if k == "outdir"})
+            real = True
             continue
         SCENARIOS[n](**kw)
+    if real:
+        # SGLang's bootstrap thread is not a daemon and never returns: leave
+        # without waiting for it.
+        sys.stdout.flush()
+        os._exit(0)
 
 
 if __name__ == "__main__":

@@ -447,6 +447,11 @@ class Harness:
         timeout = getattr(self.mgr, "bootstrap_timeout", None)
         if sender is None or timeout is None or getattr(sender, "init_time", None) is None:
             raise Refused("this code has no bootstrap timeout")
+        status = self.mgr.request_status.get(req.bootstrap_room)
+        if status is None or int(status) != int(self.KVPoll.Bootstrapping):
+            # The timeout fires only in a poll that reads Bootstrapping;
+            # any other poll is SchedulerPollBootstrap's.
+            raise Refused("the room does not read Bootstrapping: no timeout fires")
         self.clock.override = sender.init_time + float(timeout) + 1.0
         try:
             self._poll_bootstrap(qi)
