@@ -17,6 +17,9 @@ type liveness struct {
 	props    []*ltl // negated properties
 	index    []int  // index[i]: position of props[i] in Model.Properties
 	fairness []fairCond
+	// warning reports an ENABLED taken from the explored graph.
+	warnOnce sync.Once
+	warning  string
 }
 
 type fairCond struct {
@@ -198,16 +201,22 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 	return g, nil
 }
 
-// enabled decides ENABLED <<A>>_v in state s. It enumerates the steps A
-// allows; where A cannot be enumerated (an action of an instance whose
-// variables are replaced by expressions), it falls back to the steps of the
-// explored graph, which is exact for the spec's own actions and an
-// under-approximation otherwise.
+// enabled decides ENABLED <<A>>_v in state s by enumerating the steps A
+// allows. Where A cannot be enumerated (an action of an instance whose
+// variables are replaced by expressions, so that A constrains a primed
+// expression rather than assigning a variable), it falls back to the steps
+// of the explored graph, which is exact for the spec's own actions and an
+// under-approximation otherwise; the fallback is reported as a warning,
+// never taken silently.
 func (lv *liveness) enabled(c *checker, g *stateGraph, a *atom, s int32) (bool, error) {
 	ok, err := c.m.Spec.EnabledAngle(a.formula, a.sub, c.g.states[s])
 	if err == nil {
 		return ok, nil
 	}
+	lv.warnOnce.Do(func() {
+		lv.warning = fmt.Sprintf("%s cannot be computed by enumerating the action (%v); it is taken from the explored steps, "+
+			"which is exact only for the spec's own actions", a.text, err)
+	})
 	return lv.enabledFromGraph(g, a, s), nil
 }
 

@@ -85,7 +85,9 @@ func (sp *Spec) Init(fs []*Formula, yield func(State)) (err error) {
 			yield(State(slices.Clone(target)))
 			return false
 		}
-		return fs[i].ctx(target, nil).enum(fs[i].Expr, en, func() bool { return rec(i + 1) })
+		c := fs[i].ctx(target, nil)
+		c.partial = true
+		return c.enum(fs[i].Expr, en, func() bool { return rec(i + 1) })
 	}
 	rec(0)
 	return nil
@@ -103,7 +105,7 @@ func (sp *Spec) Next(f *Formula, s State, yield func(State, *Action)) (err error
 		if i := slices.Index(target, nil); i >= 0 {
 			c.fail(f.Expr.Pos(), "a successor state is not completely specified: the action does not assign %s'", sp.Vars[i])
 		}
-		a := en.label
+		a := en.action()
 		if a == nil {
 			a = &Action{Name: f.Name}
 		}
@@ -186,7 +188,7 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 		}
 		now := sub.ctx(s, nil).eval(sub.Expr)
 		then := sub.ctx(t, nil).eval(sub.Expr)
-		if free || !value.Equal(now, then) {
+		if free || !sub.ctx(s, nil).equal(now, then, sub.Expr.Pos()) {
 			found = true
 			return true
 		}

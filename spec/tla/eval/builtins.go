@@ -485,13 +485,13 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 
 // equal is = as TLC evaluates it: values of different kinds cannot be
 // compared ("Attempted to check equality of integer 1 with non-integer"),
-// except model values, which differ from every other value. Only the
-// outermost kinds are checked.
+// at any depth, except model values, which differ from every other value.
 func (c *ctx) equal(x, y value.Value, at tla.Pos) bool {
-	if kx, ky := x.Kind(), y.Kind(); kx != ky && kx != value.KindModel && ky != value.KindModel {
-		c.fail(at, "cannot compare %s with %s, a value of another kind", value.Format(x), value.Format(y))
+	eq, err := value.EqualStrict(x, y)
+	if err != nil {
+		c.fail(at, "%v", err)
 	}
-	return value.Equal(x, y)
+	return eq
 }
 
 // comparableMember fails, as TLC does, when x \in s would compare x with

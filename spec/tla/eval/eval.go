@@ -527,12 +527,15 @@ func (c *ctx) unchanged(sub tla.Expr) bool {
 	}
 	now := c.eval(sub)
 	then := c.primedCtx(sub.Pos()).eval(sub)
-	return value.Equal(now, then)
+	return c.equal(now, then, sub.Pos())
 }
 
 func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	if c.primed || c.t == nil {
 		c.fail(at, "a primed expression needs a next state here")
+	}
+	if c.touched != nil {
+		*c.touched = true
 	}
 	c2 := *c
 	c2.s, c2.t, c2.primed = c.t, nil, true

@@ -9,7 +9,7 @@ import (
 func (c *ctx) ident(n *tla.Ident) value.Value {
 	if b := c.env.find(n.Name); b != nil {
 		if b.op == nil {
-			return b.val
+			return c.value(b, n.At)
 		}
 		return c.callClosure(b.op, nil, n.At)
 	}
@@ -166,42 +166,44 @@ func (c *ctx) userApp(op *operator, n *tla.OpApp) value.Value {
 	if len(n.Args) != len(params) && !(op.cl != nil && op.cl.builtin != "") {
 		c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
 	}
-	args := make([]value.Value, len(n.Args))
-	var ops []*closure
-	for i, a := range n.Args {
-		if i < len(params) && params[i].Arity > 0 {
-			if ops == nil {
-				ops = make([]*closure, len(n.Args))
-			}
-			ops[i] = c.opArg(a, params[i])
-			continue
-		}
-		args[i] = c.eval(a)
-	}
-	if ops == nil {
-		if op.cl != nil {
-			return c.callClosure(op.cl, args, n.At)
-		}
-		return c.callDef(op.def, args, n.At)
-	}
-	// Higher-order call: bind operator parameters as closures.
 	var body tla.Expr
 	var c2 *ctx
-	if op.cl != nil {
+	switch {
+	case op.cl != nil && op.cl.builtin != "":
+		args := make([]value.Value, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = c.eval(a)
+		}
+		return c.callClosure(op.cl, args, n.At)
+	case op.cl != nil && op.cl.fn != nil:
+		return c.callClosure(op.cl, nil, n.At)
+	case op.cl != nil:
 		body = op.cl.body
 		c2 = c.call(op.cl.sc, op.cl.env, n.At)
-	} else {
+	case op.def.fn != nil:
+		return c.callDef(op.def, nil, n.At)
+	default:
+		if len(params) == 0 {
+			return c.callDef(op.def, nil, n.At)
+		}
 		body = op.def.body
 		c2 = c.call(op.def.sc, nil, n.At)
 	}
-	for i, p := range params {
-		if ops[i] != nil {
-			c2.env = c2.env.bindOp(p.Name, ops[i])
-		} else {
-			c2.env = c2.env.bind(p.Name, args[i])
-		}
-	}
+	c.bindParams(c2, params, n.Args)
 	return c2.eval(body)
+}
+
+// bindParams binds the parameters of a call in c2 to the arguments, written
+// in c: operator parameters to closures, the others to the argument
+// expressions, by name.
+func (c *ctx) bindParams(c2 *ctx, params []*tla.Param, args []tla.Expr) {
+	for i, p := range params {
+		if p.Arity > 0 {
+			c2.env = c2.env.bindOp(p.Name, c.opArg(args[i], p))
+			continue
+		}
+		c2.env = c2.env.bindArg(p.Name, args[i], c)
+	}
 }
 
 // opArg turns an argument passed for an operator parameter into a closure:
@@ -213,6 +215,9 @@ func (c *ctx) opArg(a tla.Expr, p *tla.Param) *closure {
 	case *tla.Ident:
 		if b := c.env.find(x.Name); b != nil && b.op != nil {
 			return b.op
+		} else if b != nil && b.th != nil {
+			// A parameter passed on: its argument is the operator.
+			return c.argCtx(b, x.At).opArg(b.th.expr, p)
 		}
 		if e := c.sc.lookup(x.Name); e != nil && e.kind == entDef {
 			return &closure{name: x.Name, params: e.def.params, body: e.def.body, fn: e.def.fn, sc: e.def.sc, at: x.At}

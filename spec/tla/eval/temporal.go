@@ -136,6 +136,8 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 		if b := c.env.find(n.Name); b != nil && b.op != nil && len(b.op.params) == 0 {
 			c2 := &ctx{sc: b.op.sc, env: b.op.env}
 			return c2.temporal(b.op.body, n.Name)
+		} else if b != nil && b.th != nil {
+			return c.argCtx(b, n.At).temporal(b.th.expr, n.Name)
 		}
 		if ent := c.sc.lookup(n.Name); ent != nil {
 			switch ent.kind {
@@ -162,13 +164,10 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 			default:
 				c.fail(n.At, "cannot expand %s in a temporal formula", n.Name)
 			}
-			for i, p := range params {
-				if p.Arity > 0 {
-					c2.env = c2.env.bindOp(p.Name, c.opArg(n.Args[i], p))
-				} else {
-					c2.env = c2.env.bind(p.Name, c.eval(n.Args[i]))
-				}
+			if len(n.Args) != len(params) {
+				c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
 			}
+			c.bindParams(c2, params, n.Args)
 			return c2.temporal(body, n.Name)
 		}
 		a := n.Args
@@ -289,6 +288,9 @@ func (c *ctx) nameContains(name string, seen map[*def]bool, is func(tla.Expr) bo
 	if b := c.env.find(name); b != nil {
 		if b.op != nil && b.op.body != nil && b.op.builtin == "" {
 			return (&ctx{sc: b.op.sc, env: b.op.env}).contains(b.op.body, seen, is)
+		}
+		if b.th != nil {
+			return (&ctx{sc: b.th.sc, env: b.th.env}).contains(b.th.expr, seen, is)
 		}
 		return false
 	}

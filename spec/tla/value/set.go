@@ -84,8 +84,9 @@ func (s *Set) Len() int { return len(s.elems) }
 // Elems returns the elements in canonical order; callers must not modify it.
 func (s *Set) Elems() []Value { return s.elems }
 
-// Contains reports whether v is in s.
-func (s *Set) Contains(v Value) (bool, error) { return s.Has(v), nil }
+// Contains reports whether v is in s; comparing v with an element of
+// another kind is an error (see ErrIncomparable).
+func (s *Set) Contains(v Value) (bool, error) { return s.hasStrict(v) }
 
 // Has reports whether v is in s.
 func (s *Set) Has(v Value) bool {
@@ -190,8 +191,8 @@ func (s *Set) SubsetOf(t SetValue) (bool, error) {
 			return false, nil
 		}
 		for _, e := range s.elems {
-			if !ts.Has(e) {
-				return false, nil
+			if in, err := ts.hasStrict(e); err != nil || !in {
+				return false, err
 			}
 		}
 		return true, nil
