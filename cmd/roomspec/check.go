@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
@@ -40,8 +44,28 @@ func runCheck(e *env, args []string) int {
 	variant := fs.String("variant", "", "check the bundled spec under this variant only (see -list)")
 	list := fs.Bool("list", false, "list the bundled variants and exit")
 	interpret := fs.Bool("interpret", false, "bundled spec: compute states with the interpreter, not the compiled model")
+	maxStates := fs.Int64("max-states", 0, "stop after `N` distinct states (exit status 3; default: no bound)")
+	maxDepth := fs.Int("max-depth", 0, "do not expand states at depth `N` or more (exit status 3; default: no bound)")
+	maxMemory := fs.Int64("max-memory", defaultMaxMemory(), "stop when the heap exceeds `MiB` (exit status 3; default: a quarter of physical memory)")
 	if code, ok := fs.parse(args); !ok {
 		return code
+	}
+	var bad string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "max-states", "max-depth", "max-memory", "workers":
+			if v, _ := strconv.ParseInt(f.Value.String(), 10, 64); v <= 0 && bad == "" {
+				bad = f.Name
+			}
+		}
+	})
+	if bad != "" {
+		fmt.Fprintf(e.stderr, "roomspec check: -%s must be positive\n", bad)
+		return exitBadInput
+	}
+	bounds := check.Options{MaxStates: *maxStates, MaxDepth: *maxDepth}
+	if *maxMemory > 0 {
+		bounds.MaxMemory = uint64(*maxMemory) << 20
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(e.stderr, "roomspec check: -format must be text or json, not %q\n", *format)
@@ -68,8 +92,11 @@ func runCheck(e *env, args []string) int {
 	if *config == "" {
 		*config = strings.TrimSuffix(module, ".tla") + ".cfg"
 	}
-	run := checkRun{module: module, config: *config, workers: *workers, stderr: e.stderr}
-	r := run.do()
+	run := checkRun{module: module, config: *config, workers: *workers, stderr: e.stderr, bounds: bounds}
+	// SIGINT or SIGTERM stops the search; what was explored is reported.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := run.do(ctx)
 	if *format == "json" {
 		writeCheckJSON(e.stdout, &run, r)
 	} else {
@@ -81,6 +108,8 @@ func runCheck(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "roomspec check: %v\n", r.Err)
 		}
 		return exitBadInput
+	case r.Outcome == check.Incomplete:
+		return exitIncomplete
 	case r.Outcome != check.OK:
 		return exitViolation
 	}
@@ -118,11 +147,28 @@ type checkRun struct {
 	module, config string
 	workers        int
 	stderr         io.Writer
+	bounds         check.Options // MaxStates, MaxDepth, MaxMemory
 	vars           []string
 	elapsed        time.Duration
 }
 
-func (cr *checkRun) do() *check.Result {
+// defaultMaxMemory is a quarter of physical memory in MiB (as the JVM
+// bounds TLC's heap by default), or 0 where it cannot be read.
+func defaultMaxMemory() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	var kb int64
+	for _, line := range strings.Split(string(data), "\n") {
+		if _, err := fmt.Sscanf(line, "MemTotal: %d kB", &kb); err == nil {
+			return kb / 1024 / 4
+		}
+	}
+	return 0
+}
+
+func (cr *checkRun) do(ctx context.Context) *check.Result {
 	fail := func(err error) *check.Result {
 		return &check.Result{Outcome: check.Failure, Err: err, LoopStart: -1}
 	}
@@ -163,8 +209,11 @@ func (cr *checkRun) do() *check.Result {
 	}
 	start := time.Now()
 	last := start
-	r := check.Check(context.Background(), m, check.Options{
-		Workers: cr.workers,
+	r := check.Check(ctx, m, check.Options{
+		Workers:   cr.workers,
+		MaxStates: cr.bounds.MaxStates,
+		MaxDepth:  cr.bounds.MaxDepth,
+		MaxMemory: cr.bounds.MaxMemory,
 		Progress: func(p check.Progress) {
 			if time.Since(last) > 5*time.Second {
 				last = time.Now()
@@ -197,6 +246,8 @@ type jsonResult struct {
 	Trace           []jsonStep `json:"trace"`
 	LoopStart       int        `json:"loopStart"`
 	Error           string     `json:"error"`
+	Stopped         string     `json:"stopped,omitempty"`
+	Queue           int        `json:"queue"`
 }
 
 func traceJSON(vars []string, trace []check.Step) []jsonStep {
@@ -216,6 +267,7 @@ func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
 		Module: cr.module, Config: cr.config, Result: string(r.Outcome), Violated: r.Violated,
 		DistinctStates: r.Distinct, StatesGenerated: r.Generated, Depth: r.Depth,
 		Trace: traceJSON(cr.vars, r.Trace), LoopStart: r.LoopStart,
+		Stopped: r.Stopped, Queue: r.Queue,
 	}
 	if r.Err != nil {
 		jr.Error = r.Err.Error()
@@ -259,10 +311,13 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 			fmt.Fprintf(w, "Back to state %d.\n\n", r.LoopStart+1)
 		}
 	}
-	if r.Outcome == check.OK {
+	switch {
+	case r.Outcome == check.OK:
 		fmt.Fprintln(w, "Model checking completed. No error has been found.")
+	case r.Stopped != "":
+		fmt.Fprintf(w, "Model checking stopped before it was complete: %s. No error has been found in the states explored; temporal properties were not checked.\n", r.Stopped)
 	}
-	fmt.Fprintf(w, "%d states generated, %d distinct states found, 0 states left on queue.\n", r.Generated, r.Distinct)
+	fmt.Fprintf(w, "%d states generated, %d distinct states found, %d states left on queue.\n", r.Generated, r.Distinct, r.Queue)
 	fmt.Fprintf(w, "The depth of the complete state graph search is %d.\n", r.Depth)
 	fmt.Fprintf(w, "Finished in %s.\n", cr.elapsed.Round(time.Millisecond))
 }

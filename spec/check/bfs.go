@@ -2,9 +2,10 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+	"runtime/metrics"
 
 	"github.com/roomspec/roomspec/spec/tla/eval"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -27,6 +28,14 @@ type Options struct {
 	Successors Successors
 	// Progress, if set, is called now and then from the checking goroutine.
 	Progress func(Progress)
+	// MaxStates, MaxDepth and MaxMemory bound the search (0: no bound): it
+	// stops with outcome Incomplete once MaxStates distinct states are
+	// found, before expanding states at depth MaxDepth (initial states are
+	// at depth 1), or when the Go heap exceeds MaxMemory bytes. Cancelling
+	// the context stops it the same way.
+	MaxStates int64
+	MaxDepth  int
+	MaxMemory uint64
 }
 
 // Progress reports how far a check has got.
@@ -100,10 +109,50 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		c.res.Graph = &Graph{}
 	}
 	if err := c.run(); err != nil {
+		var stop *stopped
+		if errors.As(err, &stop) {
+			// A violation found before the stop stands (with -all).
+			c.res.Stopped, c.res.Queue = stop.reason, stop.queue
+			if c.res.Outcome == OK {
+				c.res.Outcome = Incomplete
+			}
+			return c.res
+		}
 		c.res.Outcome = Failure
 		c.res.Err = err
 	}
 	return c.res
+}
+
+// stopped ends a search that reached a bound or was interrupted.
+type stopped struct {
+	reason string
+	queue  int
+}
+
+func (s *stopped) Error() string { return "stopped: " + s.reason }
+
+// bound reports a reason to stop before expanding more states, given the
+// number of states still queued; it returns nil to go on.
+func (c *checker) bound(queue int) error {
+	if err := c.ctx.Err(); err != nil {
+		reason := "interrupted"
+		if !errors.Is(err, context.Canceled) {
+			reason = err.Error()
+		}
+		return &stopped{reason, queue}
+	}
+	if c.opts.MaxStates > 0 && c.res.Distinct >= c.opts.MaxStates {
+		return &stopped{fmt.Sprintf("-max-states %d reached", c.opts.MaxStates), queue}
+	}
+	if c.opts.MaxMemory > 0 {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > c.opts.MaxMemory {
+			return &stopped{fmt.Sprintf("-max-memory %d MiB reached", c.opts.MaxMemory>>20), queue}
+		}
+	}
+	return nil
 }
 
 type succ struct {
@@ -172,6 +221,9 @@ func (c *checker) run() error {
 		}
 	}
 	for len(frontier) > 0 {
+		if c.opts.MaxDepth > 0 && c.res.Depth >= c.opts.MaxDepth {
+			return &stopped{fmt.Sprintf("-max-depth %d reached", c.opts.MaxDepth), len(frontier)}
+		}
 		var next []int32
 		var nextStates []eval.State
 		// A level is expanded in chunks, so that only a chunk's
@@ -179,7 +231,7 @@ func (c *checker) run() error {
 		// keeps the search breadth-first and deterministic.
 		chunk := 512 * c.opts.Workers
 		for lo := 0; lo < len(frontier); lo += chunk {
-			if err := c.ctx.Err(); err != nil {
+			if err := c.bound(len(frontier) - lo + len(next)); err != nil {
 				return err
 			}
 			hi := min(lo+chunk, len(frontier))
@@ -200,6 +252,9 @@ func (c *checker) run() error {
 				for _, sc := range succs[i].list {
 					c.res.Generated++
 					tid, dup := c.seen[sc.fp]
+					if !dup && c.opts.MaxStates > 0 && c.res.Distinct >= c.opts.MaxStates {
+						return &stopped{fmt.Sprintf("-max-states %d reached", c.opts.MaxStates), len(frontier) - lo - i + len(next)}
+					}
 					if !dup {
 						tid = c.add(sc.fp, id, sc.state)
 						next = append(next, tid)
@@ -254,30 +309,11 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 // keeping their order.
 func (c *checker) expand(states []eval.State) ([]succList, error) {
 	out := make([]succList, len(states))
-	errs := make([]error, c.opts.Workers)
-	var wg sync.WaitGroup
-	chunk := (len(states) + c.opts.Workers - 1) / c.opts.Workers
-	for w := 0; w < c.opts.Workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(states))
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func(w, lo, hi int) {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				if err := c.successors(states[i], &out[i]); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		}(w, lo, hi)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := parallel(len(states), c.opts.Workers, func(i int) error {
+		return c.successors(states[i], &out[i])
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
