@@ -95,7 +95,7 @@ func TestErrorList(t *testing.T) {
 }
 
 // TestLongChains: a chain of operators builds a tree as deep as the chain is
-// long, so a chain of a million terms (`1 + 1 + ... + 1`, x'''..., f[1][1]...)
+// long, so a chain of a million terms (`1 + 1 + ... + 1`, x”'..., f[1][1]...)
 // is an error at the operator past the limit, not an overflow of the stack
 // in a later pass; chains within the limit parse.
 func TestLongChains(t *testing.T) {
