@@ -61,6 +61,9 @@ type Module struct {
 	At      Pos
 	File    string // file name the module was read from, for messages
 	Name    string
+	// Library is set for a module read from roomspec's library (see
+	// LibraryModules) rather than from the spec's folder.
+	Library bool
 	Extends []*Ident
 	Units   []Unit
 	// Comments holds every comment of the module's text, in source order,

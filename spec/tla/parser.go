@@ -834,8 +834,19 @@ func (p *parser) parseName() Expr {
 	var prefix []*InstanceRef
 	for {
 		t := p.tok
+		if prefix != nil && (t.kind == tNumber || t.kind == tOp && t.text == ":") {
+			// A subexpression name: Inv!2 is the second conjunct of Inv,
+			// Thm!: the statement of theorem Thm.
+			p.next()
+			if p.isOp("!") {
+				p.next()
+				prefix = append(prefix, &InstanceRef{At: t.pos, Name: t.text})
+				continue
+			}
+			return &OpApp{At: prefix[0].At, Prefix: prefix, Name: t.text, Fix: FixCall}
+		}
 		if t.kind != tIdent {
-			p.errorf(t.pos, "expected a name after \"!\", found %s", t.describe())
+			p.errorf(t.pos, "expected a name, a position (!2) or \":\" after \"!\", found %s", t.describe())
 		}
 		p.next()
 		var args []Expr

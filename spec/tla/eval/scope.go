@@ -41,6 +41,7 @@ type def struct {
 	params []*tla.Param
 	body   tla.Expr
 	fn     *tla.FuncDef // set for function definitions f[x \in S] == e
+	native native       // set for a library operator computed natively
 	sc     *scope
 	file   string
 	pos    tla.Pos

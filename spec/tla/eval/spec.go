@@ -163,8 +163,11 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 				declare(id.Name, id.At, file, true)
 			}
 		case *tla.OpDef:
-			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
-				def: &def{name: u.Name, params: u.Params, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}}
+			d := &def{name: u.Name, params: u.Params, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}
+			if ui.mod.Library {
+				d.native = natives[ui.mod.Name][u.Name]
+			}
+			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file, def: d}
 		case *tla.FuncDef:
 			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
 				def: &def{name: u.Name, fn: u, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}}
@@ -195,6 +198,17 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 		case *tla.Assume:
 			if isRoot {
 				sp.assumes = append(sp.assumes, assume{u.Body, sc})
+			}
+			if u.Name != "" {
+				sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
+					def: &def{name: u.Name, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}}
+			}
+		case *tla.Theorem:
+			// A named theorem can be referred to (Thm!: is its statement);
+			// the checker never evaluates theorems otherwise.
+			if u.Name != "" && u.Body != nil {
+				sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
+					def: &def{name: u.Name, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}}
 			}
 		case *tla.Module:
 			// Submodules are found by findModule when instantiated.
