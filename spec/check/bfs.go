@@ -163,6 +163,9 @@ type succ struct {
 }
 
 func (c *checker) run() error {
+	if len(c.m.Init) == 0 && c.opts.Successors == nil {
+		return nil // assumptions only: no states
+	}
 	if err := c.setupSymmetry(); err != nil {
 		return err
 	}

@@ -77,7 +77,9 @@ type Model struct {
 	Spec *eval.Spec
 	// Init is the initial predicate; Next the next-state action; Vars the
 	// subscript of [Next]_vars (nil with INIT/NEXT, where every variable
-	// counts).
+	// counts). A configuration with neither SPECIFICATION nor INIT and
+	// NEXT only checks the assumptions: Init and Next are nil and there
+	// are no states.
 	Init              []*eval.Formula
 	Next, Vars        *eval.Formula
 	Invariants        []Named
@@ -103,12 +105,10 @@ var ErrUnsupported = errors.New("not supported")
 func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 	var bindings []eval.Binding
 	for _, c := range conf.Constants {
-		b := eval.Binding{Name: c.Name, Pos: c.Pos, File: conf.File}
+		b := eval.Binding{Name: c.Name, Module: c.Module, Pos: c.Pos, File: conf.File}
 		switch {
 		case len(c.Args) > 0:
 			return nil, cfgErr(conf, c.Pos, "operator constant %s: giving a value at arguments is %v", c.Name, ErrUnsupported)
-		case c.Module != "":
-			return nil, cfgErr(conf, c.Pos, "module-scoped [%s] constant %s is %v", c.Module, c.Name, ErrUnsupported)
 		case c.Subst != nil:
 			b.Subst = c.Subst.Name
 		default:
@@ -149,8 +149,14 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		if m.Next, err = def(conf.Next, "NEXT"); err != nil {
 			return nil, err
 		}
+	case conf.Init != nil || conf.Next != nil:
+		return nil, cfgErr(conf, tla.Pos{}, "the configuration names INIT without NEXT or NEXT without INIT")
 	default:
-		return nil, cfgErr(conf, tla.Pos{}, "the configuration names neither SPECIFICATION nor INIT and NEXT")
+		// Neither SPECIFICATION nor INIT/NEXT: as TLC, only the
+		// assumptions are checked (above), and there are no states.
+		if len(conf.Invariants) > 0 || len(conf.Properties) > 0 {
+			return nil, cfgErr(conf, tla.Pos{}, "the configuration has invariants or properties but neither SPECIFICATION nor INIT and NEXT")
+		}
 	}
 	for _, n := range conf.Invariants {
 		f, err := def(n, "INVARIANT")

@@ -31,7 +31,7 @@ var builtinArity = map[string]int{
 	"Print": 2, "PrintT": 1, "Assert": 2, "ToString": 1, "Permutations": 1, "SortSeq": 2,
 	"IsABag": 1, "BagToSet": 1, "SetToBag": 1, "BagIn": 2, "CopiesIn": 2, "(+)": 2, "(-)": 2,
 	"\\oplus": 2, "\\ominus": 2, "BagUnion": 1, "\\sqsubseteq": 2, "SubBag": 1, "BagOfAll": 2,
-	"BagCardinality": 1,
+	"BagCardinality": 1, "TLCEval": 1, "RandomElement": 1,
 }
 
 func isBuiltinOp(name string) bool {
@@ -89,7 +89,24 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 	case "PrintT":
 		c.print(value.Format(c.eval(a[0])))
 		return value.True
-	case "JavaTime", "TLCGet", "TLCSet", "RandomElement", "TLCEval", "Any":
+	case "TLCEval":
+		// TLCEval(v) is v; for TLC it only asks for eager evaluation.
+		if len(a) == 1 {
+			return c.eval(a[0])
+		}
+	case "RandomElement":
+		// An arbitrary element, as TLC picks one at random: allowed where
+		// the choice cannot make the state graph depend on the order of
+		// evaluation (constants, ASSUME), and made reproducible there.
+		if len(a) == 1 && c.s == nil && c.t == nil {
+			s := c.enumerate(a[0])
+			if s.Len() == 0 {
+				c.fail(n.At, "RandomElement of the empty set")
+			}
+			return s.Elems()[c.sc.spec.random(s.Len())]
+		}
+		c.fail(n.At, "RandomElement is supported in constant expressions only (in a state its value would not be a function of the state)")
+	case "JavaTime", "TLCGet", "TLCSet", "Any":
 		c.fail(n.At, "%s is not supported by roomspec (its value is not a function of the state)", n.Name)
 	}
 	if len(n.Prefix) > 0 {
@@ -307,8 +324,23 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 	case "UNION":
 		outer := c.enumerateValue(at, c.asSet(a[0], at))
 		u := value.EmptySet
+		var lazy value.SetValue
 		for _, s := range outer.Elems() {
-			u = u.Union(c.enumerateValue(at, c.asSet(s, at)))
+			set := c.asSet(s, at)
+			es, err := set.Enumerate()
+			if err != nil {
+				// UNION {[S -> Int]}: kept lazy, for membership tests.
+				if lazy == nil {
+					lazy = set
+				} else {
+					lazy = &value.Cup{A: lazy, B: set}
+				}
+				continue
+			}
+			u = u.Union(es)
+		}
+		if lazy != nil {
+			return &value.Cup{A: u, B: lazy}
 		}
 		return u
 	case "DOMAIN":

@@ -86,7 +86,7 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			case ent.kind == entVar && !en.primed && c.s[ent.index] == nil:
 				c.fail(n.At, "%s is used before it is assigned a value", n.Name)
 			case ent.kind == entSubst:
-				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, s: c.s, t: c.t, primed: c.primed}
+				c2 := c.call(ent.subst.sc, ent.subst.env, n.At)
 				return c2.enum(ent.subst.expr, en, k)
 			}
 		}
@@ -242,7 +242,7 @@ func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool
 		params, body = op.def.params, op.def.body
 		c2 = c.call(op.def.sc, nil, n.At)
 	case op.ent != nil && op.ent.kind == entSubst && len(n.Args) == 0:
-		c3 := &ctx{sc: op.ent.subst.sc, env: op.ent.subst.env, s: c.s, t: c.t, primed: c.primed}
+		c3 := c.call(op.ent.subst.sc, op.ent.subst.env, n.At)
 		return c3.enum(op.ent.subst.expr, en, k)
 	default:
 		if c.bool(n) {
@@ -342,9 +342,13 @@ func (c *ctx) enumUnchanged(e tla.Expr, en *enumerator, k func() bool) bool {
 		if b := c.env.find(x.Name); b != nil && b.th != nil {
 			return c.argCtx(b, x.At).enumUnchanged(b.th.expr, en, k)
 		} else if b == nil {
-			if ent := c.sc.lookup(x.Name); ent != nil && ent.kind == entDef && len(ent.def.params) == 0 && ent.def.fn == nil {
-				c2 := &ctx{sc: ent.def.sc, s: c.s, t: c.t, primed: c.primed}
-				return c2.enumUnchanged(ent.def.body, en, k)
+			switch ent := c.sc.lookup(x.Name); {
+			case ent == nil:
+			case ent.kind == entDef && len(ent.def.params) == 0 && ent.def.fn == nil && ent.def.native == nil:
+				return c.call(ent.def.sc, nil, x.At).enumUnchanged(ent.def.body, en, k)
+			case ent.kind == entSubst:
+				c2 := c.call(ent.subst.sc, ent.subst.env, x.At)
+				return c2.enumUnchanged(ent.subst.expr, en, k)
 			}
 		}
 	}

@@ -42,7 +42,7 @@ func (c *ctx) entityValue(e *entity, at tla.Pos) value.Value {
 	case entDef:
 		return c.callDef(e.def, nil, at)
 	case entSubst:
-		c2 := &ctx{sc: e.subst.sc, env: e.subst.env, s: c.s, t: c.t, primed: c.primed}
+		c2 := c.call(e.subst.sc, e.subst.env, at)
 		return c2.eval(e.subst.expr)
 	case entUnbound:
 		c.fail(at, "constant %s has no value: the model (.cfg) must assign it", e.name)

@@ -109,11 +109,19 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 	case *tla.Let:
 		return c.withLet(n.Defs).temporal(n.Body, name)
 	case *tla.If:
-		// A temporal IF needs a constant condition.
-		if c.bool(n.Cond) {
-			return c.temporal(n.Then, name)
+		if c.env == nil && func() bool { cacheMu.Lock(); defer cacheMu.Unlock(); return exprLevel(n.Cond, c.sc) == 0 }() {
+			if c.bool(n.Cond) {
+				return c.temporal(n.Then, name)
+			}
+			return c.temporal(n.Else, name)
 		}
-		return c.temporal(n.Else, name)
+		// IF P THEN A ELSE B with P a state predicate is
+		// (P /\ A) \/ (~P /\ B), P evaluated in the first state.
+		cond := c.atom(n.Cond, "")
+		return &Temporal{Op: TOr, Pos: n.At, Args: []*Temporal{
+			{Op: TAnd, Pos: n.At, Args: []*Temporal{cond, c.temporal(n.Then, "")}},
+			{Op: TAnd, Pos: n.At, Args: []*Temporal{{Op: TNot, Pos: n.At, Args: []*Temporal{cond}}, c.temporal(n.Else, "")}},
+		}}
 	case *tla.Quant:
 		op := TAnd
 		if n.Kind == tla.Exists {
