@@ -64,6 +64,9 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 		return value.Bool(!c.equal(c.eval(a[0]), c.eval(a[1]), n.At))
 	case "\\in", "\\notin":
 		x := c.eval(a[0])
+		if in, ok := c.memberOfFilter(x, a[1], n.At); ok {
+			return value.Bool(in == (n.Name == "\\in"))
+		}
 		s := c.set(a[1])
 		c.comparableMember(x, s, n.At)
 		in, err := s.Contains(x)
@@ -703,4 +706,41 @@ func permutations(s *value.Set) value.Value {
 	}
 	rec(0)
 	return value.NewSetOwned(out)
+}
+
+// memberOfFilter decides x \in {y \in S : P} (also through definitions
+// without parameters that stand for such a set) as x \in S /\ P with y
+// bound to x, as TLC does, without enumerating S: a membership test of a
+// type invariant such as DP \in {D \in SUBSET SUBSET S : ...} must not
+// build the 2^2^n sets. ok is false when setExpr is no set filter.
+func (c *ctx) memberOfFilter(x value.Value, setExpr tla.Expr, at tla.Pos) (in, ok bool) {
+	for {
+		id, isID := setExpr.(*tla.Ident)
+		if !isID || c.env.find(id.Name) != nil {
+			break
+		}
+		e := c.sc.lookup(id.Name)
+		if e == nil || e.kind != entDef || len(e.def.params) > 0 || e.def.fn != nil || e.def.native != nil || e.def.cachedValue() != nil {
+			return false, false
+		}
+		c = c.call(e.def.sc, nil, id.At)
+		setExpr = e.def.body
+	}
+	f, isFilter := setExpr.(*tla.SetFilter)
+	if !isFilter || f.Bound.Tuple {
+		return false, false
+	}
+	base, baseOK := c.memberOfFilter(x, f.Bound.Set, at)
+	if !baseOK {
+		s := c.set(f.Bound.Set)
+		c.comparableMember(x, s, at)
+		var err error
+		if base, err = s.Contains(x); err != nil {
+			c.fail(at, "%v", err)
+		}
+	}
+	if !base {
+		return false, true
+	}
+	return c.with(f.Bound.Names[0].Name, x).bool(f.Pred), true
 }

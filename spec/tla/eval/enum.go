@@ -136,7 +136,7 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			// As TLC: \A over a finite set is the conjunction of its
 			// instances, so its body may assign.
 			var insts []*ctx
-			c.forBounds(n.Bounds, func(c2 *ctx) bool {
+			c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
 				c3 := *c2 // forBounds reuses c2 for the next instance
 				insts = append(insts, &c3)
 				return false

@@ -280,11 +280,16 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 func (c *ctx) forBound(b *tla.Bound, f func(*ctx, value.Value) bool) {
 	s := c.domain(b.Set)
 	c2 := *c // reused for every element, as in forBounds
+	var node *env
 	for _, elem := range s.Elems() {
 		if b.Tuple {
 			c2.env = c.bindPattern(b, elem).env
 		} else {
-			c2.env = c.env.bind(b.Names[0].Name, elem)
+			if node == nil {
+				node = c.env.bind(b.Names[0].Name, nil)
+			}
+			node.val = elem
+			c2.env = node
 		}
 		if f(&c2, elem) {
 			return
@@ -308,9 +313,16 @@ func (c *ctx) bindPattern(b *tla.Bound, elem value.Value) *ctx {
 }
 
 // forBounds calls f for every combination of values of bounds such as
-// `x, y \in S, z \in T`; f returns true to stop. The *ctx passed to f is
-// reused for the next combination: f must copy it to keep it.
-func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) {
+// `x, y \in S, z \in T`; f returns true to stop. The *ctx passed to f, and
+// the bindings of its env, are reused for the next combination: f must not
+// keep them (see forBoundsFresh).
+func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, false, f) }
+
+// forBoundsFresh is forBounds with fresh bindings for every combination,
+// for an f that keeps its ctx's env.
+func (c *ctx) forBoundsFresh(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, true, f) }
+
+func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
 	type slot struct {
 		b    *tla.Bound
 		name int // index in b.Names when not a tuple pattern
@@ -338,14 +350,19 @@ func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) {
 			sets[i] = c.domain(sl.b.Set)
 		}
 		// One context serves every element: evaluation under it ends
-		// before the next element is bound (nothing keeps a *ctx), so
-		// only the binding is allocated per element.
+		// before the next element is bound (nothing keeps a *ctx), and
+		// so does one binding, unless f keeps it.
 		c3 := *c2
+		var node *env
 		for _, elem := range sets[i].Elems() {
-			if sl.name < 0 {
+			switch {
+			case sl.name < 0:
 				c3.env = c2.bindPattern(sl.b, elem).env
-			} else {
-				c3.env = c2.env.bind(sl.b.Names[sl.name].Name, elem)
+			case fresh || node == nil:
+				node = c2.env.bind(sl.b.Names[sl.name].Name, elem)
+				c3.env = node
+			default:
+				node.val = elem
 			}
 			if rec(i+1, &c3) {
 				return true

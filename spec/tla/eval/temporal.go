@@ -131,7 +131,7 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 			c.fail(n.At, "unbounded quantifier over a temporal formula is not supported")
 		}
 		t := &Temporal{Op: op, Pos: n.At}
-		c.forBounds(n.Bounds, func(c2 *ctx) bool {
+		c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
 			t.Args = append(t.Args, c2.temporal(n.Body, ""))
 			return false
 		})
