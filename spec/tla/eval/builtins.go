@@ -330,9 +330,10 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 		var lazy value.SetValue
 		for _, s := range outer.Elems() {
 			set := c.asSet(s, at)
-			es, err := set.Enumerate()
-			if err != nil {
-				// UNION {[S -> Int]}: kept lazy, for membership tests.
+			es, explicit := set.(*value.Set)
+			if !explicit {
+				// UNION {[S -> Int]}: kept lazy, for membership tests;
+				// enumerated only if it must be.
 				if lazy == nil {
 					lazy = set
 				} else {

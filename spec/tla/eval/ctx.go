@@ -31,7 +31,10 @@ type thunk struct {
 	// been computed without reading the next state (in state memoS).
 	memo  value.Value
 	memoS []value.Value
-	mu    sync.Mutex
+	// shared marks an argument bound in a formula that goroutines
+	// evaluate concurrently (an atom of a temporal property): it is never
+	// memoized, so that its fields are only read.
+	shared bool
 }
 
 func (e *env) bind(name string, v value.Value) *env {
@@ -45,7 +48,13 @@ func (e *env) bindOp(name string, op *closure) *env {
 // bindArg binds name to the argument expression arg, written in the
 // context c.
 func (e *env) bindArg(name string, arg tla.Expr, c *ctx) *env {
-	return &env{name: name, th: &thunk{expr: arg, sc: c.sc, env: c.env}, next: e}
+	// One allocation for the binding and its thunk.
+	b := &struct {
+		env
+		thunk
+	}{env{name: name, next: e}, thunk{expr: arg, sc: c.sc, env: c.env, shared: c.shared}}
+	b.env.th = &b.thunk
+	return &b.env
 }
 
 func (e *env) find(name string) *env {
@@ -82,6 +91,9 @@ type ctx struct {
 	// partial is set while initial states are enumerated: s is then the
 	// state being built, whose unassigned variables change as it goes.
 	partial bool
+	// shared is set while a temporal formula is decomposed: what it binds
+	// is evaluated later by several goroutines at once.
+	shared bool
 	// touched, if set, is set to true when the evaluation reads the next
 	// state; a parameter's value is kept only when it did not.
 	touched *bool
@@ -98,7 +110,7 @@ func (c *ctx) call(sc *scope, env *env, at tla.Pos) *ctx {
 	if c.depth >= maxDepth {
 		c.fail(at, "more than %d nested operator or function calls: a recursion without end?", maxDepth)
 	}
-	return &ctx{sc: sc, env: env, s: c.s, t: c.t, primed: c.primed, partial: c.partial, touched: c.touched, depth: c.depth + 1}
+	return &ctx{sc: sc, env: env, s: c.s, t: c.t, primed: c.primed, partial: c.partial, shared: c.shared, touched: c.touched, depth: c.depth + 1}
 }
 
 // value returns the value of a bound name; a parameter's argument is
@@ -108,14 +120,9 @@ func (c *ctx) value(b *env, at tla.Pos) value.Value {
 	if th == nil {
 		return b.val
 	}
-	memoable := !c.primed && !c.partial
-	if memoable {
-		th.mu.Lock()
-		v, ok := th.memo, sameState(th.memoS, c.s)
-		th.mu.Unlock()
-		if v != nil && ok {
-			return v
-		}
+	memoable := !c.primed && !c.partial && !th.shared
+	if memoable && th.memo != nil && sameState(th.memoS, c.s) {
+		return th.memo
 	}
 	touched := false
 	c2 := c.call(th.sc, th.env, at)
@@ -126,9 +133,7 @@ func (c *ctx) value(b *env, at tla.Pos) value.Value {
 			*c.touched = true
 		}
 	} else if memoable {
-		th.mu.Lock()
 		th.memo, th.memoS = v, c.s
-		th.mu.Unlock()
 	}
 	return v
 }

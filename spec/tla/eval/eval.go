@@ -3,6 +3,7 @@ package eval
 import (
 	"math/big"
 	"strconv"
+	"sync"
 
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -60,13 +61,11 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 		}
 		return value.NewTuple(elems...)
 	case *tla.RecordCons:
-		names := make([]string, len(n.Fields))
 		vals := make([]value.Value, len(n.Fields))
 		for i, f := range n.Fields {
-			names[i] = f.Name
 			vals[i] = c.eval(f.Val)
 		}
-		return value.NewRecord(names, vals)
+		return recordShape(n).Record(vals)
 	case *tla.RecordSet:
 		rs := &value.RecordSet{}
 		fields := append([]*tla.Field(nil), n.Fields...)
@@ -608,4 +607,20 @@ func (c *ctx) closed(e tla.Expr) bool {
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
 	return exprLevel(e, c.sc) == 0
+}
+
+// shapes caches the record shape of each record constructor.
+var shapes sync.Map // *tla.RecordCons -> *value.RecordShape
+
+func recordShape(n *tla.RecordCons) *value.RecordShape {
+	if sh, ok := shapes.Load(n); ok {
+		return sh.(*value.RecordShape)
+	}
+	names := make([]string, len(n.Fields))
+	for i, f := range n.Fields {
+		names[i] = f.Name
+	}
+	sh := value.NewRecordShape(names)
+	shapes.Store(n, sh)
+	return sh
 }

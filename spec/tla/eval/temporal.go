@@ -80,6 +80,7 @@ func (t *Temporal) IsTemporal() bool { return t.Op != TAtom }
 func (sp *Spec) Temporal(f *Formula) (t *Temporal, err error) {
 	defer recoverError(&err)
 	c := f.ctx(nil, nil)
+	c.shared = true
 	return c.temporal(f.Expr, f.Name), nil
 }
 
@@ -142,7 +143,7 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 		return t
 	case *tla.Ident:
 		if b := c.env.find(n.Name); b != nil && b.op != nil && len(b.op.params) == 0 {
-			c2 := &ctx{sc: b.op.sc, env: b.op.env}
+			c2 := &ctx{sc: b.op.sc, env: b.op.env, shared: true}
 			return c2.temporal(b.op.body, n.Name)
 		} else if b != nil && b.th != nil {
 			return c.argCtx(b, n.At).temporal(b.th.expr, n.Name)
@@ -150,10 +151,10 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 		if ent := c.sc.lookup(n.Name); ent != nil {
 			switch ent.kind {
 			case entDef:
-				c2 := &ctx{sc: ent.def.sc}
+				c2 := &ctx{sc: ent.def.sc, shared: true}
 				return c2.temporal(ent.def.body, n.Name)
 			case entSubst:
-				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env}
+				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, shared: true}
 				return c2.temporal(ent.subst.expr, n.Name)
 			}
 		}
@@ -165,10 +166,10 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 			switch {
 			case op.cl != nil:
 				body, params = op.cl.body, op.cl.params
-				c2 = &ctx{sc: op.cl.sc, env: op.cl.env}
+				c2 = &ctx{sc: op.cl.sc, env: op.cl.env, shared: true}
 			case op.def != nil:
 				body, params = op.def.body, op.def.params
-				c2 = &ctx{sc: op.def.sc}
+				c2 = &ctx{sc: op.def.sc, shared: true}
 			default:
 				c.fail(n.At, "cannot expand %s in a temporal formula", n.Name)
 			}

@@ -2,6 +2,7 @@ package value
 
 import (
 	"slices"
+	"strings"
 )
 
 // Func is a function with a finite domain. Tuples and sequences are
@@ -51,6 +52,41 @@ func NewTuple(elems ...Value) *Func {
 		keys[i] = Int(i + 1)
 	}
 	return &Func{keys: keys, vals: elems, seq: true}
+}
+
+// RecordShape is the domain of the records a record constructor
+// [f1 |-> e1, ...] builds, sorted once so that each record is built without
+// sorting or converting names.
+type RecordShape struct {
+	keys  []Value // the field names, sorted, shared by every record built
+	order []int   // order[i]: the position in the constructor of keys[i]
+}
+
+// NewRecordShape returns the shape of records with the given (distinct)
+// field names, in constructor order.
+func NewRecordShape(names []string) *RecordShape {
+	sh := &RecordShape{keys: make([]Value, len(names)), order: make([]int, len(names))}
+	for i := range names {
+		sh.order[i] = i
+	}
+	slices.SortFunc(sh.order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	for i, j := range sh.order {
+		sh.keys[i] = String(names[j])
+	}
+	return sh
+}
+
+// Record returns the record with this shape whose fields have the values
+// vals, in constructor order.
+func (sh *RecordShape) Record(vals []Value) *Func {
+	if len(vals) == 0 {
+		return EmptyFunc
+	}
+	sorted := make([]Value, len(vals))
+	for i, j := range sh.order {
+		sorted[i] = vals[j]
+	}
+	return &Func{keys: sh.keys, vals: sorted}
 }
 
 // NewRecord returns the record with the given fields; names need not be
@@ -164,7 +200,32 @@ func (f *Func) Update(x, v Value) (*Func, bool) {
 }
 
 // Field returns the value of record field name.
-func (f *Func) Field(name string) (Value, bool) { return f.Apply(String(name)) }
+func (f *Func) Field(name string) (Value, bool) {
+	// Strings sort after booleans and integers and before the rest, and
+	// among themselves as Go strings: search without building a Value.
+	lo, hi := 0, len(f.keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		k := f.keys[m]
+		var c int
+		if ks, ok := k.(String); ok {
+			c = strings.Compare(string(ks), name)
+		} else if k.Kind() < KindString {
+			c = -1
+		} else {
+			c = 1
+		}
+		switch {
+		case c == 0:
+			return f.vals[m], true
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return nil, false
+}
 
 // Append returns the sequence f with v appended; f must be a sequence.
 func (f *Func) Append(v Value) *Func {

@@ -51,9 +51,11 @@ func CompareStrict(a, b Value) (int, error) {
 		}
 		// Functions with different domains differ (a tuple is not a
 		// record); images at the same argument must be comparable.
-		for i := range x.keys {
-			if c := Compare(x.keys[i], y.keys[i]); c != 0 {
-				return c, nil
+		if !sameKeys(x, y) {
+			for i := range x.keys {
+				if c := Compare(x.keys[i], y.keys[i]); c != 0 {
+					return c, nil
+				}
 			}
 		}
 		for i := range x.vals {
