@@ -45,6 +45,8 @@ func runCheck(e *env, args []string) int {
 	variant := fs.String("variant", "", "check the bundled spec under this variant only (see -list)")
 	list := fs.Bool("list", false, "list the bundled variants and exit")
 	interpret := fs.Bool("interpret", false, "bundled spec: compute states with the interpreter, not the compiled model")
+	itfDir := fs.String("itf", "", "write every counterexample as an ITF trace (with loop for a lasso) into `DIR`")
+	matchFile := fs.String("match-itf", "", "instead of checking, match the ITF trace in `FILE` (roomspec's, Apalache's or Quint's) against the spec: exit 0 if it is a behaviour of the spec, 1 if a state has no match")
 	maxStates := fs.Int64("max-states", 0, "stop after `N` distinct states (exit status 3; default: no bound)")
 	maxDepth := fs.Int("max-depth", 0, "do not expand states at depth `N` or more (exit status 3; default: no bound)")
 	maxMemory := fs.Int64("max-memory", defaultMaxMemory(), "stop when the heap exceeds `MiB` (exit status 3; default: a quarter of physical memory)")
@@ -84,7 +86,11 @@ func runCheck(e *env, args []string) int {
 		return exitOK
 	}
 	if fs.NArg() == 0 {
-		return runBundled(e, *variant, *format, *workers, *interpret)
+		if *matchFile != "" {
+			fmt.Fprintln(e.stderr, "roomspec check: -match-itf needs a module")
+			return exitBadInput
+		}
+		return runBundled(e, *variant, *format, *workers, *interpret, *itfDir)
 	}
 	if *variant != "" {
 		fmt.Fprintln(e.stderr, "roomspec check: -variant applies to the bundled spec; use -config with a module")
@@ -98,11 +104,27 @@ func runCheck(e *env, args []string) int {
 	if *config == "" {
 		*config = strings.TrimSuffix(module, ".tla") + ".cfg"
 	}
-	run := checkRun{module: module, config: *config, workers: *workers, stderr: e.stderr, bounds: bounds}
+	run := checkRun{module: module, config: *config, workers: *workers, stderr: e.stderr, bounds: bounds, matchITF: *matchFile, stdout: e.stdout}
 	// SIGINT or SIGTERM stops the search; what was explored is reported.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := run.do(ctx)
+	if run.matched {
+		return exitOK
+	}
+	if run.matchErr != nil {
+		fmt.Fprintf(e.stdout, "Error: %v\n", run.matchErr)
+		return exitViolation
+	}
+	if *itfDir != "" && len(r.Trace) > 0 {
+		desc := fmt.Sprintf("roomspec check: %s %s", r.Outcome, r.Violated)
+		path, err := writeITFTrace(*itfDir, itfName(module, r), filepath.Base(module), desc, run.vars, r.Trace, r.LoopStart)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "roomspec check: -itf: %v\n", err)
+			return exitBadInput
+		}
+		fmt.Fprintf(e.stderr, "wrote %s\n", path)
+	}
 	if *format == "json" {
 		writeCheckJSON(e.stdout, &run, r)
 	} else {
@@ -123,7 +145,7 @@ func runCheck(e *env, args []string) int {
 }
 
 // runBundled checks the embedded Room.tla and prints the verdict table.
-func runBundled(e *env, variant, format string, workers int, interpret bool) int {
+func runBundled(e *env, variant, format string, workers int, interpret bool, itfDir string) int {
 	variants := spec.Variants()
 	if variant != "" {
 		variants = []string{variant}
@@ -132,6 +154,12 @@ func runBundled(e *env, variant, format string, workers int, interpret bool) int
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
 		return exitBadInput
+	}
+	if itfDir != "" {
+		if err := writeBundledITF(e.stderr, itfDir, results); err != nil {
+			fmt.Fprintf(e.stderr, "roomspec check: -itf: %v\n", err)
+			return exitBadInput
+		}
 	}
 	if format == "json" {
 		writeVerdictJSON(e.stdout, results)
@@ -154,8 +182,14 @@ type checkRun struct {
 	workers        int
 	stderr         io.Writer
 	bounds         check.Options // MaxStates, MaxDepth, MaxMemory
-	vars           []string
-	elapsed        time.Duration
+	// matchITF, if set, is an ITF trace to match against the model
+	// instead of checking it; matched or matchErr says how it went.
+	matchITF string
+	matched  bool
+	matchErr error
+	stdout   io.Writer
+	vars     []string
+	elapsed  time.Duration
 }
 
 // gcPercent is the garbage collector's target heap growth during a check.
@@ -208,6 +242,14 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 		return fail(err)
 	}
 	cr.vars = m.Spec.Vars
+	if cr.matchITF != "" {
+		if err := matchITF(cr.stdout, m, cr.matchITF); err != nil {
+			cr.matchErr = err
+		} else {
+			cr.matched = true
+		}
+		return &check.Result{Outcome: check.OK, LoopStart: -1}
+	}
 	// TLC's Print and PrintT write to the console; ours go to stderr so
 	// that stdout stays the report.
 	var printMu sync.Mutex

@@ -95,7 +95,13 @@ type Model struct {
 	CheckDeadlock bool
 	// Warnings are things of the configuration that the checker ignores.
 	Warnings []string
+	// constants are the values the configuration gives constants.
+	constants []value.Value
 }
+
+// ConstantValues returns the values the configuration gives constants, in
+// configuration order.
+func (m *Model) ConstantValues() []value.Value { return m.constants }
 
 // ErrUnsupported marks a construct the checker does not handle.
 var ErrUnsupported = errors.New("not supported")
@@ -128,6 +134,11 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Spec: sp, CheckDeadlock: conf.DeadlockChecked()}
+	for _, b := range bindings {
+		if b.Value != nil {
+			m.constants = append(m.constants, b.Value)
+		}
+	}
 	def := func(n *cfg.Name, what string) (*eval.Formula, error) {
 		f, err := sp.Formula(n.Name)
 		if err != nil {
