@@ -138,6 +138,8 @@ func runCheck(e *env, args []string) int {
 		return exitBadInput
 	case r.Outcome == check.Incomplete:
 		return exitIncomplete
+	case run.cause != nil:
+		return exitBadInput
 	case r.Outcome != check.OK:
 		return exitViolation
 	}
@@ -188,8 +190,10 @@ type checkRun struct {
 	matched  bool
 	matchErr error
 	stdout   io.Writer
-	vars     []string
-	elapsed  time.Duration
+	// cause is gen's located explanation of a violation found.
+	cause   error
+	vars    []string
+	elapsed time.Duration
 }
 
 // gcPercent is the garbage collector's target heap growth during a check.
@@ -237,6 +241,10 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 	if err := conf.Validate(); err != nil {
 		return fail(err)
 	}
+	var genErr error
+	if modSrc, err := os.ReadFile(cr.module); err == nil {
+		genErr = genAnalysis(mods, modSrc, conf)
+	}
 	m, err := check.Build(mods, conf)
 	if err != nil {
 		return fail(err)
@@ -274,6 +282,19 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 		},
 	})
 	cr.elapsed = time.Since(start)
+	if genErr != nil {
+		// gen located what went wrong at the action or expression: report
+		// it as the cause of an error or a violation (the model check's
+		// own finding follows); a spec that checks clean is only warned.
+		switch r.Outcome {
+		case check.OK, check.Incomplete:
+			fmt.Fprintf(cr.stderr, "warning: %v\n", genErr)
+		case check.Failure:
+			r.Err = fmt.Errorf("%w\n(the model check stopped with: %v)", genErr, r.Err)
+		default:
+			cr.cause = genErr
+		}
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(cr.stderr, "warning: %s\n", w)
 	}
@@ -298,6 +319,7 @@ type jsonResult struct {
 	LoopStart       int        `json:"loopStart"`
 	Error           string     `json:"error"`
 	Stopped         string     `json:"stopped,omitempty"`
+	Cause           string     `json:"cause,omitempty"`
 	Queue           int        `json:"queue"`
 }
 
@@ -323,6 +345,9 @@ func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
 	if r.Err != nil {
 		jr.Error = r.Err.Error()
 	}
+	if cr.cause != nil {
+		jr.Cause = cr.cause.Error()
+	}
 	b, _ := json.Marshal(jr)
 	fmt.Fprintf(w, "%s\n", b)
 }
@@ -338,6 +363,11 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 		}
 		fmt.Fprintf(w, "Error: %v\n", r.Err)
 		return
+	}
+	if cr.cause != nil {
+		fmt.Fprintf(w, "Error: %v\n", cr.cause)
+	}
+	switch r.Outcome {
 	case check.Invariant:
 		fmt.Fprintf(w, "Error: Invariant %s is violated.\n", r.Violated)
 	case check.Deadlock:
