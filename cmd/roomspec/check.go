@@ -288,7 +288,7 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 		// own finding follows); a spec that checks clean is only warned.
 		switch r.Outcome {
 		case check.OK, check.Incomplete:
-			fmt.Fprintf(cr.stderr, "warning: %v\n", genErr)
+			fmt.Fprintf(cr.stderr, "warning: gen, which compiles each action below Next as a complete step, would reject the spec (the model check found no error): %v\n", genErr)
 		case check.Failure:
 			r.Err = fmt.Errorf("%w\n(the model check stopped with: %v)", genErr, r.Err)
 		default:
