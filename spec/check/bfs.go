@@ -537,7 +537,7 @@ func (c *checker) fingerprint(s eval.State) (uint64, error) {
 	}
 	fp := value.Hash(v)
 	for _, p := range c.perms {
-		if h := value.Hash(value.Permute(v, p)); h < fp {
+		if h := value.PermutedHash(v, p); h < fp {
 			fp = h
 		}
 	}

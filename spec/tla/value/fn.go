@@ -15,6 +15,9 @@ type Func struct {
 	vals []Value // vals[i] is the image of keys[i]
 	seq  bool    // keys are exactly 1..len(keys), so lookups index directly
 	h    uint64
+	// models caches whether a model value occurs in the function: 0
+	// unknown, 1 no, 2 yes.
+	models uint8
 }
 
 // EmptyFunc is the function with the empty domain, also the empty tuple.
@@ -114,16 +117,12 @@ func (f *Func) hash() uint64 {
 	if f.h != 0 {
 		return f.h
 	}
-	h := uint64(0xbb67ae8584caa73b) ^ uint64(len(f.keys))
+	var acc uint64
 	for i := range f.keys {
-		h = mix(h, f.keys[i].hash())
-		h = mix(h, f.vals[i].hash())
+		acc += pairHash(f.keys[i].hash(), f.vals[i].hash())
 	}
-	if h == 0 {
-		h = 1
-	}
-	f.h = h
-	return h
+	f.h = funcHash(len(f.keys), acc)
+	return f.h
 }
 
 // Len returns the size of the domain.

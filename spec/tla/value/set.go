@@ -18,6 +18,9 @@ type SetValue interface {
 type Set struct {
 	elems []Value
 	h     uint64 // cached hash; 0 means not yet computed
+	// models caches whether a model value occurs in the set: 0 unknown,
+	// 1 no, 2 yes.
+	models uint8
 }
 
 // EmptySet is the empty set.
@@ -67,15 +70,12 @@ func (s *Set) hash() uint64 {
 	if s.h != 0 {
 		return s.h
 	}
-	h := uint64(0x6a09e667f3bcc908) ^ uint64(len(s.elems))
+	var acc uint64
 	for _, e := range s.elems {
-		h = mix(h, e.hash())
+		acc += elemHash(e.hash())
 	}
-	if h == 0 {
-		h = 1
-	}
-	s.h = h
-	return h
+	s.h = setHash(len(s.elems), acc)
+	return s.h
 }
 
 // Len returns the number of elements.
