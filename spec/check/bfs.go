@@ -240,6 +240,11 @@ func (c *checker) run() error {
 			hi := min(lo+chunk, len(frontier))
 			succs, err := c.expand(frontierStates[lo:hi])
 			if err != nil {
+				if c.ctx.Err() != nil {
+					// Interrupted in the middle of the chunk: what was
+					// found before it stands.
+					return c.bound(len(frontier) - lo + len(next))
+				}
 				return err
 			}
 			for i, id := range frontier[lo:hi] {
@@ -313,6 +318,9 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 func (c *checker) expand(states []eval.State) ([]succList, error) {
 	out := make([]succList, len(states))
 	err := parallel(len(states), c.opts.Workers, func(i int) error {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
 		return c.successors(states[i], &out[i])
 	})
 	if err != nil {
