@@ -48,6 +48,14 @@ func (e *env) bindOp(name string, op *closure) *env {
 // bindArg binds name to the argument expression arg, written in the
 // context c.
 func (e *env) bindArg(name string, arg tla.Expr, c *ctx) *env {
+	// An argument that is a name bound to a value (a quantified variable,
+	// an already evaluated parameter) is that value, primed or not: bind it
+	// as such.
+	if id, ok := arg.(*tla.Ident); ok {
+		if b := c.env.find(id.Name); b != nil && b.op == nil && b.th == nil {
+			return e.bind(name, b.val)
+		}
+	}
 	// One allocation for the binding and its thunk.
 	b := &struct {
 		env
