@@ -71,6 +71,15 @@ type node struct {
 type graph struct {
 	states []eval.State
 	succ   [][]int32 // successor indices (deduplicated), excluding self-loops
+	// steps, kept when fairness is decided from the successors' actions
+	// (ExactActions), are every successor of each state with its action.
+	steps [][]labelledStep
+}
+
+// labelledStep is a successor and the action instance that yields it.
+type labelledStep struct {
+	to     int32
+	action string
 }
 
 type checker struct {
@@ -84,6 +93,11 @@ type checker struct {
 	g     *graph // nil unless liveness is checked
 	perms []map[string]*value.Model
 	live  *liveness
+	// invFns and stepFns are the invariants (by index) and the [][A]_v
+	// properties (by property index) the Successors evaluate themselves
+	// (Predicates); nil entries are left to the interpreter.
+	invFns  []func(eval.State) (bool, error)
+	stepFns []func(s, t eval.State) (bool, error)
 }
 
 // Check explores the model exhaustively.
@@ -166,6 +180,19 @@ func (c *checker) run() error {
 	if len(c.m.Init) == 0 && c.opts.Successors == nil {
 		return nil // assumptions only: no states
 	}
+	if pr, ok := c.succ.(Predicates); ok {
+		c.invFns = make([]func(eval.State) (bool, error), len(c.m.Invariants))
+		for i, inv := range c.m.Invariants {
+			c.invFns[i], _ = pr.Invariant(inv.Name)
+		}
+		c.stepFns = make([]func(s, t eval.State) (bool, error), len(c.m.Properties))
+		for i, p := range c.m.Properties {
+			// Only a property that is one [][A]_v as a whole.
+			if len(p.Steps) == 1 && len(p.Always) == 0 && len(p.Initially) == 0 && p.Liveness == nil {
+				c.stepFns[i], _ = pr.StepProperty(p.Name)
+			}
+		}
+	}
 	if err := c.setupSymmetry(); err != nil {
 		return err
 	}
@@ -176,6 +203,9 @@ func (c *checker) run() error {
 		}
 		c.live = lv
 		c.g = &graph{}
+		if _, ok := c.succ.(ExactActions); ok {
+			c.g.steps = [][]labelledStep{}
+		}
 	}
 	var frontier []int32
 	var frontierStates []eval.State
@@ -280,6 +310,9 @@ func (c *checker) run() error {
 					if c.g != nil && tid != id {
 						c.g.succ[id] = append(c.g.succ[id], tid)
 					}
+					if c.g != nil && c.g.steps != nil {
+						c.g.steps[id] = append(c.g.steps[id], labelledStep{tid, sc.action.String()})
+					}
 					if c.res.Graph != nil {
 						c.res.Graph.Edges = append(c.res.Graph.Edges, Edge{From: id, To: tid, Action: sc.action})
 					}
@@ -309,6 +342,9 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 	if c.g != nil {
 		c.g.states = append(c.g.states, s)
 		c.g.succ = append(c.g.succ, nil)
+		if c.g.steps != nil {
+			c.g.steps = append(c.g.steps, nil)
+		}
 	}
 	return id
 }
@@ -361,6 +397,17 @@ func (c *checker) successors(s eval.State, out *succList) error {
 		}
 		var broken []int
 		for i, p := range c.m.Properties {
+			if c.stepFns != nil && c.stepFns[i] != nil {
+				ok, err := c.stepFns[i](s, t)
+				if err != nil {
+					ferr = fmt.Errorf("evaluating property %s: %w", p.Name, err)
+					return
+				}
+				if !ok {
+					broken = append(broken, i)
+				}
+				continue
+			}
 			for _, f := range p.Steps {
 				ok, err := c.m.Spec.HoldsStep(f, s, t)
 				if err != nil {
@@ -424,7 +471,13 @@ func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
 		if c.opts.All && !c.res.Verdicts[i].Holds {
 			continue // the first, shortest counterexample is kept
 		}
-		ok, err := c.m.Spec.Holds(inv.Formula, s)
+		var ok bool
+		var err error
+		if c.invFns != nil && c.invFns[i] != nil {
+			ok, err = c.invFns[i](s)
+		} else {
+			ok, err = c.m.Spec.Holds(inv.Formula, s)
+		}
 		if err != nil {
 			return true, fmt.Errorf("evaluating invariant %s: %w", inv.Name, err)
 		}

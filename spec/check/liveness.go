@@ -17,6 +17,8 @@ type liveness struct {
 	props    []*ltl // negated properties
 	index    []int  // index[i]: position of props[i] in Model.Properties
 	fairness []fairCond
+	// allVars[i]: atom i's subscript is the tuple of every variable.
+	allVars []bool
 	// warning reports an ENABLED taken from the explored graph.
 	warnOnce sync.Once
 	warning  string
@@ -139,13 +141,19 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 		}
 		return sp.HoldsStep(a.formula, s, t)
 	}
+	labels := lv.labelAtoms(c, exact)
 	// Atoms are evaluated for every state and step, in parallel: each
 	// state writes only its own bits. Action atoms first, since the
 	// ENABLED fallback reads them.
 	err := parallel(n, c.opts.Workers, func(s int) error {
 		st := c.g.states[s]
+		if labels != nil {
+			if err := lv.evalLabelled(c, g, labels, int32(s)); err != nil {
+				return err
+			}
+		}
 		for i, a := range atoms {
-			if !a.action {
+			if !a.action || labels != nil && labels[i] != "" {
 				continue
 			}
 			ok, err := evalAction(a, st, st, true)
@@ -173,7 +181,7 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 	err = parallel(n, c.opts.Workers, func(s int) error {
 		st := c.g.states[s]
 		for i, a := range atoms {
-			if a.action {
+			if a.action || labels != nil && labels[i] != "" {
 				continue
 			}
 			var ok bool
