@@ -261,15 +261,34 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 	for _, u := range defs {
 		switch d := u.(type) {
 		case *tla.OpDef:
+			if len(d.Params) == 0 {
+				// A definition without parameters is its body, evaluated
+				// where it is used (primed there if it is primed) and
+				// kept once evaluated in the current state, as TLC does:
+				// LET children == ... IN children \cup F(children) must
+				// not compute children twice.
+				c2.env = c2.env.bindArg(d.Name, d.Body, &c2)
+				if c2.env.th == nil {
+					// d.Body is a bound name: bound to its value.
+					continue
+				}
+				continue
+			}
 			c2.env = c2.env.bindOp(d.Name, &closure{name: d.Name, params: d.Params, body: d.Body, sc: c.sc, at: d.At})
 		case *tla.FuncDef:
 			c2.env = c2.env.bindOp(d.Name, &closure{name: d.Name, fn: d, body: d.Body, sc: c.sc, at: d.At})
 		}
 	}
 	// LET definitions may refer to each other and to themselves
-	// (RECURSIVE): every closure sees the complete chain.
+	// (RECURSIVE): every closure and body sees the complete chain.
 	for e := c2.env; e != c.env; e = e.next {
-		e.op.env = c2.env
+		switch {
+		case e.op != nil:
+			e.op.env = c2.env
+		case e.th != nil:
+			e.th.env = c2.env
+			e.th.sc = c.sc
+		}
 	}
 	return &c2
 }
