@@ -267,11 +267,8 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 				// kept once evaluated in the current state, as TLC does:
 				// LET children == ... IN children \cup F(children) must
 				// not compute children twice.
+				// (A body that is a bound name is bound to its value.)
 				c2.env = c2.env.bindArg(d.Name, d.Body, &c2)
-				if c2.env.th == nil {
-					// d.Body is a bound name: bound to its value.
-					continue
-				}
 				continue
 			}
 			c2.env = c2.env.bindOp(d.Name, &closure{name: d.Name, params: d.Params, body: d.Body, sc: c.sc, at: d.At})
