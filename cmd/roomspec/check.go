@@ -69,6 +69,9 @@ func runCheck(e *env, args []string) int {
 	bounds := check.Options{MaxStates: *maxStates, MaxDepth: *maxDepth}
 	if *maxMemory > 0 {
 		bounds.MaxMemory = uint64(*maxMemory) << 20
+		// Collect harder as the heap nears the budget, so that garbage
+		// does not count against it.
+		debug.SetMemoryLimit(int64(bounds.MaxMemory) / 10 * 9)
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(e.stderr, "roomspec check: -format must be text or json, not %q\n", *format)
