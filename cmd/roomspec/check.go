@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
@@ -36,18 +39,35 @@ func runCheck(e *env, args []string) int {
 			"then every counterexample as a step table. Checking goes on after a violation.")
 	config := fs.String("config", "", "TLC configuration `file` (default: MODULE.cfg beside the module)")
 	format := fs.String("format", "text", "output `format`: text or json")
-	workers := fs.PositiveInt("workers", 0, "goroutines computing successors (default: one per CPU)")
+	workers := fs.PositiveInt("workers", 0, "`N` goroutines computing successors (default: one per CPU)")
 	variant := fs.String("variant", "", "check the bundled spec under this variant only (see -list)")
 	list := fs.Bool("list", false, "list the bundled variants and exit")
 	interpret := fs.Bool("interpret", false, "bundled spec: compute states with the interpreter, not the compiled model")
 	htmlDir := fs.String("html", "", "bundled spec: write each counterexample as a sequence diagram (HTML) into `DIR`, with an index.html of them all")
+	itfDir := fs.String("itf", "", "write every counterexample as an ITF trace (with loop for a lasso) into `DIR`")
+	matchFile := fs.String("match-itf", "", "instead of checking, match the ITF trace in `FILE` (roomspec's, Apalache's or Quint's) against the spec: exit 0 if it is a behaviour of the spec, 1 if a state has no match")
+	maxStates := fs.PositiveInt("max-states", 0, "stop after `N` distinct states (exit status 3; default: no bound)")
+	maxDepth := fs.PositiveInt("max-depth", 0, "do not expand states at depth `N` or more (exit status 3; default: no bound)")
+	maxMemory := fs.PositiveInt("max-memory", int(defaultMaxMemory()), "stop when the heap exceeds `MiB` (exit status 3; default: a quarter of physical memory)")
 	if code, ok := fs.parse(args); !ok {
 		return code
+	}
+	bounds := check.Options{MaxStates: int64(*maxStates), MaxDepth: *maxDepth}
+	if *maxMemory > 0 {
+		bounds.MaxMemory = uint64(*maxMemory) << 20
+		// Collect harder as the heap nears the budget, so that garbage
+		// does not count against it.
+		debug.SetMemoryLimit(int64(bounds.MaxMemory) / 10 * 9)
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(e.stderr, "roomspec check: -format must be text or json, not %q\n", *format)
 		return exitBadInput
 	}
+	// Exploring states allocates fast and keeps a large, pointer-rich heap
+	// (the states of a level); collecting at the default 100% growth
+	// spends more time marking than checking. The heap is bounded by
+	// -max-memory instead.
+	debug.SetGCPercent(gcPercent)
 	if *list {
 		for _, v := range spec.Variants() {
 			fmt.Fprintln(e.stdout, v)
@@ -55,7 +75,11 @@ func runCheck(e *env, args []string) int {
 		return exitOK
 	}
 	if fs.NArg() == 0 {
-		return runBundled(e, *variant, *format, *workers, *interpret, *htmlDir)
+		if *matchFile != "" {
+			fmt.Fprintln(e.stderr, "roomspec check: -match-itf needs a module")
+			return exitBadInput
+		}
+		return runBundled(e, *variant, *format, *workers, *interpret, *htmlDir, *itfDir)
 	}
 	if *htmlDir != "" {
 		fmt.Fprintln(e.stderr, "roomspec check: -html draws counterexamples of the bundled spec (Room.tla), whose actions and messages it knows; not of another module")
@@ -73,8 +97,27 @@ func runCheck(e *env, args []string) int {
 	if *config == "" {
 		*config = strings.TrimSuffix(module, ".tla") + ".cfg"
 	}
-	run := checkRun{module: module, config: *config, workers: *workers, stderr: e.stderr}
-	r := run.do()
+	run := checkRun{module: module, config: *config, workers: *workers, stderr: e.stderr, bounds: bounds, matchITF: *matchFile, stdout: e.stdout}
+	// SIGINT or SIGTERM stops the search; what was explored is reported.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := run.do(ctx)
+	if run.matched {
+		return exitOK
+	}
+	if run.matchErr != nil {
+		fmt.Fprintf(e.stdout, "Error: %v\n", run.matchErr)
+		return exitViolation
+	}
+	if *itfDir != "" && len(r.Trace) > 0 {
+		desc := fmt.Sprintf("roomspec check: %s %s", r.Outcome, r.Violated)
+		path, err := writeITFTrace(*itfDir, itfName(module, r), filepath.Base(module), desc, run.vars, r.Trace, r.LoopStart)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "roomspec check: -itf: %v\n", err)
+			return exitBadInput
+		}
+		fmt.Fprintf(e.stderr, "wrote %s\n", path)
+	}
 	if *format == "json" {
 		writeCheckJSON(e.stdout, &run, r)
 	} else {
@@ -86,6 +129,10 @@ func runCheck(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "roomspec check: %v\n", r.Err)
 		}
 		return exitBadInput
+	case r.Outcome == check.Incomplete:
+		return exitIncomplete
+	case run.cause != nil:
+		return exitBadInput
 	case r.Outcome != check.OK:
 		return exitViolation
 	}
@@ -93,7 +140,7 @@ func runCheck(e *env, args []string) int {
 }
 
 // runBundled checks the embedded Room.tla and prints the verdict table.
-func runBundled(e *env, variant, format string, workers int, interpret bool, htmlDir string) int {
+func runBundled(e *env, variant, format string, workers int, interpret bool, htmlDir, itfDir string) int {
 	variants := spec.Variants()
 	if variant != "" {
 		variants = []string{variant}
@@ -106,6 +153,12 @@ func runBundled(e *env, variant, format string, workers int, interpret bool, htm
 	if htmlDir != "" {
 		if err := writeCheckHTML(htmlDir, results); err != nil {
 			fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
+			return exitBadInput
+		}
+	}
+	if itfDir != "" {
+		if err := writeBundledITF(e.stderr, itfDir, results); err != nil {
+			fmt.Fprintf(e.stderr, "roomspec check: -itf: %v\n", err)
 			return exitBadInput
 		}
 	}
@@ -129,11 +182,39 @@ type checkRun struct {
 	module, config string
 	workers        int
 	stderr         io.Writer
-	vars           []string
-	elapsed        time.Duration
+	bounds         check.Options // MaxStates, MaxDepth, MaxMemory
+	// matchITF, if set, is an ITF trace to match against the model
+	// instead of checking it; matched or matchErr says how it went.
+	matchITF string
+	matched  bool
+	matchErr error
+	stdout   io.Writer
+	// cause is gen's located explanation of a violation found.
+	cause   error
+	vars    []string
+	elapsed time.Duration
 }
 
-func (cr *checkRun) do() *check.Result {
+// gcPercent is the garbage collector's target heap growth during a check.
+const gcPercent = 400
+
+// defaultMaxMemory is a quarter of physical memory in MiB (as the JVM
+// bounds TLC's heap by default), or 0 where it cannot be read.
+func defaultMaxMemory() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	var kb int64
+	for _, line := range strings.Split(string(data), "\n") {
+		if _, err := fmt.Sscanf(line, "MemTotal: %d kB", &kb); err == nil {
+			return kb / 1024 / 4
+		}
+	}
+	return 0
+}
+
+func (cr *checkRun) do(ctx context.Context) *check.Result {
 	fail := func(err error) *check.Result {
 		return &check.Result{Outcome: check.Failure, Err: err, LoopStart: -1}
 	}
@@ -159,11 +240,23 @@ func (cr *checkRun) do() *check.Result {
 	if err := conf.Validate(); err != nil {
 		return fail(err)
 	}
+	var genErr error
+	if modSrc, err := os.ReadFile(cr.module); err == nil {
+		genErr = genAnalysis(mods, modSrc, conf)
+	}
 	m, err := check.Build(mods, conf)
 	if err != nil {
 		return fail(err)
 	}
 	cr.vars = m.Spec.Vars
+	if cr.matchITF != "" {
+		if err := matchITF(cr.stdout, m, cr.matchITF); err != nil {
+			cr.matchErr = err
+		} else {
+			cr.matched = true
+		}
+		return &check.Result{Outcome: check.OK, LoopStart: -1}
+	}
 	// TLC's Print and PrintT write to the console; ours go to stderr so
 	// that stdout stays the report.
 	var printMu sync.Mutex
@@ -174,8 +267,11 @@ func (cr *checkRun) do() *check.Result {
 	}
 	start := time.Now()
 	last := start
-	r := check.Check(context.Background(), m, check.Options{
-		Workers: cr.workers,
+	r := check.Check(ctx, m, check.Options{
+		Workers:   cr.workers,
+		MaxStates: cr.bounds.MaxStates,
+		MaxDepth:  cr.bounds.MaxDepth,
+		MaxMemory: cr.bounds.MaxMemory,
 		Progress: func(p check.Progress) {
 			if time.Since(last) > 5*time.Second {
 				last = time.Now()
@@ -185,6 +281,19 @@ func (cr *checkRun) do() *check.Result {
 		},
 	})
 	cr.elapsed = time.Since(start)
+	if genErr != nil {
+		// gen located what went wrong at the action or expression: report
+		// it as the cause of an error or a violation (the model check's
+		// own finding follows); a spec that checks clean is only warned.
+		switch r.Outcome {
+		case check.OK, check.Incomplete:
+			fmt.Fprintf(cr.stderr, "warning: gen, which compiles each action below Next as a complete step, would reject the spec (the model check found no error): %v\n", genErr)
+		case check.Failure:
+			r.Err = fmt.Errorf("%w\n(the model check stopped with: %v)", genErr, r.Err)
+		default:
+			cr.cause = genErr
+		}
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(cr.stderr, "warning: %s\n", w)
 	}
@@ -208,6 +317,9 @@ type jsonResult struct {
 	Trace           []jsonStep `json:"trace"`
 	LoopStart       int        `json:"loopStart"`
 	Error           string     `json:"error"`
+	Stopped         string     `json:"stopped,omitempty"`
+	Cause           string     `json:"cause,omitempty"`
+	Queue           int        `json:"queue"`
 }
 
 func traceJSON(vars []string, trace []check.Step) []jsonStep {
@@ -227,9 +339,13 @@ func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
 		Module: cr.module, Config: cr.config, Result: string(r.Outcome), Violated: r.Violated,
 		DistinctStates: r.Distinct, StatesGenerated: r.Generated, Depth: r.Depth,
 		Trace: traceJSON(cr.vars, r.Trace), LoopStart: r.LoopStart,
+		Stopped: r.Stopped, Queue: r.Queue,
 	}
 	if r.Err != nil {
 		jr.Error = r.Err.Error()
+	}
+	if cr.cause != nil {
+		jr.Cause = cr.cause.Error()
 	}
 	b, _ := json.Marshal(jr)
 	fmt.Fprintf(w, "%s\n", b)
@@ -246,6 +362,11 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 		}
 		fmt.Fprintf(w, "Error: %v\n", r.Err)
 		return
+	}
+	if cr.cause != nil {
+		fmt.Fprintf(w, "Error: %v\n", cr.cause)
+	}
+	switch r.Outcome {
 	case check.Invariant:
 		fmt.Fprintf(w, "Error: Invariant %s is violated.\n", r.Violated)
 	case check.Deadlock:
@@ -270,10 +391,13 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 			fmt.Fprintf(w, "Back to state %d.\n\n", r.LoopStart+1)
 		}
 	}
-	if r.Outcome == check.OK {
+	switch {
+	case r.Outcome == check.OK:
 		fmt.Fprintln(w, "Model checking completed. No error has been found.")
+	case r.Stopped != "":
+		fmt.Fprintf(w, "Model checking stopped before it was complete: %s. No error has been found in the states explored; temporal properties were not checked.\n", r.Stopped)
 	}
-	fmt.Fprintf(w, "%d states generated, %d distinct states found, 0 states left on queue.\n", r.Generated, r.Distinct)
+	fmt.Fprintf(w, "%d states generated, %d distinct states found, %d states left on queue.\n", r.Generated, r.Distinct, r.Queue)
 	fmt.Fprintf(w, "The depth of the complete state graph search is %d.\n", r.Depth)
 	fmt.Fprintf(w, "Finished in %s.\n", cr.elapsed.Round(time.Millisecond))
 }

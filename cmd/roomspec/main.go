@@ -22,6 +22,9 @@ const (
 	exitOK        = 0 // ran to completion, nothing wrong found
 	exitViolation = 1 // ran to completion and found a violation
 	exitBadInput  = 2 // bad usage or unreadable / malformed input
+	// exitIncomplete: stopped by a bound (-max-states, ...) or an
+	// interrupt before the work was complete; nothing wrong found so far.
+	exitIncomplete = 3
 )
 
 // command is one roomspec subcommand.
@@ -92,7 +95,7 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'roomspec COMMAND -help' for a command's flags.")
-	fmt.Fprintln(w, "Exit status: 0 clean, 1 violations found, 2 bad input or usage.")
+	fmt.Fprintln(w, "Exit status: 0 clean, 1 violations found, 2 bad input or usage, 3 stopped early (bound or interrupt).")
 }
 
 // onSignal runs cleanup and exits (130 after SIGINT, 143 after SIGTERM)

@@ -2,9 +2,10 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+	"runtime/metrics"
 
 	"github.com/roomspec/roomspec/spec/tla/eval"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -27,6 +28,14 @@ type Options struct {
 	Successors Successors
 	// Progress, if set, is called now and then from the checking goroutine.
 	Progress func(Progress)
+	// MaxStates, MaxDepth and MaxMemory bound the search (0: no bound): it
+	// stops with outcome Incomplete once MaxStates distinct states are
+	// found, before expanding states at depth MaxDepth (initial states are
+	// at depth 1), or when the Go heap exceeds MaxMemory bytes. Cancelling
+	// the context stops it the same way.
+	MaxStates int64
+	MaxDepth  int
+	MaxMemory uint64
 }
 
 // Progress reports how far a check has got.
@@ -62,6 +71,15 @@ type node struct {
 type graph struct {
 	states []eval.State
 	succ   [][]int32 // successor indices (deduplicated), excluding self-loops
+	// steps, kept when fairness is decided from the successors' actions
+	// (ExactActions), are every successor of each state with its action.
+	steps [][]labelledStep
+}
+
+// labelledStep is a successor and the action instance that yields it.
+type labelledStep struct {
+	to     int32
+	action string
 }
 
 type checker struct {
@@ -75,6 +93,11 @@ type checker struct {
 	g     *graph // nil unless liveness is checked
 	perms []map[string]*value.Model
 	live  *liveness
+	// invFns and stepFns are the invariants (by index) and the [][A]_v
+	// properties (by property index) the Successors evaluate themselves
+	// (Predicates); nil entries are left to the interpreter.
+	invFns  []func(eval.State) (bool, error)
+	stepFns []func(s, t eval.State) (bool, error)
 }
 
 // Check explores the model exhaustively.
@@ -100,10 +123,50 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		c.res.Graph = &Graph{}
 	}
 	if err := c.run(); err != nil {
+		var stop *stopped
+		if errors.As(err, &stop) {
+			// A violation found before the stop stands (with -all).
+			c.res.Stopped, c.res.Queue = stop.reason, stop.queue
+			if c.res.Outcome == OK {
+				c.res.Outcome = Incomplete
+			}
+			return c.res
+		}
 		c.res.Outcome = Failure
 		c.res.Err = err
 	}
 	return c.res
+}
+
+// stopped ends a search that reached a bound or was interrupted.
+type stopped struct {
+	reason string
+	queue  int
+}
+
+func (s *stopped) Error() string { return "stopped: " + s.reason }
+
+// bound reports a reason to stop before expanding more states, given the
+// number of states still queued; it returns nil to go on.
+func (c *checker) bound(queue int) error {
+	if err := c.ctx.Err(); err != nil {
+		reason := "interrupted"
+		if !errors.Is(err, context.Canceled) {
+			reason = err.Error()
+		}
+		return &stopped{reason, queue}
+	}
+	if c.opts.MaxStates > 0 && c.res.Distinct >= c.opts.MaxStates {
+		return &stopped{fmt.Sprintf("-max-states %d reached", c.opts.MaxStates), queue}
+	}
+	if c.opts.MaxMemory > 0 {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > c.opts.MaxMemory {
+			return &stopped{fmt.Sprintf("-max-memory %d MiB reached", c.opts.MaxMemory>>20), queue}
+		}
+	}
+	return nil
 }
 
 type succ struct {
@@ -114,6 +177,22 @@ type succ struct {
 }
 
 func (c *checker) run() error {
+	if len(c.m.Init) == 0 && c.opts.Successors == nil {
+		return nil // assumptions only: no states
+	}
+	if pr, ok := c.succ.(Predicates); ok {
+		c.invFns = make([]func(eval.State) (bool, error), len(c.m.Invariants))
+		for i, inv := range c.m.Invariants {
+			c.invFns[i], _ = pr.Invariant(inv.Name)
+		}
+		c.stepFns = make([]func(s, t eval.State) (bool, error), len(c.m.Properties))
+		for i, p := range c.m.Properties {
+			// Only a property that is one [][A]_v as a whole.
+			if len(p.Steps) == 1 && len(p.Always) == 0 && len(p.Initially) == 0 && p.Liveness == nil {
+				c.stepFns[i], _ = pr.StepProperty(p.Name)
+			}
+		}
+	}
 	if err := c.setupSymmetry(); err != nil {
 		return err
 	}
@@ -124,6 +203,9 @@ func (c *checker) run() error {
 		}
 		c.live = lv
 		c.g = &graph{}
+		if _, ok := c.succ.(ExactActions); ok {
+			c.g.steps = [][]labelledStep{}
+		}
 	}
 	var frontier []int32
 	var frontierStates []eval.State
@@ -172,6 +254,9 @@ func (c *checker) run() error {
 		}
 	}
 	for len(frontier) > 0 {
+		if c.opts.MaxDepth > 0 && c.res.Depth >= c.opts.MaxDepth {
+			return &stopped{fmt.Sprintf("-max-depth %d reached", c.opts.MaxDepth), len(frontier)}
+		}
 		var next []int32
 		var nextStates []eval.State
 		// A level is expanded in chunks, so that only a chunk's
@@ -179,12 +264,17 @@ func (c *checker) run() error {
 		// keeps the search breadth-first and deterministic.
 		chunk := 512 * c.opts.Workers
 		for lo := 0; lo < len(frontier); lo += chunk {
-			if err := c.ctx.Err(); err != nil {
+			if err := c.bound(len(frontier) - lo + len(next)); err != nil {
 				return err
 			}
 			hi := min(lo+chunk, len(frontier))
 			succs, err := c.expand(frontierStates[lo:hi])
 			if err != nil {
+				if c.ctx.Err() != nil {
+					// Interrupted in the middle of the chunk: what was
+					// found before it stands.
+					return c.bound(len(frontier) - lo + len(next))
+				}
 				return err
 			}
 			for i, id := range frontier[lo:hi] {
@@ -200,6 +290,9 @@ func (c *checker) run() error {
 				for _, sc := range succs[i].list {
 					c.res.Generated++
 					tid, dup := c.seen[sc.fp]
+					if !dup && c.opts.MaxStates > 0 && c.res.Distinct >= c.opts.MaxStates {
+						return &stopped{fmt.Sprintf("-max-states %d reached", c.opts.MaxStates), len(frontier) - lo - i + len(next)}
+					}
 					if !dup {
 						tid = c.add(sc.fp, id, sc.state)
 						next = append(next, tid)
@@ -216,6 +309,9 @@ func (c *checker) run() error {
 					}
 					if c.g != nil && tid != id {
 						c.g.succ[id] = append(c.g.succ[id], tid)
+					}
+					if c.g != nil && c.g.steps != nil {
+						c.g.steps[id] = append(c.g.steps[id], labelledStep{tid, sc.action.String()})
 					}
 					if c.res.Graph != nil {
 						c.res.Graph.Edges = append(c.res.Graph.Edges, Edge{From: id, To: tid, Action: sc.action})
@@ -246,6 +342,9 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 	if c.g != nil {
 		c.g.states = append(c.g.states, s)
 		c.g.succ = append(c.g.succ, nil)
+		if c.g.steps != nil {
+			c.g.steps = append(c.g.steps, nil)
+		}
 	}
 	return id
 }
@@ -254,30 +353,14 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 // keeping their order.
 func (c *checker) expand(states []eval.State) ([]succList, error) {
 	out := make([]succList, len(states))
-	errs := make([]error, c.opts.Workers)
-	var wg sync.WaitGroup
-	chunk := (len(states) + c.opts.Workers - 1) / c.opts.Workers
-	for w := 0; w < c.opts.Workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, len(states))
-		if lo >= hi {
-			break
+	err := parallel(len(states), c.opts.Workers, func(i int) error {
+		if err := c.ctx.Err(); err != nil {
+			return err
 		}
-		wg.Add(1)
-		go func(w, lo, hi int) {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				if err := c.successors(states[i], &out[i]); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		}(w, lo, hi)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+		return c.successors(states[i], &out[i])
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -314,6 +397,17 @@ func (c *checker) successors(s eval.State, out *succList) error {
 		}
 		var broken []int
 		for i, p := range c.m.Properties {
+			if c.stepFns != nil && c.stepFns[i] != nil {
+				ok, err := c.stepFns[i](s, t)
+				if err != nil {
+					ferr = fmt.Errorf("evaluating property %s: %w", p.Name, err)
+					return
+				}
+				if !ok {
+					broken = append(broken, i)
+				}
+				continue
+			}
 			for _, f := range p.Steps {
 				ok, err := c.m.Spec.HoldsStep(f, s, t)
 				if err != nil {
@@ -377,7 +471,13 @@ func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
 		if c.opts.All && !c.res.Verdicts[i].Holds {
 			continue // the first, shortest counterexample is kept
 		}
-		ok, err := c.m.Spec.Holds(inv.Formula, s)
+		var ok bool
+		var err error
+		if c.invFns != nil && c.invFns[i] != nil {
+			ok, err = c.invFns[i](s)
+		} else {
+			ok, err = c.m.Spec.Holds(inv.Formula, s)
+		}
 		if err != nil {
 			return true, fmt.Errorf("evaluating invariant %s: %w", inv.Name, err)
 		}
@@ -498,7 +598,7 @@ func (c *checker) fingerprint(s eval.State) (uint64, error) {
 	}
 	fp := value.Hash(v)
 	for _, p := range c.perms {
-		if h := value.Hash(value.Permute(v, p)); h < fp {
+		if h := value.PermutedHash(v, p); h < fp {
 			fp = h
 		}
 	}

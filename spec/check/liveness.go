@@ -17,6 +17,11 @@ type liveness struct {
 	props    []*ltl // negated properties
 	index    []int  // index[i]: position of props[i] in Model.Properties
 	fairness []fairCond
+	// allVars[i]: atom i's subscript is the tuple of every variable.
+	allVars []bool
+	// warning reports an ENABLED taken from the explored graph.
+	warnOnce sync.Once
+	warning  string
 }
 
 type fairCond struct {
@@ -136,13 +141,19 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 		}
 		return sp.HoldsStep(a.formula, s, t)
 	}
+	labels := lv.labelAtoms(c, exact)
 	// Atoms are evaluated for every state and step, in parallel: each
 	// state writes only its own bits. Action atoms first, since the
 	// ENABLED fallback reads them.
 	err := parallel(n, c.opts.Workers, func(s int) error {
 		st := c.g.states[s]
+		if labels != nil {
+			if err := lv.evalLabelled(c, g, labels, int32(s)); err != nil {
+				return err
+			}
+		}
 		for i, a := range atoms {
-			if !a.action {
+			if !a.action || labels != nil && labels[i] != "" {
 				continue
 			}
 			ok, err := evalAction(a, st, st, true)
@@ -170,7 +181,7 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 	err = parallel(n, c.opts.Workers, func(s int) error {
 		st := c.g.states[s]
 		for i, a := range atoms {
-			if a.action {
+			if a.action || labels != nil && labels[i] != "" {
 				continue
 			}
 			var ok bool
@@ -198,16 +209,22 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 	return g, nil
 }
 
-// enabled decides ENABLED <<A>>_v in state s. It enumerates the steps A
-// allows; where A cannot be enumerated (an action of an instance whose
-// variables are replaced by expressions), it falls back to the steps of the
-// explored graph, which is exact for the spec's own actions and an
-// under-approximation otherwise.
+// enabled decides ENABLED <<A>>_v in state s by enumerating the steps A
+// allows. Where A cannot be enumerated (an action of an instance whose
+// variables are replaced by expressions, so that A constrains a primed
+// expression rather than assigning a variable), it falls back to the steps
+// of the explored graph, which is exact for the spec's own actions and an
+// under-approximation otherwise; the fallback is reported as a warning,
+// never taken silently.
 func (lv *liveness) enabled(c *checker, g *stateGraph, a *atom, s int32) (bool, error) {
 	ok, err := c.m.Spec.EnabledAngle(a.formula, a.sub, c.g.states[s])
 	if err == nil {
 		return ok, nil
 	}
+	lv.warnOnce.Do(func() {
+		lv.warning = fmt.Sprintf("%s cannot be computed by enumerating the action (%v); it is taken from the explored steps, "+
+			"which is exact only for the spec's own actions", a.text, err)
+	})
 	return lv.enabledFromGraph(g, a, s), nil
 }
 
@@ -224,40 +241,6 @@ func (lv *liveness) enabledFromGraph(g *stateGraph, a *atom, s int32) bool {
 		}
 	}
 	return false
-}
-
-// parallel calls f(i) for i in [0, n) on up to workers goroutines and
-// returns the first error.
-func parallel(n, workers int, f func(i int) error) error {
-	if workers < 1 {
-		workers = 1
-	}
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*chunk, min((w+1)*chunk, n)
-		if lo >= hi {
-			break
-		}
-		wg.Add(1)
-		go func(w, lo, hi int) {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				if err := f(i); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		}(w, lo, hi)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func unchangedSub(sp *eval.Spec, sub *eval.Formula, s, t eval.State) (bool, error) {

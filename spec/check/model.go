@@ -77,7 +77,9 @@ type Model struct {
 	Spec *eval.Spec
 	// Init is the initial predicate; Next the next-state action; Vars the
 	// subscript of [Next]_vars (nil with INIT/NEXT, where every variable
-	// counts).
+	// counts). A configuration with neither SPECIFICATION nor INIT and
+	// NEXT only checks the assumptions: Init and Next are nil and there
+	// are no states.
 	Init              []*eval.Formula
 	Next, Vars        *eval.Formula
 	Invariants        []Named
@@ -93,7 +95,13 @@ type Model struct {
 	CheckDeadlock bool
 	// Warnings are things of the configuration that the checker ignores.
 	Warnings []string
+	// constants are the values the configuration gives constants.
+	constants []value.Value
 }
+
+// ConstantValues returns the values the configuration gives constants, in
+// configuration order.
+func (m *Model) ConstantValues() []value.Value { return m.constants }
 
 // ErrUnsupported marks a construct the checker does not handle.
 var ErrUnsupported = errors.New("not supported")
@@ -103,12 +111,10 @@ var ErrUnsupported = errors.New("not supported")
 func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 	var bindings []eval.Binding
 	for _, c := range conf.Constants {
-		b := eval.Binding{Name: c.Name, Pos: c.Pos, File: conf.File}
+		b := eval.Binding{Name: c.Name, Module: c.Module, Pos: c.Pos, File: conf.File}
 		switch {
 		case len(c.Args) > 0:
 			return nil, cfgErr(conf, c.Pos, "operator constant %s: giving a value at arguments is %v", c.Name, ErrUnsupported)
-		case c.Module != "":
-			return nil, cfgErr(conf, c.Pos, "module-scoped [%s] constant %s is %v", c.Module, c.Name, ErrUnsupported)
 		case c.Subst != nil:
 			b.Subst = c.Subst.Name
 		default:
@@ -128,6 +134,11 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Spec: sp, CheckDeadlock: conf.DeadlockChecked()}
+	for _, b := range bindings {
+		if b.Value != nil {
+			m.constants = append(m.constants, b.Value)
+		}
+	}
 	def := func(n *cfg.Name, what string) (*eval.Formula, error) {
 		f, err := sp.Formula(n.Name)
 		if err != nil {
@@ -149,8 +160,14 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		if m.Next, err = def(conf.Next, "NEXT"); err != nil {
 			return nil, err
 		}
+	case conf.Init != nil || conf.Next != nil:
+		return nil, cfgErr(conf, tla.Pos{}, "the configuration names INIT without NEXT or NEXT without INIT")
 	default:
-		return nil, cfgErr(conf, tla.Pos{}, "the configuration names neither SPECIFICATION nor INIT and NEXT")
+		// Neither SPECIFICATION nor INIT/NEXT: as TLC, only the
+		// assumptions are checked (above), and there are no states.
+		if len(conf.Invariants) > 0 || len(conf.Properties) > 0 {
+			return nil, cfgErr(conf, tla.Pos{}, "the configuration has invariants or properties but neither SPECIFICATION nor INIT and NEXT")
+		}
 	}
 	for _, n := range conf.Invariants {
 		f, err := def(n, "INVARIANT")

@@ -263,6 +263,9 @@ func (lv *liveness) check(c *checker) error {
 	if err != nil {
 		return err
 	}
+	if lv.warning != "" {
+		c.res.Warnings = append(c.res.Warnings, lv.warning)
+	}
 	for i, f := range lv.props {
 		tb := buildTableau(f, lv.atoms)
 		p := lv.buildProduct(g, tb)

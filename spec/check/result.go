@@ -14,6 +14,12 @@ const (
 	Deadlock  Outcome = "deadlock"
 	Violation Outcome = "property"
 	Failure   Outcome = "error"
+	// Incomplete means the search stopped before it was exhaustive: a
+	// bound of Options was reached or the context was cancelled. No
+	// violation was found in the states explored (Result.Stopped says why
+	// it stopped, Distinct, Depth and Queue how far it got); temporal
+	// properties were not checked.
+	Incomplete Outcome = "incomplete"
 )
 
 // Step is one state of a counterexample and the action that led to it
@@ -47,6 +53,11 @@ type Result struct {
 	Graph *Graph
 	// Err is set when Outcome is Failure.
 	Err error
+	// Stopped says why an Incomplete search stopped ("interrupted",
+	// "-max-states 1000 reached", ...); Queue is the number of states found
+	// but not yet expanded when it did.
+	Stopped string
+	Queue   int
 	// Warnings collects what the checker ignored.
 	Warnings []string
 }

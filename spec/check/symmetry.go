@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/roomspec/roomspec/spec/tla/value"
 )
@@ -45,5 +47,66 @@ func (c *checker) setupSymmetry() error {
 			c.perms = append(c.perms, perm)
 		}
 	}
+	perms, err := permutationGroup(c.perms)
+	if err != nil {
+		return fmt.Errorf("SYMMETRY: %w", err)
+	}
+	c.perms = perms
 	return nil
+}
+
+// maxPermutations bounds the permutation group symmetry reduction works
+// with.
+const maxPermutations = 1 << 16
+
+// permutationGroup returns the non-identity elements of the group the
+// permutations gens generate, as TLC does (a symmetry set such as
+// Permutations(A) \cup Permutations(V) stands for every combination of a
+// permutation of A and one of V).
+func permutationGroup(gens []map[string]*value.Model) ([]map[string]*value.Model, error) {
+	key := func(p map[string]*value.Model) string {
+		names := make([]string, 0, len(p))
+		for from, to := range p {
+			if from != to.Name {
+				names = append(names, from+"\x00"+to.Name)
+			}
+		}
+		sort.Strings(names)
+		return strings.Join(names, "\x01")
+	}
+	seen := map[string]bool{"": true}
+	var out []map[string]*value.Model
+	add := func(p map[string]*value.Model) bool {
+		k := key(p)
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		out = append(out, p)
+		return true
+	}
+	for _, g := range gens {
+		add(g)
+	}
+	for i := 0; i < len(out); i++ {
+		for _, g := range gens {
+			// g after out[i].
+			comp := map[string]*value.Model{}
+			for from, to := range out[i] {
+				comp[from] = to
+				if t, ok := g[to.Name]; ok {
+					comp[from] = t
+				}
+			}
+			for from, to := range g {
+				if _, ok := out[i][from]; !ok {
+					comp[from] = to
+				}
+			}
+			if add(comp) && len(out) > maxPermutations {
+				return nil, fmt.Errorf("the permutations generate more than %d permutations", maxPermutations)
+			}
+		}
+	}
+	return out, nil
 }

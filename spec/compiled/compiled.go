@@ -105,12 +105,9 @@ func (x *Successors) Init(yield func(eval.State)) (err error) {
 // Next yields the successors of s with the actions that produce them.
 func (x *Successors) Next(s eval.State, yield func(eval.State, *eval.Action)) (err error) {
 	defer recoverPanic(&err)
-	var ts *model.State
-	if chain, ok := x.typed.Load(value.HashTuple(s)); ok {
-		ts = find(chain.(*typedState), s)
-	}
-	if ts == nil {
-		return fmt.Errorf("compiled model: a state that the compiled model did not produce")
+	ts, err := x.typedState(s)
+	if err != nil {
+		return err
 	}
 	x.c.Next(ts, func(a model.Action, t *model.State) bool {
 		t2 := *t // t is reused by Next

@@ -58,9 +58,12 @@ type Unit interface {
 // Module is a parsed TLA+ module. Nested submodules appear in Units as
 // *Module values.
 type Module struct {
-	At      Pos
-	File    string // file name the module was read from, for messages
-	Name    string
+	At   Pos
+	File string // file name the module was read from, for messages
+	Name string
+	// Library is set for a module read from roomspec's library (see
+	// LibraryModules) rather than from the spec's folder.
+	Library bool
 	Extends []*Ident
 	Units   []Unit
 	// Comments holds every comment of the module's text, in source order,

@@ -20,6 +20,11 @@ func TestMalformed(t *testing.T) {
 		{"missing == after params", head + "A(x) x\n====\n", "2:6", `expected "==" in the definition of A`},
 		{"unknown backslash operator", head + "A == 1 \\foo 2\n====\n", "2:8", `unknown operator "\\foo"`},
 		{"unexpected character", head + "A == 1 ; 2\n====\n", "2:8", `unexpected character ';'`},
+		// A non-ASCII character is shown as written, and columns count
+		// characters: "café" is "caf" then an unexpected 'é' at column 9.
+		{"non-ASCII identifier", head + "A == café\n====\n", "2:9", `unexpected character 'é'`},
+		{"non-ASCII after it", head + "A == \"é\" ; 1\n====\n", "2:10", `unexpected character ';'`},
+		{"invalid UTF-8", head + "A == \xff\n====\n", "2:6", `unexpected byte 0xff (the file is not valid UTF-8)`},
 		{"unterminated string", head + "A == \"abc\n====\n", "2:6", `expected '"' to close string started at 2:6, found end of line`},
 		{"bad string escape", head + "A == \"a\\qb\"\n====\n", "2:8", `expected one of`},
 		{"unterminated comment", head + "A == 1 (* (* *)\n====\n", "2:8", `expected "*)" to close comment "(*" at 2:8, found end of file`},
@@ -86,5 +91,51 @@ func TestErrorList(t *testing.T) {
 	}
 	if got := (&Error{Msg: "bare"}).Error(); got != "bare" {
 		t.Errorf("no file or position: %q", got)
+	}
+}
+
+// TestLongChains: a chain of operators builds a tree as deep as the chain is
+// long, so a chain of a million terms (`1 + 1 + ... + 1`, x”'..., f[1][1]...)
+// is an error at the operator past the limit, not an overflow of the stack
+// in a later pass; chains within the limit parse.
+func TestLongChains(t *testing.T) {
+	const head = "---- MODULE M ----\nA == "
+	chain := func(n int, first, sep string) string { return first + strings.Repeat(sep, n) }
+	tests := []struct {
+		name, expr string
+		ok         bool
+	}{
+		{"sum within the limit", chain(900, "1", " + 1"), true},
+		{"sum of a million terms", chain(1_300_000, "1", " + 1"), false},
+		{"primes", chain(2000, "x", "'"), false},
+		{"applications", chain(2000, "f", "[1]"), false},
+		{"fields", chain(2000, "r", ".a"), false},
+		{"negations", chain(2000, "1", "") + strings.Repeat("~", 2000), false},
+		{"nested parentheses", strings.Repeat("(", 2000) + "1" + strings.Repeat(")", 2000), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			expr := tt.expr
+			if tt.name == "negations" {
+				expr = strings.Repeat("~", 2000) + "TRUE"
+			}
+			m, err := ParseFile("m.tla", []byte(head+expr+"\n====\n"))
+			if tt.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := Print(m.Units[0].(*OpDef).Body); len(s) < len(expr)/2 {
+					t.Errorf("printed %d bytes", len(s))
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T), want *Error", err, err)
+			}
+			if e.Pos.Line != 2 || !strings.Contains(e.Msg, "nested too deeply") {
+				t.Errorf("got %v", err)
+			}
+		})
 	}
 }

@@ -101,232 +101,148 @@ var symbolNorm = map[string]string{"#": "/=", "=<": "<="}
 
 // lexer turns source text into tokens on demand.
 type lexer struct {
-	comments []*Comment // every comment lexed so far, in source order
-	src      string
-	off      int
-	line     int
-	col      int // column of src[off]; a tab advances to the next multiple of 8, plus 1
+	Scanner
 }
 
 func newLexer(src string, off int, pos Pos) *lexer {
-	return &lexer{src: src, off: off, line: pos.Line, col: pos.Col}
-}
-
-func (l *lexer) advance(n int) {
-	for i := 0; i < n && l.off < len(l.src); i++ {
-		switch l.src[l.off] {
-		case '\n':
-			l.line++
-			l.col = 1
-		case '\t':
-			// Tab stops every 8 columns, as in SANY (JavaCC's default), so
-			// bullets aligned in an editor with tabs align here too.
-			l.col = (l.col-1)/8*8 + 9
-		default:
-			// Columns count code points, as SANY does: UTF-8 continuation
-			// bytes (in strings and comments) take no column.
-			if c := l.src[l.off]; c < 0x80 || c >= 0xC0 {
-				l.col++
-			}
-		}
-		l.off++
-	}
-}
-
-func (l *lexer) peekByte(i int) byte {
-	if l.off+i < len(l.src) {
-		return l.src[l.off+i]
-	}
-	return 0
+	return &lexer{Scanner{Src: src, Off: off, Pos: pos, KeepComments: true}}
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 func isWord(c byte) bool   { return isLetter(c) || isDigit(c) || c == '_' }
 
-// lineStart reports whether only blanks precede offset off on its line.
-func (l *lexer) lineStart(off int) bool {
-	for i := off - 1; i >= 0 && l.src[i] != '\n'; i-- {
-		if c := l.src[i]; c != ' ' && c != '\t' && c != '\r' && c != '\f' {
-			return false
-		}
-	}
-	return true
-}
-
-// skipSpace skips white space and comments. It returns an illegal token for
-// an unterminated block comment.
-func (l *lexer) skipSpace() *token {
-	for l.off < len(l.src) {
-		c := l.src[l.off]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
-			l.advance(1)
-		case c == '\\' && l.peekByte(1) == '*':
-			start, from := Pos{l.line, l.col}, l.off
-			for l.off < len(l.src) && l.src[l.off] != '\n' {
-				l.advance(1)
-			}
-			l.comments = append(l.comments, &Comment{At: start, Text: strings.TrimRight(l.src[from:l.off], "\r"), ownLine: l.lineStart(from)})
-		case c == '(' && l.peekByte(1) == '*':
-			start, from := Pos{l.line, l.col}, l.off
-			depth := 0
-			for {
-				if l.off >= len(l.src) {
-					return &token{kind: tIllegal, pos: start, lit: "(*",
-						text: fmt.Sprintf(`expected "*)" to close comment "(*" at %s, found end of file`, start)}
-				}
-				if l.src[l.off] == '(' && l.peekByte(1) == '*' {
-					depth++
-					l.advance(2)
-				} else if l.src[l.off] == '*' && l.peekByte(1) == ')' {
-					depth--
-					l.advance(2)
-					if depth == 0 {
-						l.comments = append(l.comments, &Comment{At: start, Text: l.src[from:l.off], ownLine: l.lineStart(from)})
-						break
-					}
-				} else {
-					l.advance(1)
-				}
-			}
-		default:
-			return nil
-		}
-	}
-	return nil
-}
-
 // next returns the next token.
 func (l *lexer) next() token {
-	if t := l.skipSpace(); t != nil {
-		return *t
+	if err := l.SkipSpace(); err != nil {
+		e := err.(*Error)
+		return token{kind: tIllegal, pos: e.Pos, lit: "(*", text: e.Msg}
 	}
-	pos := Pos{l.line, l.col}
-	if l.off >= len(l.src) {
+	pos := l.Pos
+	if l.Off >= len(l.Src) {
 		return token{kind: tEOF, pos: pos}
 	}
-	start := l.off
-	c := l.src[l.off]
+	start := l.Off
+	c := l.Src[l.Off]
 	mk := func(k tokKind, text string) token {
-		return token{kind: k, text: text, lit: l.src[start:l.off], pos: pos}
+		return token{kind: k, text: text, lit: l.Src[start:l.Off], pos: pos}
 	}
 	switch {
-	case c == '-' && strings.HasPrefix(l.src[l.off:], "----"):
-		for l.peekByte(0) == '-' {
-			l.advance(1)
+	case c == '-' && strings.HasPrefix(l.Src[l.Off:], "----"):
+		for l.Peek(0) == '-' {
+			l.Advance(1)
 		}
 		return mk(tSep, "----")
-	case c == '=' && strings.HasPrefix(l.src[l.off:], "===="):
-		for l.peekByte(0) == '=' {
-			l.advance(1)
+	case c == '=' && strings.HasPrefix(l.Src[l.Off:], "===="):
+		for l.Peek(0) == '=' {
+			l.Advance(1)
 		}
 		return mk(tEnd, "====")
 	case isWord(c):
 		return l.word(pos)
 	case c == '<' && l.stepLen() > 0:
-		l.advance(l.stepLen())
-		return mk(tStep, l.src[start:l.off])
+		l.Advance(l.stepLen())
+		return mk(tStep, l.Src[start:l.Off])
 	case c == '"':
 		return l.str(pos)
 	case c == '\\':
-		n := l.peekByte(1)
+		n := l.Peek(1)
 		if isLetter(n) {
-			j := l.off + 1
-			for j < len(l.src) && isLetter(l.src[j]) {
+			j := l.Off + 1
+			for j < len(l.Src) && isLetter(l.Src[j]) {
 				j++
 			}
-			w := l.src[l.off:j]
+			w := l.Src[l.Off:j]
 			// \b101, \o17, \hFF: numbers in another base.
 			if base := map[byte]int{'b': 2, 'o': 8, 'h': 16, 'B': 2, 'O': 8, 'H': 16}[n]; base != 0 {
-				k := l.off + 2
-				for k < len(l.src) && isWord(l.src[k]) {
+				k := l.Off + 2
+				for k < len(l.Src) && isWord(l.Src[k]) {
 					k++
 				}
-				digits := l.src[l.off+2 : k]
+				digits := l.Src[l.Off+2 : k]
 				if digits != "" && (isDigit(digits[0]) || base == 16) {
 					v, ok := new(big.Int).SetString(digits, base)
-					l.advance(k - l.off)
+					l.Advance(k - l.Off)
 					if !ok {
-						return token{kind: tIllegal, pos: pos, lit: l.src[start:l.off],
-							text: fmt.Sprintf("expected base-%d digits in number %q", base, l.src[start:l.off])}
+						return token{kind: tIllegal, pos: pos, lit: l.Src[start:l.Off],
+							text: fmt.Sprintf("expected base-%d digits in number %q", base, l.Src[start:l.Off])}
 					}
 					return mk(tNumber, v.String())
 				}
 			}
 			if op, ok := backslashOps[w]; ok {
-				l.advance(len(w))
+				l.Advance(len(w))
 				return mk(tOp, op)
 			}
-			l.advance(len(w))
+			l.Advance(len(w))
 			return token{kind: tIllegal, pos: pos, lit: w, text: fmt.Sprintf("unknown operator %q", w)}
 		}
 	}
 	// "x=<<1>>" is "x = <<1>>": "=<" followed by "<" never makes sense.
-	if strings.HasPrefix(l.src[l.off:], "=<<") {
-		l.advance(1)
+	if strings.HasPrefix(l.Src[l.Off:], "=<<") {
+		l.Advance(1)
 		return mk(tOp, "=")
 	}
 	for _, s := range symbolsByByte[c] {
-		if strings.HasPrefix(l.src[l.off:], s) {
-			l.advance(len(s))
+		if strings.HasPrefix(l.Src[l.Off:], s) {
+			l.Advance(len(s))
 			if n, ok := symbolNorm[s]; ok {
 				return mk(tOp, n)
 			}
 			return mk(tOp, s)
 		}
 	}
-	l.advance(1)
-	return token{kind: tIllegal, pos: pos, lit: string(c), text: fmt.Sprintf("unexpected character %q", c)}
+	lit, msg := l.Illegal()
+	return token{kind: tIllegal, pos: pos, lit: lit, text: msg}
 }
 
 // stepLen returns the length of a proof step token <digits>, <*> or <+> at
 // the current offset, or 0. No expression contains one: "<" and ">" do not
 // chain, and "<<" is lexed first.
 func (l *lexer) stepLen() int {
-	j := l.off + 1
-	for j < len(l.src) && isDigit(l.src[j]) {
+	j := l.Off + 1
+	for j < len(l.Src) && isDigit(l.Src[j]) {
 		j++
 	}
-	if j == l.off+1 && j < len(l.src) && (l.src[j] == '*' || l.src[j] == '+') {
+	if j == l.Off+1 && j < len(l.Src) && (l.Src[j] == '*' || l.Src[j] == '+') {
 		j++
 	}
-	if j > l.off+1 && j < len(l.src) && l.src[j] == '>' {
-		return j + 1 - l.off
+	if j > l.Off+1 && j < len(l.Src) && l.Src[j] == '>' {
+		return j + 1 - l.Off
 	}
 	return 0
 }
 
 // word lexes an identifier, keyword or number.
 func (l *lexer) word(pos Pos) token {
-	start := l.off
-	j := l.off
+	start := l.Off
+	j := l.Off
 	letter := false
-	for j < len(l.src) && isWord(l.src[j]) {
-		letter = letter || isLetter(l.src[j])
+	for j < len(l.Src) && isWord(l.Src[j]) {
+		letter = letter || isLetter(l.Src[j])
 		j++
 	}
-	w := l.src[start:j]
+	w := l.Src[start:j]
 	if !letter {
 		if strings.Trim(w, "_") == "" {
-			l.advance(1)
+			l.Advance(1)
 			return token{kind: tOp, text: "_", lit: "_", pos: pos}
 		}
 		// A number, possibly a decimal: digits then . then digits.
 		d := strings.TrimRight(w, "_")
 		if len(d) < len(w) || strings.ContainsRune(w, '_') {
-			l.advance(len(w))
+			l.Advance(len(w))
 			return token{kind: tIllegal, pos: pos, lit: w, text: fmt.Sprintf("malformed number %q", w)}
 		}
-		if j+1 < len(l.src) && l.src[j] == '.' && isDigit(l.src[j+1]) {
+		if j+1 < len(l.Src) && l.Src[j] == '.' && isDigit(l.Src[j+1]) {
 			k := j + 1
-			for k < len(l.src) && isDigit(l.src[k]) {
+			for k < len(l.Src) && isDigit(l.Src[k]) {
 				k++
 			}
-			l.advance(k - start)
-			return token{kind: tNumber, text: l.src[start:k], lit: l.src[start:k], pos: pos}
+			l.Advance(k - start)
+			return token{kind: tNumber, text: l.Src[start:k], lit: l.Src[start:k], pos: pos}
 		}
-		l.advance(len(w))
+		l.Advance(len(w))
 		v := strings.TrimLeft(w, "0")
 		if v == "" {
 			v = "0"
@@ -334,13 +250,13 @@ func (l *lexer) word(pos Pos) token {
 		return token{kind: tNumber, text: v, lit: w, pos: pos}
 	}
 	if strings.HasPrefix(w, "WF_") || strings.HasPrefix(w, "SF_") {
-		l.advance(3)
+		l.Advance(3)
 		if w[0] == 'W' {
 			return token{kind: tWF, text: "WF_", lit: "WF_", pos: pos}
 		}
 		return token{kind: tSF, text: "SF_", lit: "SF_", pos: pos}
 	}
-	l.advance(len(w))
+	l.Advance(len(w))
 	if keywords[w] {
 		return token{kind: tKeyword, text: w, lit: w, pos: pos}
 	}
@@ -349,44 +265,11 @@ func (l *lexer) word(pos Pos) token {
 
 // str lexes a string literal.
 func (l *lexer) str(pos Pos) token {
-	start := l.off
-	l.advance(1)
-	var b strings.Builder
-	for {
-		if l.off >= len(l.src) || l.src[l.off] == '\n' {
-			return token{kind: tIllegal, pos: pos, lit: l.src[start:l.off],
-				text: fmt.Sprintf(`expected '"' to close string started at %s, found end of line`, pos)}
-		}
-		c := l.src[l.off]
-		if c == '"' {
-			l.advance(1)
-			return token{kind: tString, text: b.String(), lit: l.src[start:l.off], pos: pos}
-		}
-		if c == '\\' {
-			e := l.peekByte(1)
-			var r byte
-			switch e {
-			case '"', '\\':
-				r = e
-			case 'n':
-				r = '\n'
-			case 't':
-				r = '\t'
-			case 'r':
-				r = '\r'
-			case 'f':
-				r = '\f'
-			default:
-				escPos := Pos{l.line, l.col}
-				l.advance(1)
-				return token{kind: tIllegal, pos: escPos, lit: l.src[start:l.off],
-					text: fmt.Sprintf(`expected one of \" \\ \n \t \r \f in string, found \%c`, e)}
-			}
-			b.WriteByte(r)
-			l.advance(2)
-			continue
-		}
-		b.WriteByte(c)
-		l.advance(1)
+	start := l.Off
+	v, err := l.String()
+	if err != nil {
+		e := err.(*Error)
+		return token{kind: tIllegal, pos: e.Pos, lit: l.Src[start:l.Off], text: e.Msg}
 	}
+	return token{kind: tString, text: v, lit: l.Src[start:l.Off], pos: pos}
 }

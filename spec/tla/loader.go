@@ -79,8 +79,16 @@ func (l *loader) load(name string, file string, pos Pos) (*Module, error) {
 	}
 	path := name + ".tla"
 	src, err := fs.ReadFile(l.fsys, path)
+	lib := false
+	if errors.Is(err, fs.ErrNotExist) && file != "" {
+		// As TLC looks on its library path: a module beside the spec
+		// comes first, then roomspec's library.
+		if lpath, lsrc, ok := readLibrary(name); ok {
+			path, src, err, lib = lpath, lsrc, nil, true
+		}
+	}
 	if err != nil {
-		msg := fmt.Sprintf("expected module %s in %s beside this file (or a standard module), found none", name, path)
+		msg := fmt.Sprintf("expected module %s in %s beside this file (or a standard or library module), found none", name, path)
 		if !errors.Is(err, fs.ErrNotExist) {
 			msg = fmt.Sprintf("reading module %s: %v", name, err)
 		}
@@ -90,6 +98,7 @@ func (l *loader) load(name string, file string, pos Pos) (*Module, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.Library = lib
 	if m.Name != name {
 		return nil, &Error{File: path, Pos: m.At, Msg: fmt.Sprintf("expected module %s in %s, found module %s", name, path, m.Name)}
 	}

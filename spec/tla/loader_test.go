@@ -52,7 +52,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"missing root", fstest.MapFS{}, "Nope", ErrModuleNotFound, "expected module Nope in Nope.tla"},
 		{"missing extends", fstest.MapFS{"A.tla": mod("A", "EXTENDS Naturals,\n  Gone")}, "A", ErrModuleNotFound,
-			"A.tla:3:3: expected module Gone in Gone.tla beside this file (or a standard module), found none"},
+			"A.tla:3:3: expected module Gone in Gone.tla beside this file (or a standard or library module), found none"},
 		{"missing instance", fstest.MapFS{"A.tla": mod("A", "X == INSTANCE Gone")}, "A", ErrModuleNotFound,
 			"A.tla:2:15: expected module Gone"},
 		{"cycle", fstest.MapFS{"A.tla": mod("A", "EXTENDS B"), "B.tla": mod("B", "C == INSTANCE A")}, "A", ErrCycle,

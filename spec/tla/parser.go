@@ -99,7 +99,7 @@ func ParseFile(filename string, src []byte) (m *Module, err error) {
 	p.update()
 	m = p.parseModule()
 	m.File = filename
-	m.Comments = p.lx.comments
+	m.Comments = p.lx.Comments
 	return m, nil
 }
 
@@ -566,12 +566,22 @@ func isInfix(s string) bool {
 
 func (p *parser) parseExpr() Expr { return p.parseBinary(0) }
 
-func (p *parser) parseBinary(min int) Expr {
+// deeper records one more level of nesting of the tree being built: a
+// nested subexpression, or one more operator of a chain such as
+// 1 + 1 + ... + 1, whose left-associated tree is as deep as the chain is
+// long. Every pass over the tree (printing, evaluation) recurses that deep,
+// so the parser bounds it rather than let a long chain overflow the stack.
+func (p *parser) deeper() {
 	p.depth++
 	if p.depth > maxDepth {
-		p.errorf(p.tok.pos, "expression nested too deeply (more than %d levels)", maxDepth)
+		p.errorf(p.tok.pos, "expression nested too deeply (more than %d levels; each operator of a chain such as a + b + c counts as one)", maxDepth)
 	}
-	defer func() { p.depth-- }()
+}
+
+func (p *parser) parseBinary(min int) Expr {
+	depth := p.depth
+	p.deeper()
+	defer func() { p.depth = depth }()
 	lhs := p.parseUnary()
 	for {
 		t := p.tok
@@ -583,6 +593,7 @@ func (p *parser) parseBinary(min int) Expr {
 			return lhs
 		}
 		p.next()
+		p.deeper()
 		switch t.text {
 		case `/\`, `\/`:
 			op := And
@@ -649,10 +660,15 @@ func (p *parser) parseUnary() Expr {
 }
 
 func (p *parser) parsePostfix(x Expr) Expr {
+	depth := p.depth
+	defer func() { p.depth = depth }()
 	for {
 		t := p.tok
 		if t.kind != tOp {
 			return x
+		}
+		if postfixOps[t.text] || t.text == "[" || t.text == "." && p.peek(1).kind == tIdent {
+			p.deeper()
 		}
 		switch {
 		case postfixOps[t.text]:
@@ -818,8 +834,19 @@ func (p *parser) parseName() Expr {
 	var prefix []*InstanceRef
 	for {
 		t := p.tok
+		if prefix != nil && (t.kind == tNumber || t.kind == tOp && t.text == ":") {
+			// A subexpression name: Inv!2 is the second conjunct of Inv,
+			// Thm!: the statement of theorem Thm.
+			p.next()
+			if p.isOp("!") {
+				p.next()
+				prefix = append(prefix, &InstanceRef{At: t.pos, Name: t.text})
+				continue
+			}
+			return &OpApp{At: prefix[0].At, Prefix: prefix, Name: t.text, Fix: FixCall}
+		}
 		if t.kind != tIdent {
-			p.errorf(t.pos, "expected a name after \"!\", found %s", t.describe())
+			p.errorf(t.pos, "expected a name, a position (!2) or \":\" after \"!\", found %s", t.describe())
 		}
 		p.next()
 		var args []Expr

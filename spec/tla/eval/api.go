@@ -85,7 +85,9 @@ func (sp *Spec) Init(fs []*Formula, yield func(State)) (err error) {
 			yield(State(slices.Clone(target)))
 			return false
 		}
-		return fs[i].ctx(target, nil).enum(fs[i].Expr, en, func() bool { return rec(i + 1) })
+		c := fs[i].ctx(target, nil)
+		c.partial = true
+		return c.enum(fs[i].Expr, en, func() bool { return rec(i + 1) })
 	}
 	rec(0)
 	return nil
@@ -103,7 +105,7 @@ func (sp *Spec) Next(f *Formula, s State, yield func(State, *Action)) (err error
 		if i := slices.Index(target, nil); i >= 0 {
 			c.fail(f.Expr.Pos(), "a successor state is not completely specified: the action does not assign %s'", sp.Vars[i])
 		}
-		a := en.label
+		a := en.action()
 		if a == nil {
 			a = &Action{Name: f.Name}
 		}
@@ -186,7 +188,7 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 		}
 		now := sub.ctx(s, nil).eval(sub.Expr)
 		then := sub.ctx(t, nil).eval(sub.Expr)
-		if free || !value.Equal(now, then) {
+		if free || !sub.ctx(s, nil).equal(now, then, sub.Expr.Pos()) {
 			found = true
 			return true
 		}
@@ -203,4 +205,73 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 func (f *Formula) SameAction(g *Formula) bool {
 	a, b := f.unwrap(), g.unwrap()
 	return a.Expr == b.Expr && a.sc == b.sc && a.env == nil && b.env == nil
+}
+
+// ActionCall reports whether f is an application Op(a1, ..., an) (or the
+// name Op) of a definition of the root module whose arguments are
+// constants in f's bindings (a fairness condition WF_v(Op(p)) under
+// \A p \in S, say), and returns it as the action that names the successors
+// it produces when Op is an action of the next-state relation.
+func (sp *Spec) ActionCall(f *Formula) (a *Action, ok bool) {
+	defer func() {
+		if recover() != nil {
+			a, ok = nil, false
+		}
+	}()
+	f = f.unwrap()
+	var name string
+	var args []tla.Expr
+	switch x := f.Expr.(type) {
+	case *tla.Ident:
+		name = x.Name
+	case *tla.OpApp:
+		if len(x.Prefix) > 0 || x.Fix != tla.FixCall {
+			return nil, false
+		}
+		name, args = x.Name, x.Args
+	default:
+		return nil, false
+	}
+	if f.env.find(name) != nil {
+		return nil, false
+	}
+	e := f.sc.lookup(name)
+	if e == nil || e.kind != entDef || e.def.fn != nil || sp.root.names[name] != e || len(e.def.params) != len(args) {
+		return nil, false
+	}
+	a = &Action{Name: name}
+	c := f.ctx(nil, nil)
+	for i, x := range args {
+		if e.def.params[i].Arity > 0 {
+			return nil, false
+		}
+		a.Params = append(a.Params, c.eval(x))
+	}
+	return a, true
+}
+
+// IsAllVars reports whether f is a tuple of every variable of the spec
+// (through definitions without parameters, as vars == <<x, y>>), so that
+// UNCHANGED f holds on a step exactly when the state does not change.
+func (sp *Spec) IsAllVars(f *Formula) bool {
+	f = f.unwrap()
+	t, ok := f.Expr.(*tla.Tuple)
+	if !ok || f.env != nil {
+		return false
+	}
+	seen := make([]bool, len(sp.Vars))
+	c := f.ctx(nil, nil)
+	for _, e := range t.Elems {
+		idx, ok := c.varOf(e)
+		if !ok {
+			return false
+		}
+		seen[idx] = true
+	}
+	for _, s := range seen {
+		if !s {
+			return false
+		}
+	}
+	return true
 }

@@ -31,7 +31,7 @@ var builtinArity = map[string]int{
 	"Print": 2, "PrintT": 1, "Assert": 2, "ToString": 1, "Permutations": 1, "SortSeq": 2,
 	"IsABag": 1, "BagToSet": 1, "SetToBag": 1, "BagIn": 2, "CopiesIn": 2, "(+)": 2, "(-)": 2,
 	"\\oplus": 2, "\\ominus": 2, "BagUnion": 1, "\\sqsubseteq": 2, "SubBag": 1, "BagOfAll": 2,
-	"BagCardinality": 1,
+	"BagCardinality": 1, "TLCEval": 1, "RandomElement": 1,
 }
 
 func isBuiltinOp(name string) bool {
@@ -64,6 +64,9 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 		return value.Bool(!c.equal(c.eval(a[0]), c.eval(a[1]), n.At))
 	case "\\in", "\\notin":
 		x := c.eval(a[0])
+		if in, ok := c.memberOfFilter(x, a[1], n.At); ok {
+			return value.Bool(in == (n.Name == "\\in"))
+		}
 		s := c.set(a[1])
 		c.comparableMember(x, s, n.At)
 		in, err := s.Contains(x)
@@ -89,7 +92,24 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 	case "PrintT":
 		c.print(value.Format(c.eval(a[0])))
 		return value.True
-	case "JavaTime", "TLCGet", "TLCSet", "RandomElement", "TLCEval", "Any":
+	case "TLCEval":
+		// TLCEval(v) is v; for TLC it only asks for eager evaluation.
+		if len(a) == 1 {
+			return c.eval(a[0])
+		}
+	case "RandomElement":
+		// An arbitrary element, as TLC picks one at random: allowed where
+		// the choice cannot make the state graph depend on the order of
+		// evaluation (constants, ASSUME), and made reproducible there.
+		if len(a) == 1 && c.s == nil && c.t == nil {
+			s := c.enumerate(a[0])
+			if s.Len() == 0 {
+				c.fail(n.At, "RandomElement of the empty set")
+			}
+			return s.Elems()[c.sc.spec.random(s.Len())]
+		}
+		c.fail(n.At, "RandomElement is supported in constant expressions only (in a state its value would not be a function of the state)")
+	case "JavaTime", "TLCGet", "TLCSet", "Any":
 		c.fail(n.At, "%s is not supported by roomspec (its value is not a function of the state)", n.Name)
 	}
 	if len(n.Prefix) > 0 {
@@ -307,8 +327,24 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 	case "UNION":
 		outer := c.enumerateValue(at, c.asSet(a[0], at))
 		u := value.EmptySet
+		var lazy value.SetValue
 		for _, s := range outer.Elems() {
-			u = u.Union(c.enumerateValue(at, c.asSet(s, at)))
+			set := c.asSet(s, at)
+			es, explicit := set.(*value.Set)
+			if !explicit {
+				// UNION {[S -> Int]}: kept lazy, for membership tests;
+				// enumerated only if it must be.
+				if lazy == nil {
+					lazy = set
+				} else {
+					lazy = &value.Cup{A: lazy, B: set}
+				}
+				continue
+			}
+			u = u.Union(es)
+		}
+		if lazy != nil {
+			return &value.Cup{A: u, B: lazy}
 		}
 		return u
 	case "DOMAIN":
@@ -485,13 +521,13 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 
 // equal is = as TLC evaluates it: values of different kinds cannot be
 // compared ("Attempted to check equality of integer 1 with non-integer"),
-// except model values, which differ from every other value. Only the
-// outermost kinds are checked.
+// at any depth, except model values, which differ from every other value.
 func (c *ctx) equal(x, y value.Value, at tla.Pos) bool {
-	if kx, ky := x.Kind(), y.Kind(); kx != ky && kx != value.KindModel && ky != value.KindModel {
-		c.fail(at, "cannot compare %s with %s, a value of another kind", value.Format(x), value.Format(y))
+	eq, err := value.EqualStrict(x, y)
+	if err != nil {
+		c.fail(at, "%v", err)
 	}
-	return value.Equal(x, y)
+	return eq
 }
 
 // comparableMember fails, as TLC does, when x \in s would compare x with
@@ -671,4 +707,41 @@ func permutations(s *value.Set) value.Value {
 	}
 	rec(0)
 	return value.NewSetOwned(out)
+}
+
+// memberOfFilter decides x \in {y \in S : P} (also through definitions
+// without parameters that stand for such a set) as x \in S /\ P with y
+// bound to x, as TLC does, without enumerating S: a membership test of a
+// type invariant such as DP \in {D \in SUBSET SUBSET S : ...} must not
+// build the 2^2^n sets. ok is false when setExpr is no set filter.
+func (c *ctx) memberOfFilter(x value.Value, setExpr tla.Expr, at tla.Pos) (in, ok bool) {
+	for {
+		id, isID := setExpr.(*tla.Ident)
+		if !isID || c.env.find(id.Name) != nil {
+			break
+		}
+		e := c.sc.lookup(id.Name)
+		if e == nil || e.kind != entDef || len(e.def.params) > 0 || e.def.fn != nil || e.def.native != nil || e.def.cachedValue() != nil {
+			return false, false
+		}
+		c = c.call(e.def.sc, nil, id.At)
+		setExpr = e.def.body
+	}
+	f, isFilter := setExpr.(*tla.SetFilter)
+	if !isFilter || f.Bound.Tuple {
+		return false, false
+	}
+	base, baseOK := c.memberOfFilter(x, f.Bound.Set, at)
+	if !baseOK {
+		s := c.set(f.Bound.Set)
+		c.comparableMember(x, s, at)
+		var err error
+		if base, err = s.Contains(x); err != nil {
+			c.fail(at, "%v", err)
+		}
+	}
+	if !base {
+		return false, true
+	}
+	return c.with(f.Bound.Names[0].Name, x).bool(f.Pred), true
 }

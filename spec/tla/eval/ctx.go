@@ -15,7 +15,26 @@ type env struct {
 	name string
 	val  value.Value
 	op   *closure // set when the name stands for an operator
+	th   *thunk   // set for an operator parameter: the argument, by name
 	next *env
+}
+
+// thunk is an argument of an operator call, bound to the parameter by name
+// as TLA+'s substitution semantics requires: Op(x) with Op(q) == q' = 1
+// means x' = 1, so the argument is evaluated where the parameter is used,
+// in the state (current or next) of that use, with the caller's names.
+type thunk struct {
+	expr tla.Expr
+	sc   *scope
+	env  *env
+	// memo is the argument's value in the current state, kept once it has
+	// been computed without reading the next state (in state memoS).
+	memo  value.Value
+	memoS []value.Value
+	// shared marks an argument bound in a formula that goroutines
+	// evaluate concurrently (an atom of a temporal property): it is never
+	// memoized, so that its fields are only read.
+	shared bool
 }
 
 func (e *env) bind(name string, v value.Value) *env {
@@ -24,6 +43,26 @@ func (e *env) bind(name string, v value.Value) *env {
 
 func (e *env) bindOp(name string, op *closure) *env {
 	return &env{name: name, op: op, next: e}
+}
+
+// bindArg binds name to the argument expression arg, written in the
+// context c.
+func (e *env) bindArg(name string, arg tla.Expr, c *ctx) *env {
+	// An argument that is a name bound to a value (a quantified variable,
+	// an already evaluated parameter) is that value, primed or not: bind it
+	// as such.
+	if id, ok := arg.(*tla.Ident); ok {
+		if b := c.env.find(id.Name); b != nil && b.op == nil && b.th == nil {
+			return e.bind(name, b.val)
+		}
+	}
+	// One allocation for the binding and its thunk.
+	b := &struct {
+		env
+		thunk
+	}{env{name: name, next: e}, thunk{expr: arg, sc: c.sc, env: c.env, shared: c.shared}}
+	b.env.th = &b.thunk
+	return &b.env
 }
 
 func (e *env) find(name string) *env {
@@ -57,7 +96,16 @@ type ctx struct {
 	env    *env
 	s, t   []value.Value
 	primed bool // s is the next state (we are under a prime)
-	depth  int  // nested operator and function calls
+	// partial is set while initial states are enumerated: s is then the
+	// state being built, whose unassigned variables change as it goes.
+	partial bool
+	// shared is set while a temporal formula is decomposed: what it binds
+	// is evaluated later by several goroutines at once.
+	shared bool
+	// touched, if set, is set to true when the evaluation reads the next
+	// state; a parameter's value is kept only when it did not.
+	touched *bool
+	depth   int // nested operator and function calls
 }
 
 // maxDepth bounds nested operator and function calls: a recursion without
@@ -70,7 +118,47 @@ func (c *ctx) call(sc *scope, env *env, at tla.Pos) *ctx {
 	if c.depth >= maxDepth {
 		c.fail(at, "more than %d nested operator or function calls: a recursion without end?", maxDepth)
 	}
-	return &ctx{sc: sc, env: env, s: c.s, t: c.t, primed: c.primed, depth: c.depth + 1}
+	return &ctx{sc: sc, env: env, s: c.s, t: c.t, primed: c.primed, partial: c.partial, shared: c.shared, touched: c.touched, depth: c.depth + 1}
+}
+
+// value returns the value of a bound name; a parameter's argument is
+// evaluated in c's states.
+func (c *ctx) value(b *env, at tla.Pos) value.Value {
+	th := b.th
+	if th == nil {
+		return b.val
+	}
+	memoable := !c.primed && !c.partial && !th.shared
+	if memoable && th.memo != nil && sameState(th.memoS, c.s) {
+		return th.memo
+	}
+	touched := false
+	c2 := c.call(th.sc, th.env, at)
+	c2.touched = &touched
+	v := c2.eval(th.expr)
+	if touched {
+		if c.touched != nil {
+			*c.touched = true
+		}
+	} else if memoable {
+		th.memo, th.memoS = v, c.s
+	}
+	return v
+}
+
+// sameState reports whether a and b are the same state (the same array, or
+// both no state).
+func sameState(a, b []value.Value) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return a == nil && b == nil
+	}
+	return len(a) == len(b) && &a[0] == &b[0]
+}
+
+// argCtx returns the context in which the argument bound to b is
+// evaluated (or enumerated) from a use in c.
+func (c *ctx) argCtx(b *env, at tla.Pos) *ctx {
+	return c.call(b.th.sc, b.th.env, at)
 }
 
 // Error is an evaluation error at a position in a source file.

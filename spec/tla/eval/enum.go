@@ -44,6 +44,9 @@ type enumerator struct {
 	target []value.Value // the partial state being built
 	primed bool          // assignments are to primed variables (actions) or not (Init)
 	label  *Action
+	// labelArgs and labelCtx give label's parameters, when it has some.
+	labelArgs *labelArgs
+	labelCtx  *ctx
 }
 
 // enum explores the ways e can hold, calling k after each; it returns true
@@ -70,6 +73,10 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			if b.op != nil && b.op.fn == nil && b.op.builtin == "" && len(b.op.params) == 0 {
 				return c.call(b.op.sc, b.op.env, n.At).enum(b.op.body, en, k)
 			}
+			if b.th != nil {
+				// A parameter standing for an action: enumerate the argument.
+				return c.argCtx(b, n.At).enum(b.th.expr, en, k)
+			}
 			break
 		}
 		if ent := c.sc.lookup(n.Name); ent != nil {
@@ -79,7 +86,7 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			case ent.kind == entVar && !en.primed && c.s[ent.index] == nil:
 				c.fail(n.At, "%s is used before it is assigned a value", n.Name)
 			case ent.kind == entSubst:
-				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, s: c.s, t: c.t, primed: c.primed}
+				c2 := c.call(ent.subst.sc, ent.subst.env, n.At)
 				return c2.enum(ent.subst.expr, en, k)
 			}
 		}
@@ -129,7 +136,7 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			// As TLC: \A over a finite set is the conjunction of its
 			// instances, so its body may assign.
 			var insts []*ctx
-			c.forBounds(n.Bounds, func(c2 *ctx) bool {
+			c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
 				c3 := *c2 // forBounds reuses c2 for the next instance
 				insts = append(insts, &c3)
 				return false
@@ -184,16 +191,43 @@ func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
 	return c.enum(items[0], en, func() bool { return c.enumAnd(items[1:], en, k) })
 }
 
+// labelArgs are the parameters of the action that names successors: the
+// first n bindings of env, in reverse order. Their values are taken when a
+// successor is complete, since an argument may be primed.
+type labelArgs struct {
+	env *env
+	n   int
+}
+
 // enumLabelled enumerates the body of a definition, naming the action
 // after it unless an outer definition already did.
-func (c *ctx) enumLabelled(name string, params []value.Value, body tla.Expr, en *enumerator, k func() bool) bool {
+func (c *ctx) enumLabelled(name string, args *labelArgs, body tla.Expr, en *enumerator, k func() bool) bool {
 	if en.label != nil || !en.primed {
 		return c.enum(body, en, k)
 	}
-	en.label = &Action{Name: name, Params: params}
+	en.label = &Action{Name: name}
+	en.labelArgs = args
+	en.labelCtx = c
 	stop := c.enum(body, en, k)
-	en.label = nil
+	en.label, en.labelArgs, en.labelCtx = nil, nil, nil
 	return stop
+}
+
+// action returns the action that produced the successor just completed.
+func (en *enumerator) action() *Action {
+	if en.labelArgs == nil {
+		return en.label
+	}
+	a := &Action{Name: en.label.Name, Params: make([]value.Value, en.labelArgs.n)}
+	b := en.labelArgs.env
+	for i := en.labelArgs.n - 1; i >= 0; i, b = i-1, b.next {
+		if b.th == nil {
+			a.Params[i] = b.val
+			continue
+		}
+		a.Params[i] = en.labelCtx.value(b, b.th.expr.Pos())
+	}
+	return a
 }
 
 func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool) bool {
@@ -208,7 +242,7 @@ func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool
 		params, body = op.def.params, op.def.body
 		c2 = c.call(op.def.sc, nil, n.At)
 	case op.ent != nil && op.ent.kind == entSubst && len(n.Args) == 0:
-		c3 := &ctx{sc: op.ent.subst.sc, env: op.ent.subst.env, s: c.s, t: c.t, primed: c.primed}
+		c3 := c.call(op.ent.subst.sc, op.ent.subst.env, n.At)
 		return c3.enum(op.ent.subst.expr, en, k)
 	default:
 		if c.bool(n) {
@@ -219,60 +253,64 @@ func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool
 	if len(n.Args) != len(params) {
 		c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
 	}
-	var vals []value.Value
-	for i, a := range n.Args {
-		if params[i].Arity > 0 {
-			c2.env = c2.env.bindOp(params[i].Name, c.opArg(a, params[i]))
-			continue
-		}
-		v := c.eval(a)
-		vals = append(vals, v)
-		c2.env = c2.env.bind(params[i].Name, v)
-	}
+	c.bindParams(c2, params, n.Args)
 	if op.cl != nil {
 		return c2.enum(body, en, k)
 	}
-	return c2.enumLabelled(n.Name, vals, body, en, k)
+	var label *labelArgs
+	if en.label == nil && en.primed && len(params) > 0 {
+		label = &labelArgs{env: c2.env, n: len(params)}
+	}
+	return c2.enumLabelled(n.Name, label, body, en, k)
 }
 
 // assignable reports whether lhs is a variable this enumeration may still
-// assign: x' in an action, x in an initial predicate.
+// assign: x' in an action, x in an initial predicate. Parameters and
+// instance substitutions are followed to the expressions they stand for.
 func (c *ctx) assignable(lhs tla.Expr, en *enumerator) (int, bool) {
-	if en.primed {
-		p, ok := lhs.(*tla.OpApp)
-		if !ok || p.Name != "'" || len(p.Prefix) > 0 || c.primed {
-			return 0, false
-		}
-		lhs = p.Args[0]
-	}
-	idx, ok := c.varOf(lhs)
-	if !ok || en.target[idx] != nil {
+	idx, primed, ok := c.varTarget(lhs, c.primed)
+	if !ok || primed != en.primed || en.target[idx] != nil {
 		return 0, false
 	}
 	return idx, true
 }
 
-// varOf resolves e to a state variable, following instance substitutions.
+// varTarget resolves e to a state variable, possibly primed (primed says
+// whether e is already under a prime), following parameters and instance
+// substitutions.
+func (c *ctx) varTarget(e tla.Expr, primed bool) (idx int, isPrimed, ok bool) {
+	switch n := e.(type) {
+	case *tla.OpApp:
+		if n.Name == "'" && len(n.Prefix) == 0 && len(n.Args) == 1 && !primed {
+			return c.varTarget(n.Args[0], true)
+		}
+	case *tla.Ident:
+		if b := c.env.find(n.Name); b != nil {
+			if b.th != nil {
+				return c.argCtx(b, n.At).varTarget(b.th.expr, primed)
+			}
+			return 0, false, false
+		}
+		ent := c.sc.lookup(n.Name)
+		if ent == nil {
+			return 0, false, false
+		}
+		switch ent.kind {
+		case entVar:
+			return ent.index, primed, true
+		case entSubst:
+			c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, depth: c.depth}
+			return c2.varTarget(ent.subst.expr, primed)
+		}
+	}
+	return 0, false, false
+}
+
+// varOf resolves e to an unprimed state variable, following parameters and
+// instance substitutions.
 func (c *ctx) varOf(e tla.Expr) (int, bool) {
-	id, ok := e.(*tla.Ident)
-	if !ok {
-		return 0, false
-	}
-	if c.env.find(id.Name) != nil {
-		return 0, false
-	}
-	ent := c.sc.lookup(id.Name)
-	if ent == nil {
-		return 0, false
-	}
-	switch ent.kind {
-	case entVar:
-		return ent.index, true
-	case entSubst:
-		c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env}
-		return c2.varOf(ent.subst.expr)
-	}
-	return 0, false
+	idx, primed, ok := c.varTarget(e, false)
+	return idx, ok && !primed
 }
 
 func (c *ctx) assign(en *enumerator, idx int, v value.Value, k func() bool) bool {
@@ -296,15 +334,21 @@ func (c *ctx) enumUnchanged(e tla.Expr, en *enumerator, k func() bool) bool {
 			if en.target[idx] == nil {
 				return c.assign(en, idx, c.s[idx], k)
 			}
-			if value.Equal(en.target[idx], c.s[idx]) {
+			if c.equal(en.target[idx], c.s[idx], x.At) {
 				return k()
 			}
 			return false
 		}
-		if b := c.env.find(x.Name); b == nil {
-			if ent := c.sc.lookup(x.Name); ent != nil && ent.kind == entDef && len(ent.def.params) == 0 && ent.def.fn == nil {
-				c2 := &ctx{sc: ent.def.sc, s: c.s, t: c.t, primed: c.primed}
-				return c2.enumUnchanged(ent.def.body, en, k)
+		if b := c.env.find(x.Name); b != nil && b.th != nil {
+			return c.argCtx(b, x.At).enumUnchanged(b.th.expr, en, k)
+		} else if b == nil {
+			switch ent := c.sc.lookup(x.Name); {
+			case ent == nil:
+			case ent.kind == entDef && len(ent.def.params) == 0 && ent.def.fn == nil && ent.def.native == nil:
+				return c.call(ent.def.sc, nil, x.At).enumUnchanged(ent.def.body, en, k)
+			case ent.kind == entSubst:
+				c2 := c.call(ent.subst.sc, ent.subst.env, x.At)
+				return c2.enumUnchanged(ent.subst.expr, en, k)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"math/big"
 	"strconv"
+	"sync"
 
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -60,13 +61,11 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 		}
 		return value.NewTuple(elems...)
 	case *tla.RecordCons:
-		names := make([]string, len(n.Fields))
 		vals := make([]value.Value, len(n.Fields))
 		for i, f := range n.Fields {
-			names[i] = f.Name
 			vals[i] = c.eval(f.Val)
 		}
-		return value.NewRecord(names, vals)
+		return recordShape(n).Record(vals)
 	case *tla.RecordSet:
 		rs := &value.RecordSet{}
 		fields := append([]*tla.Field(nil), n.Fields...)
@@ -262,15 +261,31 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 	for _, u := range defs {
 		switch d := u.(type) {
 		case *tla.OpDef:
+			if len(d.Params) == 0 {
+				// A definition without parameters is its body, evaluated
+				// where it is used (primed there if it is primed) and
+				// kept once evaluated in the current state, as TLC does:
+				// LET children == ... IN children \cup F(children) must
+				// not compute children twice.
+				// (A body that is a bound name is bound to its value.)
+				c2.env = c2.env.bindArg(d.Name, d.Body, &c2)
+				continue
+			}
 			c2.env = c2.env.bindOp(d.Name, &closure{name: d.Name, params: d.Params, body: d.Body, sc: c.sc, at: d.At})
 		case *tla.FuncDef:
 			c2.env = c2.env.bindOp(d.Name, &closure{name: d.Name, fn: d, body: d.Body, sc: c.sc, at: d.At})
 		}
 	}
 	// LET definitions may refer to each other and to themselves
-	// (RECURSIVE): every closure sees the complete chain.
+	// (RECURSIVE): every closure and body sees the complete chain.
 	for e := c2.env; e != c.env; e = e.next {
-		e.op.env = c2.env
+		switch {
+		case e.op != nil:
+			e.op.env = c2.env
+		case e.th != nil:
+			e.th.env = c2.env
+			e.th.sc = c.sc
+		}
 	}
 	return &c2
 }
@@ -280,11 +295,16 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 func (c *ctx) forBound(b *tla.Bound, f func(*ctx, value.Value) bool) {
 	s := c.domain(b.Set)
 	c2 := *c // reused for every element, as in forBounds
+	var node *env
 	for _, elem := range s.Elems() {
 		if b.Tuple {
 			c2.env = c.bindPattern(b, elem).env
 		} else {
-			c2.env = c.env.bind(b.Names[0].Name, elem)
+			if node == nil {
+				node = c.env.bind(b.Names[0].Name, nil)
+			}
+			node.val = elem
+			c2.env = node
 		}
 		if f(&c2, elem) {
 			return
@@ -308,9 +328,16 @@ func (c *ctx) bindPattern(b *tla.Bound, elem value.Value) *ctx {
 }
 
 // forBounds calls f for every combination of values of bounds such as
-// `x, y \in S, z \in T`; f returns true to stop. The *ctx passed to f is
-// reused for the next combination: f must copy it to keep it.
-func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) {
+// `x, y \in S, z \in T`; f returns true to stop. The *ctx passed to f, and
+// the bindings of its env, are reused for the next combination: f must not
+// keep them (see forBoundsFresh).
+func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, false, f) }
+
+// forBoundsFresh is forBounds with fresh bindings for every combination,
+// for an f that keeps its ctx's env.
+func (c *ctx) forBoundsFresh(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, true, f) }
+
+func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
 	type slot struct {
 		b    *tla.Bound
 		name int // index in b.Names when not a tuple pattern
@@ -338,14 +365,19 @@ func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) {
 			sets[i] = c.domain(sl.b.Set)
 		}
 		// One context serves every element: evaluation under it ends
-		// before the next element is bound (nothing keeps a *ctx), so
-		// only the binding is allocated per element.
+		// before the next element is bound (nothing keeps a *ctx), and
+		// so does one binding, unless f keeps it.
 		c3 := *c2
+		var node *env
 		for _, elem := range sets[i].Elems() {
-			if sl.name < 0 {
+			switch {
+			case sl.name < 0:
 				c3.env = c2.bindPattern(sl.b, elem).env
-			} else {
-				c3.env = c2.env.bind(sl.b.Names[sl.name].Name, elem)
+			case fresh || node == nil:
+				node = c2.env.bind(sl.b.Names[sl.name].Name, elem)
+				c3.env = node
+			default:
+				node.val = elem
 			}
 			if rec(i+1, &c3) {
 				return true
@@ -527,12 +559,15 @@ func (c *ctx) unchanged(sub tla.Expr) bool {
 	}
 	now := c.eval(sub)
 	then := c.primedCtx(sub.Pos()).eval(sub)
-	return value.Equal(now, then)
+	return c.equal(now, then, sub.Pos())
 }
 
 func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	if c.primed || c.t == nil {
 		c.fail(at, "a primed expression needs a next state here")
+	}
+	if c.touched != nil {
+		*c.touched = true
 	}
 	c2 := *c
 	c2.s, c2.t, c2.primed = c.t, nil, true
@@ -588,4 +623,20 @@ func (c *ctx) closed(e tla.Expr) bool {
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
 	return exprLevel(e, c.sc) == 0
+}
+
+// shapes caches the record shape of each record constructor.
+var shapes sync.Map // *tla.RecordCons -> *value.RecordShape
+
+func recordShape(n *tla.RecordCons) *value.RecordShape {
+	if sh, ok := shapes.Load(n); ok {
+		return sh.(*value.RecordShape)
+	}
+	names := make([]string, len(n.Fields))
+	for i, f := range n.Fields {
+		names[i] = f.Name
+	}
+	sh := value.NewRecordShape(names)
+	shapes.Store(n, sh)
+	return sh
 }

@@ -9,7 +9,7 @@ import (
 func (c *ctx) ident(n *tla.Ident) value.Value {
 	if b := c.env.find(n.Name); b != nil {
 		if b.op == nil {
-			return b.val
+			return c.value(b, n.At)
 		}
 		return c.callClosure(b.op, nil, n.At)
 	}
@@ -42,7 +42,7 @@ func (c *ctx) entityValue(e *entity, at tla.Pos) value.Value {
 	case entDef:
 		return c.callDef(e.def, nil, at)
 	case entSubst:
-		c2 := &ctx{sc: e.subst.sc, env: e.subst.env, s: c.s, t: c.t, primed: c.primed}
+		c2 := c.call(e.subst.sc, e.subst.env, at)
 		return c2.eval(e.subst.expr)
 	case entUnbound:
 		c.fail(at, "constant %s has no value: the model (.cfg) must assign it", e.name)
@@ -114,12 +114,15 @@ type operator struct {
 // It returns nil for a built-in operator.
 func (c *ctx) resolveOp(n *tla.OpApp) *operator {
 	if len(n.Prefix) > 0 {
+		if op := c.subexpression(n); op != nil {
+			return op
+		}
 		sc := c.instanceScope(n.Prefix)
 		e := sc.lookup(n.Name)
 		if e == nil {
 			c.fail(n.At, "module %s has no definition %s", sc.module, n.Name)
 		}
-		return &operator{def: e.def, ent: e, sc: sc, name: n.Name}
+		return (&ctx{sc: sc, depth: c.depth}).entityOp(e, n.Name)
 	}
 	if b := c.env.find(n.Name); b != nil {
 		if b.op != nil {
@@ -128,9 +131,90 @@ func (c *ctx) resolveOp(n *tla.OpApp) *operator {
 		return nil
 	}
 	if e := c.sc.lookup(n.Name); e != nil {
-		return &operator{def: e.def, ent: e, sc: c.sc, name: n.Name}
+		return c.entityOp(e, n.Name)
 	}
 	return nil
+}
+
+// entityOp returns the operator an entity of c's scope stands for. A
+// constant of an instantiated module declared as an operator (CONSTANT
+// F(_)) and substituted, explicitly or by name, stands for the operator it
+// is replaced by.
+func (c *ctx) entityOp(e *entity, name string) *operator {
+	if e.kind == entSubst {
+		c2 := &ctx{sc: e.subst.sc, env: e.subst.env, depth: c.depth}
+		switch x := e.subst.expr.(type) {
+		case *tla.Ident:
+			if b := c2.env.find(x.Name); b != nil && b.op != nil {
+				return &operator{cl: b.op, name: name}
+			}
+			if e2 := c2.sc.lookup(x.Name); e2 != nil && e2.kind != entVar && e2.kind != entConst {
+				op := c2.entityOp(e2, name)
+				if op.def != nil || op.cl != nil {
+					return op
+				}
+			}
+		case *tla.Lambda:
+			return &operator{cl: &closure{name: "LAMBDA", params: x.Params, body: x.Body, sc: c2.sc, env: c2.env, at: x.At}, name: name}
+		case *tla.OpApp:
+			if len(x.Args) == 0 && len(x.Prefix) > 0 {
+				if op := c2.resolveOp(x); op != nil && (op.def != nil || op.cl != nil) {
+					return op
+				}
+			}
+		}
+	}
+	return &operator{def: e.def, ent: e, sc: c.sc, name: name}
+}
+
+// subexpression resolves a subexpression name such as Inv!2 (the second
+// conjunct of Inv) or Thm!: (the statement of theorem Thm) to an operator
+// without parameters; it returns nil when n's prefix is an instance path.
+func (c *ctx) subexpression(n *tla.OpApp) *operator {
+	first := n.Prefix[0]
+	e := c.sc.lookup(first.Name)
+	if e == nil || e.kind != entDef || e.def.fn != nil || len(first.Args) > 0 {
+		return nil
+	}
+	expr := e.def.body
+	steps := make([]string, 0, len(n.Prefix))
+	for _, r := range n.Prefix[1:] {
+		steps = append(steps, r.Name)
+	}
+	steps = append(steps, n.Name)
+	for _, st := range steps {
+		expr = c.selectStep(expr, st, n)
+	}
+	return &operator{cl: &closure{name: tla.Print(n), body: expr, sc: e.def.sc, at: n.At}, name: n.Name}
+}
+
+// selectStep applies one step of a subexpression name: ":" is the
+// expression itself, a number k the k-th operand (the k-th item of a
+// conjunction or disjunction list).
+func (c *ctx) selectStep(e tla.Expr, step string, n *tla.OpApp) tla.Expr {
+	if step == ":" {
+		return e
+	}
+	k := 0
+	for _, r := range step {
+		if r < '0' || r > '9' {
+			c.fail(n.At, "subexpression name %s: %s is not a position (only !1, !2, ... and !: are supported)", tla.Print(n), step)
+		}
+		k = k*10 + int(r-'0')
+	}
+	var items []tla.Expr
+	switch x := e.(type) {
+	case *tla.Junction:
+		items = x.Items
+	case *tla.OpApp:
+		items = x.Args
+	case *tla.If:
+		items = []tla.Expr{x.Cond, x.Then, x.Else}
+	}
+	if k < 1 || k > len(items) {
+		c.fail(n.At, "subexpression name %s: %s has no operand %d", tla.Print(n), tla.Print(e), k)
+	}
+	return items[k-1]
 }
 
 // instanceScope resolves the instance path M(a)!N!... to a scope.
@@ -166,42 +250,55 @@ func (c *ctx) userApp(op *operator, n *tla.OpApp) value.Value {
 	if len(n.Args) != len(params) && !(op.cl != nil && op.cl.builtin != "") {
 		c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
 	}
-	args := make([]value.Value, len(n.Args))
-	var ops []*closure
-	for i, a := range n.Args {
-		if i < len(params) && params[i].Arity > 0 {
-			if ops == nil {
-				ops = make([]*closure, len(n.Args))
-			}
-			ops[i] = c.opArg(a, params[i])
-			continue
-		}
-		args[i] = c.eval(a)
-	}
-	if ops == nil {
-		if op.cl != nil {
-			return c.callClosure(op.cl, args, n.At)
-		}
-		return c.callDef(op.def, args, n.At)
-	}
-	// Higher-order call: bind operator parameters as closures.
 	var body tla.Expr
 	var c2 *ctx
-	if op.cl != nil {
+	switch {
+	case op.def != nil && op.def.native != nil:
+		args := make([]value.Value, len(n.Args))
+		ops := make([]*closure, len(n.Args))
+		for i, a := range n.Args {
+			if params[i].Arity > 0 {
+				ops[i] = c.opArg(a, params[i])
+			} else {
+				args[i] = c.eval(a)
+			}
+		}
+		return op.def.native(c, n.At, args, ops)
+	case op.cl != nil && op.cl.builtin != "":
+		args := make([]value.Value, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = c.eval(a)
+		}
+		return c.callClosure(op.cl, args, n.At)
+	case op.cl != nil && op.cl.fn != nil:
+		return c.callClosure(op.cl, nil, n.At)
+	case op.cl != nil:
 		body = op.cl.body
 		c2 = c.call(op.cl.sc, op.cl.env, n.At)
-	} else {
+	case op.def.fn != nil:
+		return c.callDef(op.def, nil, n.At)
+	default:
+		if len(params) == 0 {
+			return c.callDef(op.def, nil, n.At)
+		}
 		body = op.def.body
 		c2 = c.call(op.def.sc, nil, n.At)
 	}
-	for i, p := range params {
-		if ops[i] != nil {
-			c2.env = c2.env.bindOp(p.Name, ops[i])
-		} else {
-			c2.env = c2.env.bind(p.Name, args[i])
-		}
-	}
+	c.bindParams(c2, params, n.Args)
 	return c2.eval(body)
+}
+
+// bindParams binds the parameters of a call in c2 to the arguments, written
+// in c: operator parameters to closures, the others to the argument
+// expressions, by name.
+func (c *ctx) bindParams(c2 *ctx, params []*tla.Param, args []tla.Expr) {
+	for i, p := range params {
+		if p.Arity > 0 {
+			c2.env = c2.env.bindOp(p.Name, c.opArg(args[i], p))
+			continue
+		}
+		c2.env = c2.env.bindArg(p.Name, args[i], c)
+	}
 }
 
 // opArg turns an argument passed for an operator parameter into a closure:
@@ -213,9 +310,17 @@ func (c *ctx) opArg(a tla.Expr, p *tla.Param) *closure {
 	case *tla.Ident:
 		if b := c.env.find(x.Name); b != nil && b.op != nil {
 			return b.op
+		} else if b != nil && b.th != nil {
+			// A parameter passed on: its argument is the operator.
+			return c.argCtx(b, x.At).opArg(b.th.expr, p)
 		}
-		if e := c.sc.lookup(x.Name); e != nil && e.kind == entDef {
-			return &closure{name: x.Name, params: e.def.params, body: e.def.body, fn: e.def.fn, sc: e.def.sc, at: x.At}
+		if e := c.sc.lookup(x.Name); e != nil {
+			switch op := c.entityOp(e, x.Name); {
+			case op.cl != nil:
+				return op.cl
+			case op.def != nil:
+				return &closure{name: x.Name, params: op.def.params, body: op.def.body, fn: op.def.fn, sc: op.def.sc, at: x.At}
+			}
 		}
 		if isBuiltinOp(x.Name) {
 			return &closure{name: x.Name, builtin: x.Name, at: x.At}

@@ -41,6 +41,7 @@ type def struct {
 	params []*tla.Param
 	body   tla.Expr
 	fn     *tla.FuncDef // set for function definitions f[x \in S] == e
+	native native       // set for a library operator computed natively
 	sc     *scope
 	file   string
 	pos    tla.Pos
@@ -81,9 +82,28 @@ type scope struct {
 	file   string
 	module string
 	spec   *Spec
+	// parent, when set, is the scope whose names this one adds to: a
+	// module's definitions get a scope of their own, over the scope they
+	// are merged into, when a model overrides names in that module only
+	// ([M] X <- Y in a cfg).
+	parent *scope
 }
 
-func (s *scope) lookup(name string) *entity { return s.names[name] }
+// lookup resolves a name: the scope's own, its parent's, and last a
+// built-in operator the model overrides (Nat <- ..., which TLC applies to
+// the one definition of Nat, wherever it is used).
+func (s *scope) lookup(name string) *entity {
+	if e := s.names[name]; e != nil {
+		return e
+	}
+	if s.parent != nil {
+		return s.parent.lookup(name)
+	}
+	if s.spec != nil {
+		return s.spec.overrides[name]
+	}
+	return nil
+}
 
 // errorf reports a problem found while building scopes.
 func buildErr(file string, pos tla.Pos, format string, args ...any) error {

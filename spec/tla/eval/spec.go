@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 
@@ -14,13 +15,16 @@ import (
 type Lookup func(name string) (*tla.Module, bool)
 
 // Binding gives a constant of the root module a value, or replaces it (or
-// any definition) by another definition of the module (`<-` in a cfg).
+// any definition, built-in operators such as Nat included) by another
+// definition of the root module (`<-` in a cfg). With Module set, the
+// binding applies within that module only (`X <- [M] Y`, `X = [M] v`).
 type Binding struct {
-	Name  string
-	Value value.Value // nil when Subst is set
-	Subst string      // name of the replacing definition
-	Pos   tla.Pos     // where the binding was written, for messages
-	File  string
+	Name   string
+	Value  value.Value // nil when Subst is set
+	Subst  string      // name of the replacing definition
+	Module string      // the module the binding is scoped to, or ""
+	Pos    tla.Pos     // where the binding was written, for messages
+	File   string
 }
 
 // Spec is a root module with its constants bound: the thing a model
@@ -36,6 +40,26 @@ type Spec struct {
 	// Print, if set, receives the output of TLC's Print and PrintT (by
 	// default it is dropped). It may be called from several goroutines.
 	Print func(string)
+	// overrides are built-in operators replaced by the model; scoped are
+	// the module-scoped bindings, by module name.
+	overrides map[string]*entity
+	scoped    map[string][]Binding
+	rootScope *scope // the root scope, as soon as it is being built
+	// rng picks RandomElement's elements, from a fixed seed so that runs
+	// are reproducible.
+	rngMu sync.Mutex
+	rng   *rand.Rand
+}
+
+// random returns a pseudo-random number in [0, n), the same sequence in
+// every run.
+func (sp *Spec) random(n int) int {
+	sp.rngMu.Lock()
+	defer sp.rngMu.Unlock()
+	if sp.rng == nil {
+		sp.rng = rand.New(rand.NewPCG(1, 2))
+	}
+	return sp.rng.IntN(n)
 }
 
 type assume struct {
@@ -47,22 +71,54 @@ type assume struct {
 // prepares its definitions for evaluation.
 func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err error) {
 	defer recoverError(&err)
-	sp := &Spec{Module: root, lookup: lookup}
+	sp := &Spec{Module: root, lookup: lookup, overrides: map[string]*entity{}, scoped: map[string][]Binding{}}
+	for _, b := range bindings {
+		if b.Module != "" {
+			if _, ok := sp.findModuleNamed(root, b.Module); !ok {
+				return nil, buildErr(b.File, b.Pos, "the model binds %s in module %s, which is not part of the specification", b.Name, b.Module)
+			}
+			sp.scoped[b.Module] = append(sp.scoped[b.Module], b)
+		}
+	}
 	sc, err := sp.buildScope(root, nil, nil, true)
 	if err != nil {
 		return nil, err
 	}
 	sp.root = sc
 	for _, b := range bindings {
+		if b.Module != "" {
+			if b.Subst != "" && sc.names[b.Subst] == nil {
+				return nil, buildErr(b.File, b.Pos, "%s <- [%s] %s: %s is not a definition of %s", b.Name, b.Module, b.Subst, b.Subst, root.Name)
+			}
+			continue
+		}
 		e := sc.names[b.Name]
-		switch {
-		case e == nil:
-			return nil, buildErr(b.File, b.Pos, "the model binds %s, which %s neither declares nor defines", b.Name, root.Name)
-		case b.Subst != "":
-			target := sc.names[b.Subst]
+		var target *entity
+		if b.Subst != "" {
+			target = sc.names[b.Subst]
 			if target == nil || target.kind != entDef {
 				return nil, buildErr(b.File, b.Pos, "%s <- %s: %s is not a definition of %s", b.Name, b.Subst, b.Subst, root.Name)
 			}
+		}
+		switch {
+		case e == nil && isBuiltinName(b.Name):
+			// Nat <- NatOverride: TLC replaces the one definition of Nat,
+			// so the override holds in every module.
+			if target != nil {
+				sp.overrides[b.Name] = &entity{kind: entDef, name: b.Name, def: target.def, pos: target.pos, file: target.file}
+			} else {
+				sp.overrides[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: b.Pos, file: b.File}
+			}
+		case e == nil:
+			if m, ok := b.Value.(*value.Model); ok && m.Name == b.Name {
+				// TLC accepts `r1 = r1` for a name the spec does not
+				// declare: it only introduces the model value.
+				sp.Warnings = append(sp.Warnings, fmt.Sprintf("%s:%s: %s is not a constant of %s; %s = %s only names a model value",
+					b.File, b.Pos, b.Name, root.Name, b.Name, b.Name))
+				continue
+			}
+			return nil, buildErr(b.File, b.Pos, "the model binds %s, which %s neither declares nor defines", b.Name, root.Name)
+		case target != nil:
 			sc.names[b.Name] = &entity{kind: entDef, name: b.Name, def: target.def, pos: target.pos, file: target.file}
 		case e.kind == entUnbound || e.kind == entConst:
 			sc.names[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: e.pos, file: e.file}
@@ -74,6 +130,47 @@ func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err 
 		}
 	}
 	return sp, nil
+}
+
+// isBuiltinName reports whether name is an operator of a standard module
+// that the evaluator implements (Nat, Seq, Cardinality, ...).
+func isBuiltinName(name string) bool {
+	_, ok := builtinConstant(name)
+	return ok || isBuiltinOp(name)
+}
+
+// findModuleNamed finds a module of the specification by name: the root,
+// a submodule, or a module the loader found.
+func (sp *Spec) findModuleNamed(root *tla.Module, name string) (*tla.Module, bool) {
+	if root.Name == name {
+		return root, true
+	}
+	return sp.findModule(root, name)
+}
+
+// unitScope returns the scope in which the definitions of module mod,
+// merged into sc, are evaluated: one that names mod's file (for messages)
+// and holds the bindings the model scopes to mod.
+func (sp *Spec) unitScope(sc *scope, mod *tla.Module, cache map[*tla.Module]*scope) *scope {
+	if us, ok := cache[mod]; ok {
+		return us
+	}
+	us := &scope{names: sc.names, file: mod.File, module: sc.module, spec: sp, sets: sc.sets}
+	if bs := sp.scoped[mod.Name]; len(bs) > 0 {
+		us = &scope{names: map[string]*entity{}, parent: sc, file: mod.File, module: sc.module, spec: sp, sets: sc.sets}
+		for _, b := range bs {
+			if b.Subst != "" {
+				// Resolved in the root module, where the model's
+				// definitions are.
+				us.names[b.Name] = &entity{kind: entSubst, name: b.Name, pos: b.Pos, file: b.File,
+					subst: &subst{expr: &tla.Ident{At: b.Pos, Name: b.Subst}, sc: sp.rootScope}}
+			} else {
+				us.names[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: b.Pos, file: b.File}
+			}
+		}
+	}
+	cache[mod] = us
+	return us
 }
 
 // flatten returns the units of mod preceded by those of the modules it
@@ -124,6 +221,10 @@ func (sp *Spec) findModule(from *tla.Module, name string) (*tla.Module, bool) {
 // the outer scope).
 func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRoot bool) (*scope, error) {
 	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp, sets: &sync.Map{}}
+	if isRoot {
+		sp.rootScope = sc
+	}
+	scopes := map[*tla.Module]*scope{}
 	var units []unitIn
 	if err := sp.flatten(mod, map[string]bool{}, &units); err != nil {
 		return nil, err
@@ -153,6 +254,7 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 	}
 	for _, ui := range units {
 		file := ui.mod.File
+		usc := sp.unitScope(sc, ui.mod, scopes)
 		switch u := ui.unit.(type) {
 		case *tla.Constant:
 			for _, p := range u.Names {
@@ -163,11 +265,19 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 				declare(id.Name, id.At, file, true)
 			}
 		case *tla.OpDef:
-			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
-				def: &def{name: u.Name, params: u.Params, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}}
+			d := &def{name: u.Name, params: u.Params, body: u.Body, sc: usc, file: file, pos: u.At, level: -1}
+			if ui.mod.Library {
+				d.native = natives[ui.mod.Name][u.Name]
+			}
+			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file, def: d}
+			if o := usc.names[u.Name]; usc.parent != nil && o != nil {
+				// [M] X <- Y replaces M's definition of X wherever it is
+				// used, also through an instance (N!X).
+				sc.names[u.Name] = o
+			}
 		case *tla.FuncDef:
 			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
-				def: &def{name: u.Name, fn: u, body: u.Body, sc: sc, file: file, pos: u.At, level: -1}}
+				def: &def{name: u.Name, fn: u, body: u.Body, sc: usc, file: file, pos: u.At, level: -1}}
 		case *tla.Instance:
 			m, ok := sp.findModule(ui.mod, u.Module)
 			if !ok {
@@ -176,12 +286,12 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 				}
 				return nil, buildErr(file, u.ModuleAt, "INSTANCE %s: no such module", u.Module)
 			}
-			in := &instance{decl: u, outer: sc, module: m}
+			in := &instance{decl: u, outer: usc, module: m}
 			if u.Name != "" {
 				sc.names[u.Name] = &entity{kind: entInstance, name: u.Name, inst: in, pos: u.At, file: file}
 				continue
 			}
-			isc, err := sp.buildScope(m, u, &ctx{sc: sc}, false)
+			isc, err := sp.buildScope(m, u, &ctx{sc: usc}, false)
 			if err != nil {
 				return nil, err
 			}
@@ -194,7 +304,18 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 			}
 		case *tla.Assume:
 			if isRoot {
-				sp.assumes = append(sp.assumes, assume{u.Body, sc})
+				sp.assumes = append(sp.assumes, assume{u.Body, usc})
+			}
+			if u.Name != "" {
+				sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
+					def: &def{name: u.Name, body: u.Body, sc: usc, file: file, pos: u.At, level: -1}}
+			}
+		case *tla.Theorem:
+			// A named theorem can be referred to (Thm!: is its statement);
+			// the checker never evaluates theorems otherwise.
+			if u.Name != "" && u.Body != nil {
+				sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
+					def: &def{name: u.Name, body: u.Body, sc: usc, file: file, pos: u.At, level: -1}}
 			}
 		case *tla.Module:
 			// Submodules are found by findModule when instantiated.

@@ -80,6 +80,7 @@ func (t *Temporal) IsTemporal() bool { return t.Op != TAtom }
 func (sp *Spec) Temporal(f *Formula) (t *Temporal, err error) {
 	defer recoverError(&err)
 	c := f.ctx(nil, nil)
+	c.shared = true
 	return c.temporal(f.Expr, f.Name), nil
 }
 
@@ -109,11 +110,19 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 	case *tla.Let:
 		return c.withLet(n.Defs).temporal(n.Body, name)
 	case *tla.If:
-		// A temporal IF needs a constant condition.
-		if c.bool(n.Cond) {
-			return c.temporal(n.Then, name)
+		if c.env == nil && func() bool { cacheMu.Lock(); defer cacheMu.Unlock(); return exprLevel(n.Cond, c.sc) == 0 }() {
+			if c.bool(n.Cond) {
+				return c.temporal(n.Then, name)
+			}
+			return c.temporal(n.Else, name)
 		}
-		return c.temporal(n.Else, name)
+		// IF P THEN A ELSE B with P a state predicate is
+		// (P /\ A) \/ (~P /\ B), P evaluated in the first state.
+		cond := c.atom(n.Cond, "")
+		return &Temporal{Op: TOr, Pos: n.At, Args: []*Temporal{
+			{Op: TAnd, Pos: n.At, Args: []*Temporal{cond, c.temporal(n.Then, "")}},
+			{Op: TAnd, Pos: n.At, Args: []*Temporal{{Op: TNot, Pos: n.At, Args: []*Temporal{cond}}, c.temporal(n.Else, "")}},
+		}}
 	case *tla.Quant:
 		op := TAnd
 		if n.Kind == tla.Exists {
@@ -123,7 +132,7 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 			c.fail(n.At, "unbounded quantifier over a temporal formula is not supported")
 		}
 		t := &Temporal{Op: op, Pos: n.At}
-		c.forBounds(n.Bounds, func(c2 *ctx) bool {
+		c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
 			t.Args = append(t.Args, c2.temporal(n.Body, ""))
 			return false
 		})
@@ -134,16 +143,18 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 		return t
 	case *tla.Ident:
 		if b := c.env.find(n.Name); b != nil && b.op != nil && len(b.op.params) == 0 {
-			c2 := &ctx{sc: b.op.sc, env: b.op.env}
+			c2 := &ctx{sc: b.op.sc, env: b.op.env, shared: true}
 			return c2.temporal(b.op.body, n.Name)
+		} else if b != nil && b.th != nil {
+			return c.argCtx(b, n.At).temporal(b.th.expr, n.Name)
 		}
 		if ent := c.sc.lookup(n.Name); ent != nil {
 			switch ent.kind {
 			case entDef:
-				c2 := &ctx{sc: ent.def.sc}
+				c2 := &ctx{sc: ent.def.sc, shared: true}
 				return c2.temporal(ent.def.body, n.Name)
 			case entSubst:
-				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env}
+				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, shared: true}
 				return c2.temporal(ent.subst.expr, n.Name)
 			}
 		}
@@ -155,20 +166,17 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 			switch {
 			case op.cl != nil:
 				body, params = op.cl.body, op.cl.params
-				c2 = &ctx{sc: op.cl.sc, env: op.cl.env}
+				c2 = &ctx{sc: op.cl.sc, env: op.cl.env, shared: true}
 			case op.def != nil:
 				body, params = op.def.body, op.def.params
-				c2 = &ctx{sc: op.def.sc}
+				c2 = &ctx{sc: op.def.sc, shared: true}
 			default:
 				c.fail(n.At, "cannot expand %s in a temporal formula", n.Name)
 			}
-			for i, p := range params {
-				if p.Arity > 0 {
-					c2.env = c2.env.bindOp(p.Name, c.opArg(n.Args[i], p))
-				} else {
-					c2.env = c2.env.bind(p.Name, c.eval(n.Args[i]))
-				}
+			if len(n.Args) != len(params) {
+				c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
 			}
+			c.bindParams(c2, params, n.Args)
 			return c2.temporal(body, n.Name)
 		}
 		a := n.Args
@@ -289,6 +297,9 @@ func (c *ctx) nameContains(name string, seen map[*def]bool, is func(tla.Expr) bo
 	if b := c.env.find(name); b != nil {
 		if b.op != nil && b.op.body != nil && b.op.builtin == "" {
 			return (&ctx{sc: b.op.sc, env: b.op.env}).contains(b.op.body, seen, is)
+		}
+		if b.th != nil {
+			return (&ctx{sc: b.th.sc, env: b.th.env}).contains(b.th.expr, seen, is)
 		}
 		return false
 	}

@@ -2,6 +2,7 @@ package value
 
 import (
 	"slices"
+	"strings"
 )
 
 // Func is a function with a finite domain. Tuples and sequences are
@@ -14,6 +15,9 @@ type Func struct {
 	vals []Value // vals[i] is the image of keys[i]
 	seq  bool    // keys are exactly 1..len(keys), so lookups index directly
 	h    uint64
+	// models caches whether a model value occurs in the function: 0
+	// unknown, 1 no, 2 yes.
+	models uint8
 }
 
 // EmptyFunc is the function with the empty domain, also the empty tuple.
@@ -53,6 +57,41 @@ func NewTuple(elems ...Value) *Func {
 	return &Func{keys: keys, vals: elems, seq: true}
 }
 
+// RecordShape is the domain of the records a record constructor
+// [f1 |-> e1, ...] builds, sorted once so that each record is built without
+// sorting or converting names.
+type RecordShape struct {
+	keys  []Value // the field names, sorted, shared by every record built
+	order []int   // order[i]: the position in the constructor of keys[i]
+}
+
+// NewRecordShape returns the shape of records with the given (distinct)
+// field names, in constructor order.
+func NewRecordShape(names []string) *RecordShape {
+	sh := &RecordShape{keys: make([]Value, len(names)), order: make([]int, len(names))}
+	for i := range names {
+		sh.order[i] = i
+	}
+	slices.SortFunc(sh.order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	for i, j := range sh.order {
+		sh.keys[i] = String(names[j])
+	}
+	return sh
+}
+
+// Record returns the record with this shape whose fields have the values
+// vals, in constructor order.
+func (sh *RecordShape) Record(vals []Value) *Func {
+	if len(vals) == 0 {
+		return EmptyFunc
+	}
+	sorted := make([]Value, len(vals))
+	for i, j := range sh.order {
+		sorted[i] = vals[j]
+	}
+	return &Func{keys: sh.keys, vals: sorted}
+}
+
 // NewRecord returns the record with the given fields; names need not be
 // sorted.
 func NewRecord(names []string, vals []Value) *Func {
@@ -78,16 +117,12 @@ func (f *Func) hash() uint64 {
 	if f.h != 0 {
 		return f.h
 	}
-	h := uint64(0xbb67ae8584caa73b) ^ uint64(len(f.keys))
+	var acc uint64
 	for i := range f.keys {
-		h = mix(h, f.keys[i].hash())
-		h = mix(h, f.vals[i].hash())
+		acc += pairHash(f.keys[i].hash(), f.vals[i].hash())
 	}
-	if h == 0 {
-		h = 1
-	}
-	f.h = h
-	return h
+	f.h = funcHash(len(f.keys), acc)
+	return f.h
 }
 
 // Len returns the size of the domain.
@@ -164,7 +199,32 @@ func (f *Func) Update(x, v Value) (*Func, bool) {
 }
 
 // Field returns the value of record field name.
-func (f *Func) Field(name string) (Value, bool) { return f.Apply(String(name)) }
+func (f *Func) Field(name string) (Value, bool) {
+	// Strings sort after booleans and integers and before the rest, and
+	// among themselves as Go strings: search without building a Value.
+	lo, hi := 0, len(f.keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		k := f.keys[m]
+		var c int
+		if ks, ok := k.(String); ok {
+			c = strings.Compare(string(ks), name)
+		} else if k.Kind() < KindString {
+			c = -1
+		} else {
+			c = 1
+		}
+		switch {
+		case c == 0:
+			return f.vals[m], true
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return nil, false
+}
 
 // Append returns the sequence f with v appended; f must be a sequence.
 func (f *Func) Append(v Value) *Func {

@@ -118,8 +118,18 @@ func (s *Interval) Len() int64 {
 
 func (s *Interval) Contains(v Value) (bool, error) {
 	n, ok := v.(Int)
-	return ok && int64(n) >= s.Lo && int64(n) <= s.Hi, nil
+	if !ok {
+		if v.Kind() == KindModel {
+			return false, nil
+		}
+		return false, notMember(v, s, "integers")
+	}
+	return int64(n) >= s.Lo && int64(n) <= s.Hi, nil
 }
+
+// isModel reports whether v is a model value, which is in no set of
+// integers, strings, functions or sets.
+func isModel(v Value) bool { return v.Kind() == KindModel }
 
 func (s *Interval) Enumerate() (*Set, error) {
 	n := s.Len()
@@ -134,19 +144,32 @@ func (s *Interval) Enumerate() (*Set, error) {
 }
 
 func (s *Infinite) Contains(v Value) (bool, error) {
+	if isModel(v) {
+		return false, nil
+	}
 	switch s.Name {
 	case "Nat":
 		n, ok := v.(Int)
-		return ok && n >= 0, nil
+		if !ok {
+			return false, notMember(v, s, "integers")
+		}
+		return n >= 0, nil
 	case "Int":
-		_, ok := v.(Int)
-		return ok, nil
+		if _, ok := v.(Int); !ok {
+			return false, notMember(v, s, "integers")
+		}
+		return true, nil
 	case "STRING":
-		_, ok := v.(String)
-		return ok, nil
+		if _, ok := v.(String); !ok {
+			return false, notMember(v, s, "strings")
+		}
+		return true, nil
 	case "Seq":
 		f, ok := v.(*Func)
-		if !ok || !f.seq {
+		if !ok {
+			return false, notMember(v, s, "sequences")
+		}
+		if !f.seq {
 			return false, nil
 		}
 		for _, x := range f.vals {
@@ -166,7 +189,10 @@ func (s *Infinite) Enumerate() (*Set, error) {
 func (s *Subset) Contains(v Value) (bool, error) {
 	x, ok := v.(SetValue)
 	if !ok {
-		return false, nil
+		if isModel(v) {
+			return false, nil
+		}
+		return false, notMember(v, s, "sets")
 	}
 	xs, err := x.Enumerate()
 	if err != nil {
@@ -200,7 +226,10 @@ func (s *Subset) Enumerate() (*Set, error) {
 func (s *FuncSet) Contains(v Value) (bool, error) {
 	f, ok := v.(*Func)
 	if !ok {
-		return false, nil
+		if isModel(v) {
+			return false, nil
+		}
+		return false, notMember(v, s, "functions")
 	}
 	dom, err := s.Dom.Enumerate()
 	if err != nil {
@@ -210,8 +239,8 @@ func (s *FuncSet) Contains(v Value) (bool, error) {
 		return false, nil
 	}
 	for i, k := range f.keys {
-		if !Equal(k, dom.elems[i]) {
-			return false, nil
+		if eq, err := EqualStrict(k, dom.elems[i]); err != nil || !eq {
+			return false, err
 		}
 		if in, err := s.Rng.Contains(f.vals[i]); err != nil || !in {
 			return false, err
@@ -245,7 +274,13 @@ func (s *FuncSet) Enumerate() (*Set, error) {
 
 func (s *RecordSet) Contains(v Value) (bool, error) {
 	f, ok := v.(*Func)
-	if !ok || len(f.keys) != len(s.Names) {
+	if !ok {
+		if isModel(v) {
+			return false, nil
+		}
+		return false, notMember(v, s, "records")
+	}
+	if len(f.keys) != len(s.Names) {
 		return false, nil
 	}
 	for i, name := range s.Names {
@@ -283,7 +318,13 @@ func (s *RecordSet) Enumerate() (*Set, error) {
 
 func (s *Product) Contains(v Value) (bool, error) {
 	f, ok := v.(*Func)
-	if !ok || !f.seq || len(f.vals) != len(s.Sets) {
+	if !ok {
+		if isModel(v) {
+			return false, nil
+		}
+		return false, notMember(v, s, "tuples")
+	}
+	if !f.seq || len(f.vals) != len(s.Sets) {
 		return false, nil
 	}
 	for i, x := range f.vals {

@@ -18,6 +18,9 @@ type SetValue interface {
 type Set struct {
 	elems []Value
 	h     uint64 // cached hash; 0 means not yet computed
+	// models caches whether a model value occurs in the set: 0 unknown,
+	// 1 no, 2 yes.
+	models uint8
 }
 
 // EmptySet is the empty set.
@@ -67,15 +70,12 @@ func (s *Set) hash() uint64 {
 	if s.h != 0 {
 		return s.h
 	}
-	h := uint64(0x6a09e667f3bcc908) ^ uint64(len(s.elems))
+	var acc uint64
 	for _, e := range s.elems {
-		h = mix(h, e.hash())
+		acc += elemHash(e.hash())
 	}
-	if h == 0 {
-		h = 1
-	}
-	s.h = h
-	return h
+	s.h = setHash(len(s.elems), acc)
+	return s.h
 }
 
 // Len returns the number of elements.
@@ -84,8 +84,9 @@ func (s *Set) Len() int { return len(s.elems) }
 // Elems returns the elements in canonical order; callers must not modify it.
 func (s *Set) Elems() []Value { return s.elems }
 
-// Contains reports whether v is in s.
-func (s *Set) Contains(v Value) (bool, error) { return s.Has(v), nil }
+// Contains reports whether v is in s; comparing v with an element of
+// another kind is an error (see ErrIncomparable).
+func (s *Set) Contains(v Value) (bool, error) { return s.hasStrict(v) }
 
 // Has reports whether v is in s.
 func (s *Set) Has(v Value) bool {
@@ -190,8 +191,8 @@ func (s *Set) SubsetOf(t SetValue) (bool, error) {
 			return false, nil
 		}
 		for _, e := range s.elems {
-			if !ts.Has(e) {
-				return false, nil
+			if in, err := ts.hasStrict(e); err != nil || !in {
+				return false, err
 			}
 		}
 		return true, nil

@@ -104,15 +104,71 @@ func Hash(v Value) uint64 { return v.hash() }
 // HashTuple returns Hash(NewTuple(vals...)) without building the tuple:
 // the fingerprint of a state is the fingerprint of its variables' tuple.
 func HashTuple(vals []Value) uint64 {
-	h := uint64(0xbb67ae8584caa73b) ^ uint64(len(vals))
+	var acc uint64
 	for i, v := range vals {
-		h = mix(h, Int(i+1).hash())
-		h = mix(h, v.hash())
+		acc += pairHash(Int(i+1).hash(), v.hash())
 	}
+	return funcHash(len(vals), acc)
+}
+
+// Sets and functions hash their elements (argument-value pairs)
+// commutatively, by summing a strong mix of each: the hash of a value with
+// its model values permuted can then be computed without sorting the
+// permuted value (PermutedHash), which is what symmetry reduction needs.
+
+func pairHash(k, v uint64) uint64 { return mix(mix(0x3c6ef372fe94f82b, k), v) }
+
+func funcHash(n int, acc uint64) uint64 {
+	h := mix(uint64(0xbb67ae8584caa73b)^uint64(n), acc)
 	if h == 0 {
 		h = 1
 	}
 	return h
+}
+
+func elemHash(e uint64) uint64 { return mix(0xa54ff53a5f1d36f1, e) }
+
+func setHash(n int, acc uint64) uint64 {
+	h := mix(uint64(0x6a09e667f3bcc908)^uint64(n), acc)
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
+// PermutedHash returns Hash(Permute(v, perm)) without building the
+// permuted value.
+func PermutedHash(v Value, perm map[string]*Model) uint64 {
+	switch x := v.(type) {
+	case *Model:
+		if y, ok := perm[x.Name]; ok {
+			return y.hash()
+		}
+		return x.hash()
+	case *Set:
+		if !hasModels(x) {
+			return x.hash()
+		}
+		var acc uint64
+		for _, e := range x.elems {
+			acc += elemHash(PermutedHash(e, perm))
+		}
+		return setHash(len(x.elems), acc)
+	case *Func:
+		if !hasModels(x) {
+			return x.hash()
+		}
+		var acc uint64
+		for i := range x.keys {
+			acc += pairHash(PermutedHash(x.keys[i], perm), PermutedHash(x.vals[i], perm))
+		}
+		return funcHash(len(x.keys), acc)
+	case SetValue:
+		if e, err := x.Enumerate(); err == nil {
+			return PermutedHash(e, perm)
+		}
+	}
+	return v.hash()
 }
 
 func mix(h, x uint64) uint64 {
@@ -131,4 +187,38 @@ func hashString(h uint64, s string) uint64 {
 		f *= prime
 	}
 	return mix(h, f^uint64(len(s)))
+}
+
+// hasModels reports whether a model value occurs in v, remembering the
+// answer in sets and functions (which are immutable).
+func hasModels(v Value) bool {
+	switch x := v.(type) {
+	case *Model:
+		return true
+	case *Set:
+		if x.models == 0 {
+			x.models = 1
+			for _, e := range x.elems {
+				if hasModels(e) {
+					x.models = 2
+					break
+				}
+			}
+		}
+		return x.models == 2
+	case *Func:
+		if x.models == 0 {
+			x.models = 1
+			for i := range x.keys {
+				if hasModels(x.keys[i]) || hasModels(x.vals[i]) {
+					x.models = 2
+					break
+				}
+			}
+		}
+		return x.models == 2
+	case SetValue:
+		return true // lazy sets: assume so
+	}
+	return false
 }

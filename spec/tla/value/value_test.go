@@ -97,3 +97,26 @@ func TestHashTuple(t *testing.T) {
 	assert.Equal(t, Hash(NewTuple(vals...)), HashTuple(vals))
 	assert.Equal(t, Hash(EmptyFunc), HashTuple(nil))
 }
+
+// TestPermutedHash: the hash of a permuted value, computed without building
+// it, is the hash of the permuted value, and HashTuple is the hash of the
+// tuple.
+func TestPermutedHash(t *testing.T) {
+	a, b, c := &Model{Name: "a"}, &Model{Name: "b"}, &Model{Name: "c"}
+	v := NewTuple(
+		NewSet(a, b, Int(3)),
+		NewFunc([]Value{a, b, c}, []Value{NewSet(b), NewTuple(c, a), String("x")}),
+		NewRecord([]string{"p", "q"}, []Value{a, NewSet(NewSet(a, c), NewSet(b))}),
+	)
+	perm := map[string]*Model{"a": b, "b": c, "c": a}
+	if got, want := PermutedHash(v, perm), Hash(Permute(v, perm)); got != want {
+		t.Errorf("PermutedHash = %x, Hash(Permute) = %x", got, want)
+	}
+	if PermutedHash(v, nil) != Hash(v) {
+		t.Error("PermutedHash with no permutation differs from Hash")
+	}
+	vals := []Value{a, Int(1), NewSet(b)}
+	if HashTuple(vals) != Hash(NewTuple(vals...)) {
+		t.Error("HashTuple differs from the tuple's Hash")
+	}
+}

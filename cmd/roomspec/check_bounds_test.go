@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// upSpec writes a spec with no end (x' = x + 1) and returns its path.
+func upSpec(t *testing.T) string {
+	dir := t.TempDir()
+	tla := filepath.Join(dir, "Up.tla")
+	require.NoError(t, os.WriteFile(tla, []byte("---- MODULE Up ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Up.cfg"), []byte("INIT Init\nNEXT Next\n"), 0o644))
+	return tla
+}
+
+// TestCheckBounds: a bound stops the search with exit status 3 and a report
+// of what was explored; a non-positive bound is a usage error.
+func TestCheckBounds(t *testing.T) {
+	tla := upSpec(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-max-states", "50"}, "-max-states 50 reached"},
+		{[]string{"-max-depth", "9"}, "-max-depth 9 reached"},
+		{[]string{"-max-memory", "1"}, "-max-memory 1 MiB reached"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(&env{stdout: &out, stderr: &errOut}, append(append([]string{"check"}, tc.args...), tla))
+		assert.Equal(t, exitIncomplete, code, "%v: %s%s", tc.args, out.String(), errOut.String())
+		assert.Contains(t, out.String(), "stopped before it was complete: "+tc.want)
+		assert.Contains(t, out.String(), "states left on queue")
+	}
+	var out, errOut bytes.Buffer
+	code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", "-max-states", "50", "-format", "json", tla})
+	assert.Equal(t, exitIncomplete, code)
+	assert.Contains(t, out.String(), `"result":"incomplete"`)
+	assert.Contains(t, out.String(), `"distinctStates":50`)
+	for _, bad := range []string{"-max-states", "-max-depth", "-max-memory", "-workers"} {
+		errOut.Reset()
+		code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", bad, "0", tla})
+		assert.Equal(t, exitBadInput, code, bad)
+		assert.Contains(t, errOut.String(), "flag "+bad+": must be positive")
+	}
+}
+
+// TestCheckInterrupt: SIGINT stops an endless search, which reports the
+// states, depth and queue it reached and exits with status 3.
+func TestCheckInterrupt(t *testing.T) {
+	tla := upSpec(t)
+	var out, errOut bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- run(&env{stdout: &out, stderr: &errOut}, []string{"check", "-max-memory", "400", tla})
+	}()
+	time.Sleep(time.Second)
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
+	select {
+	case code := <-done:
+		assert.Equal(t, exitIncomplete, code, "%s%s", out.String(), errOut.String())
+		assert.Contains(t, out.String(), "stopped before it was complete: interrupted")
+		assert.Regexp(t, `\d+ states generated, \d+ distinct states found, \d+ states left on queue`, out.String())
+		assert.Contains(t, out.String(), "The depth of the complete state graph search is")
+	case <-time.After(30 * time.Second):
+		t.Fatal("check did not stop on SIGINT")
+	}
+}
+
+// TestCheckLongChain: Init == x = 1 + 1 + ... + 1 with 1.3M terms is an
+// error at its file:line:col (exit 2), not an overflow of the stack.
+func TestCheckLongChain(t *testing.T) {
+	dir := t.TempDir()
+	tla := filepath.Join(dir, "Chain.tla")
+	src := "---- MODULE Chain ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 1" + strings.Repeat(" + 1", 1_300_000) + "\nNext == x' = x\n====\n"
+	require.NoError(t, os.WriteFile(tla, []byte(src), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Chain.cfg"), []byte("INIT Init\nNEXT Next\n"), 0o644))
+	var out, errOut bytes.Buffer
+	code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", tla})
+	assert.Equal(t, exitBadInput, code)
+	assert.Regexp(t, `Chain.tla:4:\d+: expression nested too deeply`, out.String())
+}

@@ -1,0 +1,131 @@
+package value
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrIncomparable is wrapped by the errors of EqualStrict, CompareStrict and
+// the membership tests of sets when they meet two values that TLA+ does not
+// say are equal or different (an integer and a string, say). TLC stops with
+// an error there; a checker that answered FALSE would prove things the spec
+// does not say.
+var ErrIncomparable = errors.New("values of different kinds cannot be compared")
+
+// IncomparableError names the two values that could not be compared.
+type IncomparableError struct{ A, B Value }
+
+func (e *IncomparableError) Error() string {
+	return fmt.Sprintf("cannot compare %s with %s, a value of another kind", Format(e.A), Format(e.B))
+}
+
+// Unwrap returns ErrIncomparable.
+func (e *IncomparableError) Unwrap() error { return ErrIncomparable }
+
+// comparable reports whether values of kinds a and b can be compared: the
+// same kind, or a model value, which differs from every other value.
+func comparableKinds(a, b Kind) bool { return a == b || a == KindModel || b == KindModel }
+
+// CompareStrict is Compare that fails, as TLC does, where it would order
+// two values of different kinds, at any depth (model values aside). Only
+// the pairs the comparison actually reaches are checked.
+func CompareStrict(a, b Value) (int, error) {
+	if a == b {
+		return 0, nil
+	}
+	ka, kb := a.Kind(), b.Kind()
+	if ka != kb {
+		if !comparableKinds(ka, kb) {
+			return 0, &IncomparableError{a, b}
+		}
+		return cmp.Compare(ka, kb), nil
+	}
+	switch x := a.(type) {
+	case *Func:
+		y := b.(*Func)
+		if c := cmp.Compare(len(x.keys), len(y.keys)); c != 0 {
+			return c, nil
+		}
+		// Functions with different domains differ (a tuple is not a
+		// record); images at the same argument must be comparable.
+		if !sameKeys(x, y) {
+			for i := range x.keys {
+				if c := Compare(x.keys[i], y.keys[i]); c != 0 {
+					return c, nil
+				}
+			}
+		}
+		for i := range x.vals {
+			if c, err := CompareStrict(x.vals[i], y.vals[i]); c != 0 || err != nil {
+				return c, err
+			}
+		}
+		return 0, nil
+	case Bool, Int, String, *Model:
+		return Compare(a, b), nil
+	}
+	sa, ea := explicit(a)
+	sb, eb := explicit(b)
+	if ea != nil || eb != nil {
+		return strings.Compare(Format(a), Format(b)), nil
+	}
+	if c := cmp.Compare(len(sa.elems), len(sb.elems)); c != 0 {
+		return c, nil
+	}
+	for i := range sa.elems {
+		if c, err := CompareStrict(sa.elems[i], sb.elems[i]); c != 0 || err != nil {
+			return c, err
+		}
+	}
+	return 0, nil
+}
+
+// EqualStrict is Equal that fails where CompareStrict does.
+func EqualStrict(a, b Value) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	ka, kb := a.Kind(), b.Kind()
+	if ka != kb {
+		if !comparableKinds(ka, kb) {
+			return false, &IncomparableError{a, b}
+		}
+		return false, nil
+	}
+	switch x := a.(type) {
+	case Bool, Int, String:
+		return a == b, nil
+	case *Model:
+		return x.Name == b.(*Model).Name, nil
+	}
+	c, err := CompareStrict(a, b)
+	return c == 0 && err == nil, err
+}
+
+// hasStrict is Has with CompareStrict.
+func (s *Set) hasStrict(v Value) (bool, error) {
+	var err error
+	_, found := slices.BinarySearchFunc(s.elems, v, func(e, v Value) int {
+		if err != nil {
+			return 0
+		}
+		c, e2 := CompareStrict(e, v)
+		if e2 != nil {
+			err = e2
+		}
+		return c
+	})
+	if err != nil {
+		return false, err
+	}
+	return found, nil
+}
+
+// notMember is the error of a membership test of a value that is not of
+// the kind a set's elements are: TLC stops there rather than answer FALSE.
+func notMember(v Value, s SetValue, what string) error {
+	return fmt.Errorf("cannot test whether %s is in %s, a set of %s: %w", Format(v), Format(s), what, ErrIncomparable)
+}
