@@ -158,100 +158,39 @@ func abortWaitsForWrites(m *KVManager, room int) bool {
 
 // The variants. Upstream is SGLang's NIXL backend at adca19c4 (PR #35360,
 // 2026-08-19) in its default configuration; the Sglang* values are the
-// earlier commits, each named by the PR that begins its range.
+// earlier commits, each named by the PR that begins its range. Each is
+// written as what changed from the one before it, as the history did.
 var (
-	Upstream = &Variant{
-		Name:                        "upstream",
-		Doc:                         "SGLang upstream adca19c4, NIXL backend, default configuration",
-		FailedSticky:                true,
-		BootstrapTimeout:            true,
-		AbsentRoom:                  absentReadsWaiting,
-		OnAbort:                     abortUpstream,
-		FailureClears:               true,
-		InflightBootstrappingRaises: true,
-		CountsOutstanding:           true,
-		CountsAtDequeue:             true,
-	}
-	UpstreamDeferred = &Variant{
-		Name:                        "sglang-35360-deferred",
-		Doc:                         "upstream with SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1 (PR #35360)",
-		FailedSticky:                true,
-		BootstrapTimeout:            true,
-		AbsentRoom:                  absentReadsWaiting,
-		OnAbort:                     abortUpstream,
-		FailureClears:               true,
-		InflightBootstrappingRaises: true,
-		CountsOutstanding:           true,
-		CountsAtDequeue:             true,
-		AckOnDrain:                  true,
-		DecodeWaitsForAck:           true,
-	}
-	Fixed35360Deferred = &Variant{
-		Name:                        "fixed-35360-deferred",
-		Doc:                         "PR #35360's deferred release with its ACK bugs fixed",
-		FailedSticky:                true,
-		BootstrapTimeout:            true,
-		AbsentRoom:                  absentReadsWaiting,
-		OnAbort:                     abortUpstream,
-		FailureClears:               true,
-		InflightBootstrappingRaises: true,
-		CountsOutstanding:           true,
-		CountsAtDequeue:             true,
-		AckOnDrain:                  true,
-		AckOnDrainFixed:             true,
-		DecodeWaitsForAck:           true,
-	}
-	Sglang34692 = &Variant{
-		Name:                        "sglang-34692",
-		Doc:                         "NIXL from PR #34692 to before PR #35360: a chunk is counted once it passed the worker's checks",
-		FailedSticky:                true,
-		BootstrapTimeout:            true,
-		AbsentRoom:                  absentReadsWaiting,
-		OnAbort:                     abortUpstream,
-		FailureClears:               true,
-		InflightBootstrappingRaises: true,
-		CountsOutstanding:           true,
-	}
-	Sglang30545 = &Variant{
-		Name:                        "sglang-30545",
-		Doc:                         "NIXL from PR #30545 to before PR #34692: no bootstrap timeout",
-		FailedSticky:                true,
-		AbsentRoom:                  absentReadsWaiting,
-		OnAbort:                     abortUpstream,
-		FailureClears:               true,
-		InflightBootstrappingRaises: true,
-		CountsOutstanding:           true,
-	}
-	Sglang31075 = &Variant{
-		Name:                        "sglang-31075",
-		Doc:                         "NIXL from PR #31075 to before PR #30545: no chunk count",
-		FailedSticky:                true,
-		AbsentRoom:                  absentReadsWaiting,
-		OnAbort:                     abortUpstream,
-		FailureClears:               true,
-		InflightBootstrappingRaises: true,
-	}
-	Sglang30352 = &Variant{
-		Name:          "sglang-30352",
-		Doc:           "NIXL from PR #30352 to before PR #31075: Bootstrapping in flight keeps waiting",
-		FailedSticky:  true,
-		AbsentRoom:    absentReadsWaiting,
-		OnAbort:       abortUpstream,
-		FailureClears: true,
-	}
-	Pre30352 = &Variant{
-		Name:          "pre-30352",
-		Doc:           "NIXL before PR #30352: the first ABORT kills the bootstrap thread",
-		AbsentRoom:    absentReadsWaiting,
-		OnAbort:       abortKillsThread,
-		FailureClears: true,
-	}
 	SglangPre27011 = &Variant{
 		Name:       "sglang-pre-27011",
 		Doc:        "NIXL before PR #27011: a failed request is released without clear()",
 		AbsentRoom: absentReadsWaiting,
 		OnAbort:    abortKillsThread,
 	}
+	Pre30352 = derive(SglangPre27011, "pre-30352",
+		"NIXL before PR #30352: the first ABORT kills the bootstrap thread",
+		func(v *Variant) { v.FailureClears = true })
+	Sglang30352 = derive(Pre30352, "sglang-30352",
+		"NIXL from PR #30352 to before PR #31075: Bootstrapping in flight keeps waiting",
+		func(v *Variant) { v.FailedSticky, v.OnAbort = true, abortUpstream })
+	Sglang31075 = derive(Sglang30352, "sglang-31075",
+		"NIXL from PR #31075 to before PR #30545: no chunk count",
+		func(v *Variant) { v.InflightBootstrappingRaises = true })
+	Sglang30545 = derive(Sglang31075, "sglang-30545",
+		"NIXL from PR #30545 to before PR #34692: no bootstrap timeout",
+		func(v *Variant) { v.CountsOutstanding = true })
+	Sglang34692 = derive(Sglang30545, "sglang-34692",
+		"NIXL from PR #34692 to before PR #35360: a chunk is counted once it passed the worker's checks",
+		func(v *Variant) { v.BootstrapTimeout = true })
+	Upstream = derive(Sglang34692, "upstream",
+		"SGLang upstream adca19c4, NIXL backend, default configuration",
+		func(v *Variant) { v.CountsAtDequeue = true })
+	UpstreamDeferred = derive(Upstream, "sglang-35360-deferred",
+		"upstream with SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1 (PR #35360)",
+		func(v *Variant) { v.AckOnDrain, v.DecodeWaitsForAck = true, true })
+	Fixed35360Deferred = derive(UpstreamDeferred, "fixed-35360-deferred",
+		"PR #35360's deferred release with its ACK bugs fixed",
+		func(v *Variant) { v.AckOnDrainFixed = true })
 	Fork90a52f44a = &Variant{
 		Name:               "fork-90a52f44a",
 		Doc:                "downstream fork 90a52f44a: ABORT pops transfer_infos, worker skips, no bootstrap timeout",
@@ -273,37 +212,25 @@ var (
 		CountsOutstanding:           true,
 		CountsAtDequeue:             true,
 	}
-	Fixed = &Variant{
-		Name:                        "fixed",
-		Doc:                         "upstream plus the fix: tombstone for an ABORT of an absent room; an absent room of a live sender reads Failed",
-		FailedSticky:                true,
-		BootstrapTimeout:            true,
-		Tombstones:                  true,
-		AbsentRoom:                  absentFails,
-		OnAbort:                     abortFixed,
-		SenderInit:                  senderInitFixed,
-		FailureClears:               true,
-		InflightBootstrappingRaises: true,
-		CountsOutstanding:           true,
-		CountsAtDequeue:             true,
-	}
-	FixedDeferred = &Variant{
-		Name:                        "fixed-deferred",
-		Doc:                         "the fix plus deferred release: ABORT_ACK once the room's writes completed",
-		FailedSticky:                true,
-		BootstrapTimeout:            true,
-		Tombstones:                  true,
-		AbsentRoom:                  absentFails,
-		OnAbort:                     abortFixedDeferred,
-		SenderInit:                  senderInitFixed,
-		AbortWaits:                  abortWaitsForWrites,
-		DecodeWaitsForAck:           true,
-		FailureClears:               true,
-		InflightBootstrappingRaises: true,
-		CountsOutstanding:           true,
-		CountsAtDequeue:             true,
-	}
+	Fixed = derive(Upstream, "fixed",
+		"upstream plus the fix: tombstone for an ABORT of an absent room; an absent room of a live sender reads Failed",
+		func(v *Variant) {
+			v.Tombstones, v.AbsentRoom, v.OnAbort, v.SenderInit = true, absentFails, abortFixed, senderInitFixed
+		})
+	FixedDeferred = derive(Fixed, "fixed-deferred",
+		"the fix plus deferred release: ABORT_ACK once the room's writes completed",
+		func(v *Variant) {
+			v.OnAbort, v.AbortWaits, v.DecodeWaitsForAck = abortFixedDeferred, abortWaitsForWrites, true
+		})
 )
+
+// derive returns a copy of base under a new name, changed by edit.
+func derive(base *Variant, name, doc string, edit func(*Variant)) *Variant {
+	v := *base
+	v.Name, v.Doc = name, doc
+	edit(&v)
+	return &v
+}
 
 // Builtin is a port together with the bundled spec configuration
 // (spec/NAME.cfg) it is checked against.
