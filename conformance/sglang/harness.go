@@ -74,7 +74,7 @@ func InstallHarness(cache string) (string, error) {
 }
 
 // Python is the interpreter the harness runs on: $ROOMSPEC_PYTHON, else
-// Debian's /usr/bin/python3 (which has python3-zmq and python3-numpy),
+// Debian's /usr/bin/python3 (which has python3-zmq, python3-numpy and python3-psutil),
 // else python3 on PATH.
 func Python() string {
 	if p := os.Getenv("ROOMSPEC_PYTHON"); p != "" {

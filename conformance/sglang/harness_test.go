@@ -22,7 +22,7 @@ func needPython(t *testing.T) string {
 	out, err := exec.Command(py, "-c", "import zmq, numpy").CombinedOutput()
 	if err != nil {
 		t.Skipf("%s cannot import zmq and numpy (%v: %s): the harness runs on Debian's python3 "+
-			"with python3-zmq and python3-numpy (.ci/run installs them)", py, err, bytes.TrimSpace(out))
+			"with python3-zmq, python3-numpy and python3-psutil (.ci/run installs them)", py, err, bytes.TrimSpace(out))
 	}
 	return py
 }
