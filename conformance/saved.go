@@ -127,8 +127,12 @@ func Replay(impl Implementation, c *model.Config, cs Case, bound int) (*Result, 
 }
 
 // CheckSequence evaluates property on one given behaviour seq of the spec
-// (for callers that choose the sequence themselves, e.g. from a capture):
-// no generation, no shrinking. seq must be a behaviour of the spec.
+// (for callers that choose the sequence themselves, e.g. from a capture or
+// a model checker's counterexample): no generation, no shrinking. seq must
+// be a behaviour of the spec. The result has the steps taken whether the
+// property holds or not: for refinement, SpecViolations then names the
+// invariants and step properties violated on states the implementation
+// reached in agreement with the spec.
 func (t Target) CheckSequence(property Property, seq []model.Action, bound int) (*Result, error) {
 	if property != Refinement && property != Liveness {
 		return nil, fmt.Errorf("conformance: unknown property %q", property)
@@ -138,14 +142,11 @@ func (t Target) CheckSequence(property Property, seq []model.Action, bound int) 
 		return nil, err
 	}
 	k := newChecker(c, t.Impl, bound)
-	r := &Result{Impl: t.Name, Variant: c.Name, Property: property, Cases: 1, Config: c, Bound: k.bound, FailStep: -1}
-	if !k.failsFunc(property)(seq) {
-		r.Holds = true
-		return r, nil
-	}
-	if err := k.explain(r, seq); err != nil {
+	r := &Result{Impl: t.Name, Variant: c.Name, Property: property, Cases: 1, Config: c, Bound: k.bound, FailStep: -1, Shrunk: len(seq)}
+	fails, err := k.evaluate(r, seq)
+	if err != nil {
 		return r, err
 	}
-	r.Shrunk = len(seq)
+	r.Holds = !fails
 	return r, nil
 }

@@ -356,36 +356,52 @@ func (k *checker) failsFunc(property string) func([]model.Action) bool {
 
 // explain fills res with the counterexample seq.
 func (k *checker) explain(res *Result, seq []model.Action) error {
+	fails, err := k.evaluate(res, seq)
+	if err != nil {
+		return err
+	}
+	if !fails {
+		return fmt.Errorf("conformance: minimized %s counterexample does not fail", res.Property)
+	}
+	return nil
+}
+
+// evaluate runs seq for res.Property and fills res with its steps, and
+// with the failure if it fails.
+func (k *checker) evaluate(res *Result, seq []model.Action) (fails bool, err error) {
 	if res.Property == Refinement {
-		steps, at, msg, _, err := k.refine(seq)
+		steps, at, msg, viol, err := k.refine(seq)
 		if err != nil {
-			return err
+			return false, err
 		}
 		res.Steps, res.FailStep, res.Failure = steps, at, msg
-		if msg == "" {
-			return fmt.Errorf("conformance: minimized refinement counterexample does not fail")
+		for _, n := range viol {
+			if !slices.Contains(res.SpecViolations, n) {
+				res.SpecViolations = append(res.SpecViolations, n)
+			}
 		}
-		return nil
+		sort.Strings(res.SpecViolations)
+		return msg != "", nil
 	}
 	steps, quiet, pin, rounds, err := k.live(seq)
 	if err != nil {
-		return err
+		return false, err
 	}
 	res.Steps, res.Quiesce, res.Pinned = steps, quiet, pin
 	res.MaxRounds = max(res.MaxRounds, rounds)
 	res.FailStep = len(steps)
 	if len(pin) == 0 {
-		return fmt.Errorf("conformance: minimized liveness counterexample does not fail")
+		return false, nil
 	}
 	what := "aborted requests not terminated"
 	if slices.ContainsFunc(pin, func(p string) bool { return strings.HasSuffix(p, "(not ACKed)") }) {
 		what = "aborted requests not terminated, or whose pages decode still holds for want of an ABORT_ACK"
 	}
 	res.Failure = fmt.Sprintf("after fair quiescence (%d rounds, bound %d), %s: %v", rounds, k.bound, what, pin)
-	if len(pin) > 0 && strings.HasPrefix(pin[0], "(the implementation refused") {
+	if strings.HasPrefix(pin[0], "(the implementation refused") {
 		res.Failure = fmt.Sprintf("liveness fails: %s", strings.Join(pin, "; "))
 	}
-	return nil
+	return true, nil
 }
 
 // Minimize shrinks a failing sequence: it keeps the shortest failing

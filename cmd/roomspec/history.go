@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/compiled"
 )
 
 func init() {
@@ -50,8 +52,28 @@ type historyRow struct {
 	Ingredients map[string]bool `json:"ingredients,omitempty"`
 	Error       string          `json:"error,omitempty"`
 	Runs        []historyRun    `json:"runs,omitempty"`
+	// Replays are the model checker's counterexamples for the chosen
+	// configuration, each run on the real code.
+	Replays []historyReplay `json:"replays,omitempty"`
 
 	results []*conformance.Result
+}
+
+// historyReplay is one counterexample of the model checker run step by
+// step on the real code: Reproduced if the real code follows every step
+// in agreement with the spec and the property fails on it too (an
+// invariant or step property on the state it reaches; a liveness lasso:
+// the request is left pinned once decode stops and prefill's threads run
+// fairly).
+type historyReplay struct {
+	Config     string `json:"config"`
+	Property   string `json:"property"`
+	Check      string `json:"check"`
+	Steps      int    `json:"steps"`
+	Reproduced bool   `json:"reproduced"`
+	RealCode   string `json:"real_code"`
+
+	result *conformance.Result // the real code's steps where not reproduced
 }
 
 // historyRun is one property of one commit: the suite's verdict on the
@@ -70,10 +92,12 @@ func runHistory(e *env, args []string) int {
 		"Runs the property suite on SGLang's real prefill code (the sglang: harness of roomspec test)\n"+
 			"at each commit: refinement against the configuration its probed ingredients choose, and\n"+
 			"liveness (AbortedRoomsTerminate, and PromptTermination with timeouts not fair), each next\n"+
-			"to the model checker's verdict for that configuration. Without commits it takes the\n"+
+			"to the model checker's verdict for that configuration; then every counterexample the model\n"+
+			"checker finds in that configuration, run step by step on the real code. Without commits it takes the\n"+
 			"boundaries of the pull requests that changed the room lifecycle, found by their subjects\n"+
 			"in GITDIR's log, and the newest commit. A commit the harness cannot load is a row with the\n"+
-			"reason. Exit status 1 if a commit fails refinement or suite and checker disagree.")
+			"reason. Exit status 1 if a commit fails refinement, suite and checker disagree, or a\n"+
+			"checker counterexample is not reproduced on the real code.")
 	cases := fs.PositiveInt("cases", 1000, "generated `cases` per property and commit")
 	seed := fs.Int64("seed", 1, "random `seed`")
 	format := fs.String("format", "text", "output `format`: text or json (one object per commit)")
@@ -105,6 +129,11 @@ func runHistory(e *env, args []string) int {
 		row := historyOf(ctx, e, gitDir+"@"+commit, sglang.Env(sglangEnv), *cases, *seed, *timeout)
 		for _, r := range row.Runs {
 			if !r.Agrees || (r.Property == conformance.Refinement && !r.Holds) {
+				code = exitViolation
+			}
+		}
+		for _, rp := range row.Replays {
+			if !rp.Reproduced {
 				code = exitViolation
 			}
 		}
@@ -188,12 +217,14 @@ func historyOf(ctx context.Context, e *env, given string, env sglang.Env, cases 
 		{"PromptTermination", promptName, promptText, conformance.Liveness},
 	}
 	verdicts := map[string]check.Verdict{}
+	checked := map[string]variantResult{}
 	for _, run := range runs[1:] {
 		vr, err := checkConfigText(run.cfgName, run.cfgText, 2, false, e.stderr)
 		if err != nil {
 			row.Error = oneLine(err)
 			return row
 		}
+		checked[run.cfgName] = vr
 		for _, v := range vr.res.Verdicts {
 			if v.Name == run.property || v.Name == "AbortsAcked" && run.property == "AbortedRoomsTerminate" {
 				verdicts[v.Name] = v
@@ -254,7 +285,73 @@ func historyOf(ctx context.Context, e *env, given string, env sglang.Env, cases 
 			row.Runs = append(row.Runs, hr)
 		}
 	}
+	// Every violation the checker finds in the configuration (and the
+	// prompt one's PromptTermination), run on the real code: what the
+	// model says of SGLang is then what SGLang does.
+	for _, run := range runs[1:] {
+		c, err := sglang.Config(run.cfgName, run.cfgText)
+		if err != nil {
+			row.Error = oneLine(err)
+			return row
+		}
+		for _, v := range checked[run.cfgName].res.Verdicts {
+			if v.Holds || run.cfgName == promptName && v.Name != run.property {
+				continue
+			}
+			rp, err := replayCounterexample(conformance.Target{Name: "sglang:" + row.Commit, Impl: im, Config: c}, v)
+			if err != nil {
+				row.Error = oneLine(err)
+				return row
+			}
+			row.Replays = append(row.Replays, rp)
+		}
+	}
 	return row
+}
+
+// replayCounterexample runs the checker's counterexample v on the target:
+// first in lockstep with the spec (refinement), then, for a liveness
+// lasso, with prefill's threads left to run fairly after it.
+func replayCounterexample(t conformance.Target, v check.Verdict) (historyReplay, error) {
+	rp := historyReplay{Config: t.Config.Name, Property: v.Name, Check: verdictCell(v)}
+	seq, err := compiled.Behaviour(t.Config, v.Trace)
+	if err != nil {
+		return rp, fmt.Errorf("%s counterexample of %s: %w", v.Name, t.Config.Name, err)
+	}
+	rp.Steps = len(seq)
+	r, err := t.CheckSequence(conformance.Refinement, seq, 0)
+	if err != nil {
+		return rp, err
+	}
+	if !r.Holds {
+		rp.RealCode = fmt.Sprintf("departs from the spec at step %d", r.FailStep+1)
+		rp.result = r
+		return rp, nil
+	}
+	if v.LoopStart < 0 {
+		rp.Reproduced = slices.Contains(r.SpecViolations, v.Name)
+		rp.RealCode = fmt.Sprintf("follows all %d steps; %s violated on its state", len(seq), v.Name)
+		if !rp.Reproduced {
+			rp.RealCode = fmt.Sprintf("follows all %d steps, but %s holds on its states", len(seq), v.Name)
+		}
+		return rp, nil
+	}
+	r, err = t.CheckSequence(conformance.Liveness, seq, 0)
+	if err != nil {
+		return rp, err
+	}
+	unacked, unterminated := splitPinned(r.Pinned)
+	rp.Reproduced = unterminated
+	what := "pinned"
+	if v.Name == "AbortsAcked" {
+		rp.Reproduced, what = unacked, "not ACKed"
+	}
+	rp.RealCode = fmt.Sprintf("follows all %d steps; then, run fairly, %s: %s", len(seq), what, strings.Join(r.Pinned, ", "))
+	if !rp.Reproduced {
+		rp.RealCode = fmt.Sprintf("follows all %d steps; then, run fairly, nothing is %s", len(seq), what)
+		rp.result = r
+	}
+	return rp, nil
 }
 
 // failSteps is the length of a failing result's minimal counterexample.
@@ -330,11 +427,31 @@ func writeHistory(w io.Writer, rows []*historyRow) {
 			cells[conformance.Refinement], cells["AbortedRoomsTerminate"], cells["AbortsAcked"], cells["PromptTermination"], cases, r.Subject)
 	}
 	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "COMMIT\tCONFIGURATION\tPROPERTY\tCHECKER\tITS COUNTEREXAMPLE ON THE REAL CODE")
+	for _, r := range rows {
+		for _, rp := range r.Replays {
+			verdict := "REPRODUCED"
+			if !rp.Reproduced {
+				verdict = "NOT REPRODUCED"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s: %s\n", r.Commit, rp.Config, rp.Property, rp.Check, verdict, rp.RealCode)
+		}
+	}
+	tw.Flush()
 	for _, r := range rows {
 		for _, res := range r.results {
 			var b bytes.Buffer
 			conformance.WriteText(&b, res)
 			fmt.Fprintf(w, "\n%s %s %s:\n%s", r.Commit, r.Variant, res.Property, b.String())
+		}
+		for _, rp := range r.Replays {
+			if rp.result == nil {
+				continue
+			}
+			fmt.Fprintf(w, "\n%s %s: the checker's %s counterexample on the real code:\n", r.Commit, rp.Config, rp.Property)
+			conformance.WriteSteps(w, rp.result.Config, rp.result.Steps, rp.result.FailStep, true)
 		}
 	}
 }

@@ -59,3 +59,58 @@ func TestSameVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// TestBehaviour: every counterexample the checker finds maps to the
+// compiled model's actions, which replay to the very states of the trace;
+// a trace with a state no action reaches is refused.
+func TestBehaviour(t *testing.T) {
+	mods, err := tla.Load(spec.Files, spec.Module)
+	require.NoError(t, err)
+	for _, v := range []string{"upstream", "fork-90a52f44a", "sglang-35360-deferred"} {
+		t.Run(v, func(t *testing.T) {
+			src, err := spec.Config(v)
+			require.NoError(t, err)
+			conf, err := cfg.Parse(v+".cfg", src)
+			require.NoError(t, err)
+			m, err := check.Build(mods, conf)
+			require.NoError(t, err)
+			mc, err := model.FromCfg(conf)
+			require.NoError(t, err)
+			r := check.Check(context.Background(), m, check.Options{All: true, Successors: compiled.New(mc)})
+			require.NoError(t, r.Err)
+			violated := 0
+			for _, vd := range r.Verdicts {
+				if vd.Holds {
+					continue
+				}
+				violated++
+				seq, err := compiled.Behaviour(mc, vd.Trace)
+				require.NoError(t, err, vd.Name)
+				require.Len(t, seq, len(vd.Trace)-1, vd.Name)
+				s := mc.Init()
+				for i, a := range seq {
+					var next *model.State
+					mc.Next(&s, func(b model.Action, u *model.State) bool {
+						if b == a {
+							c := *u
+							next = &c
+							return true
+						}
+						return false
+					})
+					require.NotNil(t, next, "%s step %d: %s not enabled", vd.Name, i+1, mc.ActionString(a))
+					s = *next
+					assert.Equal(t, m.Spec.Format(vd.Trace[i+1].State), m.Spec.Format(mc.Values(&s)), "%s step %d", vd.Name, i+1)
+					assert.Equal(t, vd.Trace[i+1].Action.Text, mc.ActionString(a), "%s step %d", vd.Name, i+1)
+				}
+			}
+			assert.Positive(t, violated)
+			bad := append([]check.Step(nil), r.Verdicts[1].Trace...)
+			if len(bad) > 2 {
+				bad[1], bad[2] = bad[2], bad[1]
+				_, err := compiled.Behaviour(mc, bad)
+				assert.ErrorIs(t, err, compiled.ErrNotABehaviour)
+			}
+		})
+	}
+}
