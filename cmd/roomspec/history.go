@@ -346,7 +346,11 @@ func replayCounterexample(t conformance.Target, v check.Verdict) (historyReplay,
 	if v.Name == "AbortsAcked" {
 		rp.Reproduced, what = unacked, "not ACKed"
 	}
-	rp.RealCode = fmt.Sprintf("follows all %d steps; then, run fairly, %s: %s", len(seq), what, strings.Join(r.Pinned, ", "))
+	var left []string
+	for _, p := range r.Pinned {
+		left = append(left, strings.TrimSuffix(p, " (not ACKed)"))
+	}
+	rp.RealCode = fmt.Sprintf("follows all %d steps; then, run fairly, %s: %s", len(seq), what, strings.Join(left, ", "))
 	if !rp.Reproduced {
 		rp.RealCode = fmt.Sprintf("follows all %d steps; then, run fairly, nothing is %s", len(seq), what)
 		rp.result = r
