@@ -57,3 +57,9 @@ func decodeIntegerLed(a *alloc, parts [][]byte) Message {
 			ErrUnrecognized, n, mooncakeTransferInfoMinFrames, mooncakeTransferInfoMaxFrames))
 	}
 }
+
+// wrongCount is *Unknown of kind for a form, named name, that has want
+// frames ("6 or 7", "13..24") and came with another count.
+func wrongCount(kind Kind, parts [][]byte, name, want string) Message {
+	return unknown(kind, parts, fmt.Errorf("%w: %s has %s frames, got %d", ErrFrameCount, name, want, len(parts)))
+}

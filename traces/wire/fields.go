@@ -173,6 +173,15 @@ func (r *reader) fail(i int, field string, err error) {
 
 func (r *reader) ok() bool { return r.err == nil }
 
+// done returns m, or, if a field did not decode, *Unknown of kind naming
+// the first such field: the rule every form shares.
+func (r *reader) done(kind Kind, m Message) Message {
+	if r.err != nil {
+		return unknown(kind, r.parts, r.err)
+	}
+	return m
+}
+
 // present reports whether optional frame i exists and is non-empty, which
 // is how SGLang's from_zmq tells a field that was sent from one that was not.
 func (r *reader) present(i int) bool { return r.err == nil && i < len(r.parts) && len(r.parts[i]) > 0 }

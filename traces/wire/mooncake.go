@@ -44,32 +44,30 @@ const (
 
 func decodeMooncakeRegistration(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n < mooncakeRegistrationMinFrames || n > mooncakeRegistrationMaxFrames {
-		return unknown(KindMooncakeRegistration, parts, fmt.Errorf("%w: Mooncake registration has %d..%d frames, got %d",
-			ErrFrameCount, mooncakeRegistrationMinFrames, mooncakeRegistrationMaxFrames, n))
+		return wrongCount(KindMooncakeRegistration, parts, "Mooncake registration",
+			fmt.Sprintf("%d..%d", mooncakeRegistrationMinFrames, mooncakeRegistrationMaxFrames))
 	}
 	r := &reader{parts: parts, a: a}
-	m := &MooncakeRegistration{Frames: len(parts)}
-	m.DecodeIP = r.str(1, "decode_ip")
-	m.DecodePort = r.port(2, "decode_port")
-	m.Session = r.str(3, "session")
-	m.KVPtrs = array(r, 4, "kv_ptrs", 8, &r.a.u64)
-	m.AuxPtrs = array(r, 5, "aux_ptrs", 8, &r.a.u64)
-	m.StatePtrs = packed(r, 6, "state_ptrs", 8, &r.a.u64, &r.a.u64s)
-	m.TPRank = r.int(7, "tp_rank")
-	m.AttnTPSize = r.int(8, "attn_tp_size")
-	m.KVItemLen = r.int(9, "kv_item_len")
-	m.StateItemLens = optPacked(r, 10, "state_item_lens", 4, &r.a.u32, &r.a.u32s)
-	m.StateDims = optPacked(r, 11, "state_dims", 4, &r.a.u32, &r.a.u32s)
-	m.KVLayerIDs = optArray(r, 12, "kv_layer_ids", 4, &r.a.u32)
-	m.StateLayerIDs = optPacked(r, 13, "state_layer_ids", 4, &r.a.u32, &r.a.u32s)
-	m.StagingBasePtr = r.optPtr(14, "staging_base_ptr")
-	m.StagingSize = r.optInt(15, "staging_size")
-	m.DCPSize = r.optInt(16, "dcp_size")
-	m.DCPRank = r.optInt(17, "dcp_rank")
-	if !r.ok() {
-		return unknown(KindMooncakeRegistration, parts, r.err)
-	}
-	return m
+	return r.done(KindMooncakeRegistration, &MooncakeRegistration{
+		Frames:         len(parts),
+		DecodeIP:       r.str(1, "decode_ip"),
+		DecodePort:     r.port(2, "decode_port"),
+		Session:        r.str(3, "session"),
+		KVPtrs:         array(r, 4, "kv_ptrs", 8, &r.a.u64),
+		AuxPtrs:        array(r, 5, "aux_ptrs", 8, &r.a.u64),
+		StatePtrs:      packed(r, 6, "state_ptrs", 8, &r.a.u64, &r.a.u64s),
+		TPRank:         r.int(7, "tp_rank"),
+		AttnTPSize:     r.int(8, "attn_tp_size"),
+		KVItemLen:      r.int(9, "kv_item_len"),
+		StateItemLens:  optPacked(r, 10, "state_item_lens", 4, &r.a.u32, &r.a.u32s),
+		StateDims:      optPacked(r, 11, "state_dims", 4, &r.a.u32, &r.a.u32s),
+		KVLayerIDs:     optArray(r, 12, "kv_layer_ids", 4, &r.a.u32),
+		StateLayerIDs:  optPacked(r, 13, "state_layer_ids", 4, &r.a.u32, &r.a.u32s),
+		StagingBasePtr: r.optPtr(14, "staging_base_ptr"),
+		StagingSize:    r.optInt(15, "staging_size"),
+		DCPSize:        r.optInt(16, "dcp_size"),
+		DCPRank:        r.optInt(17, "dcp_rank"),
+	})
 }
 
 // Kind returns KindMooncakeRegistration.
@@ -140,10 +138,7 @@ func decodeMooncakeTransferInfo(a *alloc, parts [][]byte) Message {
 	if len(parts) > 10 {
 		m.AbortToken = r.bytes(10)
 	}
-	if !r.ok() {
-		return unknown(KindMooncakeTransferInfo, parts, r.err)
-	}
-	return m
+	return r.done(KindMooncakeTransferInfo, m)
 }
 
 // Kind returns KindMooncakeTransferInfo.
@@ -204,10 +199,7 @@ func decodeMooncakeStatus(a *alloc, parts [][]byte) Message {
 	if len(parts) > 3 {
 		m.Reason = r.str(3, "reason")
 	}
-	if !r.ok() {
-		return unknown(KindMooncakeStatus, parts, r.err)
-	}
-	return m
+	return r.done(KindMooncakeStatus, m)
 }
 
 // Kind returns KindMooncakeStatus.
@@ -239,14 +231,11 @@ type AuxData struct {
 }
 
 func decodeAuxData(a *alloc, parts [][]byte) Message {
-	if n := len(parts); n != 6 {
-		return unknown(KindAuxData, parts, fmt.Errorf("%w: AUX_DATA has 6 frames, got %d", ErrFrameCount, n))
+	if len(parts) != 6 {
+		return wrongCount(KindAuxData, parts, "AUX_DATA", "6")
 	}
 	r := &reader{parts: parts, a: a}
-	m := &AuxData{}
-	m.RoomID = r.int(1, "room")
-	m.BufferIndex = r.int(2, "buffer_index")
-	m.AuxIndex = r.int(3, "aux_index")
+	m := &AuxData{RoomID: r.int(1, "room"), BufferIndex: r.int(2, "buffer_index"), AuxIndex: r.int(3, "aux_index")}
 	if r.ok() {
 		if len(parts[4]) != 4 {
 			r.fail(4, "data_length", fmt.Errorf("%d bytes, want 4 (u32 big-endian)", len(parts[4])))
@@ -255,10 +244,7 @@ func decodeAuxData(a *alloc, parts [][]byte) Message {
 		}
 	}
 	m.Data = r.bytes(5)
-	if !r.ok() {
-		return unknown(KindAuxData, parts, r.err)
-	}
-	return m
+	return r.done(KindAuxData, m)
 }
 
 // Kind returns KindAuxData.
@@ -289,22 +275,15 @@ type ChunkReady struct {
 
 func decodeChunkReady(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 6 && n != 7 {
-		return unknown(KindChunkReady, parts, fmt.Errorf("%w: CHUNK_READY has 6 or 7 frames, got %d", ErrFrameCount, n))
+		return wrongCount(KindChunkReady, parts, "CHUNK_READY", "6 or 7")
 	}
 	r := &reader{parts: parts, a: a}
-	m := &ChunkReady{Frames: len(parts)}
-	m.RoomID = r.int(1, "room")
-	m.Chunk = r.int(2, "chunk")
-	m.PageStart = r.int(3, "page_start")
-	m.NumPages = r.int(4, "num_pages")
-	m.Session = r.str(5, "session")
+	m := &ChunkReady{Frames: len(parts), RoomID: r.int(1, "room"), Chunk: r.int(2, "chunk"),
+		PageStart: r.int(3, "page_start"), NumPages: r.int(4, "num_pages"), Session: r.str(5, "session")}
 	if len(parts) > 6 {
 		m.Writer = r.str(6, "writer")
 	}
-	if !r.ok() {
-		return unknown(KindChunkReady, parts, r.err)
-	}
-	return m
+	return r.done(KindChunkReady, m)
 }
 
 // Kind returns KindChunkReady.

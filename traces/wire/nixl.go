@@ -62,37 +62,34 @@ const (
 
 func decodeRegistration(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n < registrationMinFrames || n > registrationMaxFrames {
-		return unknown(KindRegistration, parts, fmt.Errorf("%w: Registration has %d..%d frames, got %d",
-			ErrFrameCount, registrationMinFrames, registrationMaxFrames, n))
+		return wrongCount(KindRegistration, parts, "Registration", fmt.Sprintf("%d..%d", registrationMinFrames, registrationMaxFrames))
 	}
 	r := &reader{parts: parts, a: a}
-	m := &Registration{Frames: len(parts)}
-	m.DecodeIP = r.str(2, "decode_ip")
-	m.DecodePort = r.port(3, "decode_port")
-	m.AgentName = r.str(4, "agent_name")
-	m.AgentMetadata = r.bytes(5)
-	m.KVPtrs = array(r, 6, "kv_ptrs", 8, &r.a.u64)
-	m.AuxPtrs = array(r, 7, "aux_ptrs", 8, &r.a.u64)
-	m.StatePtrs = packed(r, 8, "state_ptrs", 8, &r.a.u64, &r.a.u64s)
-	m.GPUID = r.int(9, "gpu_id")
-	m.AttnTPSize = r.int(10, "attn_tp_size")
-	m.EngineRank = r.int(11, "engine_rank")
-	m.KVItemLen = r.int(12, "kv_item_len")
-	m.StateItemLens = optPacked(r, 13, "state_item_lens", 4, &r.a.u32, &r.a.u32s)
-	m.StateDims = optPacked(r, 14, "state_dims", 4, &r.a.u32, &r.a.u32s)
-	m.StagingBasePtr = r.optPtr(15, "staging_base_ptr")
-	m.StagingSize = r.optInt(16, "staging_size")
-	m.NumSlots = r.optInt(17, "num_slots")
-	m.MemKinds = r.optList(18, "mem_kinds")
-	m.KVItemLens = optArray(r, 19, "kv_item_lens", 8, &r.a.u64)
-	m.StateLayerIDs = optPacked(r, 20, "state_layer_ids", 4, &r.a.u32, &r.a.u32s)
-	m.KVLayerIDs = optArray(r, 21, "kv_layer_ids", 4, &r.a.u32)
-	m.DCPSize = r.optInt(22, "dcp_size")
-	m.DCPRank = r.optInt(23, "dcp_rank")
-	if !r.ok() {
-		return unknown(KindRegistration, parts, r.err)
-	}
-	return m
+	return r.done(KindRegistration, &Registration{
+		Frames:         len(parts),
+		DecodeIP:       r.str(2, "decode_ip"),
+		DecodePort:     r.port(3, "decode_port"),
+		AgentName:      r.str(4, "agent_name"),
+		AgentMetadata:  r.bytes(5),
+		KVPtrs:         array(r, 6, "kv_ptrs", 8, &r.a.u64),
+		AuxPtrs:        array(r, 7, "aux_ptrs", 8, &r.a.u64),
+		StatePtrs:      packed(r, 8, "state_ptrs", 8, &r.a.u64, &r.a.u64s),
+		GPUID:          r.int(9, "gpu_id"),
+		AttnTPSize:     r.int(10, "attn_tp_size"),
+		EngineRank:     r.int(11, "engine_rank"),
+		KVItemLen:      r.int(12, "kv_item_len"),
+		StateItemLens:  optPacked(r, 13, "state_item_lens", 4, &r.a.u32, &r.a.u32s),
+		StateDims:      optPacked(r, 14, "state_dims", 4, &r.a.u32, &r.a.u32s),
+		StagingBasePtr: r.optPtr(15, "staging_base_ptr"),
+		StagingSize:    r.optInt(16, "staging_size"),
+		NumSlots:       r.optInt(17, "num_slots"),
+		MemKinds:       r.optList(18, "mem_kinds"),
+		KVItemLens:     optArray(r, 19, "kv_item_lens", 8, &r.a.u64),
+		StateLayerIDs:  optPacked(r, 20, "state_layer_ids", 4, &r.a.u32, &r.a.u32s),
+		KVLayerIDs:     optArray(r, 21, "kv_layer_ids", 4, &r.a.u32),
+		DCPSize:        r.optInt(22, "dcp_size"),
+		DCPRank:        r.optInt(23, "dcp_rank"),
+	})
 }
 
 // Kind returns KindRegistration.
@@ -157,10 +154,7 @@ func decodeTransferInfo(a *alloc, parts [][]byte) Message {
 	} else {
 		m.IsDummy = len(m.KVPageIndices) == 0 && (m.DecodePrefixLen == nil || *m.DecodePrefixLen == 0)
 	}
-	if !r.ok() {
-		return unknown(KindTransferInfo, parts, r.err)
-	}
-	return m
+	return r.done(KindTransferInfo, m)
 }
 
 // Kind returns KindTransferInfo.
@@ -219,7 +213,7 @@ type Abort struct {
 
 func decodeAbort(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 4 && n != 2 {
-		return unknown(KindAbort, parts, fmt.Errorf("%w: ABORT has 4 or 2 frames, got %d", ErrFrameCount, n))
+		return wrongCount(KindAbort, parts, "ABORT", "4 or 2")
 	}
 	r := &reader{parts: parts, a: a}
 	m := a.abort.one()
@@ -229,10 +223,7 @@ func decodeAbort(a *alloc, parts [][]byte) Message {
 		m.DecodeIP = r.str(2, "decode_ip")
 		m.DecodePort = r.port(3, "decode_port")
 	}
-	if !r.ok() {
-		return unknown(KindAbort, parts, r.err)
-	}
-	return m
+	return r.done(KindAbort, m)
 }
 
 // Kind returns KindAbort.
@@ -265,7 +256,7 @@ type AbortAck struct {
 
 func decodeAbortAck(a *alloc, parts [][]byte) Message {
 	if n := len(parts); n != 3 && n != 2 {
-		return unknown(KindAbortAck, parts, fmt.Errorf("%w: ABORT_ACK has 3 or 2 frames, got %d", ErrFrameCount, n))
+		return wrongCount(KindAbortAck, parts, "ABORT_ACK", "3 or 2")
 	}
 	r := &reader{parts: parts, a: a}
 	m := a.abortAck.one()
@@ -276,10 +267,7 @@ func decodeAbortAck(a *alloc, parts [][]byte) Message {
 		m.PrefillRank = a.i64.one()
 		*m.PrefillRank = rank
 	}
-	if !r.ok() {
-		return unknown(KindAbortAck, parts, r.err)
-	}
-	return m
+	return r.done(KindAbortAck, m)
 }
 
 // Kind returns KindAbortAck.
@@ -309,18 +297,11 @@ type Watermark struct {
 }
 
 func decodeWatermark(a *alloc, parts [][]byte) Message {
-	if n := len(parts); n != 4 {
-		return unknown(KindWatermark, parts, fmt.Errorf("%w: WATERMARK has 4 frames, got %d", ErrFrameCount, n))
+	if len(parts) != 4 {
+		return wrongCount(KindWatermark, parts, "WATERMARK", "4")
 	}
 	r := &reader{parts: parts, a: a}
-	m := &Watermark{}
-	m.Round = r.int(1, "round")
-	m.Tail = r.int(2, "tail")
-	m.Session = r.str(3, "session")
-	if !r.ok() {
-		return unknown(KindWatermark, parts, r.err)
-	}
-	return m
+	return r.done(KindWatermark, &Watermark{Round: r.int(1, "round"), Tail: r.int(2, "tail"), Session: r.str(3, "session")})
 }
 
 // Kind returns KindWatermark.
@@ -347,19 +328,11 @@ type StagingReq struct {
 }
 
 func decodeStagingReq(a *alloc, parts [][]byte) Message {
-	if n := len(parts); n != 5 {
-		return unknown(KindStagingReq, parts, fmt.Errorf("%w: STAGING_REQ has 5 frames, got %d", ErrFrameCount, n))
+	if len(parts) != 5 {
+		return wrongCount(KindStagingReq, parts, "STAGING_REQ", "5")
 	}
 	r := &reader{parts: parts, a: a}
-	m := &StagingReq{}
-	m.RoomID = r.int(1, "room")
-	m.Chunk = r.int(2, "chunk")
-	m.ChunkPages = r.int(3, "chunk_pages")
-	m.Session = r.str(4, "session")
-	if !r.ok() {
-		return unknown(KindStagingReq, parts, r.err)
-	}
-	return m
+	return r.done(KindStagingReq, &StagingReq{RoomID: r.int(1, "room"), Chunk: r.int(2, "chunk"), ChunkPages: r.int(3, "chunk_pages"), Session: r.str(4, "session")})
 }
 
 // Kind returns KindStagingReq.
@@ -386,21 +359,12 @@ type StagingRsp struct {
 }
 
 func decodeStagingRsp(a *alloc, parts [][]byte) Message {
-	if n := len(parts); n != 7 {
-		return unknown(KindStagingRsp, parts, fmt.Errorf("%w: STAGING_RSP has 7 frames, got %d", ErrFrameCount, n))
+	if len(parts) != 7 {
+		return wrongCount(KindStagingRsp, parts, "STAGING_RSP", "7")
 	}
 	r := &reader{parts: parts, a: a}
-	m := &StagingRsp{}
-	m.RoomID = r.int(1, "room")
-	m.Chunk = r.int(2, "chunk")
-	m.Offset = r.int(3, "offset")
-	m.Round = r.int(4, "round")
-	m.End = r.int(5, "end")
-	m.Session = r.str(6, "session")
-	if !r.ok() {
-		return unknown(KindStagingRsp, parts, r.err)
-	}
-	return m
+	return r.done(KindStagingRsp, &StagingRsp{RoomID: r.int(1, "room"), Chunk: r.int(2, "chunk"), Offset: r.int(3, "offset"),
+		Round: r.int(4, "round"), End: r.int(5, "end"), Session: r.str(6, "session")})
 }
 
 // Kind returns KindStagingRsp.
