@@ -16,7 +16,7 @@ import (
 
 // needPython returns the harness's interpreter, or skips the test where it
 // cannot import the harness's real dependencies.
-func needPython(t *testing.T) string {
+func needPython(t testing.TB) string {
 	t.Helper()
 	py := Python()
 	out, err := exec.Command(py, "-c", "import zmq, numpy").CombinedOutput()

@@ -21,7 +21,7 @@ type loaded struct {
 	impl    conformance.Implementation
 }
 
-func load(t *testing.T, given string, env Env) *loaded {
+func load(t testing.TB, given string, env Env) *loaded {
 	t.Helper()
 	needPython(t)
 	ctx := context.Background()
