@@ -2,7 +2,6 @@ package decode
 
 import (
 	"bytes"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -186,32 +185,71 @@ func BenchmarkText(b *testing.B) {
 
 // BenchmarkShortConnections decodes captures of n TCP connections that
 // are each refused (a SYN, then a RST/ACK), 3.6 ms apart as in issue 15's
-// reproduction, for n = 100k, 200k and 1M. A RST releases its connection,
-// so the time per connection ("ns/conn") stays flat: decoding is linear in
-// the capture, where it was quadratic while closed connections were kept.
+// reproduction, for n = 100k, 200k and 1M, and reports the time per
+// connection of each ("ns/conn-100k", ...; "cpu-ns/conn-..." in process
+// CPU time) and their ratios to 100k's ("1M/100k", "cpu-1M/100k", ...):
+// decoding is linear in the capture when the ratios stay near 1. It also
+// reports the heap allocations per connection ("allocs/conn-1M",
+// "B/conn-1M"). Run it with
+//
+//	go test ./traces/decode -run '^$' -bench ShortConnections -benchtime 3x
+//
+// Every iteration decodes all three captures, each after a forced
+// collection, and all three are made before the first and kept in memory
+// throughout: each size is decoded with the same live heap, which sets
+// how far apart the collections of its garbage are (a lone 1M capture in
+// memory would space them 10 times further than a lone 100k one, and the
+// decoder's garbage would land on memory the caches had not seen).
 //
 // The packets are synthesized: gopacket serializes real Ethernet, IPv4 and
 // TCP layer structures into an in-memory pcap (pcapgo.Writer), so that the
 // benchmark runs without root. Kernel-made captures of the same shape, for
 // whole-process runs, come from traces/testdata/make_conns.py --rst N.
 func BenchmarkShortConnections(b *testing.B) {
-	for _, n := range []int{100_000, 200_000, 1_000_000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			data := refusedConns(b, n, 3600*time.Microsecond)
-			b.SetBytes(int64(len(data)))
-			b.ResetTimer()
-			for b.Loop() {
-				sum, err := Run(bytes.NewReader(data), Options{}, func(*Message) {}, nil)
+	sizes := []struct {
+		n     int
+		label string
+	}{{100_000, "100k"}, {200_000, "200k"}, {1_000_000, "1M"}}
+	data := make([][]byte, len(sizes))
+	for i, sz := range sizes {
+		data[i] = refusedConns(b, sz.n, 3600*time.Microsecond)
+	}
+	timers := make([]benchdata.Timer, len(sizes))
+	for b.Loop() {
+		for i, sz := range sizes {
+			timers[i].Time(func() {
+				sum, err := Run(bytes.NewReader(data[i]), Options{}, func(*Message) {}, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if sum.Connections != n {
-					b.Fatalf("%d connections, want %d", sum.Connections, n)
+				if sum.Connections != sz.n {
+					b.Fatalf("%d connections, want %d", sum.Connections, sz.n)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/conn")
-		})
+			})
+		}
 	}
+	perConn := func(i int, d time.Duration) float64 {
+		return float64(d.Nanoseconds()) / float64(b.N) / float64(sizes[i].n)
+	}
+	for i, sz := range sizes {
+		t := &timers[i]
+		b.ReportMetric(perConn(i, t.Wall), "ns/conn-"+sz.label)
+		if !t.NoCPU {
+			b.ReportMetric(perConn(i, t.CPU), "cpu-ns/conn-"+sz.label)
+		}
+		if i == 0 {
+			continue
+		}
+		ratio := sz.label + "/" + sizes[0].label
+		b.ReportMetric(perConn(i, t.Wall)/perConn(0, timers[0].Wall), ratio)
+		if !t.NoCPU && timers[0].CPU > 0 {
+			b.ReportMetric(perConn(i, t.CPU)/perConn(0, timers[0].CPU), "cpu-"+ratio)
+		}
+	}
+	last := len(sizes) - 1
+	conns := float64(b.N) * float64(sizes[last].n)
+	b.ReportMetric(float64(timers[last].Allocs)/conns, "allocs/conn-"+sizes[last].label)
+	b.ReportMetric(float64(timers[last].Bytes)/conns, "B/conn-"+sizes[last].label)
 }
 
 // refusedConns serializes a pcap of n refused connections, every apart:
