@@ -34,7 +34,11 @@ type Half struct {
 	// MaxPages options do.
 	buf   []segment
 	pages int
+	peer  *Half // the other direction of the connection
 }
+
+// Peer returns the other direction of h's connection.
+func (h *Half) Peer() *Half { return h.peer }
 
 // String returns "src->dst".
 func (h *Half) String() string { return h.Src.String() + "->" + h.Dst.String() }

@@ -90,6 +90,7 @@ func (a *Assembler) open(src, dst netip.AddrPort) *conn {
 	c := &conn{key: keyOf(src, dst)}
 	c.halves[0] = Half{Conn: a.nextCon, Src: src, Dst: dst}
 	c.halves[1] = Half{Conn: a.nextCon, Src: dst, Dst: src}
+	c.halves[0].peer, c.halves[1].peer = &c.halves[1], &c.halves[0]
 	a.nextCon++
 	a.stats.Connections++
 	a.conns[c.key] = c
