@@ -2,9 +2,11 @@ package decode
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -256,9 +258,104 @@ func BenchmarkShortConnections(b *testing.B) {
 	b.ReportMetric(float64(timers[last].Bytes)/conns, "B/conn-"+sizes[last].label)
 }
 
+// BenchmarkHalfOpenConnections decodes captures of 1M and 2M SYNs whose
+// replies were not captured, 17.5 us apart (as make_conns.py --syn N
+// records a SYN flood): every connection stays half-open, so the
+// Assembler holds the 65,536 it may track (capture.Options.MaxConns) and
+// evicts the idlest for each new one. Memory is bounded by that cap, not
+// by the capture: the benchmark reports the heap the decoder holds when
+// the capture's last packet has been read ("held-MB-1M", "held-MB-2M": a
+// collection at the reader's EOF, before the open connections are closed,
+// less the live heap before the pass), their ratio ("held-2M/1M", 1 when
+// bounded), that heap per tracked connection ("B/open-conn-2M") and the
+// time per connection at both sizes, with its ratio ("2M/1M",
+// "cpu-2M/1M"). (The held heap grows once, by about 6 MB, between 500k
+// and 1M connections: the table of tracked connections doubles when the
+// tombstones of deleted entries fill it, then stays that size.) Run it
+// with
+//
+//	go test ./traces/decode -run '^$' -bench HalfOpen -benchtime 2x
+func BenchmarkHalfOpenConnections(b *testing.B) {
+	const every = 17500 * time.Nanosecond
+	sizes := []struct {
+		n     int
+		label string
+	}{{1_000_000, "1M"}, {2_000_000, "2M"}}
+	data := make([][]byte, len(sizes))
+	for i, sz := range sizes {
+		data[i] = shortConns(b, sz.n, every, false)
+	}
+	debug.FreeOSMemory()
+	timers := make([]benchdata.Timer, len(sizes))
+	held := make([]uint64, len(sizes))
+	for b.Loop() {
+		for i, sz := range sizes {
+			var before, atEOF runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			r := &eofHook{r: bytes.NewReader(data[i]), hook: func() {
+				runtime.GC()
+				runtime.ReadMemStats(&atEOF)
+			}}
+			var sum Summary
+			timers[i].Time(func() {
+				var err error
+				if sum, err = Run(r, Options{}, func(*Message) {}, nil); err != nil {
+					b.Fatal(err)
+				}
+			})
+			if want := sz.n - 1<<16; sum.Connections != sz.n || sum.Evicted != want {
+				b.Fatalf("%d connections, %d evicted; want %d and %d", sum.Connections, sum.Evicted, sz.n, want)
+			}
+			held[i] = max(held[i], atEOF.HeapAlloc-min(atEOF.HeapAlloc, before.HeapAlloc))
+		}
+	}
+	perConn := func(i int, d time.Duration) float64 {
+		return float64(d.Nanoseconds()) / float64(b.N) / float64(sizes[i].n)
+	}
+	for i, sz := range sizes {
+		b.ReportMetric(perConn(i, timers[i].Wall), "ns/conn-"+sz.label)
+		if !timers[i].NoCPU {
+			b.ReportMetric(perConn(i, timers[i].CPU), "cpu-ns/conn-"+sz.label)
+		}
+		b.ReportMetric(float64(held[i])/(1<<20), "held-MB-"+sz.label)
+	}
+	ratio := sizes[1].label + "/" + sizes[0].label
+	b.ReportMetric(perConn(1, timers[1].Wall)/perConn(0, timers[0].Wall), ratio)
+	if !timers[0].NoCPU && timers[0].CPU > 0 {
+		b.ReportMetric(perConn(1, timers[1].CPU)/perConn(0, timers[0].CPU), "cpu-"+ratio)
+	}
+	b.ReportMetric(float64(held[1])/float64(held[0]), "held-"+ratio)
+	b.ReportMetric(float64(held[1])/(1<<16), "B/open-conn-"+sizes[1].label)
+	b.ReportMetric(float64(timers[1].Allocs)/float64(b.N)/float64(sizes[1].n), "allocs/conn-"+sizes[1].label)
+}
+
+// eofHook calls hook when r first reports io.EOF: the whole capture has
+// been read, and Run has not yet closed the connections still open.
+type eofHook struct {
+	r    io.Reader
+	hook func()
+	done bool
+}
+
+func (e *eofHook) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF && !e.done {
+		e.done = true
+		e.hook()
+	}
+	return n, err
+}
+
 // refusedConns serializes a pcap of n refused connections, every apart:
 // SYN from 10.0.x.y:port to 10.1.0.1:5555, RST/ACK back.
 func refusedConns(tb testing.TB, n int, every time.Duration) []byte {
+	return shortConns(tb, n, every, true)
+}
+
+// shortConns serializes a pcap of n connections, every apart: a SYN from
+// 10.0.x.y:port to 10.1.0.1:5555 and, if refused, a RST/ACK back.
+func shortConns(tb testing.TB, n int, every time.Duration, refused bool) []byte {
 	tb.Helper()
 	var out bytes.Buffer
 	w := pcapgo.NewWriter(&out)
@@ -284,6 +381,9 @@ func refusedConns(tb testing.TB, n int, every time.Duration) []byte {
 			{client, server, cport, 5555, true, false, false, seq, 0, 0},
 			{server, client, 5555, cport, false, true, true, 0, seq + 1, 40 * time.Microsecond},
 		} {
+			if p.rst && !refused {
+				continue
+			}
 			eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
 			ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: p.src, DstIP: p.dst}
 			tcp := &layers.TCP{SrcPort: p.sport, DstPort: p.dport, Seq: p.seq, Ack: p.acknowledge, SYN: p.syn, RST: p.rst, ACK: p.ack, Window: 65495}
