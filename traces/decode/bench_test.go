@@ -209,10 +209,7 @@ func BenchmarkText(b *testing.B) {
 // benchmark runs without root. Kernel-made captures of the same shape, for
 // whole-process runs, come from traces/testdata/make_conns.py --rst N.
 func BenchmarkShortConnections(b *testing.B) {
-	sizes := []struct {
-		n     int
-		label string
-	}{{100_000, "100k"}, {200_000, "200k"}, {1_000_000, "1M"}}
+	sizes := []connSize{{100_000, "100k"}, {200_000, "200k"}, {1_000_000, "1M"}}
 	data := make([][]byte, len(sizes))
 	for i, sz := range sizes {
 		data[i] = refusedConns(b, sz.n, 3600*time.Microsecond)
@@ -234,6 +231,21 @@ func BenchmarkShortConnections(b *testing.B) {
 			})
 		}
 	}
+	reportPerConn(b, sizes, timers)
+}
+
+// connSize is one capture size of the connection benchmarks.
+type connSize struct {
+	n     int // connections
+	label string
+}
+
+// reportPerConn reports, for each size, the wall and CPU time per
+// connection of its passes ("ns/conn-L", "cpu-ns/conn-L"), each later
+// size's ratio to the first ("L/F", "cpu-L/F": 1 when the cost is linear
+// in the capture), and the allocations per connection of the last
+// ("allocs/conn-L", "B/conn-L").
+func reportPerConn(b *testing.B, sizes []connSize, timers []benchdata.Timer) {
 	perConn := func(i int, d time.Duration) float64 {
 		return float64(d.Nanoseconds()) / float64(b.N) / float64(sizes[i].n)
 	}
@@ -277,10 +289,7 @@ func BenchmarkShortConnections(b *testing.B) {
 //	go test ./traces/decode -run '^$' -bench HalfOpen -benchtime 2x
 func BenchmarkHalfOpenConnections(b *testing.B) {
 	const every = 17500 * time.Nanosecond
-	sizes := []struct {
-		n     int
-		label string
-	}{{1_000_000, "1M"}, {2_000_000, "2M"}}
+	sizes := []connSize{{1_000_000, "1M"}, {2_000_000, "2M"}}
 	data := make([][]byte, len(sizes))
 	for i, sz := range sizes {
 		data[i] = shortConns(b, sz.n, every, false)
@@ -310,24 +319,12 @@ func BenchmarkHalfOpenConnections(b *testing.B) {
 			held[i] = max(held[i], atEOF.HeapAlloc-min(atEOF.HeapAlloc, before.HeapAlloc))
 		}
 	}
-	perConn := func(i int, d time.Duration) float64 {
-		return float64(d.Nanoseconds()) / float64(b.N) / float64(sizes[i].n)
-	}
+	reportPerConn(b, sizes, timers)
 	for i, sz := range sizes {
-		b.ReportMetric(perConn(i, timers[i].Wall), "ns/conn-"+sz.label)
-		if !timers[i].NoCPU {
-			b.ReportMetric(perConn(i, timers[i].CPU), "cpu-ns/conn-"+sz.label)
-		}
 		b.ReportMetric(float64(held[i])/(1<<20), "held-MB-"+sz.label)
 	}
-	ratio := sizes[1].label + "/" + sizes[0].label
-	b.ReportMetric(perConn(1, timers[1].Wall)/perConn(0, timers[0].Wall), ratio)
-	if !timers[0].NoCPU && timers[0].CPU > 0 {
-		b.ReportMetric(perConn(1, timers[1].CPU)/perConn(0, timers[0].CPU), "cpu-"+ratio)
-	}
-	b.ReportMetric(float64(held[1])/float64(held[0]), "held-"+ratio)
+	b.ReportMetric(float64(held[1])/float64(held[0]), "held-"+sizes[1].label+"/"+sizes[0].label)
 	b.ReportMetric(float64(held[1])/(1<<16), "B/open-conn-"+sizes[1].label)
-	b.ReportMetric(float64(timers[1].Allocs)/float64(b.N)/float64(sizes[1].n), "allocs/conn-"+sizes[1].label)
 }
 
 // eofHook calls hook when r first reports io.EOF: the whole capture has
