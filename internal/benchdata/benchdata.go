@@ -64,19 +64,27 @@ type Timer struct {
 	Wall, CPU time.Duration
 	// NoCPU says CPU time was not measured (not a unix system).
 	NoCPU bool
+	// Allocs and Bytes count the heap allocations the passes made (the
+	// whole process's, as testing.B's -benchmem counts them).
+	Allocs, Bytes uint64
 }
 
 // Time runs pass after a garbage collection (so that one pass does not
-// pay for another's garbage) and adds its times.
+// pay for another's garbage) and adds its times and allocations.
 func (t *Timer) Time(pass func()) {
 	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	c0, ok0 := CPUTime()
 	t0 := time.Now()
 	pass()
 	t.Wall += time.Since(t0)
 	c1, ok1 := CPUTime()
+	runtime.ReadMemStats(&m1)
 	t.CPU += c1 - c0
 	t.NoCPU = t.NoCPU || !ok0 || !ok1
+	t.Allocs += m1.Mallocs - m0.Mallocs
+	t.Bytes += m1.TotalAlloc - m0.TotalAlloc
 }
 
 // Report reports the per-iteration times of a and b as name-s and

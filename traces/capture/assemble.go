@@ -13,6 +13,13 @@ import (
 )
 
 // Half is one direction of a TCP connection: the bytes Src sent to Dst.
+//
+// A *Half is the Assembler's and is valid from the direction's Start event
+// to its End event; once both directions of a connection have ended (or
+// the connection was reset, expired or evicted) its memory is reused for a
+// later connection, so that short connections make no garbage. Callers
+// that keep a record of a direction past its End key it by ID, not by
+// pointer.
 type Half struct {
 	ID   int // dense, 0-based, in the order the halves first had an event
 	Conn int // 0-based connection number, shared by both directions
@@ -23,6 +30,7 @@ type Half struct {
 	// arbitrary byte.
 	MidStream bool
 	// State is the caller's: typically the decoder of this direction.
+	// The Assembler clears it when it reuses the Half.
 	State any
 
 	started, ended bool
@@ -34,7 +42,11 @@ type Half struct {
 	// MaxPages options do.
 	buf   []segment
 	pages int
+	peer  *Half // the other direction of the connection
 }
+
+// Peer returns the other direction of h's connection.
+func (h *Half) Peer() *Half { return h.peer }
 
 // String returns "src->dst".
 func (h *Half) String() string { return h.Src.String() + "->" + h.Dst.String() }
@@ -190,6 +202,8 @@ type Assembler struct {
 	queued  map[*Half]struct{}
 	pages   int
 	evicted bool // the eviction diagnostic was given
+	// free holds released connections for the next ones.
+	free []*conn
 }
 
 // NewAssembler returns an Assembler that calls handler for every event.

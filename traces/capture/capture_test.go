@@ -55,7 +55,7 @@ func readTruth(t testing.TB, capPath string) []truthMsg {
 
 // halfLog is everything the events said about one direction.
 type halfLog struct {
-	half      *Half
+	half      Half // as it was at its first event: the Assembler reuses a *Half after its End
 	data      []byte
 	chunks    int
 	segStarts int
@@ -80,7 +80,7 @@ func collect(t testing.TB, path string, opt Options) (map[string]*halfLog, Resul
 		k := e.Half.String()
 		l := logs[k]
 		if l == nil {
-			l = &halfLog{half: e.Half}
+			l = &halfLog{half: *e.Half}
 			logs[k] = l
 		}
 		switch e.Kind {
@@ -177,7 +177,7 @@ func TestGolden(t *testing.T) {
 					first, last = l.frames[0], l.frames[len(l.frames)-1]
 				}
 				fmt.Fprintf(&b, "%d conn %d %s midstream=%v bytes=%d chunks=%d segstarts=%d frames=%d..%d\n",
-					l.half.ID, l.half.Conn, l.half, l.half.MidStream, len(l.data), l.chunks, l.segStarts, first, last)
+					l.half.ID, l.half.Conn, l.half.String(), l.half.MidStream, len(l.data), l.chunks, l.segStarts, first, last)
 			}
 			golden := filepath.Join("testdata", filepath.Base(path)+".golden")
 			if *update {

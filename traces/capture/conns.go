@@ -87,9 +87,16 @@ func (a *Assembler) open(src, dst netip.AddrPort) *conn {
 		a.stats.Evicted++
 		a.close(old)
 	}
-	c := &conn{key: keyOf(src, dst)}
+	var c *conn
+	if n := len(a.free); n > 0 {
+		c, a.free = a.free[n-1], a.free[:n-1]
+	} else {
+		c = new(conn)
+	}
+	c.key = keyOf(src, dst)
 	c.halves[0] = Half{Conn: a.nextCon, Src: src, Dst: dst}
 	c.halves[1] = Half{Conn: a.nextCon, Src: dst, Dst: src}
+	c.halves[0].peer, c.halves[1].peer = &c.halves[1], &c.halves[0]
 	a.nextCon++
 	a.stats.Connections++
 	a.conns[c.key] = c
@@ -97,7 +104,12 @@ func (a *Assembler) open(src, dst netip.AddrPort) *conn {
 	return c
 }
 
-// release forgets c; it is idempotent.
+// maxFree bounds Assembler.free, so that a burst of connections does not
+// keep its memory after it.
+const maxFree = 256
+
+// release forgets c and keeps its memory for a later connection; it is
+// idempotent until then.
 func (a *Assembler) release(c *conn) {
 	if a.conns[c.key] != c {
 		return
@@ -109,5 +121,9 @@ func (a *Assembler) release(c *conn) {
 		if len(h.buf) > 0 {
 			a.unbuffer(h, len(h.buf))
 		}
+	}
+	if len(a.free) < maxFree {
+		*c = conn{}
+		a.free = append(a.free, c)
 	}
 }

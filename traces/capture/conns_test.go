@@ -16,10 +16,19 @@ import (
 // reset after exchanging bytes, one after the other.
 const connsPcap = "../testdata/conns/conns.pcap"
 
-type lifeLog struct {
-	starts, ends map[*Half]int
-	endFrame     map[*Half]int
+// life is what the events said of one direction's life.
+type life struct {
+	name         string // src->dst
+	conn         int
+	starts, ends int
+	endFrame     int
+	stateAtStart any  // Half.State when it started
+	foreignEnd   bool // Half.State at End was not this life
 }
+
+// lifeLog holds the directions by Half.ID: a *Half is reused once its
+// connection is released.
+type lifeLog map[int]*life
 
 // runRecords feeds recs to a new Assembler and logs each direction's
 // starts and ends.
@@ -27,14 +36,24 @@ func runRecords(t *testing.T, recs []Record, opt Options) (Stats, lifeLog, []Dia
 	t.Helper()
 	var diags []Diagnostic
 	opt.Diagnose = func(d Diagnostic) { diags = append(diags, d) }
-	l := lifeLog{starts: map[*Half]int{}, ends: map[*Half]int{}, endFrame: map[*Half]int{}}
+	l := lifeLog{}
 	a := NewAssembler(opt, func(e *Event) {
+		d := l[e.Half.ID]
+		if d == nil {
+			d = &life{name: e.Half.String(), conn: e.Half.Conn}
+			l[e.Half.ID] = d
+		}
 		switch e.Kind {
 		case EventStart:
-			l.starts[e.Half]++
+			d.starts++
+			d.stateAtStart = e.Half.State
+			e.Half.State = d
 		case EventEnd:
-			l.ends[e.Half]++
-			l.endFrame[e.Half] = e.Frame
+			d.ends++
+			d.endFrame = e.Frame
+			// The Half is the same one (and State ours) from Start to
+			// End, even when its memory held another direction before.
+			d.foreignEnd = e.Half.State != d
 		}
 	})
 	for _, r := range recs {
@@ -106,14 +125,19 @@ func TestConnectionsReleasedAtFINAndRST(t *testing.T) {
 		t.Errorf("%d directions, want 13 (a refused connection has one: its RST carries no byte)", st.Halves)
 	}
 	last := recs[len(recs)-1].Frame
-	for h, n := range l.starts {
-		if n != 1 || l.ends[h] != 1 {
-			t.Errorf("%v: %d starts, %d ends", h, n, l.ends[h])
+	for _, d := range l {
+		if d.starts != 1 || d.ends != 1 {
+			t.Errorf("%v: %d starts, %d ends", d.name, d.starts, d.ends)
 		}
 		// The last connection ends at its own RST, not at the end of
 		// the capture: a frame only equal to the last one if the RST is.
-		if f := l.endFrame[h]; f == 0 || f > last {
-			t.Errorf("%v: ended at frame %d", h, f)
+		if d.endFrame == 0 || d.endFrame > last {
+			t.Errorf("%v: ended at frame %d", d.name, d.endFrame)
+		}
+		// Released connections are reused, and a reused Half starts
+		// with no State of its former direction.
+		if d.stateAtStart != nil || d.foreignEnd {
+			t.Errorf("%v: State %v at start, ended with another's State: %v", d.name, d.stateAtStart, d.foreignEnd)
 		}
 	}
 }
@@ -144,9 +168,9 @@ func TestIdleConnectionsExpire(t *testing.T) {
 	if st.MaxOpen != 1 || st.Expired != 7 {
 		t.Errorf("CloseAfter %v: %d open at most, %d expired; want 1 and 7", gap, st.MaxOpen, st.Expired)
 	}
-	for h, n := range l.ends {
-		if n != 1 {
-			t.Errorf("%v: %d ends", h, n)
+	for _, d := range l {
+		if d.ends != 1 {
+			t.Errorf("%v: %d ends", d.name, d.ends)
 		}
 	}
 }
@@ -164,16 +188,42 @@ func TestConnectionCapEvictsIdlest(t *testing.T) {
 	}
 	// The connections of the first five SYNs are evicted, oldest first,
 	// when the 4th to 8th arrive; the last three end with the capture.
-	for h, f := range l.endFrame {
-		want := recs[len(recs)-1].Frame
-		if h.Conn < 5 {
-			want = recs[h.Conn+3].Frame
+	ended := 0
+	for _, d := range l {
+		if d.ends == 0 {
+			continue
 		}
-		if f != want {
-			t.Errorf("connection %d ended at frame %d, want %d", h.Conn, f, want)
+		ended++
+		want := recs[len(recs)-1].Frame
+		if d.conn < 5 {
+			want = recs[d.conn+3].Frame
+		}
+		if d.endFrame != want {
+			t.Errorf("connection %d ended at frame %d, want %d", d.conn, d.endFrame, want)
 		}
 	}
-	if len(l.endFrame) != 8 {
-		t.Errorf("%d directions ended, want 8", len(l.endFrame))
+	if ended != 8 {
+		t.Errorf("%d directions ended, want 8", ended)
+	}
+}
+
+// A released connection's memory goes to the next one, so a capture of
+// short connections makes no garbage per connection: replaying the
+// connections of conns.pcap again and again on one Assembler allocates
+// nothing once the first round has.
+func TestReleasedConnectionsAllocateNothing(t *testing.T) {
+	recs := readRecords(t, connsPcap, all)
+	a := NewAssembler(Options{}, func(*Event) {})
+	round := func() {
+		for _, r := range recs {
+			a.Packet(r)
+		}
+	}
+	if n := testing.AllocsPerRun(20, round); n != 0 {
+		t.Errorf("%v allocations per round of 8 connections, want 0", n)
+	}
+	// AllocsPerRun runs round once more to warm up.
+	if st := a.Stats(); st.Connections != 8*21 || st.MaxOpen != 1 {
+		t.Errorf("%d connections, at most %d open; want %d and 1", st.Connections, st.MaxOpen, 8*21)
 	}
 }

@@ -46,12 +46,13 @@ func FuzzRun(f *testing.F) {
 			}
 		}
 		type st struct{ started, ended bool }
-		halves := map[*Half]*st{}
+		// By ID: a *Half is reused once its connection is released.
+		halves := map[int]*st{}
 		_, err = Run(bytes.NewReader(data), Options{}, func(e *Event) {
-			s := halves[e.Half]
+			s := halves[e.Half.ID]
 			if s == nil {
 				s = &st{}
-				halves[e.Half] = s
+				halves[e.Half.ID] = s
 			}
 			switch {
 			case e.Kind == EventStart && s.started:

@@ -2,10 +2,12 @@ package decode
 
 import (
 	"bytes"
-	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -186,37 +188,171 @@ func BenchmarkText(b *testing.B) {
 
 // BenchmarkShortConnections decodes captures of n TCP connections that
 // are each refused (a SYN, then a RST/ACK), 3.6 ms apart as in issue 15's
-// reproduction, for n = 100k, 200k and 1M. A RST releases its connection,
-// so the time per connection ("ns/conn") stays flat: decoding is linear in
-// the capture, where it was quadratic while closed connections were kept.
+// reproduction, for n = 100k, 200k and 1M, and reports the time per
+// connection of each ("ns/conn-100k", ...; "cpu-ns/conn-..." in process
+// CPU time) and their ratios to 100k's ("1M/100k", "cpu-1M/100k", ...):
+// decoding is linear in the capture when the ratios stay near 1. It also
+// reports the heap allocations per connection ("allocs/conn-1M",
+// "B/conn-1M"). Run it with
+//
+//	go test ./traces/decode -run '^$' -bench ShortConnections -benchtime 3x
+//
+// Every iteration decodes all three captures, each after a forced
+// collection, and all three are made before the first and kept in memory
+// throughout: each size is decoded with the same live heap, which sets
+// how far apart the collections of its garbage are (a lone 1M capture in
+// memory would space them 10 times further than a lone 100k one, and the
+// decoder's garbage would land on memory the caches had not seen).
 //
 // The packets are synthesized: gopacket serializes real Ethernet, IPv4 and
 // TCP layer structures into an in-memory pcap (pcapgo.Writer), so that the
 // benchmark runs without root. Kernel-made captures of the same shape, for
 // whole-process runs, come from traces/testdata/make_conns.py --rst N.
 func BenchmarkShortConnections(b *testing.B) {
-	for _, n := range []int{100_000, 200_000, 1_000_000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			data := refusedConns(b, n, 3600*time.Microsecond)
-			b.SetBytes(int64(len(data)))
-			b.ResetTimer()
-			for b.Loop() {
-				sum, err := Run(bytes.NewReader(data), Options{}, func(*Message) {}, nil)
+	sizes := []connSize{{100_000, "100k"}, {200_000, "200k"}, {1_000_000, "1M"}}
+	data := make([][]byte, len(sizes))
+	for i, sz := range sizes {
+		data[i] = refusedConns(b, sz.n, 3600*time.Microsecond)
+	}
+	// Making them left garbage: return its memory to the system now,
+	// not in the background during the first pass.
+	debug.FreeOSMemory()
+	timers := make([]benchdata.Timer, len(sizes))
+	for b.Loop() {
+		for i, sz := range sizes {
+			timers[i].Time(func() {
+				sum, err := Run(bytes.NewReader(data[i]), Options{}, func(*Message) {}, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if sum.Connections != n {
-					b.Fatalf("%d connections, want %d", sum.Connections, n)
+				if sum.Connections != sz.n {
+					b.Fatalf("%d connections, want %d", sum.Connections, sz.n)
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/conn")
-		})
+			})
+		}
 	}
+	reportPerConn(b, sizes, timers)
+}
+
+// connSize is one capture size of the connection benchmarks.
+type connSize struct {
+	n     int // connections
+	label string
+}
+
+// reportPerConn reports, for each size, the wall and CPU time per
+// connection of its passes ("ns/conn-L", "cpu-ns/conn-L"), each later
+// size's ratio to the first ("L/F", "cpu-L/F": 1 when the cost is linear
+// in the capture), and the allocations per connection of the last
+// ("allocs/conn-L", "B/conn-L").
+func reportPerConn(b *testing.B, sizes []connSize, timers []benchdata.Timer) {
+	perConn := func(i int, d time.Duration) float64 {
+		return float64(d.Nanoseconds()) / float64(b.N) / float64(sizes[i].n)
+	}
+	for i, sz := range sizes {
+		t := &timers[i]
+		b.ReportMetric(perConn(i, t.Wall), "ns/conn-"+sz.label)
+		if !t.NoCPU {
+			b.ReportMetric(perConn(i, t.CPU), "cpu-ns/conn-"+sz.label)
+		}
+		if i == 0 {
+			continue
+		}
+		ratio := sz.label + "/" + sizes[0].label
+		b.ReportMetric(perConn(i, t.Wall)/perConn(0, timers[0].Wall), ratio)
+		if !t.NoCPU && timers[0].CPU > 0 {
+			b.ReportMetric(perConn(i, t.CPU)/perConn(0, timers[0].CPU), "cpu-"+ratio)
+		}
+	}
+	last := len(sizes) - 1
+	conns := float64(b.N) * float64(sizes[last].n)
+	b.ReportMetric(float64(timers[last].Allocs)/conns, "allocs/conn-"+sizes[last].label)
+	b.ReportMetric(float64(timers[last].Bytes)/conns, "B/conn-"+sizes[last].label)
+}
+
+// BenchmarkHalfOpenConnections decodes captures of 1M and 2M SYNs whose
+// replies were not captured, 17.5 us apart (as make_conns.py --syn N
+// records a SYN flood): every connection stays half-open, so the
+// Assembler holds the 65,536 it may track (capture.Options.MaxConns) and
+// evicts the idlest for each new one. Memory is bounded by that cap, not
+// by the capture: the benchmark reports the heap the decoder holds when
+// the capture's last packet has been read ("held-MB-1M", "held-MB-2M": a
+// collection at the reader's EOF, before the open connections are closed,
+// less the live heap before the pass), their ratio ("held-2M/1M", 1 when
+// bounded), that heap per tracked connection ("B/open-conn-2M") and the
+// time per connection at both sizes, with its ratio ("2M/1M",
+// "cpu-2M/1M"). (The held heap grows once, by about 6 MB, between 500k
+// and 1M connections: the table of tracked connections doubles when the
+// tombstones of deleted entries fill it, then stays that size.) Run it
+// with
+//
+//	go test ./traces/decode -run '^$' -bench HalfOpen -benchtime 2x
+func BenchmarkHalfOpenConnections(b *testing.B) {
+	const every = 17500 * time.Nanosecond
+	sizes := []connSize{{1_000_000, "1M"}, {2_000_000, "2M"}}
+	data := make([][]byte, len(sizes))
+	for i, sz := range sizes {
+		data[i] = shortConns(b, sz.n, every, false)
+	}
+	debug.FreeOSMemory()
+	timers := make([]benchdata.Timer, len(sizes))
+	held := make([]uint64, len(sizes))
+	for b.Loop() {
+		for i, sz := range sizes {
+			var before, atEOF runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			r := &eofHook{r: bytes.NewReader(data[i]), hook: func() {
+				runtime.GC()
+				runtime.ReadMemStats(&atEOF)
+			}}
+			var sum Summary
+			timers[i].Time(func() {
+				var err error
+				if sum, err = Run(r, Options{}, func(*Message) {}, nil); err != nil {
+					b.Fatal(err)
+				}
+			})
+			if want := sz.n - 1<<16; sum.Connections != sz.n || sum.Evicted != want {
+				b.Fatalf("%d connections, %d evicted; want %d and %d", sum.Connections, sum.Evicted, sz.n, want)
+			}
+			held[i] = max(held[i], atEOF.HeapAlloc-min(atEOF.HeapAlloc, before.HeapAlloc))
+		}
+	}
+	reportPerConn(b, sizes, timers)
+	for i, sz := range sizes {
+		b.ReportMetric(float64(held[i])/(1<<20), "held-MB-"+sz.label)
+	}
+	b.ReportMetric(float64(held[1])/float64(held[0]), "held-"+sizes[1].label+"/"+sizes[0].label)
+	b.ReportMetric(float64(held[1])/(1<<16), "B/open-conn-"+sizes[1].label)
+}
+
+// eofHook calls hook when r first reports io.EOF: the whole capture has
+// been read, and Run has not yet closed the connections still open.
+type eofHook struct {
+	r    io.Reader
+	hook func()
+	done bool
+}
+
+func (e *eofHook) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF && !e.done {
+		e.done = true
+		e.hook()
+	}
+	return n, err
 }
 
 // refusedConns serializes a pcap of n refused connections, every apart:
 // SYN from 10.0.x.y:port to 10.1.0.1:5555, RST/ACK back.
 func refusedConns(tb testing.TB, n int, every time.Duration) []byte {
+	return shortConns(tb, n, every, true)
+}
+
+// shortConns serializes a pcap of n connections, every apart: a SYN from
+// 10.0.x.y:port to 10.1.0.1:5555 and, if refused, a RST/ACK back.
+func shortConns(tb testing.TB, n int, every time.Duration, refused bool) []byte {
 	tb.Helper()
 	var out bytes.Buffer
 	w := pcapgo.NewWriter(&out)
@@ -242,6 +378,9 @@ func refusedConns(tb testing.TB, n int, every time.Duration) []byte {
 			{client, server, cport, 5555, true, false, false, seq, 0, 0},
 			{server, client, 5555, cport, false, true, true, 0, seq + 1, 40 * time.Microsecond},
 		} {
+			if p.rst && !refused {
+				continue
+			}
 			eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
 			ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: p.src, DstIP: p.dst}
 			tcp := &layers.TCP{SrcPort: p.sport, DstPort: p.dport, Seq: p.seq, Ack: p.acknowledge, SYN: p.syn, RST: p.rst, ACK: p.ack, Window: 65495}

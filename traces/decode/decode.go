@@ -160,7 +160,7 @@ func (s Summary) String() string {
 // in the order the messages completed (capture order) and onDiag for each
 // problem. Only a file that is not a capture at all is an error.
 func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnostic)) (Summary, error) {
-	p := &pipeline{opt: opt, onMsg: onMessage, onDiag: onDiag, conns: map[int]*[2]*stream{}}
+	p := &pipeline{opt: opt, onMsg: onMessage, onDiag: onDiag}
 	p.opt.ZMTP.ReuseParts = opt.Reuse
 	p.lent.Reuse = true
 	copt := opt.Capture
@@ -197,11 +197,8 @@ type pipeline struct {
 	onMsg  func(*Message)
 	onDiag func(Diagnostic)
 	sum    Summary
-	// conns holds both directions of each open connection, so a message
-	// can name the receiver's socket type.
-	conns map[int]*[2]*stream
-	order reorder
-	wire  wire.Decoder
+	order  reorder
+	wire   wire.Decoder
 	// msgs is a block the Messages are carved from: handed out, never
 	// reused.
 	msgs []Message
@@ -209,6 +206,32 @@ type pipeline struct {
 	// decoded into scratch by lent.
 	scratch Message
 	lent    wire.Decoder
+	// free holds the streams of ended directions, for the next ones: a
+	// capture of many short connections makes no garbage per connection.
+	free []*stream
+}
+
+// maxFree bounds pipeline.free, so that a burst of connections does not
+// keep its streams after it.
+const maxFree = 256
+
+func (p *pipeline) newStream(h *capture.Half) *stream {
+	var s *stream
+	if n := len(p.free); n > 0 {
+		s, p.free = p.free[n-1], p.free[:n-1]
+	} else {
+		s = new(stream)
+	}
+	*s = stream{p: p, half: h, forced: p.forced(h)}
+	return s
+}
+
+// freeStream takes back s, whose direction has ended.
+func (p *pipeline) freeStream(s *stream) {
+	if len(p.free) < maxFree {
+		*s = stream{}
+		p.free = append(p.free, s)
+	}
 }
 
 // msgBlock is how many Messages are allocated at once (about 12 KiB).
@@ -234,15 +257,14 @@ func (p *pipeline) diag(d Diagnostic) {
 type stream struct {
 	p       *pipeline
 	half    *capture.Half
-	name    string
 	dec     *zmtp.Decoder
 	forced  bool // a -port match: fall back to resync instead of giving up
 	retried bool
 	zmtp    bool // counted in ZMTPStreams
 	notZMTP bool
-	lost    int  // bytes of the last capture gap, for the diagnostic
-	dead    bool // the decoder ignores the rest of the stream
-	peer    *stream
+	lost    int     // bytes of the last capture gap, for the diagnostic
+	dead    bool    // the decoder ignores the rest of the stream
+	peer    *stream // the other direction, while both are open: it names the receiver's socket type
 	hold    holding
 	// last is the Frame/Time of the last message: messages of one
 	// stream complete in stream order.
@@ -261,18 +283,10 @@ func (p *pipeline) event(e *capture.Event) {
 	case capture.EventStart:
 		// The decoder is made at the first byte: a direction that carries
 		// none (a SYN whose replies were not captured) costs little.
-		s := &stream{p: p, half: h, name: h.String(), forced: p.forced(h)}
+		s := p.newStream(h)
 		h.State = s
-		pair := p.conns[h.Conn]
-		if pair == nil {
-			pair = &[2]*stream{}
-			p.conns[h.Conn] = pair
-		}
-		if pair[0] == nil {
-			pair[0] = s
-		} else {
-			pair[1] = s
-			s.peer, pair[0].peer = pair[0], s
+		if peer, ok := h.Peer().State.(*stream); ok {
+			s.peer, peer.peer = peer, s
 		}
 	case capture.EventData:
 		s := h.State.(*stream)
@@ -296,9 +310,8 @@ func (p *pipeline) event(e *capture.Event) {
 		h.State = nil
 		if s.peer != nil {
 			s.peer.peer = nil
-		} else {
-			delete(p.conns, h.Conn)
 		}
+		p.freeStream(s)
 	}
 }
 
@@ -398,5 +411,5 @@ func (s *stream) Diagnostic(d zmtp.Diagnostic) {
 			s.notZMTP = true
 		}
 	}
-	p.diag(Diagnostic{Frame: d.Mark.Frame, Time: d.Mark.Time, Conn: s.name, Kind: d.Kind.String(), Msg: msg, Offset: d.Offset})
+	p.diag(Diagnostic{Frame: d.Mark.Frame, Time: d.Mark.Time, Conn: s.half.String(), Kind: d.Kind.String(), Msg: msg, Offset: d.Offset})
 }
