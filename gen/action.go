@@ -18,9 +18,10 @@ type actionInfo struct {
 	nondet       bool
 	annots       [][2]string
 	// kind and actor are the @action annotation's; wireCode the @wire
-	// annotations compiled (a case of Config.AppendWire).
-	kind, actor string
-	wireCode    string
+	// annotations compiled (a case of Config.AppendWire), logCode the @log
+	// ones (a case of Config.AppendLog).
+	kind, actor       string
+	wireCode, logCode string
 }
 
 type propKind int

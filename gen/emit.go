@@ -107,7 +107,7 @@ type fileData struct {
 	InitName, NextName               string
 	InitCode, NextCode, FairCode     string
 	InitDet                          bool
-	WireFields                       []recordField
+	WireFields, LogFields            []recordField
 	Props                            []propData
 	PropCode, Skipped                []string
 	Helpers                          []string
@@ -132,9 +132,9 @@ type constData struct{ Name, GoName, GoType, Reader string }
 type constDefData struct{ GoName, GoType, Code string }
 
 type actionData struct {
-	Name, GoName, Code, Doc, Info, WireCode string
-	Nondet                                  bool
-	Params                                  []paramData
+	Name, GoName, Code, Doc, Info, WireCode, LogCode string
+	Nondet                                           bool
+	Params                                           []paramData
 }
 
 // paramData is an action parameter: Var its variable in generated code,
@@ -212,7 +212,7 @@ func (g *gen) emit() []byte {
 	for _, op := range g.opList {
 		d.Ops = append(d.Ops, op.code)
 	}
-	d.WireFields = g.wireFields
+	d.WireFields, d.LogFields = g.wireFields, g.logFields
 	for _, a := range g.actions {
 		d.Actions = append(d.Actions, g.actionData(a))
 	}
@@ -236,7 +236,7 @@ func (g *gen) emit() []byte {
 // actionData prepares an action for the template: its parameters, its
 // description (Actions[i]) and its @wire code.
 func (g *gen) actionData(a *actionInfo) actionData {
-	ad := actionData{Name: a.name, GoName: a.goName, Code: a.code, Doc: g.docOf(a.def, a.goName), Nondet: a.nondet, WireCode: a.wireCode}
+	ad := actionData{Name: a.name, GoName: a.goName, Code: a.code, Doc: g.docOf(a.def, a.goName), Nondet: a.nondet, WireCode: a.wireCode, LogCode: a.logCode}
 	var pn, pt []string
 	for i, p := range a.def.Params {
 		conv := g.goType(a.params[i]) + "(a.Params[" + strconv.Itoa(i) + "])"
@@ -302,7 +302,7 @@ func (g *gen) checkNames() {
 		what string
 		pos  tla.Pos
 	}
-	scopes := map[string]map[string]owner{"package": {}, "Config": {}, "State": {}, "WireMessage": {}}
+	scopes := map[string]map[string]owner{"package": {}, "Config": {}, "State": {}, "WireMessage": {}, "LogLine": {}}
 	claim := func(scope, goName, what string, pos tla.Pos) {
 		if o, ok := scopes[scope][goName]; ok {
 			g.fail(pos, "%s and %s both become %s in Go (%s); rename one", what, o.what, goName, scope)
@@ -318,6 +318,7 @@ func (g *gen) checkNames() {
 	for _, n := range []string{"Send", "Msg", "Dir", "InFlight"} {
 		claim("WireMessage", n, "gen's own "+n, tla.Pos{})
 	}
+	claim("LogLine", "Event", "gen's own Event", tla.Pos{})
 	for _, d := range g.domList {
 		if d.kind != dInts {
 			claim("package", d.goType, d.name, g.cpos[d.name])
@@ -350,16 +351,19 @@ func (g *gen) checkNames() {
 	for _, f := range g.wireFields {
 		claim("WireMessage", f.GoName, "@wire field "+f.Name, tla.Pos{})
 	}
+	for _, f := range g.logFields {
+		claim("LogLine", f.GoName, "@log field "+f.Name, tla.Pos{})
+	}
 }
 
 // Names the generated package declares itself: a spec name that maps to
 // one of them (or two spec names that map to the same Go name) would not
 // compile, so gen reports it.
 var (
-	reservedTypes = []string{"Str", "State", "Config", "Action", "ActionID", "WireMessage",
+	reservedTypes = []string{"Str", "State", "Config", "Action", "ActionID", "WireMessage", "LogLine",
 		"Vars", "Actions", "Properties", "MaxParams", "Module", "SourceName", "SourceSHA256",
 		"StrOf", "LoadConfig", "FromCfg"}
 	reservedMethods = []string{"Name", "Init", "Inits", "Next", "Step", "Enabled", "FairActions", "Format", "Values",
-		"WriteITF", "ReadState", "ReadITFState", "ActionString", "Invariant", "StepProperty", "AppendWire",
+		"WriteITF", "ReadState", "ReadITFState", "ActionString", "Invariant", "StepProperty", "AppendWire", "AppendLog",
 		"With", "Domain", "Invariants", "Properties", "constants", "readState"}
 )

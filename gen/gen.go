@@ -199,6 +199,7 @@ type gen struct {
 	specName   string
 	fairCode   string
 	wireFields []recordField
+	logFields  []recordField
 }
 
 func newGen(in Input) *gen {

@@ -28,18 +28,26 @@ func (g *gen) compileAnnotations() {
 			}
 			a.kind, a.actor = f[0], f[1]
 		}
-		var w strings.Builder
+		var w, l strings.Builder
+		// @wire expressions read the state the action is taken in; @log
+		// expressions may also read the state it leads to.
 		cx := &ctx{g: g, s: "s"}
+		lx := &ctx{g: g, s: "s", t: "t"}
 		for i, p := range a.def.Params {
 			cx = cx.with(p.Name, "p_"+p.Name, a.params[i])
+			lx = lx.with(p.Name, "p_"+p.Name, a.params[i])
 		}
 		for _, an := range a.annots {
-			if an[0] == "wire" {
+			switch an[0] {
+			case "wire":
 				wa := g.parseWire(a, an[1])
 				g.inAnnotation(a, wa, func() { g.compileWire(&w, a, wa, cx) })
+			case "log":
+				wa := g.parseLog(a, an[1])
+				g.inAnnotation(a, wa, func() { g.compileLog(&l, a, wa, lx) })
 			}
 		}
-		a.wireCode = w.String()
+		a.wireCode, a.logCode = w.String(), l.String()
 	}
 }
 
@@ -52,56 +60,82 @@ func (g *gen) inAnnotation(a *actionInfo, wa *wireAnn, f func()) {
 			if !ok {
 				panic(r)
 			}
-			panic(&Error{File: e.File, Pos: a.def.At, Msg: fmt.Sprintf("@wire of %s (%q): %s", a.name, wa.text, e.Msg), Err: e.Err})
+			panic(&Error{File: e.File, Pos: a.def.At, Msg: fmt.Sprintf("@%s of %s (%q): %s", wa.key, a.name, wa.text, e.Msg), Err: e.Err})
 		}
 	}()
 	f()
 }
 
-// wireField returns the WireMessage field of a @wire field name, which
-// must have the same type in every annotation.
-func (g *gen) wireField(a *actionInfo, name string, t *typ) string {
+// annField returns the Go field of the generated struct (WireMessage
+// for @wire, LogLine for @log) that an annotation's field name becomes;
+// a field must have the same type in every annotation of its key.
+func (g *gen) annField(a *actionInfo, key, name string, t *typ) string {
 	goName := exported(name)
-	for _, f := range g.wireFields {
+	list := &g.wireFields
+	if key == "log" {
+		list = &g.logFields
+	}
+	for _, f := range *list {
 		if f.Name == name {
 			if f.GoType != g.goType(t) {
-				g.fail(a.def.At, "@wire field %s is a %s here and a %s in another annotation", name, g.goType(t), f.GoType)
+				g.fail(a.def.At, "@%s field %s is a %s here and a %s in another annotation", key, name, g.goType(t), f.GoType)
 			}
 			return goName
 		}
 	}
-	g.wireFields = append(g.wireFields, recordField{Name: name, GoName: goName, GoType: g.goType(t)})
+	*list = append(*list, recordField{Name: name, GoName: goName, GoType: g.goType(t)})
 	return goName
 }
 
-func (g *gen) compileWire(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ctx) {
+// compileLoop opens what an annotation's "for" and "if" parts say around
+// the code that appends its value: one value per element of the binder,
+// where the condition (which may use the binder) holds. It returns the
+// context of the fields and the number of braces to close.
+func (g *gen) compileLoop(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ctx) (*ctx, int) {
 	closers := 0
-	if wa.ifPart != "" {
-		code, _ := g.expr(cx, g.wireExpr(a, wa.ifPart), boolT)
-		fmt.Fprintf(w, "if %s {\n", code)
-		closers++
-	}
-	c2 := cx
 	if wa.forPart != "" {
-		op, ok := g.wireExpr(a, wa.forPart).(*tla.OpApp)
+		op, ok := g.annExpr(a, wa.key, wa.forPart).(*tla.OpApp)
 		var id *tla.Ident
 		if ok && op.Name == `\in` {
 			id, _ = op.Args[0].(*tla.Ident)
 		}
 		if id == nil {
-			g.fail(a.def.At, "@wire of %s: want for NAME \\in SET, got %q", a.name, wa.forPart)
+			g.fail(a.def.At, "@%s of %s: want for NAME \\in SET, got %q", wa.key, a.name, wa.forPart)
 		}
 		var loop string
-		loop, c2 = g.loop(c2, id.Name, op.Args[1])
+		loop, cx = g.loop(cx, id.Name, op.Args[1])
 		w.WriteString(loop + " {\n")
 		closers++
 	}
+	if wa.ifPart != "" {
+		code, _ := g.expr(cx, g.annExpr(a, wa.key, wa.ifPart), boolT)
+		fmt.Fprintf(w, "if %s {\n", code)
+		closers++
+	}
+	return cx, closers
+}
+
+// compileLog compiles a @log annotation into the code that appends its
+// LogLine (a case of Config.AppendLog).
+func (g *gen) compileLog(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ctx) {
+	c2, closers := g.compileLoop(w, a, wa, cx)
+	fields := []string{fmt.Sprintf("Event: %q", wa.msg)}
+	for _, f := range wa.fields {
+		code, t := g.expr(c2, g.annExpr(a, wa.key, f[1]), nil)
+		fields = append(fields, g.annField(a, wa.key, f[0], t)+": "+code)
+	}
+	fmt.Fprintf(w, "buf = append(buf, LogLine{%s})\n", strings.Join(fields, ", "))
+	w.WriteString(strings.Repeat("}\n", closers))
+}
+
+func (g *gen) compileWire(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ctx) {
+	c2, closers := g.compileLoop(w, a, wa, cx)
 	fields := []string{fmt.Sprintf("Send: %v, Msg: %q, Dir: %q", wa.event == "send", wa.msg, wa.dir)}
 	var channel tla.Expr
 	for _, f := range wa.fields {
-		e := g.wireExpr(a, f[1])
+		e := g.annExpr(a, wa.key, f[1])
 		code, t := g.expr(c2, e, nil)
-		fields = append(fields, g.wireField(a, f[0], t)+": "+code)
+		fields = append(fields, g.annField(a, wa.key, f[0], t)+": "+code)
 		tla.Inspect(e, func(n tla.Node) bool {
 			if h, ok := n.(*tla.OpApp); ok && h.Name == "Head" && len(h.Args) == 1 {
 				if channel != nil && tla.Print(channel) != tla.Print(h.Args[0]) {
@@ -127,17 +161,19 @@ func (g *gen) compileWire(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ct
 	w.WriteString(strings.Repeat("}\n", closers))
 }
 
-// wireExpr parses an expression of a @wire annotation.
-func (g *gen) wireExpr(a *actionInfo, src string) tla.Expr {
+// annExpr parses an expression of a @wire or @log annotation.
+func (g *gen) annExpr(a *actionInfo, key, src string) tla.Expr {
 	e, err := tla.ParseExpr(src)
 	if err != nil {
-		g.fail(a.def.At, "@wire of %s: %q: %v", a.name, src, err)
+		g.fail(a.def.At, "@%s of %s: %q: %v", key, a.name, src, err)
 	}
 	return e
 }
 
-// wireAnn is a parsed @wire annotation.
+// wireAnn is a parsed @wire or @log annotation (key). A @log annotation
+// has no event or direction; its event name is msg.
 type wireAnn struct {
+	key             string
 	event, msg, dir string
 	fields          [][2]string
 	forPart, ifPart string
@@ -147,12 +183,27 @@ type wireAnn struct {
 // parseWire reads a @wire annotation (grammar in the spec header):
 // EVENT MSG(FIELDS) DIR [for BINDER] [if COND].
 func (g *gen) parseWire(a *actionInfo, text string) *wireAnn {
-	bad := func(why string) {
-		g.fail(a.def.At, "@wire of %s: %s: %q", a.name, why, text)
-	}
 	event, rest, ok := strings.Cut(text, " ")
 	if !ok || (event != "send" && event != "recv") {
-		bad("want send or recv first")
+		g.fail(a.def.At, "@wire of %s: want send or recv first: %q", a.name, text)
+	}
+	wa := g.parseCall(a, "wire", text, rest, true)
+	wa.event = event
+	return wa
+}
+
+// parseLog reads a @log annotation (grammar in the spec header):
+// EVENT([FIELDS]) [for BINDER] [if COND].
+func (g *gen) parseLog(a *actionInfo, text string) *wireAnn {
+	return g.parseCall(a, "log", text, text, false)
+}
+
+// parseCall reads rest, the part of annotation text (of key) from the
+// message or event name on: NAME(FIELDS) [DIR] [for BINDER] [if COND],
+// with a direction where withDir.
+func (g *gen) parseCall(a *actionInfo, key, text, rest string, withDir bool) *wireAnn {
+	bad := func(why string) {
+		g.fail(a.def.At, "@%s of %s: %s: %q", key, a.name, why, text)
 	}
 	open := strings.IndexByte(rest, '(')
 	if open < 0 {
@@ -174,6 +225,9 @@ func (g *gen) parseWire(a *actionInfo, text string) *wireAnn {
 		}
 		if (rest[i] == ',' && depth == 1) || end == i {
 			f := strings.TrimSpace(rest[start:i])
+			if end == i && f == "" && len(fields) == 0 {
+				break // NAME(): no fields
+			}
 			name, val, ok := strings.Cut(f, ":")
 			if !ok {
 				bad("field without a colon")
@@ -185,12 +239,16 @@ func (g *gen) parseWire(a *actionInfo, text string) *wireAnn {
 	if end < 0 {
 		bad("unbalanced parentheses")
 	}
-	tail := strings.Fields(rest[end+1:])
-	if len(tail) == 0 {
-		bad("no direction")
+	tailStr := strings.TrimSpace(rest[end+1:])
+	var dir string
+	if withDir {
+		tail := strings.Fields(tailStr)
+		if len(tail) == 0 {
+			bad("no direction")
+		}
+		dir = tail[0]
+		tailStr = strings.TrimSpace(strings.TrimPrefix(tailStr, dir))
 	}
-	dir := tail[0]
-	tailStr := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest[end+1:]), dir))
 	var forPart, ifPart string
 	if strings.HasPrefix(tailStr, "for ") {
 		forPart = strings.TrimPrefix(tailStr, "for ")
@@ -209,7 +267,7 @@ func (g *gen) parseWire(a *actionInfo, text string) *wireAnn {
 			bad("field " + f[0] + ": " + err.Error())
 		}
 	}
-	return &wireAnn{event: event, msg: msg, dir: dir, fields: fields, forPart: strings.TrimSpace(forPart), ifPart: ifPart, text: text}
+	return &wireAnn{key: key, msg: msg, dir: dir, fields: fields, forPart: strings.TrimSpace(forPart), ifPart: ifPart, text: text}
 }
 
 // literal is the annotation as a specrt.Wire literal.

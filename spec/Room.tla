@@ -125,7 +125,7 @@
 (* between the annotation block and the definition):                       *)
 (*                                                                         *)
 (*   LINE    ::= "\*" SP "@" KEY ":" SP VALUE                              *)
-(*   KEY     ::= "action" | "models" | "wire" | "fair"                     *)
+(*   KEY     ::= "action" | "models" | "wire" | "log" | "fair"             *)
 (*                                                                         *)
 (*   VALUE of "action" ::= "environment" SP ENV                            *)
 (*                       | "implementation" SP THREAD                      *)
@@ -162,13 +162,24 @@
 (*     the message on the wire (what a capture sees), "recv" takes it off  *)
 (*     (hidden from a capture; its order is the matcher's to explore).     *)
 (*     "for x \in S": one message per element x of S (x may appear in      *)
-(*     FIELDS); "if C": the message exists only when the constant          *)
-(*     expression C is TRUE.                                               *)
+(*     FIELDS and COND); "if C": the message exists only when C is TRUE.   *)
 (*     FIELDS name the fields of the channel records: room (the room id,   *)
 (*     frame "room" on the wire) and rank (the decode rank: on the wire,   *)
 (*     the connection's decode ip and port, and TransferInfo's agent       *)
 (*     name).  Other wire fields (page indices, aux index, ...) are not    *)
 (*     modelled; required_dst_info_num is the constant RequiredDstInfoNum. *)
+(*                                                                         *)
+(*   VALUE of "log" ::= EVENT "(" [FIELDS] ")"                             *)
+(*                      [SP "for" SP BINDER] [SP "if" SP COND]             *)
+(*       EVENT  ::= "sender_create" | "status" | "poll" | "clear"          *)
+(*     Zero or more per implementation action, one per line the prefill    *)
+(*     event log (traces/instrument/roomlog.py) writes when the action is  *)
+(*     taken, in the order it writes them.  EXPR and COND may also read    *)
+(*     primed variables: the state the step leads to.  "status" has the    *)
+(*     fields from and to (request_status before and after update_status), *)
+(*     "poll" queue ("bootstrap" or "inflight", the scheduler queue that   *)
+(*     polled) and status (what poll() returned); the others have none.    *)
+(*     An action with no "log" annotation writes nothing.                  *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
@@ -434,6 +445,8 @@ Init ==
 \* @action: implementation scheduler
 \* @models: prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__
 \* @models: common/conn.py:1168 update_status(room, Bootstrapping)
+\* @log: sender_create()
+\* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 SchedulerCreateSender(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "NoSender"
@@ -447,6 +460,14 @@ SchedulerCreateSender(q) ==
     /\ UNCHANGED << transfer_infos, tombstones, outstanding, ack_target,
                     bootstrap_alive, prefill_crashed, wqueue, posted, chan,
                     ack_chan, ti_sent, aborted, pages_released >>
+
+\* The step releases request q and clears its room (clear(): on Success
+\* always, on a failure where failure_exception() clears it): what the
+\* event log's "clear" line records.  Only @log annotations use it.
+ClearsRoom(q) ==
+    /\ sender[q] # "Released"
+    /\ sender'[q] = "Released"
+    /\ (FailureClears \/ Poll(q) = "Success")
 
 \* A failed request leaves the scheduler: released, and where FailureClears
 \* its room is cleared (failure_exception -> clear()).
@@ -470,6 +491,8 @@ Crash ==
 \* @action: implementation scheduler
 \* @models: prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)
 \* @models: prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()
+\* @log: poll(queue: "bootstrap", status: Poll(q))
+\* @log: clear() if ClearsRoom(q)
 SchedulerPollBootstrap(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "BootstrapQueue"
@@ -493,6 +516,7 @@ SchedulerPollBootstrap(q) ==
 \* @action: implementation scheduler
 \* @models: prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)
 \* @models: nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)
+\* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 SchedulerSend(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "WaitingQueue"
@@ -513,6 +537,8 @@ SchedulerSend(q) ==
 \* @action: implementation scheduler
 \* @models: prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)
 \* @models: nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear
+\* @log: poll(queue: "inflight", status: Poll(q))
+\* @log: clear() if ClearsRoom(q)
 SchedulerPollInFlight(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "InflightQueue"
@@ -542,6 +568,7 @@ SchedulerPollInFlight(q) ==
 \* @action: implementation bootstrap
 \* @models: nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)
 \* @wire: recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill
+\* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 BootstrapRecvTransferInfo(d) ==
     /\ ~prefill_crashed
     /\ bootstrap_alive
@@ -579,6 +606,7 @@ BootstrapRecvTransferInfo(d) ==
 \* @models: mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)
 \* @wire: recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill
 \* @wire: send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \in AbortAcks(d)
+\* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 BootstrapRecvAbort(d) ==
     /\ ~prefill_crashed
     /\ bootstrap_alive
@@ -627,6 +655,7 @@ BootstrapRecvAbort(d) ==
 \* @models: nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)
 \* @models: nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path
 \* @wire: send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \in PostAcks(q)
+\* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 WorkerPost(q) ==
     /\ ~prefill_crashed
     /\ wqueue # << >>
@@ -672,6 +701,7 @@ WorkerPost(q) ==
 \* @models: nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status
 \* @models: nixl/conn.py:1377-1386 drop per-room state
 \* @wire: send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \in CompleteAcks(q)
+\* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 WorkerComplete(q) ==
     /\ ~prefill_crashed
     /\ posted[q]
@@ -707,6 +737,9 @@ WorkerComplete(q) ==
 \* @action: implementation timeout
 \* @models: common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834
 \* @models: prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure
+\* @log: status(from: request_status[RoomOf(q)], to: "Failed")
+\* @log: poll(queue: "bootstrap", status: "Failed")
+\* @log: clear() if ClearsRoom(q)
 BootstrapTimeout(q) ==
     /\ HasBootstrapTimeout
     /\ ~prefill_crashed

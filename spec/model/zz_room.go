@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "5f5842e012f2ba7f2c94d6fcac3e8122542198d771d4015118c8e2dc1b7c81b4"
+const SourceSHA256 = "d574f29e2e1a462adb13aa7481896ccbf18a3939006b5cc9de919728e1995c4a"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -45,9 +45,11 @@ const (
 	StrTransferring               // "Transferring"
 	StrWaitingForInput            // "WaitingForInput"
 	StrWaitingQueue               // "WaitingQueue"
+	Strbootstrap                  // "bootstrap"
+	Strinflight                   // "inflight"
 )
 
-var strNames = [...]string{"ABORT", "ABORT_ACK", "Absent", "BootstrapQueue", "Bootstrapping", "Failed", "InflightQueue", "KeyError", "NoSender", "Released", "Success", "TransferInfo", "Transferring", "WaitingForInput", "WaitingQueue"}
+var strNames = [...]string{"ABORT", "ABORT_ACK", "Absent", "BootstrapQueue", "Bootstrapping", "Failed", "InflightQueue", "KeyError", "NoSender", "Released", "Success", "TransferInfo", "Transferring", "WaitingForInput", "WaitingQueue", "bootstrap", "inflight"}
 
 // String returns the string's text (without quotes).
 func (v Str) String() string {
@@ -351,7 +353,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:285:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:296:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -781,6 +783,13 @@ func (c *Config) AbortReceived(s *State, p_q Requests) bool {
 	}())
 }
 
+// ClearsRoom: The step releases request q and clears its room (clear(): on Success
+// always, on a failure where failure_exception() clears it): what the
+// event log's "clear" line records.  Only @log annotations use it.
+func (c *Config) ClearsRoom(s *State, t *State, p_q Requests) bool {
+	return (!(s.Sender[p_q] == StrReleased) && (t.Sender[p_q] == StrReleased) && (c.FailureClears || (c.Poll(s, p_q) == StrSuccess)))
+}
+
 // ActionID names an action of Next.
 type ActionID int
 
@@ -812,15 +821,15 @@ type Action struct {
 
 // Actions describes each ActionID.
 var Actions = []specrt.ActionInfo{
-	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__", "common/conn.py:1168 update_status(room, Bootstrapping)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__"}, {"models", "common/conn.py:1168 update_status(room, Bootstrapping)"}}, Deterministic: true},
-	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}}, Deterministic: true},
-	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}}, Deterministic: true},
-	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}}, Deterministic: true},
-	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Deterministic: true},
-	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "a"}}, For: "a \\in AbortAcks(d)", If: "", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Deterministic: true},
-	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Deterministic: true},
-	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in CompleteAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Deterministic: true},
-	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834"}, {"models", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}}, Deterministic: true},
+	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__", "common/conn.py:1168 update_status(room, Bootstrapping)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__"}, {"models", "common/conn.py:1168 update_status(room, Bootstrapping)"}, {"log", "sender_create()"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, {"log", "poll(queue: \"bootstrap\", status: Poll(q))"}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
+	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, {"log", "poll(queue: \"inflight\", status: Poll(q))"}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
+	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "a"}}, For: "a \\in AbortAcks(d)", If: "", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in CompleteAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834"}, {"models", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, {"log", "status(from: request_status[RoomOf(q)], to: \"Failed\")"}, {"log", "poll(queue: \"bootstrap\", status: \"Failed\")"}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
 	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, Wire: []specrt.Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
 	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
 	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"fair", "decode's listener thread reads every ABORT_ACK that reaches it"}, {"models", "nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
@@ -2242,35 +2251,35 @@ func (c *Config) Enabled(s *State, buf []Action) []Action {
 // its fairness, their quantifiers evaluated), in the order the
 // conjuncts list them.
 func (c *Config) FairActions(buf []Action) []Action {
-	for v229 := Requests(0); int(v229) < c.Requests.Size(); v229++ {
-		buf = append(buf, Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(v229)}})
-	}
-	for v230 := Requests(0); int(v230) < c.Requests.Size(); v230++ {
-		buf = append(buf, Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(v230)}})
-	}
-	for v231 := Requests(0); int(v231) < c.Requests.Size(); v231++ {
-		buf = append(buf, Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(v231)}})
-	}
-	for v232 := Requests(0); int(v232) < c.Requests.Size(); v232++ {
-		buf = append(buf, Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(v232)}})
-	}
-	for v233 := DecodeRanks(0); int(v233) < c.DecodeRanks.Size(); v233++ {
-		buf = append(buf, Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(v233)}})
-	}
-	for v234 := DecodeRanks(0); int(v234) < c.DecodeRanks.Size(); v234++ {
-		buf = append(buf, Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(v234)}})
-	}
 	for v235 := Requests(0); int(v235) < c.Requests.Size(); v235++ {
-		buf = append(buf, Action{ID: ActWorkerPost, Params: [MaxParams]int{int(v235)}})
+		buf = append(buf, Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(v235)}})
 	}
 	for v236 := Requests(0); int(v236) < c.Requests.Size(); v236++ {
-		buf = append(buf, Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(v236)}})
+		buf = append(buf, Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(v236)}})
 	}
-	for bs238 := c.TimeoutFairRequests; bs238 != 0; bs238 &= bs238 - 1 {
-		buf = append(buf, Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(Requests(bits.TrailingZeros64(bs238)))}})
+	for v237 := Requests(0); int(v237) < c.Requests.Size(); v237++ {
+		buf = append(buf, Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(v237)}})
+	}
+	for v238 := Requests(0); int(v238) < c.Requests.Size(); v238++ {
+		buf = append(buf, Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(v238)}})
 	}
 	for v239 := DecodeRanks(0); int(v239) < c.DecodeRanks.Size(); v239++ {
-		buf = append(buf, Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(v239)}})
+		buf = append(buf, Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(v239)}})
+	}
+	for v240 := DecodeRanks(0); int(v240) < c.DecodeRanks.Size(); v240++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(v240)}})
+	}
+	for v241 := Requests(0); int(v241) < c.Requests.Size(); v241++ {
+		buf = append(buf, Action{ID: ActWorkerPost, Params: [MaxParams]int{int(v241)}})
+	}
+	for v242 := Requests(0); int(v242) < c.Requests.Size(); v242++ {
+		buf = append(buf, Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(v242)}})
+	}
+	for bs244 := c.TimeoutFairRequests; bs244 != 0; bs244 &= bs244 - 1 {
+		buf = append(buf, Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(Requests(bits.TrailingZeros64(bs244)))}})
+	}
+	for v245 := DecodeRanks(0); int(v245) < c.DecodeRanks.Size(); v245++ {
+		buf = append(buf, Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(v245)}})
 	}
 	return buf
 }
@@ -2380,22 +2389,22 @@ func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
 		buf = append(buf, WireMessage{Send: false, Msg: "ABORT", Dir: "decode->prefill", Room: s.Chan[p_d][0].Room, Rank: p_d, InFlight: len(s.Chan[p_d])})
-		for bs223 := c.AbortAcks(s, p_d); bs223 != 0; bs223 &= bs223 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.Chan[p_d][0].Room, Rank: DecodeRanks(bits.TrailingZeros64(bs223))})
+		for bs226 := c.AbortAcks(s, p_d); bs226 != 0; bs226 &= bs226 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.Chan[p_d][0].Room, Rank: DecodeRanks(bits.TrailingZeros64(bs226))})
 		}
 
 	case ActWorkerPost:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for bs225 := c.PostAcks(s, p_q); bs225 != 0; bs225 &= bs225 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs225))})
+		for bs229 := c.PostAcks(s, p_q); bs229 != 0; bs229 &= bs229 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs229))})
 		}
 
 	case ActWorkerComplete:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for bs227 := c.CompleteAcks(s, p_q); bs227 != 0; bs227 &= bs227 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs227))})
+		for bs232 := c.CompleteAcks(s, p_q); bs232 != 0; bs232 &= bs232 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs232))})
 		}
 
 	case ActDecodeSendTransferInfo:
@@ -2408,14 +2417,119 @@ func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage
 	case ActDecodeAbort:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v228 := DecodeRanks(0); int(v228) < c.DecodeRanks.Size(); v228++ {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: v228})
+		for v234 := DecodeRanks(0); int(v234) < c.DecodeRanks.Size(); v234++ {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: v234})
 		}
 
 	case ActDecodeRecvAbortAck:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
 		buf = append(buf, WireMessage{Send: false, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.AckChan[p_d][0].Room, Rank: p_d, InFlight: len(s.AckChan[p_d])})
+
+	}
+	return buf
+}
+
+// LogLine is a line of the prefill event log an action writes when taken
+// from one state to the next: one of its @log annotations evaluated there.
+type LogLine struct {
+	// Event is the annotation's event name.
+	Event string
+	// From is the annotation's field from.
+	From Str
+	// To is the annotation's field to.
+	To Str
+	// Queue is the annotation's field queue.
+	Queue Str
+	// Status is the annotation's field status.
+	Status Str
+}
+
+// AppendLog appends to buf the lines action a writes to the event log
+// when it is taken from state s to state t: its @log annotations
+// evaluated in s and t (for each element of a "for" binder, where the
+// "if" condition holds), in annotation order.
+func (c *Config) AppendLog(buf []LogLine, a Action, s, t *State) []LogLine {
+	switch a.ID {
+	case ActSchedulerCreateSender:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		buf = append(buf, LogLine{Event: "sender_create"})
+		for v222 := Rooms(0); int(v222) < c.Rooms.Size(); v222++ {
+			if !(t.RequestStatus[v222] == s.RequestStatus[v222]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v222], To: t.RequestStatus[v222]})
+			}
+		}
+
+	case ActSchedulerPollBootstrap:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		buf = append(buf, LogLine{Event: "poll", Queue: Strbootstrap, Status: c.Poll(s, p_q)})
+		if c.ClearsRoom(s, t, p_q) {
+			buf = append(buf, LogLine{Event: "clear"})
+		}
+
+	case ActSchedulerSend:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for v223 := Rooms(0); int(v223) < c.Rooms.Size(); v223++ {
+			if !(t.RequestStatus[v223] == s.RequestStatus[v223]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v223], To: t.RequestStatus[v223]})
+			}
+		}
+
+	case ActSchedulerPollInFlight:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		buf = append(buf, LogLine{Event: "poll", Queue: Strinflight, Status: c.Poll(s, p_q)})
+		if c.ClearsRoom(s, t, p_q) {
+			buf = append(buf, LogLine{Event: "clear"})
+		}
+
+	case ActBootstrapRecvTransferInfo:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		for v224 := Rooms(0); int(v224) < c.Rooms.Size(); v224++ {
+			if !(t.RequestStatus[v224] == s.RequestStatus[v224]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v224], To: t.RequestStatus[v224]})
+			}
+		}
+
+	case ActBootstrapRecvAbort:
+		p_d := DecodeRanks(a.Params[0])
+		_ = p_d
+		for v227 := Rooms(0); int(v227) < c.Rooms.Size(); v227++ {
+			if !(t.RequestStatus[v227] == s.RequestStatus[v227]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v227], To: t.RequestStatus[v227]})
+			}
+		}
+
+	case ActWorkerPost:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for v230 := Rooms(0); int(v230) < c.Rooms.Size(); v230++ {
+			if !(t.RequestStatus[v230] == s.RequestStatus[v230]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v230], To: t.RequestStatus[v230]})
+			}
+		}
+
+	case ActWorkerComplete:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		for v233 := Rooms(0); int(v233) < c.Rooms.Size(); v233++ {
+			if !(t.RequestStatus[v233] == s.RequestStatus[v233]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v233], To: t.RequestStatus[v233]})
+			}
+		}
+
+	case ActBootstrapTimeout:
+		p_q := Requests(a.Params[0])
+		_ = p_q
+		buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[c.RoomOf(s, p_q)], To: StrFailed})
+		buf = append(buf, LogLine{Event: "poll", Queue: Strbootstrap, Status: StrFailed})
+		if c.ClearsRoom(s, t, p_q) {
+			buf = append(buf, LogLine{Event: "clear"})
+		}
 
 	}
 	return buf

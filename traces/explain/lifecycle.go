@@ -1,74 +1,62 @@
 package explain
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // What the search needs of Room.tla beyond its annotations is here, in
-// one place: the lines the prefill event log writes for each step (the
-// instrumentation's contract, traces/instrument/roomlog.py, which no
-// annotation of the spec describes yet), and what "let go" means for the
-// verdicts (the spec's Terminated and aborted). The wire side of the
-// search comes from the @wire and @action annotations alone
-// (spec/model's AppendWire and Actions).
+// one place: which logged poll moves nothing (a stutter, not a step of
+// the spec), and what "let go" means for the verdicts (the spec's
+// Terminated and aborted). The marks of a step come from the @wire,
+// @log and @action annotations alone (spec/model's AppendWire, AppendLog
+// and Actions).
 
-// logMarks appends the prefill event-log lines step a (from s to t)
-// writes:
-//
-//   - SchedulerCreateSender: sender_create, then the status change it
-//     made, if any;
-//   - SchedulerPollBootstrap, SchedulerPollInFlight: a poll of that queue
-//     with the status it read; a poll that releases the request and
-//     clears its room then writes clear;
-//   - BootstrapTimeout (the timeout fires inside the bootstrap queue's
-//     poll): the status change to Failed, the poll that read that Failed,
-//     and clear where the release clears the room;
-//   - any other prefill step: the status change it made, if any.
-func logMarks(out []Mark, c *model.Config, a model.Action, s, t *model.State) []Mark {
-	status := func() {
-		// The instance has one room: request_status has one entry.
-		if s.RequestStatus[0] != t.RequestStatus[0] {
-			out = append(out, Mark{Kind: observe.Status, Rank: -1, A: s.RequestStatus[0].String(), B: t.RequestStatus[0].String()})
+// logKind is the observation kind of each @log event name: the log's
+// event names are the kinds' names.
+var logKind = map[string]observe.Kind{}
+
+func init() {
+	for k := observe.Status; k < observe.Other; k++ {
+		logKind[k.String()] = k
+	}
+	// A @log event the log cannot show would never match an observation:
+	// the spec and the instrumentation disagree, which is a build error
+	// of the spec, caught when the program starts.
+	for _, a := range model.Actions {
+		for _, an := range a.Annotations {
+			if an[0] != "log" {
+				continue
+			}
+			event, _, _ := strings.Cut(an[1], "(")
+			if _, ok := logKind[strings.TrimSpace(event)]; !ok {
+				panic(fmt.Sprintf("explain: @log %q of %s: %q is not an event of the prefill log (%v)", an[1], a.Name, event, slices.Sorted(maps.Keys(logKind))))
+			}
 		}
 	}
-	switch a.ID {
-	case model.ActSchedulerCreateSender:
-		out = append(out, Mark{Kind: observe.SenderCreate, Rank: -1})
-		status()
-	case model.ActSchedulerPollBootstrap, model.ActSchedulerPollInFlight:
-		q := model.Requests(a.Params[0])
-		queue := "bootstrap"
-		if a.ID == model.ActSchedulerPollInFlight {
-			queue = "inflight"
-		}
-		out = append(out, Mark{Kind: observe.Poll, Rank: -1, A: queue, B: c.Poll(s, q).String()})
-		if cleared(c, s, t, q) {
-			out = append(out, Mark{Kind: observe.Clear, Rank: -1})
-		}
-	case model.ActBootstrapTimeout:
-		q := model.Requests(a.Params[0])
-		failed := model.StrFailed.String()
-		out = append(out,
-			Mark{Kind: observe.Status, Rank: -1, A: s.RequestStatus[0].String(), B: failed},
-			Mark{Kind: observe.Poll, Rank: -1, A: "bootstrap", B: failed})
-		if cleared(c, s, t, q) {
-			out = append(out, Mark{Kind: observe.Clear, Rank: -1})
-		}
-	default:
-		status()
-	}
-	return out
 }
 
-// cleared reports whether step s -> t released request q through
-// clear(): on Success always, on a failure where the sender's
-// failure_exception() clears the room (FailureClears).
-func cleared(c *model.Config, s, t *model.State, q model.Requests) bool {
-	if t.Sender[q] != model.StrReleased || s.Sender[q] == model.StrReleased {
-		return false
+// appendLogMarks appends the prefill event-log lines step a (from s to t)
+// writes, as its @log annotations say.
+func appendLogMarks(out []Mark, c *model.Config, a model.Action, s, t *model.State) []Mark {
+	var buf [4]model.LogLine
+	for _, l := range c.AppendLog(buf[:0], a, s, t) {
+		k := logKind[l.Event]
+		m := Mark{Kind: k, Rank: -1}
+		switch k {
+		case observe.Status:
+			m.A, m.B = l.From.String(), l.To.String()
+		case observe.Poll:
+			m.A, m.B = l.Queue.String(), l.Status.String()
+		}
+		out = append(out, m)
 	}
-	return c.FailureClears || c.Poll(s, q) == model.StrSuccess
+	return out
 }
 
 // Stutter reports whether a logged poll m that moves nothing fits state

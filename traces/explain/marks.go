@@ -125,7 +125,7 @@ func allChannels(c *model.Config) uint32 { return uint32(1)<<(len(dirs)*c.Decode
 // Marks returns the marks step a (from s to t) of a one-room spec
 // instance leaves, in the order they appear: the messages its @wire
 // annotations send (as spec/model's AppendWire evaluates them) and, when
-// withLog, the prefill event-log lines it writes (see logMarks).
+// withLog, the prefill event-log lines its @log annotations say it writes.
 //
 // Receiving a message leaves no mark: a capture sees a message when it
 // is sent.
@@ -141,7 +141,7 @@ func appendMarks(out []Mark, msgs []model.WireMessage, c *model.Config, a model.
 		}
 	}
 	if withLog && !model.Actions[a.ID].Environment() {
-		out = logMarks(out, c, a, s, t)
+		out = appendLogMarks(out, c, a, s, t)
 	}
 	return out
 }
