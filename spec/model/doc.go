@@ -1,9 +1,10 @@
 // Package model is spec/Room.tla compiled to Go by roomspec's generator
 // (package gen): typed states, one method per action, Next, the
 // invariants and action properties of the bundled configurations, the
-// @action and @wire annotations of each action (Actions, AppendWire), the
-// fairness the spec assumes (FairActions), fingerprints, and printing and
-// reading states as TLA+, ITF and plain JSON. zz_room.go is generated; do
+// @action, @wire and @log annotations of each action (Actions,
+// AppendWire, AppendLog), the fairness the spec assumes (FairActions),
+// fingerprints, and printing and reading states as TLA+, ITF and plain
+// JSON. zz_room.go is generated; do
 // not edit it, edit spec/Room.tla and run go generate. What is not
 // specific to Room.tla (constant sets, checked arithmetic, value I/O) is
 // in gen/specrt.

@@ -30,7 +30,8 @@
 // sets, and an observation costs a few map lookups.
 //
 // What comes from the spec: the messages of each step and the channels
-// they travel on come from the @wire and @action annotations compiled
-// into spec/model; the event-log lines of each step and what "let go"
+// they travel on come from the @wire and @action annotations, the
+// event-log lines of each step from the @log annotations, all compiled
+// into spec/model; which logged poll moves nothing and what "let go"
 // means for a verdict are written out in lifecycle.go.
 package explain
