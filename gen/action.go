@@ -19,9 +19,10 @@ type actionInfo struct {
 	annots       [][2]string
 	// kind and actor are the @action annotation's; wireCode the @wire
 	// annotations compiled (a case of Config.AppendWire), logCode the @log
-	// ones (a case of Config.AppendLog).
-	kind, actor       string
-	wireCode, logCode string
+	// ones (a case of Config.AppendLog), idleCode the @idle ones (a part
+	// of Config.AppendIdle).
+	kind, actor                 string
+	wireCode, logCode, idleCode string
 }
 
 type propKind int

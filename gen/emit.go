@@ -132,9 +132,9 @@ type constData struct{ Name, GoName, GoType, Reader string }
 type constDefData struct{ GoName, GoType, Code string }
 
 type actionData struct {
-	Name, GoName, Code, Doc, Info, WireCode, LogCode string
-	Nondet                                           bool
-	Params                                           []paramData
+	Name, GoName, Code, Doc, Info, WireCode, LogCode, IdleCode string
+	Nondet                                                     bool
+	Params                                                     []paramData
 }
 
 // paramData is an action parameter: Var its variable in generated code,
@@ -236,7 +236,7 @@ func (g *gen) emit() []byte {
 // actionData prepares an action for the template: its parameters, its
 // description (Actions[i]) and its @wire code.
 func (g *gen) actionData(a *actionInfo) actionData {
-	ad := actionData{Name: a.name, GoName: a.goName, Code: a.code, Doc: g.docOf(a.def, a.goName), Nondet: a.nondet, WireCode: a.wireCode, LogCode: a.logCode}
+	ad := actionData{Name: a.name, GoName: a.goName, Code: a.code, Doc: g.docOf(a.def, a.goName), Nondet: a.nondet, WireCode: a.wireCode, LogCode: a.logCode, IdleCode: a.idleCode}
 	var pn, pt []string
 	for i, p := range a.def.Params {
 		conv := g.goType(a.params[i]) + "(a.Params[" + strconv.Itoa(i) + "])"
@@ -364,6 +364,6 @@ var (
 		"Vars", "Actions", "Properties", "MaxParams", "Module", "SourceName", "SourceSHA256",
 		"StrOf", "LoadConfig", "FromCfg"}
 	reservedMethods = []string{"Name", "Init", "Inits", "Next", "Step", "Enabled", "FairActions", "Format", "Values",
-		"WriteITF", "ReadState", "ReadITFState", "ActionString", "Invariant", "StepProperty", "AppendWire", "AppendLog",
+		"WriteITF", "ReadState", "ReadITFState", "ActionString", "Invariant", "StepProperty", "AppendWire", "AppendLog", "AppendIdle",
 		"With", "Domain", "Invariants", "Properties", "constants", "readState"}
 )

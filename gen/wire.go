@@ -43,12 +43,44 @@ func (g *gen) compileAnnotations() {
 				wa := g.parseWire(a, an[1])
 				g.inAnnotation(a, wa, func() { g.compileWire(&w, a, wa, cx) })
 			case "log":
-				wa := g.parseLog(a, an[1])
+				wa := g.parseLog(a, "log", an[1])
 				g.inAnnotation(a, wa, func() { g.compileLog(&l, a, wa, lx) })
 			}
 		}
 		a.wireCode, a.logCode = w.String(), l.String()
+		a.idleCode = g.compileIdle(a)
 	}
+}
+
+// compileIdle compiles an action's @idle annotations into the code that
+// appends their LogLines for every value of the action's parameters (a
+// part of Config.AppendIdle): lines its thread writes without taking the
+// step, so evaluated in the current state only.
+func (g *gen) compileIdle(a *actionInfo) string {
+	var anns []*wireAnn
+	for _, an := range a.annots {
+		if an[0] == "idle" {
+			anns = append(anns, g.parseLog(a, "idle", an[1]))
+		}
+	}
+	if len(anns) == 0 {
+		return ""
+	}
+	var w strings.Builder
+	cx := &ctx{g: g, s: "s"}
+	for i, p := range a.def.Params {
+		if a.params[i].kind != tElem {
+			g.fail(a.def.At, "@idle of %s: parameter %s is not an element of a constant set, so its values cannot be enumerated", a.name, p.Name)
+		}
+		var loop string
+		loop, cx = g.loop(cx, p.Name, &tla.Ident{Name: a.params[i].dom.name, At: a.def.At})
+		w.WriteString(loop + " {\n")
+	}
+	for _, wa := range anns {
+		g.inAnnotation(a, wa, func() { g.compileLog(&w, a, wa, cx) })
+	}
+	w.WriteString(strings.Repeat("}\n", len(a.def.Params)))
+	return w.String()
 }
 
 // inAnnotation runs f, moving an error in an annotation's expression
@@ -72,8 +104,8 @@ func (g *gen) inAnnotation(a *actionInfo, wa *wireAnn, f func()) {
 func (g *gen) annField(a *actionInfo, key, name string, t *typ) string {
 	goName := exported(name)
 	list := &g.wireFields
-	if key == "log" {
-		list = &g.logFields
+	if key != "wire" {
+		list = &g.logFields // @log and @idle both make LogLines
 	}
 	for _, f := range *list {
 		if f.Name == name {
@@ -192,10 +224,10 @@ func (g *gen) parseWire(a *actionInfo, text string) *wireAnn {
 	return wa
 }
 
-// parseLog reads a @log annotation (grammar in the spec header):
-// EVENT([FIELDS]) [for BINDER] [if COND].
-func (g *gen) parseLog(a *actionInfo, text string) *wireAnn {
-	return g.parseCall(a, "log", text, text, false)
+// parseLog reads a @log or @idle annotation (key; grammar in the spec
+// header): EVENT([FIELDS]) [for BINDER] [if COND].
+func (g *gen) parseLog(a *actionInfo, key, text string) *wireAnn {
+	return g.parseCall(a, key, text, text, false)
 }
 
 // parseCall reads rest, the part of annotation text (of key) from the

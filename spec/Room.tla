@@ -125,7 +125,7 @@
 (* between the annotation block and the definition):                       *)
 (*                                                                         *)
 (*   LINE    ::= "\*" SP "@" KEY ":" SP VALUE                              *)
-(*   KEY     ::= "action" | "models" | "wire" | "log" | "fair"             *)
+(*   KEY     ::= "action" | "models" | "wire" | "log" | "idle" | "fair"    *)
 (*                                                                         *)
 (*   VALUE of "action" ::= "environment" SP ENV                            *)
 (*                       | "implementation" SP THREAD                      *)
@@ -180,6 +180,14 @@
 (*     "poll" queue ("bootstrap" or "inflight", the scheduler queue that   *)
 (*     polled) and status (what poll() returned); the others have none.    *)
 (*     An action with no "log" annotation writes nothing.                  *)
+(*                                                                         *)
+(*   VALUE of "idle" ::= VALUE of "log"                                    *)
+(*     A line the action's thread writes to the event log in a state       *)
+(*     where it looks but takes no step: the scheduler polls every request *)
+(*     of its queues at each iteration and logs what poll() returned, but  *)
+(*     a poll whose result does not let the request move on is no step of  *)
+(*     the spec.  Evaluated for every value of the action's parameters in  *)
+(*     the current state only (no primed variables); COND says when.       *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
@@ -469,6 +477,7 @@ ClearsRoom(q) ==
     /\ sender'[q] = "Released"
     /\ (FailureClears \/ Poll(q) = "Success")
 
+
 \* A failed request leaves the scheduler: released, and where FailureClears
 \* its room is cleared (failure_exception -> clear()).
 FailRelease(q) ==
@@ -492,6 +501,7 @@ Crash ==
 \* @models: prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)
 \* @models: prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()
 \* @log: poll(queue: "bootstrap", status: Poll(q))
+\* @idle: poll(queue: "bootstrap", status: Poll(q)) if sender[q] = "BootstrapQueue" /\ Poll(q) = "Bootstrapping"
 \* @log: clear() if ClearsRoom(q)
 SchedulerPollBootstrap(q) ==
     /\ ~prefill_crashed
@@ -538,6 +548,7 @@ SchedulerSend(q) ==
 \* @models: prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)
 \* @models: nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear
 \* @log: poll(queue: "inflight", status: Poll(q))
+\* @idle: poll(queue: "inflight", status: Poll(q)) if sender[q] = "InflightQueue" /\ Poll(q) \notin {"Success", "Failed", "KeyError"}
 \* @log: clear() if ClearsRoom(q)
 SchedulerPollInFlight(q) ==
     /\ ~prefill_crashed

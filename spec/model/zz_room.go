@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "d574f29e2e1a462adb13aa7481896ccbf18a3939006b5cc9de919728e1995c4a"
+const SourceSHA256 = "ebf698d050eb031e9fd37e3266f96cddf22f7c25b5d91d746353c1adc65ca3cd"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -353,7 +353,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:296:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:304:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -822,9 +822,9 @@ type Action struct {
 // Actions describes each ActionID.
 var Actions = []specrt.ActionInfo{
 	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__", "common/conn.py:1168 update_status(room, Bootstrapping)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__"}, {"models", "common/conn.py:1168 update_status(room, Bootstrapping)"}, {"log", "sender_create()"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
-	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, {"log", "poll(queue: \"bootstrap\", status: Poll(q))"}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
+	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, {"log", "poll(queue: \"bootstrap\", status: Poll(q))"}, {"idle", "poll(queue: \"bootstrap\", status: Poll(q)) if sender[q] = \"BootstrapQueue\" /\\ Poll(q) = \"Bootstrapping\""}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
 	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
-	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, {"log", "poll(queue: \"inflight\", status: Poll(q))"}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
+	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, {"log", "poll(queue: \"inflight\", status: Poll(q))"}, {"idle", "poll(queue: \"inflight\", status: Poll(q)) if sender[q] = \"InflightQueue\" /\\ Poll(q) \\notin {\"Success\", \"Failed\", \"KeyError\"}"}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
 	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "a"}}, For: "a \\in AbortAcks(d)", If: "", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
@@ -2251,35 +2251,35 @@ func (c *Config) Enabled(s *State, buf []Action) []Action {
 // its fairness, their quantifiers evaluated), in the order the
 // conjuncts list them.
 func (c *Config) FairActions(buf []Action) []Action {
-	for v235 := Requests(0); int(v235) < c.Requests.Size(); v235++ {
-		buf = append(buf, Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(v235)}})
-	}
-	for v236 := Requests(0); int(v236) < c.Requests.Size(); v236++ {
-		buf = append(buf, Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(v236)}})
-	}
 	for v237 := Requests(0); int(v237) < c.Requests.Size(); v237++ {
-		buf = append(buf, Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(v237)}})
+		buf = append(buf, Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(v237)}})
 	}
 	for v238 := Requests(0); int(v238) < c.Requests.Size(); v238++ {
-		buf = append(buf, Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(v238)}})
+		buf = append(buf, Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(v238)}})
 	}
-	for v239 := DecodeRanks(0); int(v239) < c.DecodeRanks.Size(); v239++ {
-		buf = append(buf, Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(v239)}})
+	for v239 := Requests(0); int(v239) < c.Requests.Size(); v239++ {
+		buf = append(buf, Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(v239)}})
 	}
-	for v240 := DecodeRanks(0); int(v240) < c.DecodeRanks.Size(); v240++ {
-		buf = append(buf, Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(v240)}})
+	for v240 := Requests(0); int(v240) < c.Requests.Size(); v240++ {
+		buf = append(buf, Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(v240)}})
 	}
-	for v241 := Requests(0); int(v241) < c.Requests.Size(); v241++ {
-		buf = append(buf, Action{ID: ActWorkerPost, Params: [MaxParams]int{int(v241)}})
+	for v241 := DecodeRanks(0); int(v241) < c.DecodeRanks.Size(); v241++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(v241)}})
 	}
-	for v242 := Requests(0); int(v242) < c.Requests.Size(); v242++ {
-		buf = append(buf, Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(v242)}})
+	for v242 := DecodeRanks(0); int(v242) < c.DecodeRanks.Size(); v242++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(v242)}})
 	}
-	for bs244 := c.TimeoutFairRequests; bs244 != 0; bs244 &= bs244 - 1 {
-		buf = append(buf, Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(Requests(bits.TrailingZeros64(bs244)))}})
+	for v243 := Requests(0); int(v243) < c.Requests.Size(); v243++ {
+		buf = append(buf, Action{ID: ActWorkerPost, Params: [MaxParams]int{int(v243)}})
 	}
-	for v245 := DecodeRanks(0); int(v245) < c.DecodeRanks.Size(); v245++ {
-		buf = append(buf, Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(v245)}})
+	for v244 := Requests(0); int(v244) < c.Requests.Size(); v244++ {
+		buf = append(buf, Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(v244)}})
+	}
+	for bs246 := c.TimeoutFairRequests; bs246 != 0; bs246 &= bs246 - 1 {
+		buf = append(buf, Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(Requests(bits.TrailingZeros64(bs246)))}})
+	}
+	for v247 := DecodeRanks(0); int(v247) < c.DecodeRanks.Size(); v247++ {
+		buf = append(buf, Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(v247)}})
 	}
 	return buf
 }
@@ -2389,22 +2389,22 @@ func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
 		buf = append(buf, WireMessage{Send: false, Msg: "ABORT", Dir: "decode->prefill", Room: s.Chan[p_d][0].Room, Rank: p_d, InFlight: len(s.Chan[p_d])})
-		for bs226 := c.AbortAcks(s, p_d); bs226 != 0; bs226 &= bs226 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.Chan[p_d][0].Room, Rank: DecodeRanks(bits.TrailingZeros64(bs226))})
+		for bs228 := c.AbortAcks(s, p_d); bs228 != 0; bs228 &= bs228 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.Chan[p_d][0].Room, Rank: DecodeRanks(bits.TrailingZeros64(bs228))})
 		}
 
 	case ActWorkerPost:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for bs229 := c.PostAcks(s, p_q); bs229 != 0; bs229 &= bs229 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs229))})
+		for bs231 := c.PostAcks(s, p_q); bs231 != 0; bs231 &= bs231 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs231))})
 		}
 
 	case ActWorkerComplete:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for bs232 := c.CompleteAcks(s, p_q); bs232 != 0; bs232 &= bs232 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs232))})
+		for bs234 := c.CompleteAcks(s, p_q); bs234 != 0; bs234 &= bs234 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs234))})
 		}
 
 	case ActDecodeSendTransferInfo:
@@ -2417,8 +2417,8 @@ func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage
 	case ActDecodeAbort:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v234 := DecodeRanks(0); int(v234) < c.DecodeRanks.Size(); v234++ {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: v234})
+		for v236 := DecodeRanks(0); int(v236) < c.DecodeRanks.Size(); v236++ {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: v236})
 		}
 
 	case ActDecodeRecvAbortAck:
@@ -2430,8 +2430,10 @@ func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage
 	return buf
 }
 
-// LogLine is a line of the prefill event log an action writes when taken
-// from one state to the next: one of its @log annotations evaluated there.
+// LogLine is a line of the prefill event log: one an action writes when
+// taken from one state to the next (one of its @log annotations evaluated
+// there), or one its thread writes in a state without taking a step (an
+// @idle annotation).
 type LogLine struct {
 	// Event is the annotation's event name.
 	Event string
@@ -2472,9 +2474,9 @@ func (c *Config) AppendLog(buf []LogLine, a Action, s, t *State) []LogLine {
 	case ActSchedulerSend:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v223 := Rooms(0); int(v223) < c.Rooms.Size(); v223++ {
-			if !(t.RequestStatus[v223] == s.RequestStatus[v223]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v223], To: t.RequestStatus[v223]})
+		for v224 := Rooms(0); int(v224) < c.Rooms.Size(); v224++ {
+			if !(t.RequestStatus[v224] == s.RequestStatus[v224]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v224], To: t.RequestStatus[v224]})
 			}
 		}
 
@@ -2489,36 +2491,36 @@ func (c *Config) AppendLog(buf []LogLine, a Action, s, t *State) []LogLine {
 	case ActBootstrapRecvTransferInfo:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
-		for v224 := Rooms(0); int(v224) < c.Rooms.Size(); v224++ {
-			if !(t.RequestStatus[v224] == s.RequestStatus[v224]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v224], To: t.RequestStatus[v224]})
+		for v226 := Rooms(0); int(v226) < c.Rooms.Size(); v226++ {
+			if !(t.RequestStatus[v226] == s.RequestStatus[v226]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v226], To: t.RequestStatus[v226]})
 			}
 		}
 
 	case ActBootstrapRecvAbort:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
-		for v227 := Rooms(0); int(v227) < c.Rooms.Size(); v227++ {
-			if !(t.RequestStatus[v227] == s.RequestStatus[v227]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v227], To: t.RequestStatus[v227]})
+		for v229 := Rooms(0); int(v229) < c.Rooms.Size(); v229++ {
+			if !(t.RequestStatus[v229] == s.RequestStatus[v229]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v229], To: t.RequestStatus[v229]})
 			}
 		}
 
 	case ActWorkerPost:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v230 := Rooms(0); int(v230) < c.Rooms.Size(); v230++ {
-			if !(t.RequestStatus[v230] == s.RequestStatus[v230]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v230], To: t.RequestStatus[v230]})
+		for v232 := Rooms(0); int(v232) < c.Rooms.Size(); v232++ {
+			if !(t.RequestStatus[v232] == s.RequestStatus[v232]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v232], To: t.RequestStatus[v232]})
 			}
 		}
 
 	case ActWorkerComplete:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v233 := Rooms(0); int(v233) < c.Rooms.Size(); v233++ {
-			if !(t.RequestStatus[v233] == s.RequestStatus[v233]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v233], To: t.RequestStatus[v233]})
+		for v235 := Rooms(0); int(v235) < c.Rooms.Size(); v235++ {
+			if !(t.RequestStatus[v235] == s.RequestStatus[v235]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v235], To: t.RequestStatus[v235]})
 			}
 		}
 
@@ -2532,6 +2534,28 @@ func (c *Config) AppendLog(buf []LogLine, a Action, s, t *State) []LogLine {
 		}
 
 	}
+	return buf
+}
+
+// AppendIdle appends to buf the lines prefill's threads write to the
+// event log in state s without taking a step: the @idle annotations of
+// each action, for every value of its parameters, where their "if"
+// condition holds.
+func (c *Config) AppendIdle(buf []LogLine, s *State) []LogLine {
+	// SchedulerPollBootstrap
+	for v223 := Requests(0); int(v223) < c.Requests.Size(); v223++ {
+		if (s.Sender[v223] == StrBootstrapQueue) && (c.Poll(s, v223) == StrBootstrapping) {
+			buf = append(buf, LogLine{Event: "poll", Queue: Strbootstrap, Status: c.Poll(s, v223)})
+		}
+	}
+
+	// SchedulerPollInFlight
+	for v225 := Requests(0); int(v225) < c.Requests.Size(); v225++ {
+		if (s.Sender[v225] == StrInflightQueue) && !((c.Poll(s, v225) == StrSuccess) || (c.Poll(s, v225) == StrFailed) || (c.Poll(s, v225) == StrKeyError)) {
+			buf = append(buf, LogLine{Event: "poll", Queue: Strinflight, Status: c.Poll(s, v225)})
+		}
+	}
+
 	return buf
 }
 

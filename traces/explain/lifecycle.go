@@ -11,11 +11,11 @@ import (
 )
 
 // What the search needs of Room.tla beyond its annotations is here, in
-// one place: which logged poll moves nothing (a stutter, not a step of
-// the spec), and what "let go" means for the verdicts (the spec's
-// Terminated and aborted). The marks of a step come from the @wire,
-// @log and @action annotations alone (spec/model's AppendWire, AppendLog
-// and Actions).
+// one place: what "let go" means for the verdicts (the spec's Terminated
+// and aborted). The marks of a step come from the @wire, @log and
+// @action annotations, the log lines written without a step from the
+// @idle annotations (spec/model's AppendWire, AppendLog, AppendIdle and
+// Actions).
 
 // logKind is the observation kind of each @log event name: the log's
 // event names are the kinds' names.
@@ -30,12 +30,12 @@ func init() {
 	// of the spec, caught when the program starts.
 	for _, a := range model.Actions {
 		for _, an := range a.Annotations {
-			if an[0] != "log" {
+			if an[0] != "log" && an[0] != "idle" {
 				continue
 			}
 			event, _, _ := strings.Cut(an[1], "(")
 			if _, ok := logKind[strings.TrimSpace(event)]; !ok {
-				panic(fmt.Sprintf("explain: @log %q of %s: %q is not an event of the prefill log (%v)", an[1], a.Name, event, slices.Sorted(maps.Keys(logKind))))
+				panic(fmt.Sprintf("explain: @%s %q of %s: %q is not an event of the prefill log (%v)", an[0], an[1], a.Name, event, slices.Sorted(maps.Keys(logKind))))
 			}
 		}
 	}
@@ -46,35 +46,34 @@ func init() {
 func appendLogMarks(out []Mark, c *model.Config, a model.Action, s, t *model.State) []Mark {
 	var buf [4]model.LogLine
 	for _, l := range c.AppendLog(buf[:0], a, s, t) {
-		k := logKind[l.Event]
-		m := Mark{Kind: k, Rank: -1}
-		switch k {
-		case observe.Status:
-			m.A, m.B = l.From.String(), l.To.String()
-		case observe.Poll:
-			m.A, m.B = l.Queue.String(), l.Status.String()
-		}
-		out = append(out, m)
+		out = append(out, logMark(&l))
 	}
 	return out
 }
 
-// Stutter reports whether a logged poll m that moves nothing fits state
-// s of a one-room instance: some request waits in that queue (in either,
-// when the log did not say) and its poll reads that status (a poll whose
-// result lets the request move on is a step, SchedulerPollBootstrap or
-// SchedulerPollInFlight).
+// logMark is the mark of a log line.
+func logMark(l *model.LogLine) Mark {
+	m := Mark{Kind: logKind[l.Event], Rank: -1}
+	switch m.Kind {
+	case observe.Status:
+		m.A, m.B = l.From.String(), l.To.String()
+	case observe.Poll:
+		m.A, m.B = l.Queue.String(), l.Status.String()
+	}
+	return m
+}
+
+// Stutter reports whether log mark m fits state s of a one-room
+// instance without a step: some thread writes it there while taking no
+// step (the spec's @idle annotations: a poll whose result does not let
+// the request move on).
 func Stutter(c *model.Config, m Mark, s *model.State) bool {
-	if m.Kind != observe.Poll {
+	if m.Kind.Wire() {
 		return false
 	}
-	for q := model.Requests(0); int(q) < c.Requests.Size(); q++ {
-		p := c.Poll(s, q)
-		if (m.A == "" || m.A == "bootstrap") && s.Sender[q] == model.StrBootstrapQueue && m.B == "Bootstrapping" && p == model.StrBootstrapping {
-			return true
-		}
-		if (m.A == "" || m.A == "inflight") && s.Sender[q] == model.StrInflightQueue && p.String() == m.B &&
-			p != model.StrSuccess && p != model.StrFailed && p != model.StrKeyError {
+	var buf [4]model.LogLine
+	for _, l := range c.AppendIdle(buf[:0], s) {
+		if m.matches(logMark(&l)) {
 			return true
 		}
 	}
