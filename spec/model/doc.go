@@ -1,8 +1,9 @@
 // Package model is spec/Room.tla compiled to Go by roomspec's generator
 // (package gen): typed states, one method per action, Next, the
 // invariants and action properties of the bundled configurations, the
-// @action, @wire and @log annotations of each action (Actions,
-// AppendWire, AppendLog), the fairness the spec assumes (FairActions),
+// @action, @wire, @log and @idle annotations of each action (Actions,
+// AppendWire, AppendLog, AppendIdle), the fairness the spec assumes
+// (FairActions),
 // fingerprints, and printing and reading states as TLA+, ITF and plain
 // JSON. zz_room.go is generated; do
 // not edit it, edit spec/Room.tla and run go generate. What is not

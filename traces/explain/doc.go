@@ -31,7 +31,8 @@
 //
 // What comes from the spec: the messages of each step and the channels
 // they travel on come from the @wire and @action annotations, the
-// event-log lines of each step from the @log annotations, all compiled
-// into spec/model; which logged poll moves nothing and what "let go"
-// means for a verdict are written out in lifecycle.go.
+// event-log lines of each step from the @log annotations and the lines
+// written without a step (polls that move nothing) from the @idle ones,
+// all compiled into spec/model; what "let go" means for a verdict is the
+// spec's Terminated (lifecycle.go).
 package explain
