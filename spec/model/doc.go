@@ -3,12 +3,10 @@
 // invariants and action properties of the bundled configurations, the
 // @action, @wire, @log and @idle annotations of each action (Actions,
 // AppendWire, AppendLog, AppendIdle), the fairness the spec assumes
-// (FairActions),
-// fingerprints, and printing and reading states as TLA+, ITF and plain
-// JSON. zz_room.go is generated; do
-// not edit it, edit spec/Room.tla and run go generate. What is not
-// specific to Room.tla (constant sets, checked arithmetic, value I/O) is
-// in gen/specrt.
+// (FairActions), fingerprints, and printing and reading states as TLA+,
+// ITF and plain JSON. zz_room.go is generated; do not edit it, edit
+// spec/Room.tla and run go generate. What is not specific to Room.tla
+// (constant sets, checked arithmetic, value I/O) is in gen/specrt.
 //
 // One package serves every configuration: build a Config from a cfg
 // (LoadConfig, FromCfg; Config.With for the same configuration with other
