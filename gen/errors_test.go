@@ -74,6 +74,8 @@ func TestUnsupported(t *testing.T) {
 			"M.tla:8:1: @log of Inc (\"tick(at: nosuch')\"): nosuch is not defined", false},
 		{"log fields of two types", mod("TypeOK == x \\in 0..3\nInit == x = 0\n\\* @action: implementation worker\n\\* @log: tick(at: x')\n\\* @log: tock(at: x' = 1)\nInc == x' = (x + 1) % 4\nNext == Inc"), plainCfg,
 			"M.tla:9:1: @log of Inc (\"tock(at: x' = 1)\"): @log field at is a bool here and a int in another annotation", false},
+		{"idle annotation on an integer parameter", mod("TypeOK == x \\in 0..3\nInit == x = 0\n\\* @action: implementation worker\n\\* @idle: tick(at: n) if x = n\nInc(n) == x = n /\\ x' = (x + 1) % 4\nNext == \\E n \\in 0..3 : Inc(n)"), plainCfg,
+			"M.tla:8:1: @idle of Inc: parameter n is not an element of a constant set", false},
 		{"Go name clash", "---- MODULE M ----\nEXTENDS Naturals\nVARIABLES x_y, xY\nTypeOK == x_y \\in 0..1 /\\ xY \\in 0..1\nInit == x_y = 0 /\\ xY = 0\nInc == x_y' = 1 /\\ xY' = 1\nNext == Inc\nSpec == Init /\\ [][Next]_<<x_y, xY>>\n====\n", plainCfg,
 			"M.tla:3:16: variable xY and variable x_y both become XY in Go (State)", false},
 		{"reserved name", mod("TypeOK == x \\in 0..3\nInit == x = 0\nFormat(n) == n + 1\nInc == x' = Format(x) % 4\nNext == Inc"), plainCfg,
