@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"sync"
 
 	"github.com/roomspec/roomspec/spec/tla/eval"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -98,6 +99,40 @@ type checker struct {
 	// (Predicates); nil entries are left to the interpreter.
 	invFns  []func(eval.State) (bool, error)
 	stepFns []func(s, t eval.State) (bool, error)
+	claims  claims
+}
+
+// claims are the fingerprints of new states that workers have prechecked
+// in the chunk being expanded: a state reached from several states of the
+// chunk is prechecked once. The merge falls back to evaluating the
+// predicates of a new state whose successor entry did not claim it.
+type claims struct {
+	shards [16]struct {
+		sync.Mutex
+		fps map[uint64]struct{}
+	}
+}
+
+// claim reports whether fp was not claimed yet, claiming it.
+func (cl *claims) claim(fp uint64) bool {
+	sh := &cl.shards[fp%uint64(len(cl.shards))]
+	sh.Lock()
+	defer sh.Unlock()
+	if _, ok := sh.fps[fp]; ok {
+		return false
+	}
+	if sh.fps == nil {
+		sh.fps = map[uint64]struct{}{}
+	}
+	sh.fps[fp] = struct{}{}
+	return true
+}
+
+// reset forgets every claim, once the chunk is merged.
+func (cl *claims) reset() {
+	for i := range cl.shards {
+		clear(cl.shards[i].fps)
+	}
 }
 
 // Check explores the model exhaustively.
@@ -174,6 +209,7 @@ type succ struct {
 	action *eval.Action
 	fp     uint64
 	broken []int // indices of action-level properties the step violates
+	pre    preChecked
 }
 
 func (c *checker) run() error {
@@ -249,7 +285,7 @@ func (c *checker) run() error {
 	}
 	// Invariants of initial states.
 	for i, id := range frontier {
-		if done, err := c.checkInvariants(id, frontierStates[i]); done || err != nil {
+		if done, err := c.checkInvariants(id, frontierStates[i], nil); done || err != nil {
 			return err
 		}
 	}
@@ -303,7 +339,7 @@ func (c *checker) run() error {
 						// As TLC: a new state's invariants are checked when it
 						// is generated, so a violation found expanding one state
 						// comes before a deadlock of a state queued after it.
-						if done, err := c.checkInvariants(tid, sc.state); done || err != nil {
+						if done, err := c.checkInvariants(tid, sc.state, &sc.pre); done || err != nil {
 							return err
 						}
 					}
@@ -319,6 +355,7 @@ func (c *checker) run() error {
 				}
 			}
 			clear(frontierStates[lo:hi]) // expanded: let the states go
+			c.claims.reset()
 			if c.opts.Progress != nil {
 				c.opts.Progress(Progress{Distinct: c.res.Distinct, Generated: c.res.Generated, Depth: c.res.Depth, Queue: len(frontier) - hi + len(next)})
 			}
@@ -420,7 +457,14 @@ func (c *checker) successors(s eval.State, out *succList) error {
 				}
 			}
 		}
-		out.list = append(out.list, succ{state: t, action: a, fp: fp, broken: broken})
+		sc := succ{state: t, action: a, fp: fp, broken: broken}
+		// The merge adds no state while workers run: a fingerprint not
+		// seen yet is of a new state, which the first worker to claim it
+		// prechecks.
+		if _, dup := c.seen[fp]; !dup && c.claims.claim(fp) {
+			c.precheck(t, &sc.pre)
+		}
+		out.list = append(out.list, sc)
 	})
 	if err != nil {
 		return err
@@ -449,20 +493,81 @@ func (c *checker) actionAllowed(s, t eval.State) (bool, error) {
 	return true, nil
 }
 
-// checkInvariants checks state id; it returns true when one is violated
-// (the result then holds the counterexample).
-func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
+// preChecked is what the worker that generated a successor found of the
+// state predicates checkInvariants evaluates (the P of every []P property,
+// then the invariants, in that order), when the successor was not yet
+// seen: the first held of them hold, and failed, if set, says the next one
+// does not (or that evaluating it failed with err). Workers evaluate them
+// in parallel, so that the serial merge of a level only reads verdicts;
+// the merge still decides, in generation order, which violation is the
+// first.
+type preChecked struct {
+	held   int
+	failed bool
+	err    error
+}
+
+// precheck evaluates the state predicates of the new state t in order,
+// stopping at the first that does not hold.
+func (c *checker) precheck(t eval.State, pre *preChecked) {
+	for _, p := range c.m.Properties {
+		for _, f := range p.Always {
+			ok, err := c.m.Spec.Holds(f, t)
+			if err != nil || !ok {
+				pre.failed, pre.err = true, err
+				return
+			}
+			pre.held++
+		}
+	}
+	for i := range c.m.Invariants {
+		ok, err := c.invariantHolds(i, t)
+		if err != nil || !ok {
+			pre.failed, pre.err = true, err
+			return
+		}
+		pre.held++
+	}
+}
+
+// outcome returns the outcome of the k-th state predicate, known when
+// precheck evaluated it.
+func (pre *preChecked) outcome(k int) (ok, known bool, err error) {
+	switch {
+	case pre == nil:
+		return false, false, nil
+	case k < pre.held:
+		return true, true, nil
+	case k == pre.held && pre.failed:
+		return false, true, pre.err
+	}
+	return false, false, nil
+}
+
+func (c *checker) invariantHolds(i int, s eval.State) (bool, error) {
+	if c.invFns != nil && c.invFns[i] != nil {
+		return c.invFns[i](s)
+	}
+	return c.m.Spec.Holds(c.m.Invariants[i].Formula, s)
+}
+
+// checkInvariants checks state id, using what precheck found of it when
+// pre is not nil; it returns true when a predicate is violated (the result
+// then holds the counterexample).
+func (c *checker) checkInvariants(id int32, s eval.State, pre *preChecked) (bool, error) {
+	k := 0 // the index of the next predicate in precheck's order
 	for i, p := range c.m.Properties {
 		for _, f := range p.Always {
-			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s); done || err != nil {
+			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s, pre, k); done || err != nil {
 				return done, err
 			}
+			k++
 		}
 		if c.nodes[id].parent >= 0 {
 			continue
 		}
 		for _, f := range p.Initially {
-			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s); done || err != nil {
+			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s, nil, 0); done || err != nil {
 				return done, err
 			}
 		}
@@ -471,12 +576,9 @@ func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
 		if c.opts.All && !c.res.Verdicts[i].Holds {
 			continue // the first, shortest counterexample is kept
 		}
-		var ok bool
-		var err error
-		if c.invFns != nil && c.invFns[i] != nil {
-			ok, err = c.invFns[i](s)
-		} else {
-			ok, err = c.m.Spec.Holds(inv.Formula, s)
+		ok, known, err := pre.outcome(k + i)
+		if !known {
+			ok, err = c.invariantHolds(i, s)
 		}
 		if err != nil {
 			return true, fmt.Errorf("evaluating invariant %s: %w", inv.Name, err)
@@ -510,13 +612,17 @@ func hasLiveness(m *Model) bool {
 	return false
 }
 
-// checkSafety checks the state-level property []P in state id, recording a
-// violation; it returns true when the search must stop.
-func (c *checker) checkSafety(verdict int, name string, f *eval.Formula, id int32, s eval.State) (bool, error) {
+// checkSafety checks the state-level property []P in state id (P is the
+// k-th predicate of pre, if pre is not nil), recording a violation; it
+// returns true when the search must stop.
+func (c *checker) checkSafety(verdict int, name string, f *eval.Formula, id int32, s eval.State, pre *preChecked, k int) (bool, error) {
 	if c.opts.All && !c.res.Verdicts[verdict].Holds {
 		return false, nil
 	}
-	ok, err := c.m.Spec.Holds(f, s)
+	ok, known, err := pre.outcome(k)
+	if !known {
+		ok, err = c.m.Spec.Holds(f, s)
+	}
 	if err != nil {
 		return true, fmt.Errorf("evaluating property %s: %w", name, err)
 	}
