@@ -185,10 +185,47 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 }
 
 func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
-	if len(items) == 0 {
+	// Conjuncts that can only test are evaluated in a loop: no
+	// continuation is built for them.
+	for len(items) > 0 && c.onlyTests(items[0]) {
+		if !c.bool(items[0]) {
+			return false
+		}
+		items = items[1:]
+	}
+	switch len(items) {
+	case 0:
 		return k()
+	case 1:
+		return c.enum(items[0], en, k)
 	}
 	return c.enum(items[0], en, func() bool { return c.enumAnd(items[1:], en, k) })
+}
+
+// onlyTests reports whether enum treats e as a test, c.enum(e, en, k)
+// being "k() if e holds": no case of enum but the last applies to it.
+func (c *ctx) onlyTests(e tla.Expr) bool {
+	switch n := e.(type) {
+	case *tla.Junction, *tla.Ident, *tla.Quant, *tla.If, *tla.Case, *tla.Let, *tla.ActionBox, *tla.ActionAngle:
+		return false
+	case *tla.OpApp:
+		switch n.Name {
+		case "/\\", "\\/", "UNCHANGED", "=>":
+			return false
+		case "=", "\\in":
+			// Only a variable, possibly primed, can be assigned.
+			switch lhs := n.Args[0].(type) {
+			case *tla.Ident:
+				return false
+			case *tla.OpApp:
+				if lhs.Name == "'" {
+					return false
+				}
+			}
+		}
+		return c.resolveOp(n) == nil
+	}
+	return true
 }
 
 // labelArgs are the parameters of the action that names successors: the
