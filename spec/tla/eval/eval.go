@@ -338,6 +338,24 @@ func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, false
 func (c *ctx) forBoundsFresh(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, true, f) }
 
 func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
+	if len(bs) == 1 && !bs[0].Tuple && len(bs[0].Names) == 1 {
+		// \E x \in S : P, the common case, needs none of what follows.
+		b := bs[0]
+		c2 := *c
+		var node *env
+		for _, elem := range c.domain(b.Set).Elems() {
+			if fresh || node == nil {
+				node = c.env.bind(b.Names[0].Name, elem)
+				c2.env = node
+			} else {
+				node.val = elem
+			}
+			if f(&c2) {
+				return
+			}
+		}
+		return
+	}
 	type slot struct {
 		b    *tla.Bound
 		name int // index in b.Names when not a tuple pattern
@@ -353,6 +371,10 @@ func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
 		}
 	}
 	sets := make([]*value.Set, len(slots))
+	// ctxs[i] is the context in which slot i is bound: one context per
+	// slot serves every element, since evaluation under it ends before
+	// the next element is bound (nothing keeps a *ctx).
+	ctxs := make([]ctx, len(slots))
 	var rec func(i int, c2 *ctx) bool
 	rec = func(i int, c2 *ctx) bool {
 		if i == len(slots) {
@@ -364,22 +386,21 @@ func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
 			// names it binds, so each is evaluated once, outside.
 			sets[i] = c.domain(sl.b.Set)
 		}
-		// One context serves every element: evaluation under it ends
-		// before the next element is bound (nothing keeps a *ctx), and
-		// so does one binding, unless f keeps it.
-		c3 := *c2
+		c3 := &ctxs[i]
+		*c3 = *c2
 		var node *env
 		for _, elem := range sets[i].Elems() {
 			switch {
 			case sl.name < 0:
 				c3.env = c2.bindPattern(sl.b, elem).env
 			case fresh || node == nil:
+				// A binding too is reused, unless f keeps it.
 				node = c2.env.bind(sl.b.Names[sl.name].Name, elem)
 				c3.env = node
 			default:
 				node.val = elem
 			}
-			if rec(i+1, &c3) {
+			if rec(i+1, c3) {
 				return true
 			}
 		}
