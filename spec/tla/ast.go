@@ -21,7 +21,10 @@
 // prefix OpApp "-." (so -1 is "-." applied to Num 1).
 package tla
 
-import "fmt"
+import (
+	"fmt"
+	syncatomic "sync/atomic" // atomic is the printer's
+)
 
 // Pos is a 1-based line and column (in bytes) within a source file. The zero
 // Pos means "unknown".
@@ -281,12 +284,17 @@ type OpApp struct {
 type Num struct {
 	At    Pos
 	Value string
+	// Val is the evaluator's: there it keeps the literal's value, built
+	// once rather than at every evaluation. The parser leaves it empty.
+	Val syncatomic.Value
 }
 
 // Str is a string literal; Value is unescaped.
 type Str struct {
 	At    Pos
 	Value string
+	// Val is the evaluator's, as Num's is.
+	Val syncatomic.Value
 }
 
 // Bool is TRUE or FALSE.

@@ -15,6 +15,11 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 	case *tla.Bool:
 		return value.Bool(n.Value)
 	case *tla.Num:
+		// Literals are kept as values: converting a string or a large
+		// integer to an interface allocates.
+		if v, ok := n.Val.Load().(value.Value); ok {
+			return v
+		}
 		i, err := strconv.ParseInt(n.Value, 10, 64)
 		if err != nil {
 			if _, ok := new(big.Int).SetString(n.Value, 10); ok {
@@ -22,9 +27,16 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 			}
 			c.fail(n.At, "unsupported number %s (only integers are supported)", n.Value)
 		}
-		return value.Int(i)
+		v := value.Value(value.Int(i))
+		n.Val.Store(v)
+		return v
 	case *tla.Str:
-		return value.String(n.Value)
+		if v, ok := n.Val.Load().(value.Value); ok {
+			return v
+		}
+		v := value.Value(value.String(n.Value))
+		n.Val.Store(v)
+		return v
 	case *tla.Ident:
 		return c.ident(n)
 	case *tla.OpApp:
