@@ -135,16 +135,18 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 		if n.Kind == tla.Forall && !hasUnbounded(n.Bounds) {
 			// As TLC: \A over a finite set is the conjunction of its
 			// instances, so its body may assign.
-			var insts []*ctx
+			var insts []ctx
 			c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
-				c3 := *c2 // forBounds reuses c2 for the next instance
-				insts = append(insts, &c3)
+				insts = append(insts, *c2) // forBounds reuses c2 for the next instance
 				return false
 			})
 			var conj func(i int) bool
 			conj = func(i int) bool {
-				if i == len(insts) {
+				switch {
+				case i == len(insts):
 					return k()
+				case i == len(insts)-1:
+					return insts[i].enum(n.Body, en, k)
 				}
 				return insts[i].enum(n.Body, en, func() bool { return conj(i + 1) })
 			}
