@@ -41,10 +41,17 @@ func isBuiltinOp(name string) bool {
 
 // opApp evaluates an operator application.
 func (c *ctx) opApp(n *tla.OpApp) value.Value {
-	if op := c.resolveOp(n); op != nil {
-		return c.userApp(op, n)
+	if op, ok := c.resolveOp(n); ok {
+		return c.userApp(&op, n)
 	}
 	a := n.Args
+	switch n.Name {
+	case "\\cup", "\\cap", "\\", "SUBSET", "UNION", "..":
+		// Sets such as Ballot \cup {-1} in a type invariant.
+		if v, ok := c.constant(n); ok {
+			return v
+		}
+	}
 	switch n.Name {
 	case "'":
 		return c.primedCtx(n.At).eval(a[0])

@@ -91,8 +91,8 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			}
 		}
 	case *tla.OpApp:
-		if op := c.resolveOp(n); op != nil {
-			return c.enumUser(op, n, en, k)
+		if op, ok := c.resolveOp(n); ok {
+			return c.enumUser(&op, n, en, k)
 		}
 		a := n.Args
 		switch n.Name {
@@ -225,7 +225,8 @@ func (c *ctx) onlyTests(e tla.Expr) bool {
 				}
 			}
 		}
-		return c.resolveOp(n) == nil
+		_, user := c.resolveOp(n)
+		return !user
 	}
 	return true
 }

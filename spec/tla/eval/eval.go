@@ -61,24 +61,36 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 	case *tla.Let:
 		return c.withLet(n.Defs).eval(n.Body)
 	case *tla.SetEnum:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		elems := make([]value.Value, len(n.Elems))
 		for i, x := range n.Elems {
 			elems[i] = c.eval(x)
 		}
 		return value.NewSetOwned(elems)
 	case *tla.Tuple:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		elems := make([]value.Value, len(n.Elems))
 		for i, x := range n.Elems {
 			elems[i] = c.eval(x)
 		}
 		return value.NewTuple(elems...)
 	case *tla.RecordCons:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		vals := make([]value.Value, len(n.Fields))
 		for i, f := range n.Fields {
 			vals[i] = c.eval(f.Val)
 		}
 		return recordShape(n).Record(vals)
 	case *tla.RecordSet:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		rs := &value.RecordSet{}
 		fields := append([]*tla.Field(nil), n.Fields...)
 		sortFields(fields)
@@ -88,8 +100,14 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 		}
 		return rs
 	case *tla.FuncSet:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		return &value.FuncSet{Dom: c.set(n.Dom), Rng: c.set(n.Rng)}
 	case *tla.Cross:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		p := &value.Product{}
 		for _, s := range n.Sets {
 			p.Sets = append(p.Sets, c.set(s))
@@ -607,31 +625,82 @@ func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	return &c2
 }
 
-// notConstant marks, in a scope's set cache, an expression that depends on
-// bound names or variables.
-type notConstantT struct{}
+// constKey keys a scope's cache of constant expressions: the value of
+// expr, or with enumerated set, its enumeration (a quantifier's domain).
+// Whether an expression is constant is decided by its syntactic position,
+// so the decision is cached with it.
+type constKey struct {
+	expr       tla.Expr
+	enumerated bool
+}
 
-var notConstant = notConstantT{}
+// notConstant marks, in a scope's cache, an expression that depends on
+// bound names or variables; pending one whose value is being computed
+// (and is built as any other meanwhile).
+type cacheMark uint8
+
+const (
+	notConstant cacheMark = iota
+	pending
+)
 
 // domain evaluates the set of a quantifier, CHOOSE or function
 // constructor. A set that depends on neither variables nor bound names
-// (Node \ {0}, [type : {"a"}, x : S]) is enumerated once per scope. Whether
-// an expression is closed is decided by its syntactic position, so the
-// decision is cached with it.
+// (Node \ {0}, [type : {"a"}, x : S]) is enumerated once per scope.
 func (c *ctx) domain(e tla.Expr) *value.Set {
-	if v, ok := c.sc.sets.Load(e); ok {
+	key := constKey{e, true}
+	if v, ok := c.sc.consts.Load(key); ok {
 		if s, ok := v.(*value.Set); ok {
 			return s
 		}
 		return c.enumerate(e)
 	}
 	if !c.closed(e) {
-		c.sc.sets.Store(e, notConstant)
+		c.sc.consts.Store(key, notConstant)
 		return c.enumerate(e)
 	}
 	s := (&ctx{sc: c.sc}).enumerate(e)
-	c.sc.sets.Store(e, s)
+	c.sc.consts.Store(key, s)
 	return s
+}
+
+// constant returns the value of e when e depends on neither variables nor
+// bound names, computed once per scope: the sets of a type invariant such
+// as [RM -> {"working", "prepared"}], a message [type |-> "Commit"]. It
+// returns false for any other e, which the caller evaluates.
+func (c *ctx) constant(e tla.Expr) (value.Value, bool) {
+	key := constKey{e, false}
+	if v, ok := c.sc.consts.Load(key); ok {
+		if _, mark := v.(cacheMark); mark {
+			return nil, false
+		}
+		return v.(value.Value), true
+	}
+	if !c.closed(e) || hasEffects(e) {
+		c.sc.consts.Store(key, notConstant)
+		return nil, false
+	}
+	c.sc.consts.Store(key, pending)
+	v := (&ctx{sc: c.sc, depth: c.depth}).eval(e)
+	c.sc.consts.Store(key, v)
+	return v, true
+}
+
+// hasEffects reports whether e applies an operator whose every evaluation
+// counts (Print, PrintT and RandomElement), so that e must not be
+// evaluated once for all.
+func hasEffects(e tla.Expr) bool {
+	found := false
+	walk(e, func(x tla.Expr) bool {
+		if n, ok := x.(*tla.OpApp); ok {
+			switch n.Name {
+			case "Print", "PrintT", "RandomElement":
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // closed reports whether e refers to no bound name of c and no variable.

@@ -75,9 +75,9 @@ type instance struct {
 // module). Definitions of extended modules and unnamed instances are merged
 // in.
 type scope struct {
-	// sets caches the values of constant set expressions used as
-	// quantifier domains (tla.Expr -> *value.Set, or notConstant).
-	sets   *sync.Map
+	// consts caches the values of constant expressions (constKey ->
+	// value.Value, *value.Set for a domain, or a cacheMark).
+	consts *sync.Map
 	names  map[string]*entity
 	file   string
 	module string

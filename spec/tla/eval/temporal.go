@@ -159,7 +159,7 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 			}
 		}
 	case *tla.OpApp:
-		if op := c.resolveOp(n); op != nil {
+		if op, ok := c.resolveOp(n); ok {
 			var body tla.Expr
 			var params []*tla.Param
 			var c2 *ctx
