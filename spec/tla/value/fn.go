@@ -80,16 +80,19 @@ func NewRecordShape(names []string) *RecordShape {
 }
 
 // Record returns the record with this shape whose fields have the values
-// vals, in constructor order.
+// vals, in constructor order. It takes vals over (and reorders it).
 func (sh *RecordShape) Record(vals []Value) *Func {
 	if len(vals) == 0 {
 		return EmptyFunc
 	}
-	sorted := make([]Value, len(vals))
+	// Records are built often: reorder in place, through a copy that
+	// stays on the stack for the usual handful of fields.
+	var buf [16]Value
+	ctor := append(buf[:0], vals...)
 	for i, j := range sh.order {
-		sorted[i] = vals[j]
+		vals[i] = ctor[j]
 	}
-	return &Func{keys: sh.keys, vals: sorted}
+	return &Func{keys: sh.keys, vals: vals}
 }
 
 // NewRecord returns the record with the given fields; names need not be
