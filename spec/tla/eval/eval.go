@@ -625,16 +625,7 @@ func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	return &c2
 }
 
-// constKey keys a scope's cache of constant expressions: the value of
-// expr, or with enumerated set, its enumeration (a quantifier's domain).
-// Whether an expression is constant is decided by its syntactic position,
-// so the decision is cached with it.
-type constKey struct {
-	expr       tla.Expr
-	enumerated bool
-}
-
-// notConstant marks, in a scope's cache, an expression that depends on
+// notConstant marks, in a scope's caches, an expression that depends on
 // bound names or variables; pending one whose value is being computed
 // (and is built as any other meanwhile).
 type cacheMark uint8
@@ -648,19 +639,18 @@ const (
 // constructor. A set that depends on neither variables nor bound names
 // (Node \ {0}, [type : {"a"}, x : S]) is enumerated once per scope.
 func (c *ctx) domain(e tla.Expr) *value.Set {
-	key := constKey{e, true}
-	if v, ok := c.sc.consts.Load(key); ok {
+	if v, ok := c.sc.domains.Load(e); ok {
 		if s, ok := v.(*value.Set); ok {
 			return s
 		}
 		return c.enumerate(e)
 	}
 	if !c.closed(e) {
-		c.sc.consts.Store(key, notConstant)
+		c.sc.domains.Store(e, notConstant)
 		return c.enumerate(e)
 	}
 	s := (&ctx{sc: c.sc}).enumerate(e)
-	c.sc.consts.Store(key, s)
+	c.sc.domains.Store(e, s)
 	return s
 }
 
@@ -669,20 +659,19 @@ func (c *ctx) domain(e tla.Expr) *value.Set {
 // as [RM -> {"working", "prepared"}], a message [type |-> "Commit"]. It
 // returns false for any other e, which the caller evaluates.
 func (c *ctx) constant(e tla.Expr) (value.Value, bool) {
-	key := constKey{e, false}
-	if v, ok := c.sc.consts.Load(key); ok {
+	if v, ok := c.sc.consts.Load(e); ok {
 		if _, mark := v.(cacheMark); mark {
 			return nil, false
 		}
 		return v.(value.Value), true
 	}
 	if !c.closed(e) || hasEffects(e) {
-		c.sc.consts.Store(key, notConstant)
+		c.sc.consts.Store(e, notConstant)
 		return nil, false
 	}
-	c.sc.consts.Store(key, pending)
+	c.sc.consts.Store(e, pending)
 	v := (&ctx{sc: c.sc, depth: c.depth}).eval(e)
-	c.sc.consts.Store(key, v)
+	c.sc.consts.Store(e, v)
 	return v, true
 }
 

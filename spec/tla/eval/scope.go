@@ -75,9 +75,11 @@ type instance struct {
 // module). Definitions of extended modules and unnamed instances are merged
 // in.
 type scope struct {
-	// consts caches the values of constant expressions (constKey ->
-	// value.Value, *value.Set for a domain, or a cacheMark).
-	consts *sync.Map
+	// consts and domains cache the values of constant expressions and
+	// the enumerations of constant quantifier domains (tla.Expr ->
+	// value.Value or *value.Set, or a cacheMark), shared by the scopes of
+	// one module's units.
+	consts, domains *sync.Map
 	names  map[string]*entity
 	file   string
 	module string

@@ -155,9 +155,9 @@ func (sp *Spec) unitScope(sc *scope, mod *tla.Module, cache map[*tla.Module]*sco
 	if us, ok := cache[mod]; ok {
 		return us
 	}
-	us := &scope{names: sc.names, file: mod.File, module: sc.module, spec: sp, consts: sc.consts}
+	us := &scope{names: sc.names, file: mod.File, module: sc.module, spec: sp, consts: sc.consts, domains: sc.domains}
 	if bs := sp.scoped[mod.Name]; len(bs) > 0 {
-		us = &scope{names: map[string]*entity{}, parent: sc, file: mod.File, module: sc.module, spec: sp, consts: sc.consts}
+		us = &scope{names: map[string]*entity{}, parent: sc, file: mod.File, module: sc.module, spec: sp, consts: sc.consts, domains: sc.domains}
 		for _, b := range bs {
 			if b.Subst != "" {
 				// Resolved in the root module, where the model's
@@ -220,7 +220,7 @@ func (sp *Spec) findModule(from *tla.Module, name string) (*tla.Module, bool) {
 // variables are replaced by substitutions (explicit, or implicit by name in
 // the outer scope).
 func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRoot bool) (*scope, error) {
-	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp, consts: &sync.Map{}}
+	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp, consts: &sync.Map{}, domains: &sync.Map{}}
 	if isRoot {
 		sp.rootScope = sc
 	}
