@@ -114,6 +114,9 @@ type operator struct {
 // It returns false for a built-in operator. (Operators are returned by
 // value: resolving one is frequent and must not allocate.)
 func (c *ctx) resolveOp(n *tla.OpApp) (operator, bool) {
+	if len(n.Prefix) == 0 && isSymbol(n.Name) && c.sc.spec != nil && !c.sc.spec.symbols[n.Name] {
+		return operator{}, false
+	}
 	if len(n.Prefix) > 0 {
 		if op, ok := c.subexpression(n); ok {
 			return op, true

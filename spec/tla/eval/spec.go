@@ -44,6 +44,10 @@ type Spec struct {
 	// the module-scoped bindings, by module name.
 	overrides map[string]*entity
 	scoped    map[string][]Binding
+	// symbols are the operator symbols the spec's modules or its model
+	// define or bind (nil when none): any other symbol is built in, found
+	// without looking it up.
+	symbols map[string]bool
 	rootScope *scope // the root scope, as soon as it is being built
 	// rng picks RandomElement's elements, from a fixed seed so that runs
 	// are reproducible.
@@ -85,6 +89,10 @@ func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err 
 		return nil, err
 	}
 	sp.root = sc
+	sp.collectSymbols(root, map[*tla.Module]bool{})
+	for _, b := range bindings {
+		sp.addSymbol(b.Name)
+	}
 	for _, b := range bindings {
 		if b.Module != "" {
 			if b.Subst != "" && sc.names[b.Subst] == nil {
@@ -130,6 +138,56 @@ func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err 
 		}
 	}
 	return sp, nil
+}
+
+// collectSymbols records the operator symbols that mod, and the modules
+// it extends or instantiates, define or declare (a user-defined a \prec b,
+// a parameter _+_, an instance's + <- Plus).
+func (sp *Spec) collectSymbols(mod *tla.Module, seen map[*tla.Module]bool) {
+	if seen[mod] {
+		return
+	}
+	seen[mod] = true
+	visit := func(name string) {
+		if m, ok := sp.findModule(mod, name); ok {
+			sp.collectSymbols(m, seen)
+		}
+	}
+	for _, ext := range mod.Extends {
+		visit(ext.Name)
+	}
+	tla.Inspect(mod, func(n tla.Node) bool {
+		switch x := n.(type) {
+		case *tla.OpDef:
+			sp.addSymbol(x.Name)
+		case *tla.Param:
+			sp.addSymbol(x.Name)
+		case *tla.Subst:
+			sp.addSymbol(x.Name)
+		case *tla.Instance:
+			visit(x.Module)
+		}
+		return true
+	})
+}
+
+func (sp *Spec) addSymbol(name string) {
+	if isSymbol(name) {
+		if sp.symbols == nil {
+			sp.symbols = map[string]bool{}
+		}
+		sp.symbols[name] = true
+	}
+}
+
+// isSymbol reports whether name is an operator symbol (=, \in, -.) rather
+// than an identifier.
+func isSymbol(name string) bool {
+	if name == "" {
+		return false
+	}
+	b := name[0]
+	return !(b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z')
 }
 
 // isBuiltinName reports whether name is an operator of a standard module
