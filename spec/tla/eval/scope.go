@@ -80,10 +80,10 @@ type scope struct {
 	// value.Value or *value.Set, or a cacheMark), shared by the scopes of
 	// one module's units.
 	consts, domains *sync.Map
-	names  map[string]*entity
-	file   string
-	module string
-	spec   *Spec
+	names           map[string]*entity
+	file            string
+	module          string
+	spec            *Spec
 	// parent, when set, is the scope whose names this one adds to: a
 	// module's definitions get a scope of their own, over the scope they
 	// are merged into, when a model overrides names in that module only

@@ -47,7 +47,7 @@ type Spec struct {
 	// symbols are the operator symbols the spec's modules or its model
 	// define or bind (nil when none): any other symbol is built in, found
 	// without looking it up.
-	symbols map[string]bool
+	symbols   map[string]bool
 	rootScope *scope // the root scope, as soon as it is being built
 	// rng picks RandomElement's elements, from a fixed seed so that runs
 	// are reproducible.
