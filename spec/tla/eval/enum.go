@@ -135,22 +135,12 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 		if n.Kind == tla.Forall && !hasUnbounded(n.Bounds) {
 			// As TLC: \A over a finite set is the conjunction of its
 			// instances, so its body may assign.
-			var insts []ctx
+			conj := &instances{body: n.Body, en: en, k: k}
 			c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
-				insts = append(insts, *c2) // forBounds reuses c2 for the next instance
+				conj.ctxs = append(conj.ctxs, *c2) // forBounds reuses c2 for the next instance
 				return false
 			})
-			var conj func(i int) bool
-			conj = func(i int) bool {
-				switch {
-				case i == len(insts):
-					return k()
-				case i == len(insts)-1:
-					return insts[i].enum(n.Body, en, k)
-				}
-				return insts[i].enum(n.Body, en, func() bool { return conj(i + 1) })
-			}
-			return conj(0)
+			return conj.enum(0)
 		}
 	case *tla.If:
 		if c.bool(n.Cond) {
@@ -186,6 +176,26 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 	return false
 }
 
+// instances enumerates the conjunction of the instances of a \A: the
+// body in each context of ctxs.
+type instances struct {
+	ctxs []ctx
+	body tla.Expr
+	en   *enumerator
+	k    func() bool
+}
+
+// enum enumerates the instances from the i-th on.
+func (in *instances) enum(i int) bool {
+	switch {
+	case i == len(in.ctxs):
+		return in.k()
+	case i == len(in.ctxs)-1:
+		return in.ctxs[i].enum(in.body, in.en, in.k)
+	}
+	return in.ctxs[i].enum(in.body, in.en, func() bool { return in.enum(i + 1) })
+}
+
 func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
 	// Conjuncts that can only test are evaluated in a loop: no
 	// continuation is built for them.
@@ -208,7 +218,11 @@ func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
 // being "k() if e holds": no case of enum but the last applies to it.
 func (c *ctx) onlyTests(e tla.Expr) bool {
 	switch n := e.(type) {
-	case *tla.Junction, *tla.Ident, *tla.Quant, *tla.If, *tla.Case, *tla.Let, *tla.ActionBox, *tla.ActionAngle:
+	case *tla.Quant:
+		// k() is called once for each way \E's body holds, but once for
+		// all of \A's instances.
+		return n.Kind == tla.Forall && !hasUnbounded(n.Bounds) && c.onlyTests(n.Body)
+	case *tla.Junction, *tla.Ident, *tla.If, *tla.Case, *tla.Let, *tla.ActionBox, *tla.ActionAngle:
 		return false
 	case *tla.OpApp:
 		switch n.Name {
