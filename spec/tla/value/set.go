@@ -105,6 +105,10 @@ func (s *Set) Union(t *Set) *Set {
 	if len(s.elems) == 0 {
 		return t
 	}
+	if len(t.elems) == 1 {
+		// msgs \cup {m}: s itself (its hash kept) when m is already in.
+		return s.Add(t.elems[0])
+	}
 	out := make([]Value, 0, len(s.elems)+len(t.elems))
 	i, j := 0, 0
 	for i < len(s.elems) && j < len(t.elems) {
