@@ -65,7 +65,13 @@ func (sp *Spec) ParseFormula(src string) (*Formula, error) {
 }
 
 func (f *Formula) ctx(s, t State) *ctx {
-	return &ctx{sc: f.sc, env: f.env, s: s, t: t}
+	// One allocation for the frame and its count of reads.
+	fr := &struct {
+		frame
+		reads int
+	}{frame: frame{s: s, t: t}}
+	fr.nextReads = &fr.reads
+	return &ctx{sc: f.sc, env: f.env, frame: &fr.frame}
 }
 
 // Init calls yield with every state satisfying the conjunction of the

@@ -353,7 +353,7 @@ func (c *ctx) varTarget(e tla.Expr, primed bool) (idx int, isPrimed, ok bool) {
 		case entVar:
 			return ent.index, primed, true
 		case entSubst:
-			c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, depth: c.depth}
+			c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, frame: noStates, depth: c.depth}
 			return c2.varTarget(ent.subst.expr, primed)
 		}
 	}
@@ -428,7 +428,9 @@ func (c *ctx) enabled(a tla.Expr) bool {
 	target := make([]value.Value, len(c.s))
 	en := &enumerator{target: target, primed: true, label: &Action{}}
 	c2 := *c
-	c2.t = target
+	f := *c.frame
+	f.t = target
+	c2.frame = &f
 	found := false
 	c2.enum(a, en, func() bool {
 		found = true

@@ -617,11 +617,11 @@ func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	if c.primed || c.t == nil {
 		c.fail(at, "a primed expression needs a next state here")
 	}
-	if c.touched != nil {
-		*c.touched = true
-	}
+	*c.nextReads++ // not nil: c has a next state
 	c2 := *c
-	c2.s, c2.t, c2.primed = c.t, nil, true
+	f := *c.frame
+	f.s, f.t, f.primed = c.t, nil, true
+	c2.frame = &f
 	return &c2
 }
 
@@ -649,7 +649,7 @@ func (c *ctx) domain(e tla.Expr) *value.Set {
 		c.sc.domains.Store(e, notConstant)
 		return c.enumerate(e)
 	}
-	s := (&ctx{sc: c.sc}).enumerate(e)
+	s := (&ctx{sc: c.sc, frame: noStates}).enumerate(e)
 	c.sc.domains.Store(e, s)
 	return s
 }
@@ -670,7 +670,7 @@ func (c *ctx) constant(e tla.Expr) (value.Value, bool) {
 		return nil, false
 	}
 	c.sc.consts.Store(e, pending)
-	v := (&ctx{sc: c.sc, depth: c.depth}).eval(e)
+	v := (&ctx{sc: c.sc, frame: noStates, depth: c.depth}).eval(e)
 	c.sc.consts.Store(e, v)
 	return v, true
 }

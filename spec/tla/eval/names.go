@@ -70,7 +70,7 @@ func (c *ctx) callDef(d *def, args []value.Value, at tla.Pos) value.Value {
 		}
 		if d.isConstant() {
 			c2 := c.call(d.sc, nil, at)
-			c2.s, c2.t, c2.primed = nil, nil, false
+			c2.frame = &frame{partial: c.partial, shared: c.shared, nextReads: c.nextReads}
 			v := c2.eval(d.body)
 			d.setCache(v)
 			return v
@@ -126,7 +126,7 @@ func (c *ctx) resolveOp(n *tla.OpApp) (operator, bool) {
 		if e == nil {
 			c.fail(n.At, "module %s has no definition %s", sc.module, n.Name)
 		}
-		return (&ctx{sc: sc, depth: c.depth}).entityOp(e, n.Name), true
+		return (&ctx{sc: sc, frame: noStates, depth: c.depth}).entityOp(e, n.Name), true
 	}
 	if b := c.env.find(n.Name); b != nil {
 		if b.op != nil {
@@ -146,7 +146,7 @@ func (c *ctx) resolveOp(n *tla.OpApp) (operator, bool) {
 // is replaced by.
 func (c *ctx) entityOp(e *entity, name string) operator {
 	if e.kind == entSubst {
-		c2 := &ctx{sc: e.subst.sc, env: e.subst.env, depth: c.depth}
+		c2 := &ctx{sc: e.subst.sc, env: e.subst.env, frame: noStates, depth: c.depth}
 		switch x := e.subst.expr.(type) {
 		case *tla.Ident:
 			if b := c2.env.find(x.Name); b != nil && b.op != nil {

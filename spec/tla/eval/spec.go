@@ -349,7 +349,7 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 				sc.names[u.Name] = &entity{kind: entInstance, name: u.Name, inst: in, pos: u.At, file: file}
 				continue
 			}
-			isc, err := sp.buildScope(m, u, &ctx{sc: usc}, false)
+			isc, err := sp.buildScope(m, u, &ctx{sc: usc, frame: noStates}, false)
 			if err != nil {
 				return nil, err
 			}
@@ -387,7 +387,7 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 func (in *instance) scopeOf(c *ctx, args []value.Value, at tla.Pos) *scope {
 	if len(in.decl.Params) == 0 {
 		if in.sc == nil {
-			sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer}, false)
+			sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, frame: noStates}, false)
 			if err != nil {
 				panic(err)
 			}
@@ -402,7 +402,7 @@ func (in *instance) scopeOf(c *ctx, args []value.Value, at tla.Pos) *scope {
 	for i, p := range in.decl.Params {
 		env = env.bind(p.Name, args[i])
 	}
-	sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, env: env}, false)
+	sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, env: env, frame: noStates}, false)
 	if err != nil {
 		panic(err)
 	}
@@ -413,7 +413,7 @@ func (in *instance) scopeOf(c *ctx, args []value.Value, at tla.Pos) *scope {
 func (sp *Spec) CheckAssumptions() (err error) {
 	defer recoverError(&err)
 	for _, a := range sp.assumes {
-		c := &ctx{sc: a.sc}
+		c := &ctx{sc: a.sc, frame: noStates}
 		v := c.eval(a.expr)
 		if b, ok := v.(value.Bool); !ok || !bool(b) {
 			return &tla.Error{File: a.sc.file, Pos: a.expr.Pos(), Msg: "assumption is false: " + tla.Print(a.expr)}
