@@ -573,6 +573,11 @@ func (c *ctx) except(n *tla.Except) value.Value {
 
 func (c *ctx) exceptPath(v value.Value, path []*tla.ExceptStep, val tla.Expr) value.Value {
 	if len(path) == 0 {
+		if !usesAt(val) {
+			// Most updates do not refer to @: binding it would cost a
+			// context and a binding for nothing.
+			return c.eval(val)
+		}
 		return c.with("@", v).eval(val)
 	}
 	st := path[0]
@@ -714,6 +719,27 @@ func (c *ctx) closed(e tla.Expr) bool {
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
 	return exprLevel(e, c.sc) == 0
+}
+
+// atUses caches, for the value of an EXCEPT update, whether it refers to
+// @ (in a nested EXCEPT's update, @ is that EXCEPT's own).
+var atUses sync.Map // tla.Expr -> bool
+
+// usesAt reports whether e, the value of an EXCEPT update, has an @ in it.
+// @ is a name of the update's text: an operator defined elsewhere and
+// applied in e cannot refer to it.
+func usesAt(e tla.Expr) bool {
+	if v, ok := atUses.Load(e); ok {
+		return v.(bool)
+	}
+	found := false
+	walk(e, func(x tla.Expr) bool {
+		_, at := x.(*tla.AtSign)
+		found = found || at
+		return !found
+	})
+	atUses.Store(e, found)
+	return found
 }
 
 // shapes caches the record shape of each record constructor.
