@@ -136,6 +136,19 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			// As TLC: \A over a finite set is the conjunction of its
 			// instances, so its body may assign.
 			conj := &instances{body: n.Body, en: en, k: k}
+			if b := n.Bounds[0]; len(n.Bounds) == 1 && !b.Tuple && len(b.Names) == 1 {
+				// One name: the contexts and their bindings are made
+				// at once.
+				elems := c.domain(b.Set).Elems()
+				conj.ctxs = make([]ctx, len(elems))
+				envs := make([]env, len(elems))
+				for i, x := range elems {
+					envs[i] = env{name: b.Names[0].Name, val: x, next: c.env}
+					conj.ctxs[i] = *c
+					conj.ctxs[i].env = &envs[i]
+				}
+				return conj.enum(0)
+			}
 			c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
 				conj.ctxs = append(conj.ctxs, *c2) // forBounds reuses c2 for the next instance
 				return false
