@@ -51,9 +51,20 @@ func (e *env) bindArg(name string, arg tla.Expr, c *ctx) *env {
 	// An argument that is a name bound to a value (a quantified variable,
 	// an already evaluated parameter) is that value, primed or not: bind it
 	// as such.
-	if id, ok := arg.(*tla.Ident); ok {
-		if b := c.env.find(id.Name); b != nil && b.op == nil && b.th == nil {
+	switch x := arg.(type) {
+	case *tla.Ident:
+		if b := c.env.find(x.Name); b != nil && b.op == nil && b.th == nil {
 			return e.bind(name, b.val)
+		}
+	case *tla.Str, *tla.Bool:
+		// A literal is its value (Decided(rm, "prepared")): a thunk
+		// would be larger and no lazier.
+		return e.bind(name, c.eval(x))
+	case *tla.Num:
+		// A number once converted (one too large for an integer fails
+		// where it is used, if it is).
+		if v, ok := x.Val.Load().(value.Value); ok {
+			return e.bind(name, v)
 		}
 	}
 	// One allocation for the binding and its thunk.
