@@ -137,16 +137,8 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			// instances, so its body may assign.
 			conj := &instances{body: n.Body, en: en, k: k}
 			if b := n.Bounds[0]; len(n.Bounds) == 1 && !b.Tuple && len(b.Names) == 1 {
-				// One name: the contexts and their bindings are made
-				// at once.
-				elems := c.domain(b.Set).Elems()
-				conj.ctxs = make([]ctx, len(elems))
-				envs := make([]env, len(elems))
-				for i, x := range elems {
-					envs[i] = env{name: b.Names[0].Name, val: x, next: c.env}
-					conj.ctxs[i] = *c
-					conj.ctxs[i].env = &envs[i]
-				}
+				conj.one, conj.base, conj.name = true, c, b.Names[0].Name
+				conj.elems = c.domain(b.Set).Elems()
 				return conj.enum(0)
 			}
 			c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
@@ -190,23 +182,48 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 }
 
 // instances enumerates the conjunction of the instances of a \A: the
-// body in each context of ctxs.
+// body in each context of ctxs, or, for a \A over one name (one is set),
+// the body in base with name bound to each of elems. The context of such
+// an instance is made when the instances before it hold: most often one
+// of the first does not.
 type instances struct {
-	ctxs []ctx
-	body tla.Expr
-	en   *enumerator
-	k    func() bool
+	ctxs  []ctx
+	one   bool
+	base  *ctx
+	name  string
+	elems []value.Value
+	body  tla.Expr
+	en    *enumerator
+	k     func() bool
 }
 
 // enum enumerates the instances from the i-th on.
 func (in *instances) enum(i int) bool {
-	switch {
-	case i == len(in.ctxs):
-		return in.k()
-	case i == len(in.ctxs)-1:
-		return in.ctxs[i].enum(in.body, in.en, in.k)
+	n := len(in.ctxs)
+	if in.one {
+		n = len(in.elems)
 	}
-	return in.ctxs[i].enum(in.body, in.en, func() bool { return in.enum(i + 1) })
+	switch {
+	case i == n:
+		return in.k()
+	case i == n-1:
+		return in.ctx(i).enum(in.body, in.en, in.k)
+	}
+	return in.ctx(i).enum(in.body, in.en, func() bool { return in.enum(i + 1) })
+}
+
+// ctx returns the context of the i-th instance.
+func (in *instances) ctx(i int) *ctx {
+	if !in.one {
+		return &in.ctxs[i]
+	}
+	// One allocation for the context and its binding.
+	b := &struct {
+		c ctx
+		e env
+	}{c: *in.base, e: env{name: in.name, val: in.elems[i], next: in.base.env}}
+	b.c.env = &b.e
+	return &b.c
 }
 
 func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
