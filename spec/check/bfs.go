@@ -100,6 +100,12 @@ type checker struct {
 	invFns  []func(eval.State) (bool, error)
 	stepFns []func(s, t eval.State) (bool, error)
 	claims  claims
+	// arenas hold, for each worker, the successors it computes in the
+	// chunk being expanded; a state's succList is a piece of its worker's
+	// arena. The merge of a chunk is done with them before the next chunk
+	// is expanded, so the arenas serve every chunk: the successors of a
+	// state are not a slice of their own, grown as they are found.
+	arenas [][]succ
 }
 
 // claims are the fingerprints of new states that workers have prechecked
@@ -390,11 +396,18 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 // keeping their order.
 func (c *checker) expand(states []eval.State) ([]succList, error) {
 	out := make([]succList, len(states))
-	err := parallel(len(states), c.opts.Workers, func(i int) error {
+	if len(c.arenas) < c.opts.Workers {
+		c.arenas = make([][]succ, c.opts.Workers)
+	}
+	for w, a := range c.arenas {
+		clear(a) // let the states of the previous chunk go
+		c.arenas[w] = a[:0]
+	}
+	err := parallel(len(states), c.opts.Workers, func(w, i int) error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		return c.successors(states[i], &out[i])
+		return c.successors(states[i], &out[i], &c.arenas[w])
 	})
 	if err != nil {
 		return nil, err
@@ -409,7 +422,15 @@ type succList struct {
 	raw  int
 }
 
-func (c *checker) successors(s eval.State, out *succList) error {
+// successors computes the successors of s into out, appending them to
+// arena.
+func (c *checker) successors(s eval.State, out *succList, arena *[]succ) error {
+	start := len(*arena)
+	defer func() {
+		// A full slice expression: a later append to the arena must not
+		// write into out.list.
+		out.list = (*arena)[start:len(*arena):len(*arena)]
+	}()
 	var ferr error
 	err := c.succ.Next(s, func(t eval.State, a *eval.Action) {
 		if ferr != nil {
@@ -464,7 +485,7 @@ func (c *checker) successors(s eval.State, out *succList) error {
 		if _, dup := c.seen[fp]; !dup && c.claims.claim(fp) {
 			c.precheck(t, &sc.pre)
 		}
-		out.list = append(out.list, sc)
+		*arena = append(*arena, sc)
 	})
 	if err != nil {
 		return err

@@ -2,10 +2,10 @@ package check
 
 import "sync"
 
-// parallel calls f(i) for i in [0, n) on up to workers goroutines, each
-// taking a contiguous range in order, and returns the first error (a
-// worker stops at its first error).
-func parallel(n, workers int, f func(i int) error) error {
+// parallel calls f(w, i) for i in [0, n) on up to workers goroutines, each
+// taking a contiguous range in order (w, in [0, workers), tells which), and
+// returns the first error (a worker stops at its first error).
+func parallel(n, workers int, f func(w, i int) error) error {
 	if workers < 1 {
 		workers = 1
 	}
@@ -21,7 +21,7 @@ func parallel(n, workers int, f func(i int) error) error {
 		go func(w, lo, hi int) {
 			defer wg.Done()
 			for i := lo; i < hi; i++ {
-				if err := f(i); err != nil {
+				if err := f(w, i); err != nil {
 					errs[w] = err
 					return
 				}
