@@ -181,7 +181,7 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 	defer recoverError(&err)
 	target := make([]value.Value, len(sp.Vars))
 	c := a.ctx(s, target)
-	en := &enumerator{target: target, primed: true, label: &Action{}}
+	en := &enumerator{target: target, primed: true, labelled: true}
 	c.enum(a.Expr, en, func() bool {
 		t := make(State, len(target))
 		free := false

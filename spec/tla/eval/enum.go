@@ -43,9 +43,14 @@ func (a *Action) String() string {
 type enumerator struct {
 	target []value.Value // the partial state being built
 	primed bool          // assignments are to primed variables (actions) or not (Init)
-	label  *Action
-	// labelArgs and labelCtx give label's parameters, when it has some.
-	labelArgs *labelArgs
+	// labelled is set once a definition names the successors: labelName,
+	// with the parameters labelArgs gives (in labelCtx), if it has some.
+	// label is the action, made when a first successor is found, for a
+	// definition without parameters (most definitions find none).
+	labelled  bool
+	labelName string
+	label     *Action
+	labelArgs labelArgs
 	labelCtx  *ctx
 }
 
@@ -82,7 +87,7 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 		if ent := c.sc.lookup(n.Name); ent != nil {
 			switch {
 			case ent.kind == entDef && ent.def.fn == nil && len(ent.def.params) == 0:
-				return c.call(ent.def.sc, nil, n.At).enumLabelled(ent.def.name, nil, ent.def.body, en, k)
+				return c.call(ent.def.sc, nil, n.At).enumLabelled(ent.def.name, labelArgs{}, ent.def.body, en, k)
 			case ent.kind == entVar && !en.primed && c.s[ent.index] == nil:
 				c.fail(n.At, "%s is used before it is assigned a value", n.Name)
 			case ent.kind == entSubst:
@@ -285,24 +290,29 @@ type labelArgs struct {
 
 // enumLabelled enumerates the body of a definition, naming the action
 // after it unless an outer definition already did.
-func (c *ctx) enumLabelled(name string, args *labelArgs, body tla.Expr, en *enumerator, k func() bool) bool {
-	if en.label != nil || !en.primed {
+func (c *ctx) enumLabelled(name string, args labelArgs, body tla.Expr, en *enumerator, k func() bool) bool {
+	if en.labelled || !en.primed {
 		return c.enum(body, en, k)
 	}
-	en.label = &Action{Name: name}
-	en.labelArgs = args
-	en.labelCtx = c
+	en.labelled, en.labelName, en.labelArgs, en.labelCtx = true, name, args, c
 	stop := c.enum(body, en, k)
-	en.label, en.labelArgs, en.labelCtx = nil, nil, nil
+	en.labelled, en.labelName, en.label, en.labelArgs, en.labelCtx = false, "", nil, labelArgs{}, nil
 	return stop
 }
 
-// action returns the action that produced the successor just completed.
+// action returns the action that produced the successor just completed,
+// nil if no definition named it.
 func (en *enumerator) action() *Action {
-	if en.labelArgs == nil {
+	if !en.labelled {
+		return nil
+	}
+	if en.labelArgs.n == 0 {
+		if en.label == nil {
+			en.label = &Action{Name: en.labelName}
+		}
 		return en.label
 	}
-	a := &Action{Name: en.label.Name, Params: make([]value.Value, en.labelArgs.n)}
+	a := &Action{Name: en.labelName, Params: make([]value.Value, en.labelArgs.n)}
 	b := en.labelArgs.env
 	for i := en.labelArgs.n - 1; i >= 0; i, b = i-1, b.next {
 		if b.th == nil {
@@ -341,9 +351,9 @@ func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool
 	if op.cl != nil {
 		return c2.enum(body, en, k)
 	}
-	var label *labelArgs
-	if en.label == nil && en.primed && len(params) > 0 {
-		label = &labelArgs{env: c2.env, n: len(params)}
+	var label labelArgs
+	if !en.labelled && en.primed && len(params) > 0 {
+		label = labelArgs{env: c2.env, n: len(params)}
 	}
 	return c2.enumLabelled(n.Name, label, body, en, k)
 }
@@ -456,7 +466,7 @@ func (c *ctx) enabled(a tla.Expr) bool {
 		c.fail(a.Pos(), "ENABLED needs a current state")
 	}
 	target := make([]value.Value, len(c.s))
-	en := &enumerator{target: target, primed: true, label: &Action{}}
+	en := &enumerator{target: target, primed: true, labelled: true}
 	c2 := *c
 	f := *c.frame
 	f.t = target
