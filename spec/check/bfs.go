@@ -94,6 +94,8 @@ type checker struct {
 	g     *graph // nil unless liveness is checked
 	perms []map[string]*value.Model
 	live  *liveness
+	// codec writes the states of the queue.
+	codec *value.Codec
 	// invFns and stepFns are the invariants (by index) and the [][A]_v
 	// properties (by property index) the Successors evaluate themselves
 	// (Predicates); nil entries are left to the interpreter.
@@ -295,12 +297,17 @@ func (c *checker) run() error {
 			return err
 		}
 	}
+	c.codec = value.NewCodec()
+	queued := newQueue(c.codec)
+	for _, s := range frontierStates {
+		queued.push(s)
+	}
 	for len(frontier) > 0 {
 		if c.opts.MaxDepth > 0 && c.res.Depth >= c.opts.MaxDepth {
 			return &stopped{fmt.Sprintf("-max-depth %d reached", c.opts.MaxDepth), len(frontier)}
 		}
 		var next []int32
-		var nextStates []eval.State
+		nextStates := newQueue(c.codec)
 		// A level is expanded in chunks, so that only a chunk's
 		// successors are held at once; chunks are merged in order, which
 		// keeps the search breadth-first and deterministic.
@@ -310,7 +317,7 @@ func (c *checker) run() error {
 				return err
 			}
 			hi := min(lo+chunk, len(frontier))
-			succs, err := c.expand(frontierStates[lo:hi])
+			succs, err := c.expand(queued, lo, hi)
 			if err != nil {
 				if c.ctx.Err() != nil {
 					// Interrupted in the middle of the chunk: what was
@@ -338,7 +345,7 @@ func (c *checker) run() error {
 					if !dup {
 						tid = c.add(sc.fp, id, sc.state)
 						next = append(next, tid)
-						nextStates = append(nextStates, sc.state)
+						nextStates.push(sc.state)
 						if len(next) == 1 {
 							c.res.Depth++
 						}
@@ -360,13 +367,12 @@ func (c *checker) run() error {
 					}
 				}
 			}
-			clear(frontierStates[lo:hi]) // expanded: let the states go
 			c.claims.reset()
 			if c.opts.Progress != nil {
 				c.opts.Progress(Progress{Distinct: c.res.Distinct, Generated: c.res.Generated, Depth: c.res.Depth, Queue: len(frontier) - hi + len(next)})
 			}
 		}
-		frontier, frontierStates = next, nextStates
+		frontier, queued = next, nextStates
 	}
 	if c.live != nil {
 		return c.live.check(c)
@@ -392,10 +398,10 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 	return id
 }
 
-// expand computes the successors of every state of a level, in parallel,
-// keeping their order.
-func (c *checker) expand(states []eval.State) ([]succList, error) {
-	out := make([]succList, len(states))
+// expand computes the successors of the states lo to hi (excluded) of a
+// level, in parallel, keeping their order.
+func (c *checker) expand(q *queue, lo, hi int) ([]succList, error) {
+	out := make([]succList, hi-lo)
 	if len(c.arenas) < c.opts.Workers {
 		c.arenas = make([][]succ, c.opts.Workers)
 	}
@@ -403,11 +409,11 @@ func (c *checker) expand(states []eval.State) ([]succList, error) {
 		clear(a) // let the states of the previous chunk go
 		c.arenas[w] = a[:0]
 	}
-	err := parallel(len(states), c.opts.Workers, func(w, i int) error {
+	err := parallel(hi-lo, c.opts.Workers, func(w, i int) error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		return c.successors(states[i], &out[i], &c.arenas[w])
+		return c.successors(q.state(lo+i), &out[i], &c.arenas[w])
 	})
 	if err != nil {
 		return nil, err
