@@ -18,7 +18,7 @@ import (
 // (Read) may run concurrently with each other.
 type Codec struct {
 	atoms   []Value
-	atomIdx map[Value]uint32
+	atomIdx map[any]uint32 // a String or *Model, or a lazy set's lazyKey
 	domains []domain
 	domIdx  map[string]uint32
 	scratch []byte
@@ -27,6 +27,9 @@ type Codec struct {
 	// their keys, so most domains are found without being written out.
 	recent [64]recentDomain
 }
+
+// lazyKey is the text of a lazy set, its key in the table of atoms.
+type lazyKey string
 
 type domain struct {
 	keys []Value
@@ -41,7 +44,7 @@ type recentDomain struct {
 
 // NewCodec returns a codec with empty tables.
 func NewCodec() *Codec {
-	return &Codec{atomIdx: map[Value]uint32{}, domIdx: map[string]uint32{}}
+	return &Codec{atomIdx: map[any]uint32{}, domIdx: map[string]uint32{}}
 }
 
 // The tags that start each value's bytes.
@@ -77,12 +80,20 @@ func (c *Codec) Append(buf []byte, v Value) []byte {
 		}
 		return buf
 	}
-	// Strings, model values and lazy sets: by index.
-	i, ok := c.atomIdx[v]
+	// Strings, model values and lazy sets: by index. A lazy set is
+	// looked up by its text, not by its address, so that the table does
+	// not keep one for each state that holds one.
+	var key any = v
+	switch v.(type) {
+	case String, *Model:
+	default:
+		key = lazyKey(Format(v))
+	}
+	i, ok := c.atomIdx[key]
 	if !ok {
 		i = uint32(len(c.atoms))
 		c.atoms = append(c.atoms, v)
-		c.atomIdx[v] = i
+		c.atomIdx[key] = i
 	}
 	return binary.AppendUvarint(append(buf, tagAtom), uint64(i))
 }

@@ -50,4 +50,8 @@ func TestCodecRoundTrip(t *testing.T) {
 	// A tuple read back is still a sequence.
 	tup, _ := c.Read(c.Append(nil, NewTuple(Int(5), Int(6))))
 	assert.True(t, tup.(*Func).IsSeq())
+	// Equal lazy sets share one entry of the table.
+	n := len(c.atoms)
+	c.Append(nil, &Interval{Lo: 1, Hi: 3})
+	assert.Len(t, c.atoms, n)
 }
