@@ -94,20 +94,29 @@ type checker struct {
 	g     *graph // nil unless liveness is checked
 	perms []map[string]*value.Model
 	live  *liveness
-	// codec writes the states of the queue.
+	// codec writes the states of the queue, through enc in the merge.
 	codec *value.Codec
+	enc   *value.Encoder
 	// invFns and stepFns are the invariants (by index) and the [][A]_v
 	// properties (by property index) the Successors evaluate themselves
 	// (Predicates); nil entries are left to the interpreter.
 	invFns  []func(eval.State) (bool, error)
 	stepFns []func(s, t eval.State) (bool, error)
 	claims  claims
-	// arenas hold, for each worker, the successors it computes in the
-	// chunk being expanded; a state's succList is a piece of its worker's
-	// arena. The merge of a chunk is done with them before the next chunk
-	// is expanded, so the arenas serve every chunk: the successors of a
-	// state are not a slice of their own, grown as they are found.
-	arenas [][]succ
+	workers []worker
+}
+
+// worker is what a worker keeps from chunk to chunk.
+type worker struct {
+	// succs holds the successors the worker computes in the chunk being
+	// expanded; a state's succList is a piece of it. The merge of a chunk
+	// is done with them before the next chunk is expanded, so succs
+	// serves every chunk: the successors of a state are not a slice of
+	// their own, grown as they are found. bytes holds likewise the bytes
+	// of the new states the worker claimed, written through enc.
+	succs []succ
+	bytes []byte
+	enc   *value.Encoder
 }
 
 // claims are the fingerprints of new states that workers have prechecked
@@ -218,6 +227,9 @@ type succ struct {
 	fp     uint64
 	broken []int // indices of action-level properties the step violates
 	pre    preChecked
+	// bytes are the state's bytes for the queue, written by the worker
+	// that claimed it as new.
+	bytes []byte
 }
 
 func (c *checker) run() error {
@@ -298,16 +310,17 @@ func (c *checker) run() error {
 		}
 	}
 	c.codec = value.NewCodec()
-	queued := newQueue(c.codec)
+	c.enc = c.codec.NewEncoder()
+	queued := &queue{}
 	for _, s := range frontierStates {
-		queued.push(s)
+		queued.push(c.enc.Append(nil, s...), len(s))
 	}
 	for len(frontier) > 0 {
 		if c.opts.MaxDepth > 0 && c.res.Depth >= c.opts.MaxDepth {
 			return &stopped{fmt.Sprintf("-max-depth %d reached", c.opts.MaxDepth), len(frontier)}
 		}
 		var next []int32
-		nextStates := newQueue(c.codec)
+		nextStates := &queue{}
 		// A level is expanded in chunks, so that only a chunk's
 		// successors are held at once; chunks are merged in order, which
 		// keeps the search breadth-first and deterministic.
@@ -345,7 +358,11 @@ func (c *checker) run() error {
 					if !dup {
 						tid = c.add(sc.fp, id, sc.state)
 						next = append(next, tid)
-						nextStates.push(sc.state)
+						if sc.bytes == nil {
+							// Claimed by another entry of the chunk.
+							sc.bytes = c.enc.Append(nil, sc.state...)
+						}
+						nextStates.push(sc.bytes, len(sc.state))
 						if len(next) == 1 {
 							c.res.Depth++
 						}
@@ -402,18 +419,22 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 // level, in parallel, keeping their order.
 func (c *checker) expand(q *queue, lo, hi int) ([]succList, error) {
 	out := make([]succList, hi-lo)
-	if len(c.arenas) < c.opts.Workers {
-		c.arenas = make([][]succ, c.opts.Workers)
+	if len(c.workers) < c.opts.Workers {
+		c.workers = make([]worker, c.opts.Workers)
+		for w := range c.workers {
+			c.workers[w].enc = c.codec.NewEncoder()
+		}
 	}
-	for w, a := range c.arenas {
-		clear(a) // let the states of the previous chunk go
-		c.arenas[w] = a[:0]
+	for w := range c.workers {
+		wk := &c.workers[w]
+		clear(wk.succs) // let the states of the previous chunk go
+		wk.succs, wk.bytes = wk.succs[:0], wk.bytes[:0]
 	}
 	err := parallel(hi-lo, c.opts.Workers, func(w, i int) error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		return c.successors(q.state(lo+i), &out[i], &c.arenas[w])
+		return c.successors(q.state(lo+i, c.codec), &out[i], &c.workers[w])
 	})
 	if err != nil {
 		return nil, err
@@ -429,13 +450,13 @@ type succList struct {
 }
 
 // successors computes the successors of s into out, appending them to
-// arena.
-func (c *checker) successors(s eval.State, out *succList, arena *[]succ) error {
-	start := len(*arena)
+// the worker's succs.
+func (c *checker) successors(s eval.State, out *succList, wk *worker) error {
+	start := len(wk.succs)
 	defer func() {
-		// A full slice expression: a later append to the arena must not
-		// write into out.list.
-		out.list = (*arena)[start:len(*arena):len(*arena)]
+		// A full slice expression: a later append to succs must not write
+		// into out.list.
+		out.list = wk.succs[start:len(wk.succs):len(wk.succs)]
 	}()
 	var ferr error
 	err := c.succ.Next(s, func(t eval.State, a *eval.Action) {
@@ -490,8 +511,11 @@ func (c *checker) successors(s eval.State, out *succList, arena *[]succ) error {
 		// prechecks.
 		if _, dup := c.seen[fp]; !dup && c.claims.claim(fp) {
 			c.precheck(t, &sc.pre)
+			from := len(wk.bytes)
+			wk.bytes = wk.enc.Append(wk.bytes, t...)
+			sc.bytes = wk.bytes[from:len(wk.bytes):len(wk.bytes)]
 		}
-		*arena = append(*arena, sc)
+		wk.succs = append(wk.succs, sc)
 	})
 	if err != nil {
 		return err

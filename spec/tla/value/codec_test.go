@@ -1,6 +1,8 @@
 package value
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,30 +30,51 @@ func TestCodecRoundTrip(t *testing.T) {
 		&Subset{Base: NewSet(Int(1), Int(2))},
 	}
 	c := NewCodec()
-	var buf []byte
-	for _, v := range vals {
-		buf = c.Append(buf, v)
+	e := c.NewEncoder()
+	buf := e.Append(nil, vals...)
+	got := make([]Value, len(vals))
+	c.Read(buf, got)
+	for i, v := range vals {
+		require.True(t, Equal(v, got[i]), "%s read back as %s", Format(v), Format(got[i]))
+		assert.Equal(t, Hash(v), Hash(got[i]), "%s", Format(v))
+		assert.Equal(t, Format(v), Format(got[i]))
 	}
-	rest := buf
-	for _, v := range vals {
-		var got Value
-		got, rest = c.Read(rest)
-		require.True(t, Equal(v, got), "%s read back as %s", Format(v), Format(got))
-		assert.Equal(t, Hash(v), Hash(got), "%s", Format(v))
-		assert.Equal(t, Format(v), Format(got))
-	}
-	assert.Empty(t, rest)
 
-	// Records of one shape share their domain once read back.
-	b := c.Append(c.Append(nil, rec("a", 1)), rec("b", 2))
-	r1, b := c.Read(b)
-	r2, _ := c.Read(b)
-	assert.Same(t, &r1.(*Func).Keys()[0], &r2.(*Func).Keys()[0])
+	// Records of one shape share their domain once read back, also
+	// when another encoder wrote one of them.
+	two := make([]Value, 2)
+	c.Read(append(e.Append(nil, rec("a", 1)), c.NewEncoder().Append(nil, rec("b", 2))...), two)
+	assert.Same(t, &two[0].(*Func).Keys()[0], &two[1].(*Func).Keys()[0])
 	// A tuple read back is still a sequence.
-	tup, _ := c.Read(c.Append(nil, NewTuple(Int(5), Int(6))))
-	assert.True(t, tup.(*Func).IsSeq())
+	one := make([]Value, 1)
+	c.Read(e.Append(nil, NewTuple(Int(5), Int(6))), one)
+	assert.True(t, one[0].(*Func).IsSeq())
 	// Equal lazy sets share one entry of the table.
 	n := len(c.atoms)
-	c.Append(nil, &Interval{Lo: 1, Hi: 3})
+	e.Append(nil, &Interval{Lo: 1, Hi: 3})
 	assert.Len(t, c.atoms, n)
+}
+
+// TestCodecConcurrent writes and reads from several goroutines at once,
+// each adding atoms and domains of its own (run with -race).
+func TestCodecConcurrent(t *testing.T) {
+	c := NewCodec()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := c.NewEncoder()
+			for i := range 200 {
+				v := NewRecord([]string{fmt.Sprint("f", g, i%7)}, []Value{String(fmt.Sprint(g, i))})
+				out := make([]Value, 1)
+				c.Read(e.Append(nil, v), out)
+				if !Equal(v, out[0]) {
+					t.Errorf("%s read back as %s", Format(v), Format(out[0]))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
