@@ -222,13 +222,7 @@ func (in *instances) ctx(i int) *ctx {
 	if !in.one {
 		return &in.ctxs[i]
 	}
-	// One allocation for the context and its binding.
-	b := &struct {
-		c ctx
-		e env
-	}{c: *in.base, e: env{name: in.name, val: in.elems[i], next: in.base.env}}
-	b.c.env = &b.e
-	return &b.c
+	return in.base.with(in.name, in.elems[i])
 }
 
 func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {

@@ -280,9 +280,13 @@ func (c *ctx) junction(n *tla.Junction) value.Value {
 
 // with returns a copy of c with name bound to v.
 func (c *ctx) with(name string, v value.Value) *ctx {
-	c2 := *c
-	c2.env = c.env.bind(name, v)
-	return &c2
+	// One allocation for the context and the binding.
+	b := &struct {
+		c ctx
+		e env
+	}{c: *c, e: env{name: name, val: v, next: c.env}}
+	b.c.env = &b.e
+	return &b.c
 }
 
 // withLet returns a copy of c with LET definitions bound.
@@ -324,18 +328,22 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 // tuple pattern); f returns true to stop.
 func (c *ctx) forBound(b *tla.Bound, f func(*ctx, value.Value) bool) {
 	s := c.domain(b.Set)
-	c2 := *c // reused for every element, as in forBounds
-	var node *env
-	for _, elem := range s.Elems() {
-		if b.Tuple {
-			c2.env = c.bindPattern(b, elem).env
-		} else {
-			if node == nil {
-				node = c.env.bind(b.Names[0].Name, nil)
+	if !b.Tuple {
+		var c2 *ctx // reused for every element, as in forBounds
+		for _, elem := range s.Elems() {
+			if c2 == nil {
+				c2 = c.with(b.Names[0].Name, elem)
 			}
-			node.val = elem
-			c2.env = node
+			c2.env.val = elem
+			if f(c2, elem) {
+				return
+			}
 		}
+		return
+	}
+	c2 := *c
+	for _, elem := range s.Elems() {
+		c2.env = c.bindPattern(b, elem).env
 		if f(&c2, elem) {
 			return
 		}
@@ -368,19 +376,17 @@ func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, false
 func (c *ctx) forBoundsFresh(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, true, f) }
 
 func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
-	if len(bs) == 1 && !bs[0].Tuple && len(bs[0].Names) == 1 {
-		// \E x \in S : P, the common case, needs none of what follows.
-		b := bs[0]
-		c2 := *c
-		var node *env
-		for _, elem := range c.domain(b.Set).Elems() {
-			if fresh || node == nil {
-				node = c.env.bind(b.Names[0].Name, elem)
-				c2.env = node
-			} else {
-				node.val = elem
-			}
-			if f(&c2) {
+	if len(bs) == 1 && !bs[0].Tuple && len(bs[0].Names) == 1 && !fresh {
+		// \E x \in S : P, the common case, needs none of what follows:
+		// one context serves every element.
+		elems := c.domain(bs[0].Set).Elems()
+		if len(elems) == 0 {
+			return
+		}
+		c2 := c.with(bs[0].Names[0].Name, elems[0])
+		for _, elem := range elems {
+			c2.env.val = elem
+			if f(c2) {
 				return
 			}
 		}
