@@ -82,9 +82,11 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 		if v, ok := c.constant(n); ok {
 			return v
 		}
-		vals := make([]value.Value, len(n.Fields))
-		for i, f := range n.Fields {
-			vals[i] = c.eval(f.Val)
+		// Record copies the values: the usual handful stays on the stack.
+		var buf [8]value.Value
+		vals := buf[:0]
+		for _, f := range n.Fields {
+			vals = append(vals, c.eval(f.Val))
 		}
 		return recordShape(n).Record(vals)
 	case *tla.RecordSet:

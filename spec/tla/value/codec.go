@@ -234,11 +234,12 @@ func (c *Codec) read(buf []byte) (Value, []byte) {
 		if len(d.keys) == 0 {
 			return EmptyFunc, buf
 		}
-		vals := make([]Value, len(d.keys))
-		for j := range vals {
-			vals[j], buf = c.read(buf)
+		f := newFunc(len(d.keys))
+		f.keys, f.seq = d.keys, d.seq
+		for j := range f.vals {
+			f.vals[j], buf = c.read(buf)
 		}
-		return &Func{keys: d.keys, vals: vals, seq: d.seq}, buf
+		return f, buf
 	}
 	panic(fmt.Sprintf("value: no value starts with byte %d", tag))
 }

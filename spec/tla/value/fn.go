@@ -80,19 +80,57 @@ func NewRecordShape(names []string) *RecordShape {
 }
 
 // Record returns the record with this shape whose fields have the values
-// vals, in constructor order. It takes vals over (and reorders it).
+// vals, in constructor order. It does not keep vals, which the caller may
+// keep on its stack.
 func (sh *RecordShape) Record(vals []Value) *Func {
 	if len(vals) == 0 {
 		return EmptyFunc
 	}
-	// Records are built often: reorder in place, through a copy that
-	// stays on the stack for the usual handful of fields.
-	var buf [16]Value
-	ctor := append(buf[:0], vals...)
+	f := newFunc(len(vals))
+	f.keys = sh.keys
 	for i, j := range sh.order {
-		vals[i] = ctor[j]
+		f.vals[i] = vals[j]
 	}
-	return &Func{keys: sh.keys, vals: vals}
+	return f
+}
+
+// withVals is a function allocated with its images.
+type withVals[A any] struct {
+	f Func
+	a A
+}
+
+// newFunc returns a function with n images to fill in, allocated with them
+// for the small functions (records, mostly) that are built and updated at
+// every step of a search: one allocation instead of two.
+func newFunc(n int) *Func {
+	switch n {
+	case 1:
+		p := new(withVals[[1]Value])
+		p.f.vals = p.a[:]
+		return &p.f
+	case 2:
+		p := new(withVals[[2]Value])
+		p.f.vals = p.a[:]
+		return &p.f
+	case 3:
+		p := new(withVals[[3]Value])
+		p.f.vals = p.a[:]
+		return &p.f
+	case 4:
+		p := new(withVals[[4]Value])
+		p.f.vals = p.a[:]
+		return &p.f
+	case 5:
+		p := new(withVals[[5]Value])
+		p.f.vals = p.a[:]
+		return &p.f
+	case 6:
+		p := new(withVals[[6]Value])
+		p.f.vals = p.a[:]
+		return &p.f
+	}
+	return &Func{vals: make([]Value, n)}
 }
 
 // NewRecord returns the record with the given fields; names need not be
@@ -196,9 +234,11 @@ func (f *Func) Update(x, v Value) (*Func, bool) {
 	if Equal(f.vals[i], v) {
 		return f, true
 	}
-	vals := slices.Clone(f.vals)
-	vals[i] = v
-	return &Func{keys: f.keys, vals: vals, seq: f.seq}, true
+	f2 := newFunc(len(f.vals))
+	copy(f2.vals, f.vals)
+	f2.vals[i] = v
+	f2.keys, f2.seq = f.keys, f.seq
+	return f2, true
 }
 
 // Field returns the value of record field name.
