@@ -2,6 +2,7 @@ package value
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -77,4 +78,22 @@ func TestCodecConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestNewFuncSizes updates functions of every size newFunc allocates
+// specially, and one beyond: each keeps its other images.
+func TestNewFuncSizes(t *testing.T) {
+	for n := 1; n <= 8; n++ {
+		keys := make([]Value, n)
+		vals := make([]Value, n)
+		for i := range keys {
+			keys[i], vals[i] = Int(i+1), String(fmt.Sprint("v", i))
+		}
+		f := NewFunc(keys, slices.Clone(vals))
+		g, ok := f.Update(Int(n), True)
+		require.True(t, ok)
+		vals[n-1] = True
+		assert.True(t, Equal(NewFunc(keys, vals), g), "n=%d: %s", n, Format(g))
+		assert.Len(t, g.Vals(), n)
+	}
 }

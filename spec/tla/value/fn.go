@@ -3,6 +3,7 @@ package value
 import (
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Func is a function with a finite domain. Tuples and sequences are
@@ -94,41 +95,32 @@ func (sh *RecordShape) Record(vals []Value) *Func {
 	return f
 }
 
-// withVals is a function allocated with its images.
+// withVals is a function allocated with its images, an array A of values.
 type withVals[A any] struct {
 	f Func
 	a A
+}
+
+// newFuncOf allocates a function with its images, an array A of values.
+func newFuncOf[A any]() *Func {
+	p := new(withVals[A])
+	// p.a is an array of values: its address is that of its first value.
+	p.f.vals = unsafe.Slice((*Value)(unsafe.Pointer(&p.a)), unsafe.Sizeof(p.a)/unsafe.Sizeof(Value(nil)))
+	return &p.f
+}
+
+// smallFuncs make the functions of up to 6 images.
+var smallFuncs = [...]func() *Func{
+	1: newFuncOf[[1]Value], 2: newFuncOf[[2]Value], 3: newFuncOf[[3]Value],
+	4: newFuncOf[[4]Value], 5: newFuncOf[[5]Value], 6: newFuncOf[[6]Value],
 }
 
 // newFunc returns a function with n images to fill in, allocated with them
 // for the small functions (records, mostly) that are built and updated at
 // every step of a search: one allocation instead of two.
 func newFunc(n int) *Func {
-	switch n {
-	case 1:
-		p := new(withVals[[1]Value])
-		p.f.vals = p.a[:]
-		return &p.f
-	case 2:
-		p := new(withVals[[2]Value])
-		p.f.vals = p.a[:]
-		return &p.f
-	case 3:
-		p := new(withVals[[3]Value])
-		p.f.vals = p.a[:]
-		return &p.f
-	case 4:
-		p := new(withVals[[4]Value])
-		p.f.vals = p.a[:]
-		return &p.f
-	case 5:
-		p := new(withVals[[5]Value])
-		p.f.vals = p.a[:]
-		return &p.f
-	case 6:
-		p := new(withVals[[6]Value])
-		p.f.vals = p.a[:]
-		return &p.f
+	if n > 0 && n < len(smallFuncs) {
+		return smallFuncs[n]()
 	}
 	return &Func{vals: make([]Value, n)}
 }
