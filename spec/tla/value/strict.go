@@ -33,6 +33,25 @@ func comparableKinds(a, b Kind) bool { return a == b || a == KindModel || b == K
 // two values of different kinds, at any depth (model values aside). Only
 // the pairs the comparison actually reaches are checked.
 func CompareStrict(a, b Value) (int, error) {
+	// Values of one type: see Compare.
+	switch x := a.(type) {
+	case String:
+		if y, ok := b.(String); ok {
+			return strings.Compare(string(x), string(y)), nil
+		}
+	case Int:
+		if y, ok := b.(Int); ok {
+			return cmp.Compare(x, y), nil
+		}
+	case *Model:
+		if y, ok := b.(*Model); ok {
+			return compareModels(x, y), nil
+		}
+	case *Func:
+		if y, ok := b.(*Func); ok {
+			return compareFuncsStrict(x, y)
+		}
+	}
 	if a == b {
 		return 0, nil
 	}
@@ -45,25 +64,7 @@ func CompareStrict(a, b Value) (int, error) {
 	}
 	switch x := a.(type) {
 	case *Func:
-		y := b.(*Func)
-		if c := cmp.Compare(len(x.keys), len(y.keys)); c != 0 {
-			return c, nil
-		}
-		// Functions with different domains differ (a tuple is not a
-		// record); images at the same argument must be comparable.
-		if !sameKeys(x, y) {
-			for i := range x.keys {
-				if c := Compare(x.keys[i], y.keys[i]); c != 0 {
-					return c, nil
-				}
-			}
-		}
-		for i := range x.vals {
-			if c, err := CompareStrict(x.vals[i], y.vals[i]); c != 0 || err != nil {
-				return c, err
-			}
-		}
-		return 0, nil
+		return compareFuncsStrict(x, b.(*Func))
 	case Bool, Int, String, *Model:
 		return Compare(a, b), nil
 	}
@@ -77,6 +78,30 @@ func CompareStrict(a, b Value) (int, error) {
 	}
 	for i := range sa.elems {
 		if c, err := CompareStrict(sa.elems[i], sb.elems[i]); c != 0 || err != nil {
+			return c, err
+		}
+	}
+	return 0, nil
+}
+
+func compareFuncsStrict(x, y *Func) (int, error) {
+	if x == y {
+		return 0, nil
+	}
+	if c := cmp.Compare(len(x.keys), len(y.keys)); c != 0 {
+		return c, nil
+	}
+	// Functions with different domains differ (a tuple is not a record);
+	// images at the same argument must be comparable.
+	if !sameKeys(x, y) {
+		for i := range x.keys {
+			if c := Compare(x.keys[i], y.keys[i]); c != 0 {
+				return c, nil
+			}
+		}
+	}
+	for i := range x.vals {
+		if c, err := CompareStrict(x.vals[i], y.vals[i]); c != 0 || err != nil {
 			return c, err
 		}
 	}
