@@ -306,7 +306,19 @@ func (en *enumerator) action() *Action {
 		}
 		return en.label
 	}
-	a := &Action{Name: en.labelName, Params: make([]value.Value, en.labelArgs.n)}
+	var a *Action
+	if n := en.labelArgs.n; n <= 2 {
+		// An action of one or two parameters, the usual, is allocated
+		// with them.
+		ap := &struct {
+			a Action
+			p [2]value.Value
+		}{a: Action{Name: en.labelName}}
+		ap.a.Params = ap.p[:n:n]
+		a = &ap.a
+	} else {
+		a = &Action{Name: en.labelName, Params: make([]value.Value, n)}
+	}
 	b := en.labelArgs.env
 	for i := en.labelArgs.n - 1; i >= 0; i, b = i-1, b.next {
 		if b.th == nil {
