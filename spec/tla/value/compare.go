@@ -115,6 +115,22 @@ func Equal(a, b Value) bool {
 // sameKeys reports whether f and g share their domain slice (records of
 // one constructor, a function and its EXCEPT), so that comparing them can
 // skip the domain.
+// search is slices.BinarySearchFunc(sorted, v, Compare), with Compare
+// called directly: sets and domains are searched at every step of a
+// model checker.
+func search(sorted []Value, v Value) (int, bool) {
+	i, j := 0, len(sorted)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if Compare(sorted[h], v) < 0 {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i, i < len(sorted) && Compare(sorted[i], v) == 0
+}
+
 func compareFuncs(x, y *Func) int {
 	if x == y {
 		return 0

@@ -194,7 +194,7 @@ func (f *Func) Apply(x Value) (Value, bool) {
 		}
 		return nil, false
 	}
-	i, found := slices.BinarySearchFunc(f.keys, x, Compare)
+	i, found := search(f.keys, x)
 	if !found {
 		return nil, false
 	}
@@ -209,7 +209,7 @@ func (f *Func) index(x Value) int {
 		}
 		return -1
 	}
-	i, found := slices.BinarySearchFunc(f.keys, x, Compare)
+	i, found := search(f.keys, x)
 	if !found {
 		return -1
 	}

@@ -90,7 +90,7 @@ func (s *Set) Contains(v Value) (bool, error) { return s.hasStrict(v) }
 
 // Has reports whether v is in s.
 func (s *Set) Has(v Value) bool {
-	_, found := slices.BinarySearchFunc(s.elems, v, Compare)
+	_, found := search(s.elems, v)
 	return found
 }
 
@@ -177,7 +177,7 @@ func (s *Set) Minus(t *Set) *Set {
 
 // Add returns s ∪ {v}.
 func (s *Set) Add(v Value) *Set {
-	i, found := slices.BinarySearchFunc(s.elems, v, Compare)
+	i, found := search(s.elems, v)
 	if found {
 		return s
 	}

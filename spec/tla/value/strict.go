@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -131,22 +130,27 @@ func EqualStrict(a, b Value) (bool, error) {
 }
 
 // hasStrict is Has with CompareStrict.
+// It compares v with the elements search would, so that it fails where
+// a comparison on that path does.
 func (s *Set) hasStrict(v Value) (bool, error) {
-	var err error
-	_, found := slices.BinarySearchFunc(s.elems, v, func(e, v Value) int {
+	i, j := 0, len(s.elems)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		c, err := CompareStrict(s.elems[h], v)
 		if err != nil {
-			return 0
+			return false, err
 		}
-		c, e2 := CompareStrict(e, v)
-		if e2 != nil {
-			err = e2
+		if c < 0 {
+			i = h + 1
+		} else {
+			j = h
 		}
-		return c
-	})
-	if err != nil {
-		return false, err
 	}
-	return found, nil
+	if i == len(s.elems) {
+		return false, nil
+	}
+	c, err := CompareStrict(s.elems[i], v)
+	return c == 0 && err == nil, err
 }
 
 // notMember is the error of a membership test of a value that is not of
