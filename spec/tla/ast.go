@@ -230,6 +230,10 @@ func (n *Theorem) Pos() Pos { return n.At }
 type Ident struct {
 	At   Pos
 	Name string
+	// Res is the evaluator's: there it keeps what the name stands for in
+	// the scope of its module, found once rather than at every
+	// evaluation. The parser leaves it empty.
+	Res syncatomic.Value
 }
 
 // Fixity says how an OpApp was written; it matters only for printing.
@@ -275,6 +279,8 @@ type OpApp struct {
 	Name   string
 	Args   []Expr
 	Fix    Fixity
+	// Res is the evaluator's, as Ident's is.
+	Res syncatomic.Value
 }
 
 // Num is an integer (or decimal) literal. Value holds decimal digits: \b, \o
