@@ -84,7 +84,7 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			}
 			break
 		}
-		if ent := c.sc.lookup(n.Name); ent != nil {
+		if ent := c.sc.lookupAt(n.Name, &n.Res); ent != nil {
 			switch {
 			case ent.kind == entDef && ent.def.fn == nil && len(ent.def.params) == 0:
 				return c.call(ent.def.sc, nil, n.At).enumLabelled(ent.def.name, labelArgs{}, ent.def.body, en, k)
@@ -391,7 +391,7 @@ func (c *ctx) varTarget(e tla.Expr, primed bool) (idx int, isPrimed, ok bool) {
 			}
 			return 0, false, false
 		}
-		ent := c.sc.lookup(n.Name)
+		ent := c.sc.lookupAt(n.Name, &n.Res)
 		if ent == nil {
 			return 0, false, false
 		}
@@ -442,7 +442,7 @@ func (c *ctx) enumUnchanged(e tla.Expr, en *enumerator, k func() bool) bool {
 		if b := c.env.find(x.Name); b != nil && b.th != nil {
 			return c.argCtx(b, x.At).enumUnchanged(b.th.expr, en, k)
 		} else if b == nil {
-			switch ent := c.sc.lookup(x.Name); {
+			switch ent := c.sc.lookupAt(x.Name, &x.Res); {
 			case ent == nil:
 			case ent.kind == entDef && len(ent.def.params) == 0 && ent.def.fn == nil && ent.def.native == nil:
 				return c.call(ent.def.sc, nil, x.At).enumUnchanged(ent.def.body, en, k)

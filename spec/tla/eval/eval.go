@@ -505,7 +505,7 @@ func (c *ctx) funcApp(n *tla.FuncApp) value.Value {
 	// A (possibly recursive) function definition is applied without
 	// building the whole function.
 	if id, ok := n.Func.(*tla.Ident); ok {
-		if fd, fc := c.funcDefOf(id.Name, n.At); fd != nil {
+		if fd, fc := c.funcDefOf(id, n.At); fd != nil {
 			return fc.applyFuncDef(fd, arg, n.At)
 		}
 	}
@@ -521,16 +521,16 @@ func (c *ctx) funcApp(n *tla.FuncApp) value.Value {
 	return v
 }
 
-// funcDefOf resolves name to a function definition and the context its
+// funcDefOf resolves id to a function definition and the context its
 // body is evaluated in.
-func (c *ctx) funcDefOf(name string, at tla.Pos) (*tla.FuncDef, *ctx) {
-	if b := c.env.find(name); b != nil {
+func (c *ctx) funcDefOf(id *tla.Ident, at tla.Pos) (*tla.FuncDef, *ctx) {
+	if b := c.env.find(id.Name); b != nil {
 		if b.op != nil && b.op.fn != nil {
 			return b.op.fn, c.call(b.op.sc, b.op.env, at)
 		}
 		return nil, nil
 	}
-	if e := c.sc.lookup(name); e != nil && e.kind == entDef && e.def.fn != nil {
+	if e := c.sc.lookupAt(id.Name, &id.Res); e != nil && e.kind == entDef && e.def.fn != nil {
 		return e.def.fn, c.call(e.def.sc, nil, at)
 	}
 	return nil, nil

@@ -70,7 +70,7 @@ func (c *ctx) memberOfFilter(x value.Value, setExpr tla.Expr, at tla.Pos) (in, o
 		if !isID || c.env.find(id.Name) != nil {
 			break
 		}
-		e := c.sc.lookup(id.Name)
+		e := c.sc.lookupAt(id.Name, &id.Res)
 		if e == nil || e.kind != entDef || len(e.def.params) > 0 || e.def.fn != nil || e.def.native != nil || e.def.cachedValue() != nil {
 			return false, false
 		}

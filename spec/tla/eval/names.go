@@ -13,7 +13,7 @@ func (c *ctx) ident(n *tla.Ident) value.Value {
 		}
 		return c.callClosure(b.op, nil, n.At)
 	}
-	if e := c.sc.lookup(n.Name); e != nil {
+	if e := c.sc.lookupAt(n.Name, &n.Res); e != nil {
 		return c.entityValue(e, n.At)
 	}
 	if v, ok := builtinConstant(n.Name); ok {
@@ -134,7 +134,7 @@ func (c *ctx) resolveOp(n *tla.OpApp) (operator, bool) {
 		}
 		return operator{}, false
 	}
-	if e := c.sc.lookup(n.Name); e != nil {
+	if e := c.sc.lookupAt(n.Name, &n.Res); e != nil {
 		return c.entityOp(e, n.Name), true
 	}
 	return operator{}, false

@@ -107,6 +107,29 @@ func (s *scope) lookup(name string) *entity {
 	return nil
 }
 
+// resolved is what a name of the syntax tree stands for in a scope.
+type resolved struct {
+	sc  *scope
+	ent *entity
+}
+
+// lookupAt is lookup for the name of a node of the syntax tree, res being
+// the node's cache (tla.Ident.Res, tla.OpApp.Res): the names of a built
+// scope do not change, so the name stands for the same entity at every
+// evaluation of the node there. The cache holds the entity of the first
+// scope the node is evaluated in; a node evaluated in other scopes too (a
+// module instantiated twice) looks its name up there at every evaluation.
+func (s *scope) lookupAt(name string, res *atomic.Value) *entity {
+	if r, ok := res.Load().(*resolved); ok && r.sc == s {
+		return r.ent
+	}
+	e := s.lookup(name)
+	if s.spec != nil && s.spec.built && res.Load() == nil {
+		res.CompareAndSwap(nil, &resolved{sc: s, ent: e})
+	}
+	return e
+}
+
 // errorf reports a problem found while building scopes.
 func buildErr(file string, pos tla.Pos, format string, args ...any) error {
 	return &tla.Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...)}

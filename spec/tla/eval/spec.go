@@ -49,6 +49,10 @@ type Spec struct {
 	// without looking it up.
 	symbols   map[string]bool
 	rootScope *scope // the root scope, as soon as it is being built
+	// built is set once NewSpec has bound the model's constants: the
+	// names of the scopes built so far do not change after, and a name of
+	// the syntax tree may keep what it stands for (scope.lookupAt).
+	built bool
 	// rng picks RandomElement's elements, from a fixed seed so that runs
 	// are reproducible.
 	rngMu sync.Mutex
@@ -137,6 +141,7 @@ func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err 
 			return nil, buildErr(b.File, b.Pos, "the model cannot bind %s: it is a variable", b.Name)
 		}
 	}
+	sp.built = true
 	return sp, nil
 }
 
