@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"sync"
 
 	"github.com/roomspec/roomspec/spec/tla/eval"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -93,11 +94,62 @@ type checker struct {
 	g     *graph // nil unless liveness is checked
 	perms []map[string]*value.Model
 	live  *liveness
+	// codec writes the states of the queue, through enc in the merge.
+	codec *value.Codec
+	enc   *value.Encoder
 	// invFns and stepFns are the invariants (by index) and the [][A]_v
 	// properties (by property index) the Successors evaluate themselves
 	// (Predicates); nil entries are left to the interpreter.
 	invFns  []func(eval.State) (bool, error)
 	stepFns []func(s, t eval.State) (bool, error)
+	claims  claims
+	workers []worker
+}
+
+// worker is what a worker keeps from chunk to chunk.
+type worker struct {
+	// succs holds the successors the worker computes in the chunk being
+	// expanded; a state's succList is a piece of it. The merge of a chunk
+	// is done with them before the next chunk is expanded, so succs
+	// serves every chunk: the successors of a state are not a slice of
+	// their own, grown as they are found. bytes holds likewise the bytes
+	// of the new states the worker claimed, written through enc.
+	succs []succ
+	bytes []byte
+	enc   *value.Encoder
+}
+
+// claims are the fingerprints of new states that workers have prechecked
+// in the chunk being expanded: a state reached from several states of the
+// chunk is prechecked once. The merge falls back to evaluating the
+// predicates of a new state whose successor entry did not claim it.
+type claims struct {
+	shards [16]struct {
+		sync.Mutex
+		fps map[uint64]struct{}
+	}
+}
+
+// claim reports whether fp was not claimed yet, claiming it.
+func (cl *claims) claim(fp uint64) bool {
+	sh := &cl.shards[fp%uint64(len(cl.shards))]
+	sh.Lock()
+	defer sh.Unlock()
+	if _, ok := sh.fps[fp]; ok {
+		return false
+	}
+	if sh.fps == nil {
+		sh.fps = map[uint64]struct{}{}
+	}
+	sh.fps[fp] = struct{}{}
+	return true
+}
+
+// reset forgets every claim, once the chunk is merged.
+func (cl *claims) reset() {
+	for i := range cl.shards {
+		clear(cl.shards[i].fps)
+	}
 }
 
 // Check explores the model exhaustively.
@@ -174,6 +226,10 @@ type succ struct {
 	action *eval.Action
 	fp     uint64
 	broken []int // indices of action-level properties the step violates
+	pre    preChecked
+	// bytes are the state's bytes for the queue, written by the worker
+	// that claimed it as new.
+	bytes []byte
 }
 
 func (c *checker) run() error {
@@ -249,16 +305,22 @@ func (c *checker) run() error {
 	}
 	// Invariants of initial states.
 	for i, id := range frontier {
-		if done, err := c.checkInvariants(id, frontierStates[i]); done || err != nil {
+		if done, err := c.checkInvariants(id, frontierStates[i], nil); done || err != nil {
 			return err
 		}
+	}
+	c.codec = value.NewCodec()
+	c.enc = c.codec.NewEncoder()
+	queued := &queue{}
+	for _, s := range frontierStates {
+		queued.push(c.enc.Append(nil, s...), len(s))
 	}
 	for len(frontier) > 0 {
 		if c.opts.MaxDepth > 0 && c.res.Depth >= c.opts.MaxDepth {
 			return &stopped{fmt.Sprintf("-max-depth %d reached", c.opts.MaxDepth), len(frontier)}
 		}
 		var next []int32
-		var nextStates []eval.State
+		nextStates := &queue{}
 		// A level is expanded in chunks, so that only a chunk's
 		// successors are held at once; chunks are merged in order, which
 		// keeps the search breadth-first and deterministic.
@@ -268,7 +330,7 @@ func (c *checker) run() error {
 				return err
 			}
 			hi := min(lo+chunk, len(frontier))
-			succs, err := c.expand(frontierStates[lo:hi])
+			succs, err := c.expand(queued, lo, hi)
 			if err != nil {
 				if c.ctx.Err() != nil {
 					// Interrupted in the middle of the chunk: what was
@@ -296,14 +358,18 @@ func (c *checker) run() error {
 					if !dup {
 						tid = c.add(sc.fp, id, sc.state)
 						next = append(next, tid)
-						nextStates = append(nextStates, sc.state)
+						if sc.bytes == nil {
+							// Claimed by another entry of the chunk.
+							sc.bytes = c.enc.Append(nil, sc.state...)
+						}
+						nextStates.push(sc.bytes, len(sc.state))
 						if len(next) == 1 {
 							c.res.Depth++
 						}
 						// As TLC: a new state's invariants are checked when it
 						// is generated, so a violation found expanding one state
 						// comes before a deadlock of a state queued after it.
-						if done, err := c.checkInvariants(tid, sc.state); done || err != nil {
+						if done, err := c.checkInvariants(tid, sc.state, &sc.pre); done || err != nil {
 							return err
 						}
 					}
@@ -318,12 +384,12 @@ func (c *checker) run() error {
 					}
 				}
 			}
-			clear(frontierStates[lo:hi]) // expanded: let the states go
+			c.claims.reset()
 			if c.opts.Progress != nil {
 				c.opts.Progress(Progress{Distinct: c.res.Distinct, Generated: c.res.Generated, Depth: c.res.Depth, Queue: len(frontier) - hi + len(next)})
 			}
 		}
-		frontier, frontierStates = next, nextStates
+		frontier, queued = next, nextStates
 	}
 	if c.live != nil {
 		return c.live.check(c)
@@ -349,15 +415,26 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 	return id
 }
 
-// expand computes the successors of every state of a level, in parallel,
-// keeping their order.
-func (c *checker) expand(states []eval.State) ([]succList, error) {
-	out := make([]succList, len(states))
-	err := parallel(len(states), c.opts.Workers, func(i int) error {
+// expand computes the successors of the states lo to hi (excluded) of a
+// level, in parallel, keeping their order.
+func (c *checker) expand(q *queue, lo, hi int) ([]succList, error) {
+	out := make([]succList, hi-lo)
+	if len(c.workers) < c.opts.Workers {
+		c.workers = make([]worker, c.opts.Workers)
+		for w := range c.workers {
+			c.workers[w].enc = c.codec.NewEncoder()
+		}
+	}
+	for w := range c.workers {
+		wk := &c.workers[w]
+		clear(wk.succs) // let the states of the previous chunk go
+		wk.succs, wk.bytes = wk.succs[:0], wk.bytes[:0]
+	}
+	err := parallel(hi-lo, c.opts.Workers, func(w, i int) error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		return c.successors(states[i], &out[i])
+		return c.successors(q.state(lo+i, c.codec), &out[i], &c.workers[w])
 	})
 	if err != nil {
 		return nil, err
@@ -372,7 +449,15 @@ type succList struct {
 	raw  int
 }
 
-func (c *checker) successors(s eval.State, out *succList) error {
+// successors computes the successors of s into out, appending them to
+// the worker's succs.
+func (c *checker) successors(s eval.State, out *succList, wk *worker) error {
+	start := len(wk.succs)
+	defer func() {
+		// A full slice expression: a later append to succs must not write
+		// into out.list.
+		out.list = wk.succs[start:len(wk.succs):len(wk.succs)]
+	}()
 	var ferr error
 	err := c.succ.Next(s, func(t eval.State, a *eval.Action) {
 		if ferr != nil {
@@ -420,7 +505,17 @@ func (c *checker) successors(s eval.State, out *succList) error {
 				}
 			}
 		}
-		out.list = append(out.list, succ{state: t, action: a, fp: fp, broken: broken})
+		sc := succ{state: t, action: a, fp: fp, broken: broken}
+		// The merge adds no state while workers run: a fingerprint not
+		// seen yet is of a new state, which the first worker to claim it
+		// prechecks.
+		if _, dup := c.seen[fp]; !dup && c.claims.claim(fp) {
+			c.precheck(t, &sc.pre)
+			from := len(wk.bytes)
+			wk.bytes = wk.enc.Append(wk.bytes, t...)
+			sc.bytes = wk.bytes[from:len(wk.bytes):len(wk.bytes)]
+		}
+		wk.succs = append(wk.succs, sc)
 	})
 	if err != nil {
 		return err
@@ -447,132 +542,6 @@ func (c *checker) actionAllowed(s, t eval.State) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// checkInvariants checks state id; it returns true when one is violated
-// (the result then holds the counterexample).
-func (c *checker) checkInvariants(id int32, s eval.State) (bool, error) {
-	for i, p := range c.m.Properties {
-		for _, f := range p.Always {
-			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s); done || err != nil {
-				return done, err
-			}
-		}
-		if c.nodes[id].parent >= 0 {
-			continue
-		}
-		for _, f := range p.Initially {
-			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s); done || err != nil {
-				return done, err
-			}
-		}
-	}
-	for i, inv := range c.m.Invariants {
-		if c.opts.All && !c.res.Verdicts[i].Holds {
-			continue // the first, shortest counterexample is kept
-		}
-		var ok bool
-		var err error
-		if c.invFns != nil && c.invFns[i] != nil {
-			ok, err = c.invFns[i](s)
-		} else {
-			ok, err = c.m.Spec.Holds(inv.Formula, s)
-		}
-		if err != nil {
-			return true, fmt.Errorf("evaluating invariant %s: %w", inv.Name, err)
-		}
-		if !ok && c.opts.All {
-			trace, err := c.trace(id)
-			if err != nil {
-				return true, err
-			}
-			c.res.Verdicts[i].Holds = false
-			c.res.Verdicts[i].Trace = trace
-			c.firstViolation(Invariant, inv.Name, trace, -1)
-			continue
-		}
-		if !ok {
-			c.res.Outcome = Invariant
-			c.res.Violated = inv.Name
-			c.res.Trace, err = c.trace(id)
-			return true, err
-		}
-	}
-	return false, nil
-}
-
-func hasLiveness(m *Model) bool {
-	for _, p := range m.Properties {
-		if p.Liveness != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// checkSafety checks the state-level property []P in state id, recording a
-// violation; it returns true when the search must stop.
-func (c *checker) checkSafety(verdict int, name string, f *eval.Formula, id int32, s eval.State) (bool, error) {
-	if c.opts.All && !c.res.Verdicts[verdict].Holds {
-		return false, nil
-	}
-	ok, err := c.m.Spec.Holds(f, s)
-	if err != nil {
-		return true, fmt.Errorf("evaluating property %s: %w", name, err)
-	}
-	if ok {
-		return false, nil
-	}
-	trace, err := c.trace(id)
-	if err != nil {
-		return true, err
-	}
-	return c.recordSafety(verdict, name, trace), nil
-}
-
-// recordSafety records a violated safety property; it returns true when the
-// search must stop.
-func (c *checker) recordSafety(verdict int, name string, trace []Step) bool {
-	if c.opts.All {
-		c.res.Verdicts[verdict].Holds = false
-		c.res.Verdicts[verdict].Trace = trace
-		c.firstViolation(Violation, name, trace, -1)
-		return false
-	}
-	c.res.Outcome, c.res.Violated, c.res.Trace = Violation, name, trace
-	return true
-}
-
-// checkSteps checks the action-level properties [][A]_v on the steps out of
-// state id, in the order they were generated.
-func (c *checker) checkSteps(id int32, list []succ) (bool, error) {
-	for _, sc := range list {
-		for k := range sc.broken {
-			i := sc.broken[k]
-			v := len(c.m.Invariants) + i
-			if c.opts.All && !c.res.Verdicts[v].Holds {
-				continue
-			}
-			trace, err := c.trace(id)
-			if err != nil {
-				return true, err
-			}
-			trace = append(trace, Step{Action: sc.action, State: sc.state})
-			if c.recordSafety(v, c.m.Properties[i].Name, trace) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
-}
-
-// firstViolation records a violation as the result's outcome unless an
-// earlier one already is.
-func (c *checker) firstViolation(kind Outcome, name string, trace []Step, loop int) {
-	if c.res.Outcome != OK {
-		return
-	}
-	c.res.Outcome, c.res.Violated, c.res.Trace, c.res.LoopStart = kind, name, trace, loop
 }
 
 // fingerprint hashes a state (its view, if any), reduced by symmetry.

@@ -145,7 +145,7 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 	// Atoms are evaluated for every state and step, in parallel: each
 	// state writes only its own bits. Action atoms first, since the
 	// ENABLED fallback reads them.
-	err := parallel(n, c.opts.Workers, func(s int) error {
+	err := parallel(n, c.opts.Workers, func(_, s int) error {
 		st := c.g.states[s]
 		if labels != nil {
 			if err := lv.evalLabelled(c, g, labels, int32(s)); err != nil {
@@ -178,7 +178,7 @@ func (lv *liveness) buildGraph(c *checker) (*stateGraph, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = parallel(n, c.opts.Workers, func(s int) error {
+	err = parallel(n, c.opts.Workers, func(_, s int) error {
 		st := c.g.states[s]
 		for i, a := range atoms {
 			if a.action || labels != nil && labels[i] != "" {

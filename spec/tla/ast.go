@@ -21,7 +21,10 @@
 // prefix OpApp "-." (so -1 is "-." applied to Num 1).
 package tla
 
-import "fmt"
+import (
+	"fmt"
+	syncatomic "sync/atomic" // atomic is the printer's
+)
 
 // Pos is a 1-based line and column (in bytes) within a source file. The zero
 // Pos means "unknown".
@@ -227,6 +230,10 @@ func (n *Theorem) Pos() Pos { return n.At }
 type Ident struct {
 	At   Pos
 	Name string
+	// Res is the evaluator's: there it keeps what the name stands for in
+	// the scope of its module, found once rather than at every
+	// evaluation. The parser leaves it empty.
+	Res syncatomic.Value
 }
 
 // Fixity says how an OpApp was written; it matters only for printing.
@@ -272,6 +279,8 @@ type OpApp struct {
 	Name   string
 	Args   []Expr
 	Fix    Fixity
+	// Res is the evaluator's, as Ident's is.
+	Res syncatomic.Value
 }
 
 // Num is an integer (or decimal) literal. Value holds decimal digits: \b, \o
@@ -281,12 +290,17 @@ type OpApp struct {
 type Num struct {
 	At    Pos
 	Value string
+	// Val is the evaluator's: there it keeps the literal's value, built
+	// once rather than at every evaluation. The parser leaves it empty.
+	Val syncatomic.Value
 }
 
 // Str is a string literal; Value is unescaped.
 type Str struct {
 	At    Pos
 	Value string
+	// Val is the evaluator's, as Num's is.
+	Val syncatomic.Value
 }
 
 // Bool is TRUE or FALSE.

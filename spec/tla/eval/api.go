@@ -65,7 +65,13 @@ func (sp *Spec) ParseFormula(src string) (*Formula, error) {
 }
 
 func (f *Formula) ctx(s, t State) *ctx {
-	return &ctx{sc: f.sc, env: f.env, s: s, t: t}
+	// One allocation for the frame and its count of reads.
+	fr := &struct {
+		frame
+		reads int
+	}{frame: frame{s: s, t: t}}
+	fr.nextReads = &fr.reads
+	return &ctx{sc: f.sc, env: f.env, frame: &fr.frame}
 }
 
 // Init calls yield with every state satisfying the conjunction of the
@@ -175,7 +181,7 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 	defer recoverError(&err)
 	target := make([]value.Value, len(sp.Vars))
 	c := a.ctx(s, target)
-	en := &enumerator{target: target, primed: true, label: &Action{}}
+	en := &enumerator{target: target, primed: true, labelled: true}
 	c.enum(a.Expr, en, func() bool {
 		t := make(State, len(target))
 		free := false

@@ -41,10 +41,17 @@ func isBuiltinOp(name string) bool {
 
 // opApp evaluates an operator application.
 func (c *ctx) opApp(n *tla.OpApp) value.Value {
-	if op := c.resolveOp(n); op != nil {
-		return c.userApp(op, n)
+	if op, ok := c.resolveOp(n); ok {
+		return c.userApp(&op, n)
 	}
 	a := n.Args
+	switch n.Name {
+	case "\\cup", "\\cap", "\\", "SUBSET", "UNION", "..":
+		// Sets such as Ballot \cup {-1} in a type invariant.
+		if v, ok := c.constant(n); ok {
+			return v
+		}
+	}
 	switch n.Name {
 	case "'":
 		return c.primedCtx(n.At).eval(a[0])
@@ -519,46 +526,6 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 	return nil
 }
 
-// equal is = as TLC evaluates it: values of different kinds cannot be
-// compared ("Attempted to check equality of integer 1 with non-integer"),
-// at any depth, except model values, which differ from every other value.
-func (c *ctx) equal(x, y value.Value, at tla.Pos) bool {
-	eq, err := value.EqualStrict(x, y)
-	if err != nil {
-		c.fail(at, "%v", err)
-	}
-	return eq
-}
-
-// comparableMember fails, as TLC does, when x \in s would compare x with
-// an element of another kind (model values aside): an explicit set with
-// such an element, or an interval when x is not an integer.
-func (c *ctx) comparableMember(x value.Value, s value.SetValue, at tla.Pos) {
-	k := x.Kind()
-	if k == value.KindModel {
-		return
-	}
-	other := func(e value.Value) bool { return e.Kind() != k && e.Kind() != value.KindModel }
-	switch s := s.(type) {
-	case *value.Set:
-		elems := s.Elems()
-		// Sets are sorted by kind first: when the first and last
-		// elements have x's kind, all do.
-		if len(elems) == 0 || elems[0].Kind() == k && elems[len(elems)-1].Kind() == k {
-			return
-		}
-		for _, e := range elems {
-			if other(e) {
-				c.fail(at, "cannot look for %s in %s: it holds %s, a value of another kind", value.Format(x), value.Format(s), value.Format(e))
-			}
-		}
-	case *value.Interval:
-		if k != value.KindInt {
-			c.fail(at, "cannot look for %s in %s, a set of integers", value.Format(x), value.Format(s))
-		}
-	}
-}
-
 // bagAdd adds n copies of x to bag b, dropping elements whose count falls
 // to zero or below.
 func bagAdd(b *value.Func, x value.Value, n int64) *value.Func {
@@ -580,104 +547,6 @@ func bagAdd(b *value.Func, x value.Value, n int64) *value.Func {
 		vals = append(vals, value.Int(total))
 	}
 	return value.NewFunc(keys, vals)
-}
-
-func (c *ctx) filterIn(xs *value.Set, y value.SetValue, keep bool, at tla.Pos) *value.Set {
-	var out []value.Value
-	for _, e := range xs.Elems() {
-		in, err := y.Contains(e)
-		if err != nil {
-			c.fail(at, "%v", err)
-		}
-		if in == keep {
-			out = append(out, e)
-		}
-	}
-	return value.NewSetOwned(out)
-}
-
-func (c *ctx) arith(op string, x, y int64, at tla.Pos) value.Value {
-	overflow := func() {
-		c.fail(at, "integer overflow: %d %s %d does not fit in 64 bits", x, op, y)
-	}
-	switch op {
-	case "+":
-		r := x + y
-		if (x > 0 && y > 0 && r < 0) || (x < 0 && y < 0 && r >= 0) {
-			overflow()
-		}
-		return value.Int(r)
-	case "-":
-		r := x - y
-		if (x >= 0 && y < 0 && r < 0) || (x < 0 && y > 0 && r >= 0) {
-			overflow()
-		}
-		return value.Int(r)
-	case "*":
-		r, ok := mulInt(x, y)
-		if !ok {
-			overflow()
-		}
-		return value.Int(r)
-	case "\\div", "/":
-		if y == 0 {
-			c.fail(at, "division by zero")
-		}
-		if op == "/" {
-			c.fail(at, "real division / is not supported; use \\div")
-		}
-		q := x / y
-		if (x%y != 0) && ((x < 0) != (y < 0)) {
-			q-- // TLA+'s \div rounds toward negative infinity
-		}
-		return value.Int(q)
-	case "%":
-		if y <= 0 {
-			c.fail(at, "%d %% %d: the divisor must be positive", x, y)
-		}
-		r := x % y
-		if r < 0 {
-			r += y
-		}
-		return value.Int(r)
-	case "^":
-		if y < 0 {
-			c.fail(at, "negative exponent in %d^%d", x, y)
-		}
-		// Square and multiply: a huge exponent of 0, 1 or -1 must not
-		// loop y times. b is squared only while a higher bit of y remains,
-		// so an overflowing square means the result overflows too.
-		r, b := int64(1), x
-		for e := y; e > 0; e >>= 1 {
-			var ok bool
-			if e&1 == 1 {
-				if r, ok = mulInt(r, b); !ok {
-					overflow()
-				}
-			}
-			if e > 1 {
-				if b, ok = mulInt(b, b); !ok {
-					overflow()
-				}
-			}
-		}
-		return value.Int(r)
-	}
-	c.fail(at, "unknown arithmetic operator %s", op)
-	return nil
-}
-
-// mulInt multiplies with overflow detection; the product may be
-// math.MinInt64, whose absolute value does not fit.
-func mulInt(x, y int64) (int64, bool) {
-	if x == 0 || y == 0 {
-		return 0, true
-	}
-	r := x * y
-	if r/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
-		return 0, false
-	}
-	return r, true
 }
 
 func permutations(s *value.Set) value.Value {
@@ -707,41 +576,4 @@ func permutations(s *value.Set) value.Value {
 	}
 	rec(0)
 	return value.NewSetOwned(out)
-}
-
-// memberOfFilter decides x \in {y \in S : P} (also through definitions
-// without parameters that stand for such a set) as x \in S /\ P with y
-// bound to x, as TLC does, without enumerating S: a membership test of a
-// type invariant such as DP \in {D \in SUBSET SUBSET S : ...} must not
-// build the 2^2^n sets. ok is false when setExpr is no set filter.
-func (c *ctx) memberOfFilter(x value.Value, setExpr tla.Expr, at tla.Pos) (in, ok bool) {
-	for {
-		id, isID := setExpr.(*tla.Ident)
-		if !isID || c.env.find(id.Name) != nil {
-			break
-		}
-		e := c.sc.lookup(id.Name)
-		if e == nil || e.kind != entDef || len(e.def.params) > 0 || e.def.fn != nil || e.def.native != nil || e.def.cachedValue() != nil {
-			return false, false
-		}
-		c = c.call(e.def.sc, nil, id.At)
-		setExpr = e.def.body
-	}
-	f, isFilter := setExpr.(*tla.SetFilter)
-	if !isFilter || f.Bound.Tuple {
-		return false, false
-	}
-	base, baseOK := c.memberOfFilter(x, f.Bound.Set, at)
-	if !baseOK {
-		s := c.set(f.Bound.Set)
-		c.comparableMember(x, s, at)
-		var err error
-		if base, err = s.Contains(x); err != nil {
-			c.fail(at, "%v", err)
-		}
-	}
-	if !base {
-		return false, true
-	}
-	return c.with(f.Bound.Names[0].Name, x).bool(f.Pred), true
 }

@@ -51,9 +51,20 @@ func (e *env) bindArg(name string, arg tla.Expr, c *ctx) *env {
 	// An argument that is a name bound to a value (a quantified variable,
 	// an already evaluated parameter) is that value, primed or not: bind it
 	// as such.
-	if id, ok := arg.(*tla.Ident); ok {
-		if b := c.env.find(id.Name); b != nil && b.op == nil && b.th == nil {
+	switch x := arg.(type) {
+	case *tla.Ident:
+		if b := c.env.find(x.Name); b != nil && b.op == nil && b.th == nil {
 			return e.bind(name, b.val)
+		}
+	case *tla.Str, *tla.Bool:
+		// A literal is its value (Decided(rm, "prepared")): a thunk
+		// would be larger and no lazier.
+		return e.bind(name, c.eval(x))
+	case *tla.Num:
+		// A number once converted (one too large for an integer fails
+		// where it is used, if it is).
+		if v, ok := x.Val.Load().(value.Value); ok {
+			return e.bind(name, v)
 		}
 	}
 	// One allocation for the binding and its thunk.
@@ -92,8 +103,19 @@ type closure struct {
 // While successors are enumerated, next is the partial next state: nil
 // entries are variables not yet assigned.
 type ctx struct {
-	sc     *scope
-	env    *env
+	sc  *scope
+	env *env
+	// The states are in a frame of their own, shared by every context
+	// that sees them: contexts are made at every operator call and every
+	// quantifier, and a small one is allocated and collected faster.
+	*frame
+	depth int // nested operator and function calls
+}
+
+// frame is what a context knows of the states. A frame is never changed
+// once a context holds it: a context that sees other states gets a new
+// frame.
+type frame struct {
 	s, t   []value.Value
 	primed bool // s is the next state (we are under a prime)
 	// partial is set while initial states are enumerated: s is then the
@@ -102,11 +124,20 @@ type ctx struct {
 	// shared is set while a temporal formula is decomposed: what it binds
 	// is evaluated later by several goroutines at once.
 	shared bool
-	// touched, if set, is set to true when the evaluation reads the next
-	// state; a parameter's value is kept only when it did not.
-	touched *bool
-	depth   int // nested operator and function calls
+	// nextReads counts the reads of the next state by the evaluation the
+	// frame belongs to (every frame made from the first shares it, nil
+	// where there is no next state): a parameter's value is kept only when
+	// its evaluation did not read the next state, which a count tells
+	// without a frame of its own for each argument.
+	nextReads *int
 }
+
+// noStates is the frame of a constant context; sharedNoStates that of a
+// temporal formula being decomposed.
+var (
+	noStates       = &frame{}
+	sharedNoStates = &frame{shared: true}
+)
 
 // maxDepth bounds nested operator and function calls: a recursion without
 // end must be an error of the spec, not a fatal overflow of the Go stack.
@@ -118,7 +149,7 @@ func (c *ctx) call(sc *scope, env *env, at tla.Pos) *ctx {
 	if c.depth >= maxDepth {
 		c.fail(at, "more than %d nested operator or function calls: a recursion without end?", maxDepth)
 	}
-	return &ctx{sc: sc, env: env, s: c.s, t: c.t, primed: c.primed, partial: c.partial, shared: c.shared, touched: c.touched, depth: c.depth + 1}
+	return &ctx{sc: sc, env: env, frame: c.frame, depth: c.depth + 1}
 }
 
 // value returns the value of a bound name; a parameter's argument is
@@ -132,18 +163,21 @@ func (c *ctx) value(b *env, at tla.Pos) value.Value {
 	if memoable && th.memo != nil && sameState(th.memoS, c.s) {
 		return th.memo
 	}
-	touched := false
-	c2 := c.call(th.sc, th.env, at)
-	c2.touched = &touched
-	v := c2.eval(th.expr)
-	if touched {
-		if c.touched != nil {
-			*c.touched = true
-		}
-	} else if memoable {
+	reads := c.readsOfNext()
+	v := c.call(th.sc, th.env, at).eval(th.expr)
+	if memoable && c.readsOfNext() == reads {
 		th.memo, th.memoS = v, c.s
 	}
 	return v
+}
+
+// readsOfNext returns how many times the evaluation has read the next
+// state so far.
+func (c *ctx) readsOfNext() int {
+	if c.nextReads == nil {
+		return 0
+	}
+	return *c.nextReads
 }
 
 // sameState reports whether a and b are the same state (the same array, or

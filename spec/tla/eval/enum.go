@@ -43,9 +43,14 @@ func (a *Action) String() string {
 type enumerator struct {
 	target []value.Value // the partial state being built
 	primed bool          // assignments are to primed variables (actions) or not (Init)
-	label  *Action
-	// labelArgs and labelCtx give label's parameters, when it has some.
-	labelArgs *labelArgs
+	// labelled is set once a definition names the successors: labelName,
+	// with the parameters labelArgs gives (in labelCtx), if it has some.
+	// label is the action, made when a first successor is found, for a
+	// definition without parameters (most definitions find none).
+	labelled  bool
+	labelName string
+	label     *Action
+	labelArgs labelArgs
 	labelCtx  *ctx
 }
 
@@ -79,10 +84,10 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			}
 			break
 		}
-		if ent := c.sc.lookup(n.Name); ent != nil {
+		if ent := c.sc.lookupAt(n.Name, &n.Res); ent != nil {
 			switch {
 			case ent.kind == entDef && ent.def.fn == nil && len(ent.def.params) == 0:
-				return c.call(ent.def.sc, nil, n.At).enumLabelled(ent.def.name, nil, ent.def.body, en, k)
+				return c.call(ent.def.sc, nil, n.At).enumLabelled(ent.def.name, labelArgs{}, ent.def.body, en, k)
 			case ent.kind == entVar && !en.primed && c.s[ent.index] == nil:
 				c.fail(n.At, "%s is used before it is assigned a value", n.Name)
 			case ent.kind == entSubst:
@@ -91,8 +96,8 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 			}
 		}
 	case *tla.OpApp:
-		if op := c.resolveOp(n); op != nil {
-			return c.enumUser(op, n, en, k)
+		if op, ok := c.resolveOp(n); ok {
+			return c.enumUser(&op, n, en, k)
 		}
 		a := n.Args
 		switch n.Name {
@@ -135,20 +140,17 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 		if n.Kind == tla.Forall && !hasUnbounded(n.Bounds) {
 			// As TLC: \A over a finite set is the conjunction of its
 			// instances, so its body may assign.
-			var insts []*ctx
+			conj := &instances{body: n.Body, en: en, k: k}
+			if b := n.Bounds[0]; len(n.Bounds) == 1 && !b.Tuple && len(b.Names) == 1 {
+				conj.one, conj.base, conj.name = true, c, b.Names[0].Name
+				conj.elems = c.domain(b.Set).Elems()
+				return conj.enum(0)
+			}
 			c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
-				c3 := *c2 // forBounds reuses c2 for the next instance
-				insts = append(insts, &c3)
+				conj.ctxs = append(conj.ctxs, *c2) // forBounds reuses c2 for the next instance
 				return false
 			})
-			var conj func(i int) bool
-			conj = func(i int) bool {
-				if i == len(insts) {
-					return k()
-				}
-				return insts[i].enum(n.Body, en, func() bool { return conj(i + 1) })
-			}
-			return conj(0)
+			return conj.enum(0)
 		}
 	case *tla.If:
 		if c.bool(n.Cond) {
@@ -184,11 +186,92 @@ func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
 	return false
 }
 
+// instances enumerates the conjunction of the instances of a \A: the
+// body in each context of ctxs, or, for a \A over one name (one is set),
+// the body in base with name bound to each of elems. The context of such
+// an instance is made when the instances before it hold: most often one
+// of the first does not.
+type instances struct {
+	ctxs  []ctx
+	one   bool
+	base  *ctx
+	name  string
+	elems []value.Value
+	body  tla.Expr
+	en    *enumerator
+	k     func() bool
+}
+
+// enum enumerates the instances from the i-th on.
+func (in *instances) enum(i int) bool {
+	n := len(in.ctxs)
+	if in.one {
+		n = len(in.elems)
+	}
+	switch {
+	case i == n:
+		return in.k()
+	case i == n-1:
+		return in.ctx(i).enum(in.body, in.en, in.k)
+	}
+	return in.ctx(i).enum(in.body, in.en, func() bool { return in.enum(i + 1) })
+}
+
+// ctx returns the context of the i-th instance.
+func (in *instances) ctx(i int) *ctx {
+	if !in.one {
+		return &in.ctxs[i]
+	}
+	return in.base.with(in.name, in.elems[i])
+}
+
 func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
-	if len(items) == 0 {
+	// Conjuncts that can only test are evaluated in a loop: no
+	// continuation is built for them.
+	for len(items) > 0 && c.onlyTests(items[0]) {
+		if !c.bool(items[0]) {
+			return false
+		}
+		items = items[1:]
+	}
+	switch len(items) {
+	case 0:
 		return k()
+	case 1:
+		return c.enum(items[0], en, k)
 	}
 	return c.enum(items[0], en, func() bool { return c.enumAnd(items[1:], en, k) })
+}
+
+// onlyTests reports whether enum treats e as a test, c.enum(e, en, k)
+// being "k() if e holds": no case of enum but the last applies to it.
+func (c *ctx) onlyTests(e tla.Expr) bool {
+	switch n := e.(type) {
+	case *tla.Quant:
+		// k() is called once for each way \E's body holds, but once for
+		// all of \A's instances.
+		return n.Kind == tla.Forall && !hasUnbounded(n.Bounds) && c.onlyTests(n.Body)
+	case *tla.Junction, *tla.Ident, *tla.If, *tla.Case, *tla.Let, *tla.ActionBox, *tla.ActionAngle:
+		return false
+	case *tla.OpApp:
+		switch n.Name {
+		case "/\\", "\\/", "UNCHANGED", "=>":
+			return false
+		case "=", "\\in":
+			// Only a variable, possibly primed, can be assigned.
+			switch lhs := n.Args[0].(type) {
+			case *tla.Ident:
+				return false
+			case *tla.OpApp:
+				if lhs.Name == "'" {
+					return false
+				}
+			}
+		}
+		_, user := c.resolveOp(n)
+		return !user
+	}
+	return true
 }
 
 // labelArgs are the parameters of the action that names successors: the
@@ -201,24 +284,41 @@ type labelArgs struct {
 
 // enumLabelled enumerates the body of a definition, naming the action
 // after it unless an outer definition already did.
-func (c *ctx) enumLabelled(name string, args *labelArgs, body tla.Expr, en *enumerator, k func() bool) bool {
-	if en.label != nil || !en.primed {
+func (c *ctx) enumLabelled(name string, args labelArgs, body tla.Expr, en *enumerator, k func() bool) bool {
+	if en.labelled || !en.primed {
 		return c.enum(body, en, k)
 	}
-	en.label = &Action{Name: name}
-	en.labelArgs = args
-	en.labelCtx = c
+	en.labelled, en.labelName, en.labelArgs, en.labelCtx = true, name, args, c
 	stop := c.enum(body, en, k)
-	en.label, en.labelArgs, en.labelCtx = nil, nil, nil
+	en.labelled, en.labelName, en.label, en.labelArgs, en.labelCtx = false, "", nil, labelArgs{}, nil
 	return stop
 }
 
-// action returns the action that produced the successor just completed.
+// action returns the action that produced the successor just completed,
+// nil if no definition named it.
 func (en *enumerator) action() *Action {
-	if en.labelArgs == nil {
+	if !en.labelled {
+		return nil
+	}
+	if en.labelArgs.n == 0 {
+		if en.label == nil {
+			en.label = &Action{Name: en.labelName}
+		}
 		return en.label
 	}
-	a := &Action{Name: en.label.Name, Params: make([]value.Value, en.labelArgs.n)}
+	var a *Action
+	if n := en.labelArgs.n; n <= 2 {
+		// An action of one or two parameters, the usual, is allocated
+		// with them.
+		ap := &struct {
+			a Action
+			p [2]value.Value
+		}{a: Action{Name: en.labelName}}
+		ap.a.Params = ap.p[:n:n]
+		a = &ap.a
+	} else {
+		a = &Action{Name: en.labelName, Params: make([]value.Value, n)}
+	}
 	b := en.labelArgs.env
 	for i := en.labelArgs.n - 1; i >= 0; i, b = i-1, b.next {
 		if b.th == nil {
@@ -257,9 +357,9 @@ func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool
 	if op.cl != nil {
 		return c2.enum(body, en, k)
 	}
-	var label *labelArgs
-	if en.label == nil && en.primed && len(params) > 0 {
-		label = &labelArgs{env: c2.env, n: len(params)}
+	var label labelArgs
+	if !en.labelled && en.primed && len(params) > 0 {
+		label = labelArgs{env: c2.env, n: len(params)}
 	}
 	return c2.enumLabelled(n.Name, label, body, en, k)
 }
@@ -291,7 +391,7 @@ func (c *ctx) varTarget(e tla.Expr, primed bool) (idx int, isPrimed, ok bool) {
 			}
 			return 0, false, false
 		}
-		ent := c.sc.lookup(n.Name)
+		ent := c.sc.lookupAt(n.Name, &n.Res)
 		if ent == nil {
 			return 0, false, false
 		}
@@ -299,7 +399,7 @@ func (c *ctx) varTarget(e tla.Expr, primed bool) (idx int, isPrimed, ok bool) {
 		case entVar:
 			return ent.index, primed, true
 		case entSubst:
-			c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, depth: c.depth}
+			c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, frame: noStates, depth: c.depth}
 			return c2.varTarget(ent.subst.expr, primed)
 		}
 	}
@@ -342,7 +442,7 @@ func (c *ctx) enumUnchanged(e tla.Expr, en *enumerator, k func() bool) bool {
 		if b := c.env.find(x.Name); b != nil && b.th != nil {
 			return c.argCtx(b, x.At).enumUnchanged(b.th.expr, en, k)
 		} else if b == nil {
-			switch ent := c.sc.lookup(x.Name); {
+			switch ent := c.sc.lookupAt(x.Name, &x.Res); {
 			case ent == nil:
 			case ent.kind == entDef && len(ent.def.params) == 0 && ent.def.fn == nil && ent.def.native == nil:
 				return c.call(ent.def.sc, nil, x.At).enumUnchanged(ent.def.body, en, k)
@@ -372,9 +472,11 @@ func (c *ctx) enabled(a tla.Expr) bool {
 		c.fail(a.Pos(), "ENABLED needs a current state")
 	}
 	target := make([]value.Value, len(c.s))
-	en := &enumerator{target: target, primed: true, label: &Action{}}
+	en := &enumerator{target: target, primed: true, labelled: true}
 	c2 := *c
-	c2.t = target
+	f := *c.frame
+	f.t = target
+	c2.frame = &f
 	found := false
 	c2.enum(a, en, func() bool {
 		found = true

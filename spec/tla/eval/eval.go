@@ -3,7 +3,6 @@ package eval
 import (
 	"math/big"
 	"strconv"
-	"sync"
 
 	"github.com/roomspec/roomspec/spec/tla"
 	"github.com/roomspec/roomspec/spec/tla/value"
@@ -15,6 +14,11 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 	case *tla.Bool:
 		return value.Bool(n.Value)
 	case *tla.Num:
+		// Literals are kept as values: converting a string or a large
+		// integer to an interface allocates.
+		if v, ok := n.Val.Load().(value.Value); ok {
+			return v
+		}
 		i, err := strconv.ParseInt(n.Value, 10, 64)
 		if err != nil {
 			if _, ok := new(big.Int).SetString(n.Value, 10); ok {
@@ -22,9 +26,16 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 			}
 			c.fail(n.At, "unsupported number %s (only integers are supported)", n.Value)
 		}
-		return value.Int(i)
+		v := value.Value(value.Int(i))
+		n.Val.Store(v)
+		return v
 	case *tla.Str:
-		return value.String(n.Value)
+		if v, ok := n.Val.Load().(value.Value); ok {
+			return v
+		}
+		v := value.Value(value.String(n.Value))
+		n.Val.Store(v)
+		return v
 	case *tla.Ident:
 		return c.ident(n)
 	case *tla.OpApp:
@@ -49,24 +60,38 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 	case *tla.Let:
 		return c.withLet(n.Defs).eval(n.Body)
 	case *tla.SetEnum:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		elems := make([]value.Value, len(n.Elems))
 		for i, x := range n.Elems {
 			elems[i] = c.eval(x)
 		}
 		return value.NewSetOwned(elems)
 	case *tla.Tuple:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		elems := make([]value.Value, len(n.Elems))
 		for i, x := range n.Elems {
 			elems[i] = c.eval(x)
 		}
 		return value.NewTuple(elems...)
 	case *tla.RecordCons:
-		vals := make([]value.Value, len(n.Fields))
-		for i, f := range n.Fields {
-			vals[i] = c.eval(f.Val)
+		if v, ok := c.constant(n); ok {
+			return v
+		}
+		// Record copies the values: the usual handful stays on the stack.
+		var buf [8]value.Value
+		vals := buf[:0]
+		for _, f := range n.Fields {
+			vals = append(vals, c.eval(f.Val))
 		}
 		return recordShape(n).Record(vals)
 	case *tla.RecordSet:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		rs := &value.RecordSet{}
 		fields := append([]*tla.Field(nil), n.Fields...)
 		sortFields(fields)
@@ -76,8 +101,14 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 		}
 		return rs
 	case *tla.FuncSet:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		return &value.FuncSet{Dom: c.set(n.Dom), Rng: c.set(n.Rng)}
 	case *tla.Cross:
+		if v, ok := c.constant(n); ok {
+			return v
+		}
 		p := &value.Product{}
 		for _, s := range n.Sets {
 			p.Sets = append(p.Sets, c.set(s))
@@ -250,9 +281,13 @@ func (c *ctx) junction(n *tla.Junction) value.Value {
 
 // with returns a copy of c with name bound to v.
 func (c *ctx) with(name string, v value.Value) *ctx {
-	c2 := *c
-	c2.env = c.env.bind(name, v)
-	return &c2
+	// One allocation for the context and the binding.
+	b := &struct {
+		c ctx
+		e env
+	}{c: *c, e: env{name: name, val: v, next: c.env}}
+	b.c.env = &b.e
+	return &b.c
 }
 
 // withLet returns a copy of c with LET definitions bound.
@@ -294,18 +329,22 @@ func (c *ctx) withLet(defs []tla.Unit) *ctx {
 // tuple pattern); f returns true to stop.
 func (c *ctx) forBound(b *tla.Bound, f func(*ctx, value.Value) bool) {
 	s := c.domain(b.Set)
-	c2 := *c // reused for every element, as in forBounds
-	var node *env
-	for _, elem := range s.Elems() {
-		if b.Tuple {
-			c2.env = c.bindPattern(b, elem).env
-		} else {
-			if node == nil {
-				node = c.env.bind(b.Names[0].Name, nil)
+	if !b.Tuple {
+		var c2 *ctx // reused for every element, as in forBounds
+		for _, elem := range s.Elems() {
+			if c2 == nil {
+				c2 = c.with(b.Names[0].Name, elem)
 			}
-			node.val = elem
-			c2.env = node
+			c2.env.val = elem
+			if f(c2, elem) {
+				return
+			}
 		}
+		return
+	}
+	c2 := *c
+	for _, elem := range s.Elems() {
+		c2.env = c.bindPattern(b, elem).env
 		if f(&c2, elem) {
 			return
 		}
@@ -338,6 +377,22 @@ func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, false
 func (c *ctx) forBoundsFresh(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, true, f) }
 
 func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
+	if len(bs) == 1 && !bs[0].Tuple && len(bs[0].Names) == 1 && !fresh {
+		// \E x \in S : P, the common case, needs none of what follows:
+		// one context serves every element.
+		elems := c.domain(bs[0].Set).Elems()
+		if len(elems) == 0 {
+			return
+		}
+		c2 := c.with(bs[0].Names[0].Name, elems[0])
+		for _, elem := range elems {
+			c2.env.val = elem
+			if f(c2) {
+				return
+			}
+		}
+		return
+	}
 	type slot struct {
 		b    *tla.Bound
 		name int // index in b.Names when not a tuple pattern
@@ -353,6 +408,10 @@ func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
 		}
 	}
 	sets := make([]*value.Set, len(slots))
+	// ctxs[i] is the context in which slot i is bound: one context per
+	// slot serves every element, since evaluation under it ends before
+	// the next element is bound (nothing keeps a *ctx).
+	ctxs := make([]ctx, len(slots))
 	var rec func(i int, c2 *ctx) bool
 	rec = func(i int, c2 *ctx) bool {
 		if i == len(slots) {
@@ -364,22 +423,21 @@ func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
 			// names it binds, so each is evaluated once, outside.
 			sets[i] = c.domain(sl.b.Set)
 		}
-		// One context serves every element: evaluation under it ends
-		// before the next element is bound (nothing keeps a *ctx), and
-		// so does one binding, unless f keeps it.
-		c3 := *c2
+		c3 := &ctxs[i]
+		*c3 = *c2
 		var node *env
 		for _, elem := range sets[i].Elems() {
 			switch {
 			case sl.name < 0:
 				c3.env = c2.bindPattern(sl.b, elem).env
 			case fresh || node == nil:
+				// A binding too is reused, unless f keeps it.
 				node = c2.env.bind(sl.b.Names[sl.name].Name, elem)
 				c3.env = node
 			default:
 				node.val = elem
 			}
-			if rec(i+1, &c3) {
+			if rec(i+1, c3) {
 				return true
 			}
 		}
@@ -446,7 +504,7 @@ func (c *ctx) funcApp(n *tla.FuncApp) value.Value {
 	// A (possibly recursive) function definition is applied without
 	// building the whole function.
 	if id, ok := n.Func.(*tla.Ident); ok {
-		if fd, fc := c.funcDefOf(id.Name, n.At); fd != nil {
+		if fd, fc := c.funcDefOf(id, n.At); fd != nil {
 			return fc.applyFuncDef(fd, arg, n.At)
 		}
 	}
@@ -462,16 +520,16 @@ func (c *ctx) funcApp(n *tla.FuncApp) value.Value {
 	return v
 }
 
-// funcDefOf resolves name to a function definition and the context its
+// funcDefOf resolves id to a function definition and the context its
 // body is evaluated in.
-func (c *ctx) funcDefOf(name string, at tla.Pos) (*tla.FuncDef, *ctx) {
-	if b := c.env.find(name); b != nil {
+func (c *ctx) funcDefOf(id *tla.Ident, at tla.Pos) (*tla.FuncDef, *ctx) {
+	if b := c.env.find(id.Name); b != nil {
 		if b.op != nil && b.op.fn != nil {
 			return b.op.fn, c.call(b.op.sc, b.op.env, at)
 		}
 		return nil, nil
 	}
-	if e := c.sc.lookup(name); e != nil && e.kind == entDef && e.def.fn != nil {
+	if e := c.sc.lookupAt(id.Name, &id.Res); e != nil && e.kind == entDef && e.def.fn != nil {
 		return e.def.fn, c.call(e.def.sc, nil, at)
 	}
 	return nil, nil
@@ -522,6 +580,11 @@ func (c *ctx) except(n *tla.Except) value.Value {
 
 func (c *ctx) exceptPath(v value.Value, path []*tla.ExceptStep, val tla.Expr) value.Value {
 	if len(path) == 0 {
+		if !usesAt(val) {
+			// Most updates do not refer to @: binding it would cost a
+			// context and a binding for nothing.
+			return c.eval(val)
+		}
 		return c.with("@", v).eval(val)
 	}
 	st := path[0]
@@ -566,77 +629,10 @@ func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	if c.primed || c.t == nil {
 		c.fail(at, "a primed expression needs a next state here")
 	}
-	if c.touched != nil {
-		*c.touched = true
-	}
+	*c.nextReads++ // not nil: c has a next state
 	c2 := *c
-	c2.s, c2.t, c2.primed = c.t, nil, true
+	f := *c.frame
+	f.s, f.t, f.primed = c.t, nil, true
+	c2.frame = &f
 	return &c2
-}
-
-// notConstant marks, in a scope's set cache, an expression that depends on
-// bound names or variables.
-type notConstantT struct{}
-
-var notConstant = notConstantT{}
-
-// domain evaluates the set of a quantifier, CHOOSE or function
-// constructor. A set that depends on neither variables nor bound names
-// (Node \ {0}, [type : {"a"}, x : S]) is enumerated once per scope. Whether
-// an expression is closed is decided by its syntactic position, so the
-// decision is cached with it.
-func (c *ctx) domain(e tla.Expr) *value.Set {
-	if v, ok := c.sc.sets.Load(e); ok {
-		if s, ok := v.(*value.Set); ok {
-			return s
-		}
-		return c.enumerate(e)
-	}
-	if !c.closed(e) {
-		c.sc.sets.Store(e, notConstant)
-		return c.enumerate(e)
-	}
-	s := (&ctx{sc: c.sc}).enumerate(e)
-	c.sc.sets.Store(e, s)
-	return s
-}
-
-// closed reports whether e refers to no bound name of c and no variable.
-func (c *ctx) closed(e tla.Expr) bool {
-	if c.env != nil {
-		bound := false
-		walk(e, func(x tla.Expr) bool {
-			switch n := x.(type) {
-			case *tla.Ident:
-				bound = bound || c.env.find(n.Name) != nil
-			case *tla.OpApp:
-				bound = bound || (len(n.Prefix) == 0 && c.env.find(n.Name) != nil)
-			case *tla.AtSign:
-				bound = true
-			}
-			return !bound
-		})
-		if bound {
-			return false
-		}
-	}
-	cacheMu.Lock()
-	defer cacheMu.Unlock()
-	return exprLevel(e, c.sc) == 0
-}
-
-// shapes caches the record shape of each record constructor.
-var shapes sync.Map // *tla.RecordCons -> *value.RecordShape
-
-func recordShape(n *tla.RecordCons) *value.RecordShape {
-	if sh, ok := shapes.Load(n); ok {
-		return sh.(*value.RecordShape)
-	}
-	names := make([]string, len(n.Fields))
-	for i, f := range n.Fields {
-		names[i] = f.Name
-	}
-	sh := value.NewRecordShape(names)
-	shapes.Store(n, sh)
-	return sh
 }

@@ -520,3 +520,24 @@ func TestDeepRecursion(t *testing.T) {
 	assert.Contains(t, string(out), "ErrLoopFn: EvalTest.tla:", tail)
 	assert.Contains(t, string(out), "recursion without end", tail)
 }
+
+// TestUserSymbols checks that operator symbols a spec defines or binds (an
+// infix definition, a LET definition, an operator parameter, an instance's
+// substitution) are not taken for the built-in operators of that name.
+func TestUserSymbols(t *testing.T) {
+	sp := loadSpec(t, "testdata", "Symbols")
+	for _, tc := range []struct{ expr, want string }{
+		{`2 + 3`, `6`},
+		{`Apply(Times, 2, 3)`, `6`},
+		{`L`, `6`},
+		{`I!Rem`, `14`},
+	} {
+		t.Run(tc.expr, func(t *testing.T) {
+			f, err := sp.ParseFormula(tc.expr)
+			require.NoError(t, err)
+			v, err := sp.Eval(f, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, value.Format(v))
+		})
+	}
+}

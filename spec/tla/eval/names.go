@@ -13,7 +13,7 @@ func (c *ctx) ident(n *tla.Ident) value.Value {
 		}
 		return c.callClosure(b.op, nil, n.At)
 	}
-	if e := c.sc.lookup(n.Name); e != nil {
+	if e := c.sc.lookupAt(n.Name, &n.Res); e != nil {
 		return c.entityValue(e, n.At)
 	}
 	if v, ok := builtinConstant(n.Name); ok {
@@ -70,7 +70,7 @@ func (c *ctx) callDef(d *def, args []value.Value, at tla.Pos) value.Value {
 		}
 		if d.isConstant() {
 			c2 := c.call(d.sc, nil, at)
-			c2.s, c2.t, c2.primed = nil, nil, false
+			c2.frame = &frame{partial: c.partial, shared: c.shared, nextReads: c.nextReads}
 			v := c2.eval(d.body)
 			d.setCache(v)
 			return v
@@ -111,42 +111,46 @@ type operator struct {
 }
 
 // resolveOp finds the user operator n names, following an instance path.
-// It returns nil for a built-in operator.
-func (c *ctx) resolveOp(n *tla.OpApp) *operator {
+// It returns false for a built-in operator. (Operators are returned by
+// value: resolving one is frequent and must not allocate.)
+func (c *ctx) resolveOp(n *tla.OpApp) (operator, bool) {
+	if len(n.Prefix) == 0 && isSymbol(n.Name) && c.sc.spec != nil && !c.sc.spec.symbols[n.Name] {
+		return operator{}, false
+	}
 	if len(n.Prefix) > 0 {
-		if op := c.subexpression(n); op != nil {
-			return op
+		if op, ok := c.subexpression(n); ok {
+			return op, true
 		}
 		sc := c.instanceScope(n.Prefix)
 		e := sc.lookup(n.Name)
 		if e == nil {
 			c.fail(n.At, "module %s has no definition %s", sc.module, n.Name)
 		}
-		return (&ctx{sc: sc, depth: c.depth}).entityOp(e, n.Name)
+		return (&ctx{sc: sc, frame: noStates, depth: c.depth}).entityOp(e, n.Name), true
 	}
 	if b := c.env.find(n.Name); b != nil {
 		if b.op != nil {
-			return &operator{cl: b.op, name: n.Name}
+			return operator{cl: b.op, name: n.Name}, true
 		}
-		return nil
+		return operator{}, false
 	}
-	if e := c.sc.lookup(n.Name); e != nil {
-		return c.entityOp(e, n.Name)
+	if e := c.sc.lookupAt(n.Name, &n.Res); e != nil {
+		return c.entityOp(e, n.Name), true
 	}
-	return nil
+	return operator{}, false
 }
 
 // entityOp returns the operator an entity of c's scope stands for. A
 // constant of an instantiated module declared as an operator (CONSTANT
 // F(_)) and substituted, explicitly or by name, stands for the operator it
 // is replaced by.
-func (c *ctx) entityOp(e *entity, name string) *operator {
+func (c *ctx) entityOp(e *entity, name string) operator {
 	if e.kind == entSubst {
-		c2 := &ctx{sc: e.subst.sc, env: e.subst.env, depth: c.depth}
+		c2 := &ctx{sc: e.subst.sc, env: e.subst.env, frame: noStates, depth: c.depth}
 		switch x := e.subst.expr.(type) {
 		case *tla.Ident:
 			if b := c2.env.find(x.Name); b != nil && b.op != nil {
-				return &operator{cl: b.op, name: name}
+				return operator{cl: b.op, name: name}
 			}
 			if e2 := c2.sc.lookup(x.Name); e2 != nil && e2.kind != entVar && e2.kind != entConst {
 				op := c2.entityOp(e2, name)
@@ -155,26 +159,26 @@ func (c *ctx) entityOp(e *entity, name string) *operator {
 				}
 			}
 		case *tla.Lambda:
-			return &operator{cl: &closure{name: "LAMBDA", params: x.Params, body: x.Body, sc: c2.sc, env: c2.env, at: x.At}, name: name}
+			return operator{cl: &closure{name: "LAMBDA", params: x.Params, body: x.Body, sc: c2.sc, env: c2.env, at: x.At}, name: name}
 		case *tla.OpApp:
 			if len(x.Args) == 0 && len(x.Prefix) > 0 {
-				if op := c2.resolveOp(x); op != nil && (op.def != nil || op.cl != nil) {
+				if op, ok := c2.resolveOp(x); ok && (op.def != nil || op.cl != nil) {
 					return op
 				}
 			}
 		}
 	}
-	return &operator{def: e.def, ent: e, sc: c.sc, name: name}
+	return operator{def: e.def, ent: e, sc: c.sc, name: name}
 }
 
 // subexpression resolves a subexpression name such as Inv!2 (the second
 // conjunct of Inv) or Thm!: (the statement of theorem Thm) to an operator
-// without parameters; it returns nil when n's prefix is an instance path.
-func (c *ctx) subexpression(n *tla.OpApp) *operator {
+// without parameters; it returns false when n's prefix is an instance path.
+func (c *ctx) subexpression(n *tla.OpApp) (operator, bool) {
 	first := n.Prefix[0]
 	e := c.sc.lookup(first.Name)
 	if e == nil || e.kind != entDef || e.def.fn != nil || len(first.Args) > 0 {
-		return nil
+		return operator{}, false
 	}
 	expr := e.def.body
 	steps := make([]string, 0, len(n.Prefix))
@@ -185,7 +189,7 @@ func (c *ctx) subexpression(n *tla.OpApp) *operator {
 	for _, st := range steps {
 		expr = c.selectStep(expr, st, n)
 	}
-	return &operator{cl: &closure{name: tla.Print(n), body: expr, sc: e.def.sc, at: n.At}, name: n.Name}
+	return operator{cl: &closure{name: tla.Print(n), body: expr, sc: e.def.sc, at: n.At}, name: n.Name}, true
 }
 
 // selectStep applies one step of a subexpression name: ":" is the

@@ -75,13 +75,15 @@ type instance struct {
 // module). Definitions of extended modules and unnamed instances are merged
 // in.
 type scope struct {
-	// sets caches the values of constant set expressions used as
-	// quantifier domains (tla.Expr -> *value.Set, or notConstant).
-	sets   *sync.Map
-	names  map[string]*entity
-	file   string
-	module string
-	spec   *Spec
+	// consts and domains cache the values of constant expressions and
+	// the enumerations of constant quantifier domains (tla.Expr ->
+	// value.Value or *value.Set, or a cacheMark), shared by the scopes of
+	// one module's units.
+	consts, domains *sync.Map
+	names           map[string]*entity
+	file            string
+	module          string
+	spec            *Spec
 	// parent, when set, is the scope whose names this one adds to: a
 	// module's definitions get a scope of their own, over the scope they
 	// are merged into, when a model overrides names in that module only
@@ -103,6 +105,29 @@ func (s *scope) lookup(name string) *entity {
 		return s.spec.overrides[name]
 	}
 	return nil
+}
+
+// resolved is what a name of the syntax tree stands for in a scope.
+type resolved struct {
+	sc  *scope
+	ent *entity
+}
+
+// lookupAt is lookup for the name of a node of the syntax tree, res being
+// the node's cache (tla.Ident.Res, tla.OpApp.Res): the names of a built
+// scope do not change, so the name stands for the same entity at every
+// evaluation of the node there. The cache holds the entity of the first
+// scope the node is evaluated in; a node evaluated in other scopes too (a
+// module instantiated twice) looks its name up there at every evaluation.
+func (s *scope) lookupAt(name string, res *atomic.Value) *entity {
+	if r, ok := res.Load().(*resolved); ok && r.sc == s {
+		return r.ent
+	}
+	e := s.lookup(name)
+	if s.spec != nil && s.spec.built && res.Load() == nil {
+		res.CompareAndSwap(nil, &resolved{sc: s, ent: e})
+	}
+	return e
 }
 
 // errorf reports a problem found while building scopes.

@@ -44,7 +44,15 @@ type Spec struct {
 	// the module-scoped bindings, by module name.
 	overrides map[string]*entity
 	scoped    map[string][]Binding
+	// symbols are the operator symbols the spec's modules or its model
+	// define or bind (nil when none): any other symbol is built in, found
+	// without looking it up.
+	symbols   map[string]bool
 	rootScope *scope // the root scope, as soon as it is being built
+	// built is set once NewSpec has bound the model's constants: the
+	// names of the scopes built so far do not change after, and a name of
+	// the syntax tree may keep what it stands for (scope.lookupAt).
+	built bool
 	// rng picks RandomElement's elements, from a fixed seed so that runs
 	// are reproducible.
 	rngMu sync.Mutex
@@ -85,6 +93,10 @@ func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err 
 		return nil, err
 	}
 	sp.root = sc
+	sp.collectSymbols(root, map[*tla.Module]bool{})
+	for _, b := range bindings {
+		sp.addSymbol(b.Name)
+	}
 	for _, b := range bindings {
 		if b.Module != "" {
 			if b.Subst != "" && sc.names[b.Subst] == nil {
@@ -129,7 +141,58 @@ func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err 
 			return nil, buildErr(b.File, b.Pos, "the model cannot bind %s: it is a variable", b.Name)
 		}
 	}
+	sp.built = true
 	return sp, nil
+}
+
+// collectSymbols records the operator symbols that mod, and the modules
+// it extends or instantiates, define or declare (a user-defined a \prec b,
+// a parameter _+_, an instance's + <- Plus).
+func (sp *Spec) collectSymbols(mod *tla.Module, seen map[*tla.Module]bool) {
+	if seen[mod] {
+		return
+	}
+	seen[mod] = true
+	visit := func(name string) {
+		if m, ok := sp.findModule(mod, name); ok {
+			sp.collectSymbols(m, seen)
+		}
+	}
+	for _, ext := range mod.Extends {
+		visit(ext.Name)
+	}
+	tla.Inspect(mod, func(n tla.Node) bool {
+		switch x := n.(type) {
+		case *tla.OpDef:
+			sp.addSymbol(x.Name)
+		case *tla.Param:
+			sp.addSymbol(x.Name)
+		case *tla.Subst:
+			sp.addSymbol(x.Name)
+		case *tla.Instance:
+			visit(x.Module)
+		}
+		return true
+	})
+}
+
+func (sp *Spec) addSymbol(name string) {
+	if isSymbol(name) {
+		if sp.symbols == nil {
+			sp.symbols = map[string]bool{}
+		}
+		sp.symbols[name] = true
+	}
+}
+
+// isSymbol reports whether name is an operator symbol (=, \in, -.) rather
+// than an identifier.
+func isSymbol(name string) bool {
+	if name == "" {
+		return false
+	}
+	b := name[0]
+	return !(b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z')
 }
 
 // isBuiltinName reports whether name is an operator of a standard module
@@ -155,9 +218,9 @@ func (sp *Spec) unitScope(sc *scope, mod *tla.Module, cache map[*tla.Module]*sco
 	if us, ok := cache[mod]; ok {
 		return us
 	}
-	us := &scope{names: sc.names, file: mod.File, module: sc.module, spec: sp, sets: sc.sets}
+	us := &scope{names: sc.names, file: mod.File, module: sc.module, spec: sp, consts: sc.consts, domains: sc.domains}
 	if bs := sp.scoped[mod.Name]; len(bs) > 0 {
-		us = &scope{names: map[string]*entity{}, parent: sc, file: mod.File, module: sc.module, spec: sp, sets: sc.sets}
+		us = &scope{names: map[string]*entity{}, parent: sc, file: mod.File, module: sc.module, spec: sp, consts: sc.consts, domains: sc.domains}
 		for _, b := range bs {
 			if b.Subst != "" {
 				// Resolved in the root module, where the model's
@@ -220,7 +283,7 @@ func (sp *Spec) findModule(from *tla.Module, name string) (*tla.Module, bool) {
 // variables are replaced by substitutions (explicit, or implicit by name in
 // the outer scope).
 func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRoot bool) (*scope, error) {
-	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp, sets: &sync.Map{}}
+	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp, consts: &sync.Map{}, domains: &sync.Map{}}
 	if isRoot {
 		sp.rootScope = sc
 	}
@@ -291,7 +354,7 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 				sc.names[u.Name] = &entity{kind: entInstance, name: u.Name, inst: in, pos: u.At, file: file}
 				continue
 			}
-			isc, err := sp.buildScope(m, u, &ctx{sc: usc}, false)
+			isc, err := sp.buildScope(m, u, &ctx{sc: usc, frame: noStates}, false)
 			if err != nil {
 				return nil, err
 			}
@@ -329,7 +392,7 @@ func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRo
 func (in *instance) scopeOf(c *ctx, args []value.Value, at tla.Pos) *scope {
 	if len(in.decl.Params) == 0 {
 		if in.sc == nil {
-			sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer}, false)
+			sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, frame: noStates}, false)
 			if err != nil {
 				panic(err)
 			}
@@ -344,7 +407,7 @@ func (in *instance) scopeOf(c *ctx, args []value.Value, at tla.Pos) *scope {
 	for i, p := range in.decl.Params {
 		env = env.bind(p.Name, args[i])
 	}
-	sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, env: env}, false)
+	sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, env: env, frame: noStates}, false)
 	if err != nil {
 		panic(err)
 	}
@@ -355,7 +418,7 @@ func (in *instance) scopeOf(c *ctx, args []value.Value, at tla.Pos) *scope {
 func (sp *Spec) CheckAssumptions() (err error) {
 	defer recoverError(&err)
 	for _, a := range sp.assumes {
-		c := &ctx{sc: a.sc}
+		c := &ctx{sc: a.sc, frame: noStates}
 		v := c.eval(a.expr)
 		if b, ok := v.(value.Bool); !ok || !bool(b) {
 			return &tla.Error{File: a.sc.file, Pos: a.expr.Pos(), Msg: "assumption is false: " + tla.Print(a.expr)}

@@ -143,7 +143,7 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 		return t
 	case *tla.Ident:
 		if b := c.env.find(n.Name); b != nil && b.op != nil && len(b.op.params) == 0 {
-			c2 := &ctx{sc: b.op.sc, env: b.op.env, shared: true}
+			c2 := &ctx{sc: b.op.sc, env: b.op.env, frame: sharedNoStates}
 			return c2.temporal(b.op.body, n.Name)
 		} else if b != nil && b.th != nil {
 			return c.argCtx(b, n.At).temporal(b.th.expr, n.Name)
@@ -151,25 +151,25 @@ func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
 		if ent := c.sc.lookup(n.Name); ent != nil {
 			switch ent.kind {
 			case entDef:
-				c2 := &ctx{sc: ent.def.sc, shared: true}
+				c2 := &ctx{sc: ent.def.sc, frame: sharedNoStates}
 				return c2.temporal(ent.def.body, n.Name)
 			case entSubst:
-				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, shared: true}
+				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, frame: sharedNoStates}
 				return c2.temporal(ent.subst.expr, n.Name)
 			}
 		}
 	case *tla.OpApp:
-		if op := c.resolveOp(n); op != nil {
+		if op, ok := c.resolveOp(n); ok {
 			var body tla.Expr
 			var params []*tla.Param
 			var c2 *ctx
 			switch {
 			case op.cl != nil:
 				body, params = op.cl.body, op.cl.params
-				c2 = &ctx{sc: op.cl.sc, env: op.cl.env, shared: true}
+				c2 = &ctx{sc: op.cl.sc, env: op.cl.env, frame: sharedNoStates}
 			case op.def != nil:
 				body, params = op.def.body, op.def.params
-				c2 = &ctx{sc: op.def.sc, shared: true}
+				c2 = &ctx{sc: op.def.sc, frame: sharedNoStates}
 			default:
 				c.fail(n.At, "cannot expand %s in a temporal formula", n.Name)
 			}
@@ -280,7 +280,7 @@ func (c *ctx) contains(e tla.Expr, seen map[*def]bool, is func(tla.Expr) bool) b
 				if sc := c.instanceScopeNoArgs(n.Prefix); sc != nil {
 					if ent := sc.lookup(n.Name); ent != nil && ent.kind == entDef && !seen[ent.def] {
 						seen[ent.def] = true
-						found = (&ctx{sc: ent.def.sc}).contains(ent.def.body, seen, is)
+						found = (&ctx{sc: ent.def.sc, frame: noStates}).contains(ent.def.body, seen, is)
 					}
 				}
 			}
@@ -296,10 +296,10 @@ func (c *ctx) contains(e tla.Expr, seen map[*def]bool, is func(tla.Expr) bool) b
 func (c *ctx) nameContains(name string, seen map[*def]bool, is func(tla.Expr) bool) bool {
 	if b := c.env.find(name); b != nil {
 		if b.op != nil && b.op.body != nil && b.op.builtin == "" {
-			return (&ctx{sc: b.op.sc, env: b.op.env}).contains(b.op.body, seen, is)
+			return (&ctx{sc: b.op.sc, env: b.op.env, frame: noStates}).contains(b.op.body, seen, is)
 		}
 		if b.th != nil {
-			return (&ctx{sc: b.th.sc, env: b.th.env}).contains(b.th.expr, seen, is)
+			return (&ctx{sc: b.th.sc, env: b.th.env, frame: noStates}).contains(b.th.expr, seen, is)
 		}
 		return false
 	}
@@ -313,9 +313,9 @@ func (c *ctx) nameContains(name string, seen map[*def]bool, is func(tla.Expr) bo
 			return false
 		}
 		seen[ent.def] = true
-		return (&ctx{sc: ent.def.sc}).contains(ent.def.body, seen, is)
+		return (&ctx{sc: ent.def.sc, frame: noStates}).contains(ent.def.body, seen, is)
 	case entSubst:
-		return (&ctx{sc: ent.subst.sc, env: ent.subst.env}).contains(ent.subst.expr, seen, is)
+		return (&ctx{sc: ent.subst.sc, env: ent.subst.env, frame: noStates}).contains(ent.subst.expr, seen, is)
 	}
 	return false
 }

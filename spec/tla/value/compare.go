@@ -10,6 +10,26 @@ import (
 // it agrees with TLC's order on integers and strings (so that CHOOSE picks
 // the same element where it matters), not on every kind.
 func Compare(a, b Value) int {
+	// Values of one type, the usual case (the fields of two records, the
+	// elements of a set), are compared without the general dispatch.
+	switch x := a.(type) {
+	case String:
+		if y, ok := b.(String); ok {
+			return strings.Compare(string(x), string(y))
+		}
+	case Int:
+		if y, ok := b.(Int); ok {
+			return cmp.Compare(x, y)
+		}
+	case *Model:
+		if y, ok := b.(*Model); ok {
+			return compareModels(x, y)
+		}
+	case *Func:
+		if y, ok := b.(*Func); ok {
+			return compareFuncs(x, y)
+		}
+	}
 	if a == b {
 		return 0
 	}
@@ -32,25 +52,9 @@ func Compare(a, b Value) int {
 	case String:
 		return strings.Compare(string(x), string(b.(String)))
 	case *Model:
-		return strings.Compare(x.Name, b.(*Model).Name)
+		return compareModels(x, b.(*Model))
 	case *Func:
-		y := b.(*Func)
-		if c := cmp.Compare(len(x.keys), len(y.keys)); c != 0 {
-			return c
-		}
-		if !sameKeys(x, y) {
-			for i := range x.keys {
-				if c := Compare(x.keys[i], y.keys[i]); c != 0 {
-					return c
-				}
-			}
-		}
-		for i := range x.vals {
-			if c := Compare(x.vals[i], y.vals[i]); c != 0 {
-				return c
-			}
-		}
-		return 0
+		return compareFuncs(x, b.(*Func))
 	}
 	// Sets, explicit or lazy.
 	sa, ea := explicit(a)
@@ -111,6 +115,51 @@ func Equal(a, b Value) bool {
 // sameKeys reports whether f and g share their domain slice (records of
 // one constructor, a function and its EXCEPT), so that comparing them can
 // skip the domain.
+// search is slices.BinarySearchFunc(sorted, v, Compare), with Compare
+// called directly: sets and domains are searched at every step of a
+// model checker.
+func search(sorted []Value, v Value) (int, bool) {
+	i, j := 0, len(sorted)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if Compare(sorted[h], v) < 0 {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i, i < len(sorted) && Compare(sorted[i], v) == 0
+}
+
+func compareFuncs(x, y *Func) int {
+	if x == y {
+		return 0
+	}
+	if c := cmp.Compare(len(x.keys), len(y.keys)); c != 0 {
+		return c
+	}
+	if !sameKeys(x, y) {
+		for i := range x.keys {
+			if c := Compare(x.keys[i], y.keys[i]); c != 0 {
+				return c
+			}
+		}
+	}
+	for i := range x.vals {
+		if c := Compare(x.vals[i], y.vals[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func compareModels(x, y *Model) int {
+	if x == y {
+		return 0
+	}
+	return strings.Compare(x.Name, y.Name)
+}
+
 func sameKeys(f, g *Func) bool {
 	return len(f.keys) > 0 && len(f.keys) == len(g.keys) && &f.keys[0] == &g.keys[0]
 }

@@ -3,6 +3,7 @@ package value
 import (
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Func is a function with a finite domain. Tuples and sequences are
@@ -80,16 +81,48 @@ func NewRecordShape(names []string) *RecordShape {
 }
 
 // Record returns the record with this shape whose fields have the values
-// vals, in constructor order.
+// vals, in constructor order. It does not keep vals, which the caller may
+// keep on its stack.
 func (sh *RecordShape) Record(vals []Value) *Func {
 	if len(vals) == 0 {
 		return EmptyFunc
 	}
-	sorted := make([]Value, len(vals))
+	f := newFunc(len(vals))
+	f.keys = sh.keys
 	for i, j := range sh.order {
-		sorted[i] = vals[j]
+		f.vals[i] = vals[j]
 	}
-	return &Func{keys: sh.keys, vals: sorted}
+	return f
+}
+
+// withVals is a function allocated with its images, an array A of values.
+type withVals[A any] struct {
+	f Func
+	a A
+}
+
+// newFuncOf allocates a function with its images, an array A of values.
+func newFuncOf[A any]() *Func {
+	p := new(withVals[A])
+	// p.a is an array of values: its address is that of its first value.
+	p.f.vals = unsafe.Slice((*Value)(unsafe.Pointer(&p.a)), unsafe.Sizeof(p.a)/unsafe.Sizeof(Value(nil)))
+	return &p.f
+}
+
+// smallFuncs make the functions of up to 6 images.
+var smallFuncs = [...]func() *Func{
+	1: newFuncOf[[1]Value], 2: newFuncOf[[2]Value], 3: newFuncOf[[3]Value],
+	4: newFuncOf[[4]Value], 5: newFuncOf[[5]Value], 6: newFuncOf[[6]Value],
+}
+
+// newFunc returns a function with n images to fill in, allocated with them
+// for the small functions (records, mostly) that are built and updated at
+// every step of a search: one allocation instead of two.
+func newFunc(n int) *Func {
+	if n > 0 && n < len(smallFuncs) {
+		return smallFuncs[n]()
+	}
+	return &Func{vals: make([]Value, n)}
 }
 
 // NewRecord returns the record with the given fields; names need not be
@@ -161,7 +194,7 @@ func (f *Func) Apply(x Value) (Value, bool) {
 		}
 		return nil, false
 	}
-	i, found := slices.BinarySearchFunc(f.keys, x, Compare)
+	i, found := search(f.keys, x)
 	if !found {
 		return nil, false
 	}
@@ -176,7 +209,7 @@ func (f *Func) index(x Value) int {
 		}
 		return -1
 	}
-	i, found := slices.BinarySearchFunc(f.keys, x, Compare)
+	i, found := search(f.keys, x)
 	if !found {
 		return -1
 	}
@@ -193,9 +226,11 @@ func (f *Func) Update(x, v Value) (*Func, bool) {
 	if Equal(f.vals[i], v) {
 		return f, true
 	}
-	vals := slices.Clone(f.vals)
-	vals[i] = v
-	return &Func{keys: f.keys, vals: vals, seq: f.seq}, true
+	f2 := newFunc(len(f.vals))
+	copy(f2.vals, f.vals)
+	f2.vals[i] = v
+	f2.keys, f2.seq = f.keys, f.seq
+	return f2, true
 }
 
 // Field returns the value of record field name.

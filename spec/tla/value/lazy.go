@@ -284,7 +284,7 @@ func (s *RecordSet) Contains(v Value) (bool, error) {
 		return false, nil
 	}
 	for i, name := range s.Names {
-		x, ok := f.Apply(String(name))
+		x, ok := f.Field(name)
 		if !ok {
 			return false, nil
 		}

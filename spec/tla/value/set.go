@@ -90,7 +90,7 @@ func (s *Set) Contains(v Value) (bool, error) { return s.hasStrict(v) }
 
 // Has reports whether v is in s.
 func (s *Set) Has(v Value) bool {
-	_, found := slices.BinarySearchFunc(s.elems, v, Compare)
+	_, found := search(s.elems, v)
 	return found
 }
 
@@ -104,6 +104,10 @@ func (s *Set) Union(t *Set) *Set {
 	}
 	if len(s.elems) == 0 {
 		return t
+	}
+	if len(t.elems) == 1 {
+		// msgs \cup {m}: s itself (its hash kept) when m is already in.
+		return s.Add(t.elems[0])
 	}
 	out := make([]Value, 0, len(s.elems)+len(t.elems))
 	i, j := 0, 0
@@ -173,7 +177,7 @@ func (s *Set) Minus(t *Set) *Set {
 
 // Add returns s ∪ {v}.
 func (s *Set) Add(v Value) *Set {
-	i, found := slices.BinarySearchFunc(s.elems, v, Compare)
+	i, found := search(s.elems, v)
 	if found {
 		return s
 	}

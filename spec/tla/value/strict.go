@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -33,6 +32,25 @@ func comparableKinds(a, b Kind) bool { return a == b || a == KindModel || b == K
 // two values of different kinds, at any depth (model values aside). Only
 // the pairs the comparison actually reaches are checked.
 func CompareStrict(a, b Value) (int, error) {
+	// Values of one type: see Compare.
+	switch x := a.(type) {
+	case String:
+		if y, ok := b.(String); ok {
+			return strings.Compare(string(x), string(y)), nil
+		}
+	case Int:
+		if y, ok := b.(Int); ok {
+			return cmp.Compare(x, y), nil
+		}
+	case *Model:
+		if y, ok := b.(*Model); ok {
+			return compareModels(x, y), nil
+		}
+	case *Func:
+		if y, ok := b.(*Func); ok {
+			return compareFuncsStrict(x, y)
+		}
+	}
 	if a == b {
 		return 0, nil
 	}
@@ -45,25 +63,7 @@ func CompareStrict(a, b Value) (int, error) {
 	}
 	switch x := a.(type) {
 	case *Func:
-		y := b.(*Func)
-		if c := cmp.Compare(len(x.keys), len(y.keys)); c != 0 {
-			return c, nil
-		}
-		// Functions with different domains differ (a tuple is not a
-		// record); images at the same argument must be comparable.
-		if !sameKeys(x, y) {
-			for i := range x.keys {
-				if c := Compare(x.keys[i], y.keys[i]); c != 0 {
-					return c, nil
-				}
-			}
-		}
-		for i := range x.vals {
-			if c, err := CompareStrict(x.vals[i], y.vals[i]); c != 0 || err != nil {
-				return c, err
-			}
-		}
-		return 0, nil
+		return compareFuncsStrict(x, b.(*Func))
 	case Bool, Int, String, *Model:
 		return Compare(a, b), nil
 	}
@@ -77,6 +77,30 @@ func CompareStrict(a, b Value) (int, error) {
 	}
 	for i := range sa.elems {
 		if c, err := CompareStrict(sa.elems[i], sb.elems[i]); c != 0 || err != nil {
+			return c, err
+		}
+	}
+	return 0, nil
+}
+
+func compareFuncsStrict(x, y *Func) (int, error) {
+	if x == y {
+		return 0, nil
+	}
+	if c := cmp.Compare(len(x.keys), len(y.keys)); c != 0 {
+		return c, nil
+	}
+	// Functions with different domains differ (a tuple is not a record);
+	// images at the same argument must be comparable.
+	if !sameKeys(x, y) {
+		for i := range x.keys {
+			if c := Compare(x.keys[i], y.keys[i]); c != 0 {
+				return c, nil
+			}
+		}
+	}
+	for i := range x.vals {
+		if c, err := CompareStrict(x.vals[i], y.vals[i]); c != 0 || err != nil {
 			return c, err
 		}
 	}
@@ -106,22 +130,27 @@ func EqualStrict(a, b Value) (bool, error) {
 }
 
 // hasStrict is Has with CompareStrict.
+// It compares v with the elements search would, so that it fails where
+// a comparison on that path does.
 func (s *Set) hasStrict(v Value) (bool, error) {
-	var err error
-	_, found := slices.BinarySearchFunc(s.elems, v, func(e, v Value) int {
+	i, j := 0, len(s.elems)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		c, err := CompareStrict(s.elems[h], v)
 		if err != nil {
-			return 0
+			return false, err
 		}
-		c, e2 := CompareStrict(e, v)
-		if e2 != nil {
-			err = e2
+		if c < 0 {
+			i = h + 1
+		} else {
+			j = h
 		}
-		return c
-	})
-	if err != nil {
-		return false, err
 	}
-	return found, nil
+	if i == len(s.elems) {
+		return false, nil
+	}
+	c, err := CompareStrict(s.elems[i], v)
+	return c == 0 && err == nil, err
 }
 
 // notMember is the error of a membership test of a value that is not of
