@@ -99,12 +99,12 @@ func Equal(a, b Value) bool {
 		return x.Name == b.(*Model).Name
 	case *Func:
 		y := b.(*Func)
-		if len(x.keys) != len(y.keys) || (x.h != 0 && y.h != 0 && x.h != y.h) {
+		if len(x.keys) != len(y.keys) || hashesDiffer(x.h.Load(), y.h.Load()) {
 			return false
 		}
 	case *Set:
 		if y, ok := b.(*Set); ok {
-			if len(x.elems) != len(y.elems) || (x.h != 0 && y.h != 0 && x.h != y.h) {
+			if len(x.elems) != len(y.elems) || hashesDiffer(x.h.Load(), y.h.Load()) {
 				return false
 			}
 		}
@@ -163,3 +163,7 @@ func compareModels(x, y *Model) int {
 func sameKeys(f, g *Func) bool {
 	return len(f.keys) > 0 && len(f.keys) == len(g.keys) && &f.keys[0] == &g.keys[0]
 }
+
+// hashesDiffer reports whether two cached hashes (0: not computed) prove
+// their values differ.
+func hashesDiffer(a, b uint64) bool { return a != 0 && b != 0 && a != b }

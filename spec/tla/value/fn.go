@@ -3,6 +3,7 @@ package value
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -15,10 +16,12 @@ type Func struct {
 	keys []Value // the domain, sorted by Compare
 	vals []Value // vals[i] is the image of keys[i]
 	seq  bool    // keys are exactly 1..len(keys), so lookups index directly
-	h    uint64
-	// models caches whether a model value occurs in the function: 0
-	// unknown, 1 no, 2 yes.
-	models uint8
+	// h caches the hash (0: not yet computed) and models whether a model
+	// value occurs in the function (0 unknown, 1 no, 2 yes). Values are
+	// shared by the checker's workers, which may fill a cache at the same
+	// time: both are atomic (the same answer is written either way).
+	h      atomic.Uint64
+	models atomic.Uint32
 }
 
 // EmptyFunc is the function with the empty domain, also the empty tuple.
@@ -147,15 +150,16 @@ func isOneToN(keys []Value) bool {
 func (*Func) Kind() Kind { return KindFunc }
 
 func (f *Func) hash() uint64 {
-	if f.h != 0 {
-		return f.h
+	if h := f.h.Load(); h != 0 {
+		return h
 	}
 	var acc uint64
 	for i := range f.keys {
 		acc += pairHash(f.keys[i].hash(), f.vals[i].hash())
 	}
-	f.h = funcHash(len(f.keys), acc)
-	return f.h
+	h := funcHash(len(f.keys), acc)
+	f.h.Store(h)
+	return h
 }
 
 // Len returns the size of the domain.

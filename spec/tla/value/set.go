@@ -2,6 +2,7 @@ package value
 
 import (
 	"slices"
+	"sync/atomic"
 )
 
 // SetValue is implemented by every set, explicit or lazy.
@@ -17,10 +18,10 @@ type SetValue interface {
 // Set is an explicit finite set, sorted by Compare and free of duplicates.
 type Set struct {
 	elems []Value
-	h     uint64 // cached hash; 0 means not yet computed
-	// models caches whether a model value occurs in the set: 0 unknown,
-	// 1 no, 2 yes.
-	models uint8
+	// h caches the hash (0: not yet computed) and models whether a model
+	// value occurs in the set (0 unknown, 1 no, 2 yes), atomic as Func's.
+	h      atomic.Uint64
+	models atomic.Uint32
 }
 
 // EmptySet is the empty set.
@@ -67,15 +68,16 @@ func sortedUnique(elems []Value) bool {
 func (*Set) Kind() Kind { return KindSet }
 
 func (s *Set) hash() uint64 {
-	if s.h != 0 {
-		return s.h
+	if h := s.h.Load(); h != 0 {
+		return h
 	}
 	var acc uint64
 	for _, e := range s.elems {
 		acc += elemHash(e.hash())
 	}
-	s.h = setHash(len(s.elems), acc)
-	return s.h
+	h := setHash(len(s.elems), acc)
+	s.h.Store(h)
+	return h
 }
 
 // Len returns the number of elements.

@@ -196,27 +196,29 @@ func hasModels(v Value) bool {
 	case *Model:
 		return true
 	case *Set:
-		if x.models == 0 {
-			x.models = 1
+		if x.models.Load() == 0 {
+			m := uint32(1)
 			for _, e := range x.elems {
 				if hasModels(e) {
-					x.models = 2
+					m = 2
 					break
 				}
 			}
+			x.models.Store(m)
 		}
-		return x.models == 2
+		return x.models.Load() == 2
 	case *Func:
-		if x.models == 0 {
-			x.models = 1
+		if x.models.Load() == 0 {
+			m := uint32(1)
 			for i := range x.keys {
 				if hasModels(x.keys[i]) || hasModels(x.vals[i]) {
-					x.models = 2
+					m = 2
 					break
 				}
 			}
+			x.models.Store(m)
 		}
-		return x.models == 2
+		return x.models.Load() == 2
 	case SetValue:
 		return true // lazy sets: assume so
 	}
