@@ -97,6 +97,12 @@ type checker struct {
 	// codec writes the states of the queue, through enc in the merge.
 	codec *value.Codec
 	enc   *value.Encoder
+	// kept says every state found is kept as values anyway (for liveness,
+	// or Options.Graph): the queue is then not written, and a level's
+	// states are read where they are kept. Expanding the states found,
+	// not copies read back from bytes, also lets a Successors that keeps
+	// its own representation of them (spec/compiled) find it by identity.
+	kept bool
 	// invFns and stepFns are the invariants (by index) and the [][A]_v
 	// properties (by property index) the Successors evaluate themselves
 	// (Predicates); nil entries are left to the interpreter.
@@ -311,9 +317,12 @@ func (c *checker) run() error {
 	}
 	c.codec = value.NewCodec()
 	c.enc = c.codec.NewEncoder()
+	c.kept = c.g != nil || c.res.Graph != nil
 	queued := &queue{}
 	for _, s := range frontierStates {
-		queued.push(c.enc.Append(nil, s...), len(s))
+		if !c.kept {
+			queued.push(c.enc.Append(nil, s...), len(s))
+		}
 	}
 	for len(frontier) > 0 {
 		if c.opts.MaxDepth > 0 && c.res.Depth >= c.opts.MaxDepth {
@@ -330,7 +339,7 @@ func (c *checker) run() error {
 				return err
 			}
 			hi := min(lo+chunk, len(frontier))
-			succs, err := c.expand(queued, lo, hi)
+			succs, err := c.expand(queued, frontier, lo, hi)
 			if err != nil {
 				if c.ctx.Err() != nil {
 					// Interrupted in the middle of the chunk: what was
@@ -358,11 +367,13 @@ func (c *checker) run() error {
 					if !dup {
 						tid = c.add(sc.fp, id, sc.state)
 						next = append(next, tid)
-						if sc.bytes == nil {
-							// Claimed by another entry of the chunk.
-							sc.bytes = c.enc.Append(nil, sc.state...)
+						if !c.kept {
+							if sc.bytes == nil {
+								// Claimed by another entry of the chunk.
+								sc.bytes = c.enc.Append(nil, sc.state...)
+							}
+							nextStates.push(sc.bytes, len(sc.state))
 						}
-						nextStates.push(sc.bytes, len(sc.state))
 						if len(next) == 1 {
 							c.res.Depth++
 						}
@@ -416,8 +427,9 @@ func (c *checker) add(fp uint64, parent int32, s eval.State) int32 {
 }
 
 // expand computes the successors of the states lo to hi (excluded) of a
-// level, in parallel, keeping their order.
-func (c *checker) expand(q *queue, lo, hi int) ([]succList, error) {
+// level (their node ids in frontier, their bytes in q), in parallel,
+// keeping their order.
+func (c *checker) expand(q *queue, frontier []int32, lo, hi int) ([]succList, error) {
 	out := make([]succList, hi-lo)
 	if len(c.workers) < c.opts.Workers {
 		c.workers = make([]worker, c.opts.Workers)
@@ -434,7 +446,7 @@ func (c *checker) expand(q *queue, lo, hi int) ([]succList, error) {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		return c.successors(q.state(lo+i, c.codec), &out[i], &c.workers[w])
+		return c.successors(c.levelState(q, frontier, lo+i), &out[i], &c.workers[w])
 	})
 	if err != nil {
 		return nil, err
@@ -511,9 +523,11 @@ func (c *checker) successors(s eval.State, out *succList, wk *worker) error {
 		// prechecks.
 		if _, dup := c.seen[fp]; !dup && c.claims.claim(fp) {
 			c.precheck(t, &sc.pre)
-			from := len(wk.bytes)
-			wk.bytes = wk.enc.Append(wk.bytes, t...)
-			sc.bytes = wk.bytes[from:len(wk.bytes):len(wk.bytes)]
+			if !c.kept {
+				from := len(wk.bytes)
+				wk.bytes = wk.enc.Append(wk.bytes, t...)
+				sc.bytes = wk.bytes[from:len(wk.bytes):len(wk.bytes)]
+			}
 		}
 		wk.succs = append(wk.succs, sc)
 	})
@@ -645,4 +659,16 @@ func (c *checker) trace(id int32) ([]Step, error) {
 		cur = next
 	}
 	return steps, nil
+}
+
+// levelState returns state i of the level being expanded: where it is
+// kept as values, or read back from the queue.
+func (c *checker) levelState(q *queue, frontier []int32, i int) eval.State {
+	switch {
+	case c.g != nil:
+		return c.g.states[frontier[i]]
+	case c.res.Graph != nil:
+		return c.res.Graph.States[frontier[i]]
+	}
+	return q.state(i, c.codec)
 }

@@ -36,3 +36,36 @@ func TestFingerprintCollision(t *testing.T) {
 		t.Fatal("a chain without b found b")
 	}
 }
+
+// A state reached again is given the values it was given the first time
+// (the checker then compares them at once), and a state is found from
+// those values, or from a copy of them, which takes the fingerprint path.
+func TestValuesReused(t *testing.T) {
+	text, err := spec.Config("upstream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.LoadConfig(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := New(c)
+	a := c.Init()
+	a2 := a // an equal state, another value
+	va, va2 := x.values(&a), x.values(&a2)
+	if &va[0] != &va2[0] {
+		t.Fatal("an equal state was given new values")
+	}
+	if got, err := x.typedState(va); err != nil || !got.Equal(&a) {
+		t.Fatalf("typedState(values) = %v, %v", got, err)
+	}
+	cp := append(eval.State(nil), va...)
+	if got, err := x.typedState(cp); err != nil || !got.Equal(&a) {
+		t.Fatalf("typedState(copy of values) = %v, %v", got, err)
+	}
+	var b model.State
+	c.Next(&a, func(_ model.Action, u *model.State) bool { b = *u; return true })
+	if _, err := x.typedState(eval.State(c.Values(&b))); err == nil {
+		t.Fatal("found a state the compiled model was never asked for")
+	}
+}

@@ -11,6 +11,12 @@ import (
 // typedState returns the compiled form of a state the compiled model
 // produced.
 func (x *Successors) typedState(s eval.State) (*model.State, error) {
+	// Usually the checker hands back the very values it was given.
+	if len(s) > 0 {
+		if n, ok := x.byVals.Load(&s[0]); ok && len(n.(*typedState).vals) == len(s) {
+			return n.(*typedState).s, nil
+		}
+	}
 	if chain, ok := x.typed.Load(value.HashTuple(s)); ok {
 		if ts := find(chain.(*typedState), s); ts != nil {
 			return ts, nil
