@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/roomspec/roomspec/internal/statediff"
@@ -53,17 +55,37 @@ func checkBundled(variants []string, workers int, interpret bool, stderr io.Writ
 			return nil, err
 		}
 	}
-	var out []variantResult
-	for _, v := range variants {
-		src, err := spec.Config(v)
-		if err != nil {
+	srcs := make([][]byte, len(variants))
+	for i, v := range variants {
+		if srcs[i], err = spec.Config(v); err != nil {
 			return nil, fmt.Errorf("unknown variant %q (bundled: %s)", v, strings.Join(spec.Variants(), ", "))
 		}
-		r, err := checkConfigText(v, src, workers, interpret, stderr)
+	}
+	// Variants are checked side by side, as many at once as there are
+	// workers: one variant's search alone leaves cores idle in the serial
+	// merge of each chunk. Results keep the variants' order, and the
+	// first variant's error (in that order) is the one returned.
+	out := make([]variantResult, len(variants))
+	errs := make([]error, len(variants))
+	at := workers
+	if at == 0 {
+		at = runtime.GOMAXPROCS(0) // as check.Options.Workers defaults
+	}
+	sem := make(chan struct{}, at)
+	var wg sync.WaitGroup
+	for i, v := range variants {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[i] = checkConfigText(v, srcs[i], workers, interpret, stderr)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
 	}
 	return out, nil
 }
@@ -81,9 +103,10 @@ func checkConfigText(name string, src []byte, workers int, interpret bool, stder
 		return variantResult{}, err
 	}
 	useCompiled := !interpret && compiled.Matches(text)
-	if !interpret && !useCompiled && !warnedStale {
-		warnedStale = true
-		fmt.Fprintln(stderr, "roomspec check: the compiled model is out of date with Room.tla (run go generate ./spec/model); using the interpreter")
+	if !interpret && !useCompiled {
+		warnedStale.Do(func() {
+			fmt.Fprintln(stderr, "roomspec check: the compiled model is out of date with Room.tla (run go generate ./spec/model); using the interpreter")
+		})
 	}
 	conf, err := cfg.Parse(name+".cfg", src)
 	if err != nil {
@@ -109,7 +132,7 @@ func checkConfigText(name string, src []byte, workers int, interpret bool, stder
 }
 
 // warnedStale: the stale-compiled-model warning is said once per run.
-var warnedStale bool
+var warnedStale sync.Once
 
 // verdictColumns lists the invariants and properties in order of first
 // appearance across variants.
