@@ -8,11 +8,12 @@ import (
 	"github.com/roomspec/roomspec/spec/tla"
 )
 
-// compileAnnotations reads each action's @action and @wire annotations:
-// the action's kind and actor, and its messages compiled into
-// Config.AppendWire (typed WireMessage values). Compiling the @wire
-// expressions checks them against the spec: a typo in an annotation is an
-// error at the action.
+// compileAnnotations reads each action's @action, @wire, @log and @idle
+// annotations: the action's kind and actor, its messages compiled into
+// Config.AppendWire (typed WireMessage values), and the event-log lines
+// it writes compiled into Config.AppendLog and Config.AppendIdle (typed
+// LogLine values). Compiling the expressions checks them against the
+// spec: a typo in an annotation is an error at the action.
 func (g *gen) compileAnnotations() {
 	for _, a := range g.actions {
 		for _, an := range a.annots {
@@ -99,8 +100,9 @@ func (g *gen) inAnnotation(a *actionInfo, wa *wireAnn, f func()) {
 }
 
 // annField returns the Go field of the generated struct (WireMessage
-// for @wire, LogLine for @log) that an annotation's field name becomes;
-// a field must have the same type in every annotation of its key.
+// for @wire, LogLine for @log and @idle) that an annotation's field name
+// becomes; a field must have the same type in every annotation of its
+// struct.
 func (g *gen) annField(a *actionInfo, key, name string, t *typ) string {
 	goName := exported(name)
 	list := &g.wireFields
@@ -193,7 +195,7 @@ func (g *gen) compileWire(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ct
 	w.WriteString(strings.Repeat("}\n", closers))
 }
 
-// annExpr parses an expression of a @wire or @log annotation.
+// annExpr parses an expression of a @wire, @log or @idle annotation.
 func (g *gen) annExpr(a *actionInfo, key, src string) tla.Expr {
 	e, err := tla.ParseExpr(src)
 	if err != nil {
@@ -202,7 +204,7 @@ func (g *gen) annExpr(a *actionInfo, key, src string) tla.Expr {
 	return e
 }
 
-// wireAnn is a parsed @wire or @log annotation (key). A @log annotation
+// wireAnn is a parsed @wire, @log or @idle annotation (key). A log one
 // has no event or direction; its event name is msg.
 type wireAnn struct {
 	key             string
