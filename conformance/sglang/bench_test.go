@@ -1,7 +1,6 @@
 package sglang
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -9,16 +8,12 @@ import (
 	"github.com/roomspec/roomspec/conformance/subprocess"
 )
 
-// benchTargets are the code under the harness (SGLang's real code where
-// ROOMSPEC_SGLANG names it, else the minitree) and, as the reference
+// benchTargets are the code under the harness (SGLang's real code, which
+// ROOMSPEC_SGLANG names; skipped without it) and, as the reference
 // measured in the same run, the Python emulator conformance/python/prefill.py
 // of the same variant through the same exec protocol.
 func benchTargets(b *testing.B) (real, emulator conformance.Target) {
-	given := os.Getenv("ROOMSPEC_SGLANG")
-	if given == "" {
-		given = minitree
-	}
-	l := load(b, given, nil)
+	l := load(b, realSource(b), nil)
 	variant := l.variant
 	if variant == "sglang-35360" {
 		variant = "upstream" // the emulator's name for adca19c4's code

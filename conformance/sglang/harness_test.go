@@ -28,17 +28,29 @@ func needPython(t testing.TB) string {
 }
 
 // The harness's own machinery (stub finder, parking controller, boundary
-// fakes, driver, probe, protocol) on the miniature tree: the Python
-// unittest modules beside the package.
+// fakes) and, on SGLang's real code extracted at test time where
+// ROOMSPEC_SGLANG names it, the driver, probe and protocol: the Python
+// unittest modules beside the package. Without ROOMSPEC_SGLANG the
+// modules that load a tree skip, and say so.
 func TestHarnessPython(t *testing.T) {
 	t.Parallel() // mostly waiting: threads parking, children starting
 	py := needPython(t)
+	env := append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	if given := os.Getenv("ROOMSPEC_SGLANG"); given != "" {
+		src, err := Resolve(context.Background(), given, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, "ROOMSPEC_SGLANG_TREE="+src.Root)
+	} else {
+		t.Log("ROOMSPEC_SGLANG is not set: the tests that load SGLang's tree skip")
+	}
 	var out bytes.Buffer
 	_, err := subprocess.Output(context.Background(),
 		[]string{"sh", "-c", `exec "$0" -m unittest discover -s harness 2>&1`, py},
 		subprocess.OutputOptions{
 			Timeout: 2 * time.Minute,
-			Env:     append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"),
+			Env:     env,
 			Stdout:  &out,
 		})
 	if err != nil {

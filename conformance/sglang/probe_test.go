@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"maps"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -246,68 +245,50 @@ func TestPromptAddsTheProperty(t *testing.T) {
 	}
 }
 
-// The probe of the miniature tree (and of the same tree at a git commit)
-// reports the probed switches, and they choose sglang-35360; with the
-// deferred release switched on, sglang-35360-deferred.
-func TestProbeMinitree(t *testing.T) {
+// The probe of SGLang's real code (ROOMSPEC_SGLANG) reports every probed
+// switch and the modules that read the clock, and chooses a bundled
+// configuration; with the deferred release switched on where the code has
+// it, that configuration's -deferred form.
+func TestProbeRealCode(t *testing.T) {
 	needPython(t)
+	given := realSource(t)
 	cache := t.TempDir()
 	dir, err := InstallHarness(cache)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	mini, err := Resolve(ctx, minitree, cache)
+	src, err := Resolve(ctx, given, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := []Source{mini}
-	if repo, _, sha := gitRepoIfGit(t); repo != "" {
-		src, err := Resolve(ctx, repo+"@"+sha, cache)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sources = append(sources, src)
+	ing, err := Probe(ctx, dir, src, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, src := range sources {
-		for _, tc := range []struct {
-			env  Env
-			want string
-		}{
-			{nil, "sglang-35360"},
-			{Env{"SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1"}, "sglang-35360-deferred"},
-		} {
-			t.Run(src.Label()+" "+strings.Join(tc.env, " "), func(t *testing.T) {
-				ing, err := Probe(ctx, dir, src, tc.env)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := slices.Sorted(maps.Keys(ing.Switches)); !slices.Equal(got, probedSwitches) {
-					t.Errorf("the probe reports %v, want %v", got, probedSwitches)
-				}
-				if !ing.DeferredAckAvailable {
-					t.Error("deferred ACK not available")
-				}
-				if want := []string{"sglang.srt.disaggregation.common.conn", "sglang.srt.disaggregation.nixl.conn"}; !slices.Equal(ing.TimeReaders, want) {
-					t.Errorf("time readers %v, want %v", ing.TimeReaders, want)
-				}
-				name, _, err := Choose(ing)
-				if err != nil || name != tc.want {
-					t.Errorf("Choose = %s, %v; want %s", name, err, tc.want)
-				}
-			})
+	if got := slices.Sorted(maps.Keys(ing.Switches)); !slices.Equal(got, probedSwitches) {
+		t.Errorf("the probe reports %v, want %v", got, probedSwitches)
+	}
+	for _, m := range []string{"sglang.srt.disaggregation.common.conn", "sglang.srt.disaggregation.nixl.conn"} {
+		if !slices.Contains(ing.TimeReaders, m) {
+			t.Errorf("time readers %v: %s is not among them", ing.TimeReaders, m)
 		}
 	}
-}
-
-// gitRepoIfGit is gitRepo where git is installed, else "" (the caller
-// tests the folder alone).
-func gitRepoIfGit(t *testing.T) (dir, bare, withTree string) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Log("git not found: the GITDIR@COMMIT source is not probed")
-		return "", "", ""
+	name, _, err := Choose(ing)
+	if err != nil || !strings.HasPrefix(name, "sglang-") {
+		t.Fatalf("Choose = %s, %v; want a bundled sglang-* configuration", name, err)
 	}
-	return gitRepo(t)
+	if !ing.DeferredAckAvailable {
+		t.Logf("%s has no deferred release: %s", src.Label(), name)
+		return
+	}
+	deferred, err := Probe(ctx, dir, src, Env{"SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := Choose(deferred); err != nil || got != name+"-deferred" {
+		t.Errorf("with the deferred release, Choose = %s, %v; want %s-deferred", got, err, name)
+	}
 }
 
 func TestProbeFailure(t *testing.T) {

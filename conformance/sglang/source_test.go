@@ -13,20 +13,33 @@ import (
 	"testing"
 )
 
-// minitree is our miniature SGLang tree (harness/testdata/minitree): the
-// folder that holds sglang/srt.
-const minitree = "harness/testdata/minitree"
+// layoutFiles are files at the paths Resolve looks for and extracts
+// (paths), each holding only its own name: Resolve's tests need SGLang's
+// layout, not its code, which is never committed here.
+var layoutFiles = []string{
+	"sglang/srt/disaggregation/prefill.py",
+	"sglang/srt/disaggregation/nixl/conn.py",
+	"sglang/srt/environ.py",
+	"sglang/srt/utils/network.py",
+}
+
+// layoutTree writes layoutFiles under dir (a python/ folder).
+func layoutTree(t *testing.T, dir string) {
+	t.Helper()
+	for _, p := range layoutFiles {
+		write(t, filepath.Join(dir, p), "# "+p+": a placeholder for roomspec's tests\n")
+	}
+}
 
 func TestResolveFolders(t *testing.T) {
 	checkout := t.TempDir()
-	if err := os.CopyFS(filepath.Join(checkout, "python"), os.DirFS(minitree)); err != nil {
-		t.Fatal(err)
-	}
-	absMini, _ := filepath.Abs(minitree)
+	layoutTree(t, filepath.Join(checkout, "python"))
+	python := t.TempDir()
+	layoutTree(t, python)
 	for _, tc := range []struct {
 		name, given, root string
 	}{
-		{"python folder", minitree, absMini},
+		{"python folder", python, python},
 		{"checkout", checkout, filepath.Join(checkout, "python")},
 		{"its python folder", filepath.Join(checkout, "python"), filepath.Join(checkout, "python")},
 	} {
@@ -62,8 +75,8 @@ func TestResolveNoSource(t *testing.T) {
 }
 
 // gitRepo makes a git repository in a temp folder with two commits: the
-// first without SGLang's sources, the second with the minitree under
-// python/ and a file the harness does not load. It returns the folder and
+// first without SGLang's sources, the second with SGLang's layout under
+// python/ (layoutTree) and a file the harness does not load. It returns the folder and
 // the two commits.
 func gitRepo(t *testing.T) (dir, bare, withTree string) {
 	t.Helper()
@@ -89,12 +102,10 @@ func gitRepo(t *testing.T) (dir, bare, withTree string) {
 	git("add", "-A")
 	git("commit", "-q", "-m", "before the tree")
 	bare = git("rev-parse", "HEAD")
-	if err := os.CopyFS(filepath.Join(dir, "python"), os.DirFS(minitree)); err != nil {
-		t.Fatal(err)
-	}
+	layoutTree(t, filepath.Join(dir, "python"))
 	write(t, filepath.Join(dir, "python", "sglang", "srt", "server_args.py"), "# not loaded by the harness\n")
 	git("add", "-A")
-	git("commit", "-q", "-m", "minitree at a commit")
+	git("commit", "-q", "-m", "layout at a commit")
 	return dir, bare, git("rev-parse", "HEAD")
 }
 
@@ -117,7 +128,7 @@ func TestResolveGitCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Source{Root: filepath.Join(cache, "sglang", sha, "python"), Given: dir + "@" + sha[:9],
-		Commit: sha, Date: "2026-08-19", Subject: "minitree at a commit"}
+		Commit: sha, Date: "2026-08-19", Subject: "layout at a commit"}
 	if src != want {
 		t.Fatalf("Resolve = %+v\nwant %+v", src, want)
 	}
@@ -125,13 +136,12 @@ func TestResolveGitCommit(t *testing.T) {
 		t.Errorf("Label() = %q, want the short commit", src.Label())
 	}
 	// What the harness loads is extracted, byte for byte; nothing else is.
-	for _, p := range []string{"sglang/srt/disaggregation/prefill.py", "sglang/srt/disaggregation/nixl/conn.py",
-		"sglang/srt/environ.py", "sglang/srt/utils/network.py"} {
+	for _, p := range layoutFiles {
 		got, err := os.ReadFile(filepath.Join(src.Root, p))
 		if err != nil {
 			t.Fatal(err)
 		}
-		orig, _ := os.ReadFile(filepath.Join(minitree, p))
+		orig, _ := os.ReadFile(filepath.Join(dir, "python", p))
 		if !bytes.Equal(got, orig) {
 			t.Errorf("%s differs from the committed file", p)
 		}

@@ -9,7 +9,12 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/subprocess"
+	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/spec/tla/cfg"
 )
 
 // loaded is a source probed, its configuration chosen, and the harness
@@ -71,40 +76,66 @@ func report(r *conformance.Result) string {
 	return b.String()
 }
 
-// The whole path of `roomspec test -impl sglang:` on the miniature tree:
-// resolve, probe, choose, the harness as a supervised child speaking the
-// protocol, real threads parked at the fakes; refinement and liveness hold.
-func TestMinitreeUnderTheSuite(t *testing.T) {
-	t.Parallel()
-	l := load(t, minitree, nil)
-	if l.variant != "sglang-35360" {
-		t.Fatalf("variant %s, want sglang-35360", l.variant)
+// realSource returns ROOMSPEC_SGLANG (a python/ folder, a checkout, or
+// GITDIR@COMMIT: SGLang's real code, extracted at test time; none of it is
+// committed here), or skips the test.
+func realSource(t testing.TB) string {
+	t.Helper()
+	given := os.Getenv("ROOMSPEC_SGLANG")
+	if given == "" {
+		t.Skip("ROOMSPEC_SGLANG is not set: give SGLang's python/ folder or GITDIR@COMMIT to run SGLang's real code under the suite")
 	}
-	// Liveness costs a fair round-robin per case: fewer cases.
-	for p, cases := range map[string]int{conformance.Refinement: 300, conformance.Liveness: 100} {
-		r := l.check(t, p, 1, cases)
-		if !r.Holds {
-			t.Fatalf("%s fails on the minitree:\n%s", p, report(r))
+	return given
+}
+
+// checkerVerdict is the model checker's verdict on property under the
+// bundled configuration variant.
+func checkerVerdict(t *testing.T, variant, property string) bool {
+	t.Helper()
+	mods, err := tla.Load(spec.Files, spec.Module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := spec.Config(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := cfg.Parse(variant+".cfg", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := check.Build(mods, conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := model.FromCfg(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := check.Check(context.Background(), m, check.Options{All: true, Successors: compiled.New(mc)})
+	for _, v := range r.Verdicts {
+		if v.Name == property {
+			return v.Holds
 		}
-		t.Logf("%s: %d cases", p, r.Cases)
 	}
+	t.Fatalf("%s: the checker gives no verdict on %s", variant, property)
+	return false
 }
 
 // With the deferred release on, ABORT_ACKs travel from the real bootstrap
 // thread's PUSH socket to decode, and the suite sees the ones that never
-// come: the minitree keeps one ACK target per room, as SGLang's #35360
-// does (issue 12, finding 6), so two ranks' ABORTs during a write leave a
-// rank's pages held.
-func TestMinitreeDeferredAck(t *testing.T) {
+// come: where the probe chooses sglang-35360-deferred, the code keeps one
+// ACK target per room, as #35360 does (issue 12, finding 6), so two ranks'
+// ABORTs during a write leave a rank's pages held.
+func TestRealCodeDeferredAck(t *testing.T) {
 	t.Parallel()
-	l := load(t, minitree, Env{"SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1"})
+	l := load(t, realSource(t), Env{"SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1"})
 	if l.variant != "sglang-35360-deferred" {
-		t.Fatalf("variant %s, want sglang-35360-deferred", l.variant)
+		t.Skipf("%s: the probe chooses %s, not sglang-35360-deferred (#35360's one ACK target per room)", l.src.Label(), l.variant)
 	}
 	if r := l.check(t, conformance.Refinement, 5, 300); !r.Holds {
 		t.Fatalf("refinement fails:\n%s", report(r))
 	}
-	// Every seed tried (1-10) finds it within 104 of 300 cases.
 	r := l.check(t, conformance.Liveness, 2, 300)
 	if r.Holds {
 		t.Fatal("liveness holds: no aborted room waits for its ABORT_ACK")
@@ -114,16 +145,14 @@ func TestMinitreeDeferredAck(t *testing.T) {
 	}
 }
 
-// SGLang's real code (ROOMSPEC_SGLANG: a python/ folder, a checkout, or
-// GITDIR@COMMIT): its probed switches choose a bundled configuration, and
-// it refines that configuration.
+// The whole path of `roomspec test -impl sglang:` on SGLang's real code
+// (ROOMSPEC_SGLANG): resolve, probe, choose a bundled configuration, the
+// harness as a supervised child speaking the protocol, real threads
+// parked at the fakes; the code refines the configuration, and its
+// liveness verdict is the model checker's.
 func TestRealCode(t *testing.T) {
 	t.Parallel()
-	given := os.Getenv("ROOMSPEC_SGLANG")
-	if given == "" {
-		t.Skip("ROOMSPEC_SGLANG is not set: give SGLang's python/ folder or GITDIR@COMMIT to run SGLang's real code under the suite")
-	}
-	l := load(t, given, nil)
+	l := load(t, realSource(t), nil)
 	if l.variant == "probed" || !strings.HasPrefix(l.variant, "sglang-") {
 		t.Fatalf("%s: the probed switches choose %s, not a bundled sglang-* configuration", l.src.Label(), l.variant)
 	}
@@ -132,4 +161,10 @@ func TestRealCode(t *testing.T) {
 		t.Fatalf("SGLang %s does not refine %s:\n%s", l.src.Label(), l.variant, report(r))
 	}
 	t.Logf("SGLang %s refines %s: %d cases (seed 1)", l.src.Label(), l.variant, r.Cases)
+	// Liveness costs a fair round-robin per case: fewer cases.
+	live := l.check(t, conformance.Liveness, 1, 100)
+	if want := checkerVerdict(t, l.variant, "AbortedRoomsTerminate"); live.Holds != want {
+		t.Fatalf("liveness on SGLang %s: holds=%v, the model checker's AbortedRoomsTerminate on %s: %v\n%s",
+			l.src.Label(), live.Holds, l.variant, want, report(live))
+	}
 }
