@@ -13,11 +13,9 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance/impl"
-	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.itf.json from fresh runs")
@@ -46,19 +44,7 @@ func shortestPrefix(t *testing.T, variant string) int {
 	if v, ok := prefixOnce.Load(variant); ok {
 		return v.(int)
 	}
-	mods, err := tla.Load(spec.Files, spec.Module)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := spec.Config(variant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := cfg.Parse(variant+".cfg", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := check.Build(mods, conf)
+	m, _, err := bundled.Variant(variant)
 	if err != nil {
 		t.Fatal(err)
 	}

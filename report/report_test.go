@@ -16,11 +16,9 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/internal/browser"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/observe"
@@ -115,20 +113,12 @@ func replayScenario(t testing.TB, sc scenario, withLog bool) (rep *replay.Report
 // status, as roomspec diagram does.
 func statusMachine(t testing.TB, variant string) *check.Projection {
 	t.Helper()
-	mods, err := tla.Load(spec.Files, spec.Module)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := spec.Config(variant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := cfg.Parse(variant+".cfg", src)
+	conf, err := bundled.Config(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
 	conf.Invariants, conf.Properties = nil, nil
-	m, err := check.Build(mods, conf)
+	m, err := bundled.Model(conf)
 	if err != nil {
 		t.Fatal(err)
 	}

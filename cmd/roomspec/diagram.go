@@ -6,10 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/check"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
 )
 
 func init() {
@@ -52,21 +50,13 @@ func runDiagram(e *env, args []string) int {
 }
 
 func projectBundled(variant, expr string) (*check.Projection, error) {
-	mods, err := tla.Load(spec.Files, spec.Module)
-	if err != nil {
-		return nil, err
-	}
-	src, err := spec.Config(variant)
-	if err != nil {
-		return nil, fmt.Errorf("unknown variant %q (bundled: %s)", variant, strings.Join(spec.Variants(), ", "))
-	}
-	conf, err := cfg.Parse(variant+".cfg", src)
+	conf, err := bundled.Config(variant)
 	if err != nil {
 		return nil, err
 	}
 	// The diagram needs the graph only, not the verdicts.
 	conf.Invariants, conf.Properties = nil, nil
-	m, err := check.Build(mods, conf)
+	m, err := bundled.Model(conf)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"sync"
 	"text/tabwriter"
 
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
@@ -45,20 +45,18 @@ func checkBundled(variants []string, workers int, interpret bool, stderr io.Writ
 		// would find in this one is found now, at its action.
 		var confs []*cfg.Config
 		for _, v := range spec.Variants() {
-			if src, err := spec.Config(v); err == nil {
-				if conf, err := cfg.Parse(v+".cfg", src); err == nil {
-					confs = append(confs, conf)
-				}
+			if conf, err := bundled.Config(v); err == nil {
+				confs = append(confs, conf)
 			}
 		}
 		if err := genAnalysis(mods, text, confs...); err != nil {
 			return nil, err
 		}
 	}
-	srcs := make([][]byte, len(variants))
+	confs := make([]*cfg.Config, len(variants))
 	for i, v := range variants {
-		if srcs[i], err = spec.Config(v); err != nil {
-			return nil, fmt.Errorf("unknown variant %q (bundled: %s)", v, strings.Join(spec.Variants(), ", "))
+		if confs[i], err = bundled.Config(v); err != nil {
+			return nil, err
 		}
 	}
 	// Variants are checked side by side, as many at once as there are
@@ -78,7 +76,7 @@ func checkBundled(variants []string, workers int, interpret bool, stderr io.Writ
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i], errs[i] = checkConfigText(v, srcs[i], workers, interpret, stderr)
+			out[i], errs[i] = checkConfig(v, confs[i], workers, interpret, stderr)
 		}()
 	}
 	wg.Wait()
@@ -94,10 +92,15 @@ func checkBundled(variants []string, workers int, interpret bool, stderr io.Writ
 // given as cfg text (a bundled variant's, or one built from probed
 // ingredients), every invariant and property to a verdict.
 func checkConfigText(name string, src []byte, workers int, interpret bool, stderr io.Writer) (variantResult, error) {
-	mods, err := tla.Load(spec.Files, spec.Module)
+	conf, err := bundled.Parse(name, src)
 	if err != nil {
 		return variantResult{}, err
 	}
+	return checkConfig(name, conf, workers, interpret, stderr)
+}
+
+// checkConfig is checkConfigText on a parsed configuration.
+func checkConfig(name string, conf *cfg.Config, workers int, interpret bool, stderr io.Writer) (variantResult, error) {
 	text, err := spec.Files.ReadFile(spec.Module + ".tla")
 	if err != nil {
 		return variantResult{}, err
@@ -108,11 +111,7 @@ func checkConfigText(name string, src []byte, workers int, interpret bool, stder
 			fmt.Fprintln(stderr, "roomspec check: the compiled model is out of date with Room.tla (run go generate ./spec/model); using the interpreter")
 		})
 	}
-	conf, err := cfg.Parse(name+".cfg", src)
-	if err != nil {
-		return variantResult{}, err
-	}
-	m, err := check.Build(mods, conf)
+	m, err := bundled.Model(conf)
 	if err != nil {
 		return variantResult{}, err
 	}

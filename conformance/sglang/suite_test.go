@@ -9,12 +9,10 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/subprocess"
-	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
 )
 
 // loaded is a source probed, its configuration chosen, and the harness
@@ -92,19 +90,7 @@ func realSource(t testing.TB) string {
 // bundled configuration variant.
 func checkerVerdict(t *testing.T, variant, property string) bool {
 	t.Helper()
-	mods, err := tla.Load(spec.Files, spec.Module)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := spec.Config(variant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := cfg.Parse(variant+".cfg", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := check.Build(mods, conf)
+	m, conf, err := bundled.Variant(variant)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
 )
 
 // TestMatchesBundledSpec: the committed compiled model was generated from
@@ -27,15 +26,9 @@ func TestMatchesBundledSpec(t *testing.T) {
 // TestSameVerdicts checks variants with the compiled successors and with
 // the interpreter: same states, same verdicts, same counterexamples.
 func TestSameVerdicts(t *testing.T) {
-	mods, err := tla.Load(spec.Files, spec.Module)
-	require.NoError(t, err)
 	for _, v := range []string{"upstream", "fork-90a52f44a", "mooncake", "fixed-deferred"} {
 		t.Run(v, func(t *testing.T) {
-			src, err := spec.Config(v)
-			require.NoError(t, err)
-			conf, err := cfg.Parse(v+".cfg", src)
-			require.NoError(t, err)
-			m, err := check.Build(mods, conf)
+			m, conf, err := bundled.Variant(v)
 			require.NoError(t, err)
 			mc, err := model.FromCfg(conf)
 			require.NoError(t, err)
@@ -64,15 +57,9 @@ func TestSameVerdicts(t *testing.T) {
 // compiled model's actions, which replay to the very states of the trace;
 // a trace with a state no action reaches is refused.
 func TestBehaviour(t *testing.T) {
-	mods, err := tla.Load(spec.Files, spec.Module)
-	require.NoError(t, err)
 	for _, v := range []string{"upstream", "fork-90a52f44a", "sglang-35360-deferred"} {
 		t.Run(v, func(t *testing.T) {
-			src, err := spec.Config(v)
-			require.NoError(t, err)
-			conf, err := cfg.Parse(v+".cfg", src)
-			require.NoError(t, err)
-			m, err := check.Build(mods, conf)
+			m, conf, err := bundled.Variant(v)
 			require.NoError(t, err)
 			mc, err := model.FromCfg(conf)
 			require.NoError(t, err)

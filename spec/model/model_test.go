@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
 	"github.com/roomspec/roomspec/spec/tla/eval"
 	"github.com/roomspec/roomspec/spec/tla/value"
 )
@@ -20,19 +20,7 @@ import (
 // model.
 func variant(tb testing.TB, name string) (*check.Model, *model.Config) {
 	tb.Helper()
-	mods, err := tla.Load(spec.Files, spec.Module)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	text, err := spec.Config(name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	conf, err := cfg.Parse(name+".cfg", text)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m, err := check.Build(mods, conf)
+	m, conf, err := bundled.Variant(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
