@@ -52,7 +52,7 @@ func benchmarkLoad(b *testing.B, capture []byte) {
 	largeFile := filepath.Join(dir, "large.html")
 	writeFile(b, largeFile, large)
 	var ref *report.Page
-	for _, sc := range scenarios(b) {
+	for _, sc := range allScenarios(b) {
 		if sc.Name == "storm-fork" {
 			ref = scenarioPage(b, sc, true)
 		}

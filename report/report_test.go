@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/internal/browser"
+	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/check"
@@ -27,41 +27,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden HTML files")
 
-// scenario is a bundled replay scenario (traces/testdata/scenarios).
-type scenario struct {
-	Name     string
-	Variant  string  `json:"variant"`
-	Deadline string  `json:"deadline"`
-	Pinned   []int64 `json:"pinned"`
-}
-
-func scenarios(t testing.TB) []scenario {
+func allScenarios(t testing.TB) []scenarios.Scenario {
 	t.Helper()
-	files, err := filepath.Glob("../traces/testdata/scenarios/*.expected.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios: %v", err)
+	all, err := scenarios.All("../traces/testdata/scenarios")
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []scenario
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := scenario{Name: strings.TrimSuffix(filepath.Base(f), ".expected.json")}
-		if err := json.Unmarshal(b, &sc); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sc)
-	}
-	return out
+	return all
 }
 
 // replayScenario replays a scenario capture (with its log, or from the
 // wire alone) with witnesses; start is the capture's first packet time.
-func replayScenario(t testing.TB, sc scenario, withLog bool) (rep *replay.Report, start time.Time) {
+func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *replay.Report, start time.Time) {
 	t.Helper()
-	base := "../traces/testdata/scenarios/" + sc.Name
-	f, err := os.Open(base + ".pcap")
+	f, err := os.Open(sc.Capture())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +55,7 @@ func replayScenario(t testing.TB, sc scenario, withLog bool) (rep *replay.Report
 		t.Fatal(err)
 	}
 	if withLog {
-		lf, err := os.Open(base + ".events.jsonl")
+		lf, err := os.Open(sc.Log())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +74,7 @@ func replayScenario(t testing.TB, sc scenario, withLog bool) (rep *replay.Report
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline, err := time.ParseDuration(sc.Deadline)
+	deadline, err := sc.DeadlineDuration()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +113,7 @@ func statusMachine(t testing.TB, variant string) *check.Projection {
 	return g
 }
 
-func scenarioPage(t testing.TB, sc scenario, withLog bool) *report.Page {
+func scenarioPage(t testing.TB, sc scenarios.Scenario, withLog bool) *report.Page {
 	t.Helper()
 	rep, start := replayScenario(t, sc, withLog)
 	p := report.NewReplayPage(report.ReplayInfo{Variant: sc.Variant, Command: "roomspec replay -variant " + sc.Variant,
@@ -154,7 +133,7 @@ func scenarioPage(t testing.TB, sc scenario, withLog bool) *report.Page {
 // files name them instead of repeating them.
 func TestGolden(t *testing.T) {
 	pages := map[string]*report.Page{}
-	for _, sc := range scenarios(t) {
+	for _, sc := range allScenarios(t) {
 		switch sc.Name {
 		case "storm-fork":
 			pages["storm-fork"] = scenarioPage(t, sc, true)
@@ -228,7 +207,7 @@ func forkLiveness(t testing.TB) *conformance.Result {
 // per decode rank for decode), and every frame the room was judged on is
 // drawn.
 func TestRoomDiagramScenarios(t *testing.T) {
-	for _, sc := range scenarios(t) {
+	for _, sc := range allScenarios(t) {
 		for _, withLog := range []bool{true, false} {
 			rep, _ := replayScenario(t, sc, withLog)
 			for _, room := range rep.Reported() {
@@ -346,7 +325,7 @@ func FuzzReadITF(f *testing.F) {
 // change of the room's status along the rooms' diagrams (the pinning
 // completions, which nothing observed, not counted).
 func TestStatusGraphCounts(t *testing.T) {
-	for _, sc := range scenarios(t) {
+	for _, sc := range allScenarios(t) {
 		rep, start := replayScenario(t, sc, true)
 		p := report.NewReplayPage(report.ReplayInfo{Variant: sc.Variant, Status: statusMachine(t, sc.Variant)})
 		want := 0

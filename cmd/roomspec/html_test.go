@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/internal/browser"
+	"github.com/roomspec/roomspec/internal/scenarios"
 )
 
 var artifacts = flag.String("artifacts", "", "keep the browser tests' screenshots in `DIR` (default: the test's temporary folder)")
@@ -90,34 +91,6 @@ type jsonRoomLine struct {
 	Prefill string `json:"prefill"`
 }
 
-type scenarioFile struct {
-	name     string
-	Variant  string  `json:"variant"`
-	Deadline string  `json:"deadline"`
-	Pinned   []int64 `json:"pinned"`
-}
-
-func scenarioFiles(t *testing.T) []scenarioFile {
-	t.Helper()
-	files, err := filepath.Glob("../../traces/testdata/scenarios/*.expected.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios: %v", err)
-	}
-	var out []scenarioFile
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := scenarioFile{name: strings.TrimSuffix(filepath.Base(f), ".expected.json")}
-		if err := json.Unmarshal(data, &sc); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, sc)
-	}
-	return out
-}
-
 // TestReplayHTMLInBrowser loads the report of every bundled scenario
 // (with its log and from the wire alone), and of every capture of the
 // decoder's tests (random rooms, most of them invalid), in headless
@@ -136,11 +109,14 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 		capture string
 	}
 	var cases []replayCase
-	for _, sc := range scenarioFiles(t) {
-		capture := "../../traces/testdata/scenarios/" + sc.name + ".pcap"
+	all, err := scenarios.All("../../traces/testdata/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range all {
 		args := []string{"replay", "-variant", sc.Variant, "-deadline", sc.Deadline}
-		cases = append(cases, replayCase{sc.name, append(slices.Clone(args), "-log", "../../traces/testdata/scenarios/"+sc.name+".events.jsonl"), capture},
-			replayCase{sc.name + "-wire", args, capture})
+		cases = append(cases, replayCase{sc.Name, append(slices.Clone(args), "-log", sc.Log()), sc.Capture()},
+			replayCase{sc.Name + "-wire", args, sc.Capture()})
 	}
 	decoded, _ := filepath.Glob("../../traces/testdata/captures/*.pcap*")
 	for _, capture := range decoded {

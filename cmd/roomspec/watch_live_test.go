@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/roomspec/roomspec/internal/scenarios"
 )
 
 // The live tests run the roomspec binary as operators do: built once per
@@ -134,12 +136,6 @@ func scrape(addr string, stop <-chan struct{}) <-chan []sample {
 		}
 	}()
 	return out
-}
-
-type expectation struct {
-	Deadline string            `json:"deadline"`
-	Pinned   []int64           `json:"pinned"`
-	WithLog  map[string]string `json:"with_log"`
 }
 
 // event is a line of roomspec watch's output.
@@ -342,12 +338,8 @@ func liveScenario(t *testing.T, bin, scenario, variant string, mode liveMode) {
 	close(stopScrape)
 	ss := <-samples
 
-	var exp expectation
-	b, err := os.ReadFile(filepath.Join(dir, scenario+".expected.json"))
+	exp, err := scenarios.Read(dir, scenario)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &exp); err != nil {
 		t.Fatal(err)
 	}
 	wantCode := 0
@@ -434,7 +426,7 @@ func liveScenario(t *testing.T, bin, scenario, variant string, mode liveMode) {
 // pinned rooms, each reported as its deadline passed; the gauge reads
 // their number within the deadline plus one second of the last one's
 // ABORT.
-func pinnedChecks(t *testing.T, pinned map[int64]event, exp expectation, ss []sample, deadline time.Duration) {
+func pinnedChecks(t *testing.T, pinned map[int64]event, exp scenarios.Scenario, ss []sample, deadline time.Duration) {
 	t.Helper()
 	var rooms []int64
 	var lastDue time.Time

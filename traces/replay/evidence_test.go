@@ -14,7 +14,7 @@ import (
 func TestLogMustBelong(t *testing.T) {
 	scs := map[string]*scenario{}
 	for _, sc := range loadScenarios(t) {
-		scs[sc.name] = sc
+		scs[sc.Name] = sc
 	}
 	fixed, healthy := scs["storm-fixed"], scs["healthy"]
 	shifted := func(obs []Observation, d time.Duration) []Observation {
@@ -66,7 +66,7 @@ func TestLogMustBelong(t *testing.T) {
 func TestRoomsTheLogDoesNotShow(t *testing.T) {
 	var fork *scenario
 	for _, sc := range loadScenarios(t) {
-		if sc.name == "storm-fork" {
+		if sc.Name == "storm-fork" {
 			fork = sc
 		}
 	}
@@ -112,7 +112,7 @@ func TestPollsWithoutQueue(t *testing.T) {
 		want := verdicts(sc.replay(t, true, Merge(sc.wire, sc.log), sc.end))
 		for room, v := range want {
 			if got[room] != v {
-				t.Errorf("%s room %s: %s without the polls' queues, %s with them", sc.name, room, got[room], v)
+				t.Errorf("%s room %s: %s without the polls' queues, %s with them", sc.Name, room, got[room], v)
 			}
 		}
 	}

@@ -29,7 +29,7 @@ func TestReportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "golden", sc.name+"."+format)
+			path := filepath.Join("testdata", "golden", sc.Name+"."+format)
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)

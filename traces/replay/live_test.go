@@ -74,7 +74,7 @@ func roomJSON(t *testing.T, rooms []*Room) []string {
 // at-risk rooms whose deadline passed before the capture's end.
 func TestWatcherScenarios(t *testing.T) {
 	for _, sc := range loadScenarios(t) {
-		t.Run(sc.name, func(t *testing.T) {
+		t.Run(sc.Name, func(t *testing.T) {
 			for _, log := range []bool{true, false} {
 				obs := sc.wire
 				if log {
@@ -137,7 +137,7 @@ func TestWatcherScenarios(t *testing.T) {
 func TestWatcherReleased(t *testing.T) {
 	var sc *scenario
 	for _, s := range loadScenarios(t) {
-		if s.name == "storm-fixed" {
+		if s.Name == "storm-fixed" {
 			sc = s
 		}
 	}
@@ -199,7 +199,7 @@ func TestWatcherRejectsOnRoom(t *testing.T) {
 func TestWatcherHoldsRoomsForTheLogCheck(t *testing.T) {
 	scs := map[string]*scenario{}
 	for _, sc := range loadScenarios(t) {
-		scs[sc.name] = sc
+		scs[sc.Name] = sc
 	}
 	fixed, healthy := scs["storm-fixed"], scs["healthy"]
 	late := slices.Clone(fixed.log)

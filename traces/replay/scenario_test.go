@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 )
@@ -18,14 +18,7 @@ import (
 // scenario is a capture made by traces/testdata/scenarios/make_scenarios.py
 // with its prefill event log and the verdicts its emulators expect.
 type scenario struct {
-	name     string
-	Variant  string            `json:"variant"`
-	Deadline string            `json:"deadline"`
-	Pinned   []int64           `json:"pinned"`
-	WithLog  map[string]string `json:"with_log"`
-	// Latency is, for the captures of SGLang's real code, each aborted
-	// room's release as the prefill saw it: seconds after its first ABORT.
-	Latency  map[string]float64 `json:"released_after_abort_s"`
+	scenarios.Scenario
 	wire     []Observation
 	log      []Observation
 	end      time.Time
@@ -34,26 +27,17 @@ type scenario struct {
 
 func loadScenarios(t *testing.T) []*scenario {
 	t.Helper()
-	dir := filepath.Join("..", "testdata", "scenarios")
-	files, err := filepath.Glob(filepath.Join(dir, "*.expected.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios in %s: %v", dir, err)
+	all, err := scenarios.All(filepath.Join("..", "testdata", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	var out []*scenario
-	for _, f := range files {
-		sc := &scenario{name: strings.TrimSuffix(filepath.Base(f), ".expected.json")}
-		b, err := os.ReadFile(f)
-		if err != nil {
+	for _, e := range all {
+		sc := &scenario{Scenario: e}
+		if sc.deadline, err = sc.DeadlineDuration(); err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal(b, sc); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if sc.deadline, err = time.ParseDuration(sc.Deadline); err != nil {
-			t.Fatal(err)
-		}
-		base := filepath.Join(dir, sc.name)
-		pf, err := os.Open(base + ".pcap")
+		pf, err := os.Open(sc.Capture())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +51,7 @@ func loadScenarios(t *testing.T) []*scenario {
 			t.Fatal(err)
 		}
 		sc.end = sum.End
-		lf, err := os.Open(base + ".events.jsonl")
+		lf, err := os.Open(sc.Log())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +96,7 @@ func verdicts(rep *Report) map[string]string {
 // satisfied; nothing invalid).
 func TestScenarios(t *testing.T) {
 	for _, sc := range loadScenarios(t) {
-		t.Run(sc.name, func(t *testing.T) {
+		t.Run(sc.Name, func(t *testing.T) {
 			rep := sc.replay(t, true, Merge(sc.wire, sc.log), sc.end)
 			got := verdicts(rep)
 			if !mapsEqual(got, sc.WithLog) {
@@ -150,7 +134,7 @@ func TestScenarios(t *testing.T) {
 // nothing is invalid.
 func TestScenarioCuts(t *testing.T) {
 	for _, sc := range loadScenarios(t) {
-		t.Run(sc.name, func(t *testing.T) {
+		t.Run(sc.Name, func(t *testing.T) {
 			all := Merge(sc.wire, sc.log)
 			start := all[0].Time
 			for i := 1; i <= 8; i++ {
@@ -175,7 +159,7 @@ func TestScenarioCuts(t *testing.T) {
 // right frame or log line.
 func TestScenarioMutations(t *testing.T) {
 	for _, sc := range loadScenarios(t) {
-		t.Run(sc.name, func(t *testing.T) {
+		t.Run(sc.Name, func(t *testing.T) {
 			// The first room with a TransferInfo and an ABORT from one rank.
 			var ti, ab = -1, -1
 			for i, o := range sc.wire {

@@ -17,10 +17,10 @@ import (
 func TestWitnessScenarios(t *testing.T) {
 	for _, sc := range loadScenarios(t) {
 		for _, log := range []bool{true, false} {
-			name := sc.name + "/wire"
+			name := sc.Name + "/wire"
 			obs := sc.wire
 			if log {
-				name, obs = sc.name+"/log", Merge(sc.wire, sc.log)
+				name, obs = sc.Name+"/log", Merge(sc.wire, sc.log)
 			}
 			t.Run(name, func(t *testing.T) {
 				cfg := variantConfig(t, sc.Variant)

@@ -2,7 +2,6 @@ package watch
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/capture"
@@ -28,11 +28,7 @@ import (
 // expectations, as the sources deliver it: records with the messages they
 // complete, and log lines.
 type scenario struct {
-	name     string
-	Variant  string            `json:"variant"`
-	Deadline string            `json:"deadline"`
-	Pinned   []int64           `json:"pinned"`
-	WithLog  map[string]string `json:"with_log"`
+	scenarios.Scenario
 	deadline time.Duration
 	// arrivals are what the sources deliver, in capture order per source.
 	records []record
@@ -51,22 +47,14 @@ type record struct {
 
 func loadScenarios(t *testing.T) []*scenario {
 	t.Helper()
-	dir := filepath.Join("..", "testdata", "scenarios")
-	files, err := filepath.Glob(filepath.Join(dir, "*.expected.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios in %s: %v", dir, err)
+	all, err := scenarios.All(filepath.Join("..", "testdata", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	var out []*scenario
-	for _, f := range files {
-		sc := &scenario{name: strings.TrimSuffix(filepath.Base(f), ".expected.json")}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, sc); err != nil {
-			t.Fatal(err)
-		}
-		if sc.deadline, err = time.ParseDuration(sc.Deadline); err != nil {
+	for _, e := range all {
+		sc := &scenario{Scenario: e}
+		if sc.deadline, err = sc.DeadlineDuration(); err != nil {
 			t.Fatal(err)
 		}
 		text, err := spec.Config(sc.Variant)
@@ -76,8 +64,7 @@ func loadScenarios(t *testing.T) []*scenario {
 		if sc.cfg, err = model.LoadConfig(text); err != nil {
 			t.Fatal(err)
 		}
-		base := filepath.Join(dir, sc.name)
-		data, err := os.ReadFile(base + ".pcap")
+		data, err := os.ReadFile(sc.Capture())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +87,7 @@ func loadScenarios(t *testing.T) []*scenario {
 		}
 		sc.end = sum.End
 		sc.held = sum.OutOfOrder
-		lf, err := os.Open(base + ".events.jsonl")
+		lf, err := os.Open(sc.Log())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +211,7 @@ func (sc *scenario) live(e *Engine, rng *rand.Rand, delay, maxLogDelay, offset t
 // reported pinned, each within Hold plus a tick of its deadline.
 func TestEngineScenarios(t *testing.T) {
 	for _, sc := range loadScenarios(t) {
-		t.Run(sc.name, func(t *testing.T) {
+		t.Run(sc.Name, func(t *testing.T) {
 			for _, log := range []bool{true, false} {
 				seeds := int64(2)
 				if !log {
@@ -309,7 +296,7 @@ func parseInt(s string) int64 {
 func findScenario(t *testing.T, name string) *scenario {
 	t.Helper()
 	for _, sc := range loadScenarios(t) {
-		if sc.name == name {
+		if sc.Name == name {
 			return sc
 		}
 	}
