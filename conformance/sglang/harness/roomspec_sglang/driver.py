@@ -22,6 +22,7 @@ import types
 from . import fakes
 from .loader import Loader
 from .park import Controller, HarnessError
+from .stubs import Namespace
 
 POLL_NAMES = {0: "Failed", 1: "Bootstrapping", 2: "WaitingForInput", 3: "Transferring",
               4: "Success"}
@@ -64,24 +65,6 @@ class BoundaryError(HarnessError):
     def __init__(self, boundary, detail):
         super().__init__(f"boundary {boundary}: {detail}")
         self.boundary = boundary
-
-
-class Permissive:
-    """An object with the attributes given; any other attribute is a stub
-    (recorded), so a path that reads something unexpected still runs."""
-
-    def __init__(self, name, **attrs):
-        self.__dict__["_name"] = name
-        self.__dict__.update(attrs)
-
-    def __getattr__(self, key):
-        if key.startswith("__"):
-            raise AttributeError(key)
-        from .stubs import Stub
-
-        full = f"{self._name}.{key}"
-        Stub.served.add(full)
-        return Stub(full)
 
 
 class HostTensor(__import__("numpy").ndarray):
@@ -223,7 +206,7 @@ class Harness:
         )
         for k, v in values.items():
             setattr(args, k, v)
-        server_args = Permissive(
+        server_args = Namespace(
             "server_args", host="127.0.0.1", disaggregation_bootstrap_port=8998,
             dist_init_addr=None, pp_size=1, tp_size=1, dp_size=1, enable_dp_attention=False,
             disaggregation_ib_device=None, load_balance_method="round_robin",
@@ -243,13 +226,13 @@ class Harness:
     def _build_bootstrap_queue(self):
         PBQ = self.prefill.PrefillBootstrapQueue
         bq = PBQ.__new__(PBQ)
-        allocator = Permissive("metadata_allocator", available_size=lambda: 1 << 20)
+        allocator = Namespace("metadata_allocator", available_size=lambda: 1 << 20)
         allocator.alloc = self._alloc_metadata
         allocator.free = lambda idx: None
         attrs = dict(
-            token_to_kv_pool=Permissive("token_to_kv_pool", page_size=1),
+            token_to_kv_pool=Namespace("token_to_kv_pool", page_size=1),
             draft_token_to_kv_pool=None, is_mla_backend=False,
-            metadata_buffers=Permissive("metadata_buffers"),
+            metadata_buffers=Namespace("metadata_buffers"),
             req_to_metadata_buffer_idx_allocator=allocator, tp_rank=0, tp_size=1,
             pp_rank=0, pp_size=1, gpu_id=0, bootstrap_port=8998, queue=[],
             gloo_group=None, max_total_num_tokens=1 << 30,
@@ -288,21 +271,21 @@ class Harness:
             disagg_prefill_bootstrap_queue=self.bq,
             disagg_prefill_inflight_queue=[],
             disagg_prefill_pending_chunk_rids=set(),
-            server_args=Permissive("server_args", optimistic_prefill_attempts=0,
+            server_args=Namespace("server_args", optimistic_prefill_attempts=0,
                                    disaggregation_mode="prefill"),
             attn_cp_cpu_group=None, attn_tp_cpu_group=None, tp_cpu_group=None,
-            tree_cache=Permissive("tree_cache"),
-            output_streamer=Permissive("output_streamer", stream_output=lambda *a, **k: None),
-            metrics_reporter=Permissive("metrics_reporter", enable_metrics=False),
+            tree_cache=Namespace("tree_cache"),
+            output_streamer=Namespace("output_streamer", stream_output=lambda *a, **k: None),
+            metrics_reporter=Namespace("metrics_reporter", enable_metrics=False),
             enable_metrics=False, enable_hicache_storage=False, enable_overlap=False,
-            enable_staging=False, spec_algorithm=Permissive("spec_algorithm"),
-            token_to_kv_pool_allocator=Permissive(
+            enable_staging=False, spec_algorithm=Namespace("spec_algorithm"),
+            token_to_kv_pool_allocator=Namespace(
                 "token_to_kv_pool_allocator", page_size=1,
                 translate_kv_indices_for_transfer=lambda idx: idx),
-            req_to_token_pool=Permissive("req_to_token_pool", req_to_token=req_to_token),
-            disagg_metadata_buffers=Permissive("disagg_metadata_buffers",
+            req_to_token_pool=Namespace("req_to_token_pool", req_to_token=req_to_token),
+            disagg_metadata_buffers=Namespace("disagg_metadata_buffers",
                                                set_buf=lambda req: None),
-            ps=Permissive("ps", tp_rank=0, pp_rank=0, dp_rank=0, gpu_id=0),
+            ps=Namespace("ps", tp_rank=0, pp_rank=0, dp_rank=0, gpu_id=0),
             tp_rank=0, pp_rank=0, chunked_req=None, waiting_queue=[],
         )
         for k, v in attrs.items():
@@ -311,12 +294,12 @@ class Harness:
 
     def _make_req(self, qi, room):
         num_tokens = TOKENS_PER_CHUNK * self.num_chunks
-        return Permissive(
+        return Namespace(
             f"req[{qi}]", rid=f"req-{qi}", bootstrap_room=room, bootstrap_host="10.0.0.100",
             bootstrap_port=8998, disagg_kv_sender=None, origin_input_ids=list(range(num_tokens)),
             metadata_buffer_index=-1, pending_bootstrap=False, prefill_attempt_count=0,
-            is_retracted=False, time_stats=Permissive("time_stats"),
-            sampling_params=Permissive("sampling_params"), finished_reason=None,
+            is_retracted=False, time_stats=Namespace("time_stats"),
+            sampling_params=Namespace("sampling_params"), finished_reason=None,
             to_finish=None, req_pool_idx=qi, kv=None, mamba_pool_idx=None,
             start_send_idx=0, extend_range=ExtendRange(num_tokens), return_logprob=False,
             disagg_decode_prefix_len=0, disagg_prefill_dp_rank=None, inflight_middle_chunks=0,

@@ -108,9 +108,9 @@ def _inflight_bootstrapping_raises(h):
     return h.crashed is not None
 
 
-def _counts_outstanding(h):
-    """A chunk posted and not complete: does the room count it, and does
-    the sender's poll hold a Success back while it is counted?"""
+def _sent(h):
+    """A fresh room whose request is bootstrapped by both decode ranks and
+    sent: its chunk waits in a transfer queue. Returns the room."""
     room = _fresh(h)
     h.apply("SchedulerCreateSender", [0])
     for d in (0, 1):
@@ -118,6 +118,13 @@ def _counts_outstanding(h):
         h.apply("BootstrapRecvTransferInfo", [d])
     h.apply("SchedulerPollBootstrap", [0])
     h.apply("SchedulerSend", [0])
+    return room
+
+
+def _counts_outstanding(h):
+    """A chunk posted and not complete: does the room count it, and does
+    the sender's poll hold a Success back while it is counted?"""
+    room = _sent(h)
     h.apply("WorkerPost", [0])
     counted = getattr(h.mgr, "_staging_outstanding", {}).get(room, 0) > 0
     return bool(counted)
@@ -126,13 +133,7 @@ def _counts_outstanding(h):
 def _counts_at_dequeue(h):
     """A chunk whose room has no transfer_infos any more when the worker
     takes it (the worker's assertion fails): is it still counted?"""
-    room = _fresh(h)
-    h.apply("SchedulerCreateSender", [0])
-    for d in (0, 1):
-        h.apply("DecodeSendTransferInfo", [d, 0])
-        h.apply("BootstrapRecvTransferInfo", [d])
-    h.apply("SchedulerPollBootstrap", [0])
-    h.apply("SchedulerSend", [0])
+    room = _sent(h)
     h.mgr.transfer_infos.pop(room, None)
     h.apply("WorkerPost", [0])
     return getattr(h.mgr, "_staging_outstanding", {}).get(room, 0) > 0
