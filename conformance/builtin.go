@@ -7,7 +7,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/cfg"
 )
 
 // port adapts an impl.Port to Cloner.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/spec/bundled"
-	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/tla/check"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.itf.json from fresh runs")
@@ -34,7 +34,7 @@ func loadBuiltin(t testing.TB, name string) (Implementation, string, *model.Conf
 }
 
 // shortestPrefix is the number of steps before the loop of the shortest
-// AbortedRoomsTerminate counterexample spec/check finds for variant.
+// AbortedRoomsTerminate counterexample tla/check finds for variant.
 var (
 	prefixOnce sync.Map
 )

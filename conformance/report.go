@@ -8,7 +8,7 @@ import (
 
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // WriteText prints a result: one summary line, and for a failure the

@@ -10,10 +10,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/roomspec/roomspec/gen/specrt"
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla/gen/specrt"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // A Diagram is one behaviour of the room-lifecycle spec drawn as a

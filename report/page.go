@@ -11,8 +11,8 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/captured"
-	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/traces/replay"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/tla/check"
 )
 
 // fact is a rule that must hold on every reachable step of an action.

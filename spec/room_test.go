@@ -18,11 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/check"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
-	"github.com/roomspec/roomspec/spec/tla/eval"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/check"
+	"github.com/roomspec/roomspec/tla/eval"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // names gives the test expressions short names for the (single) room, its

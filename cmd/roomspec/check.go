@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/check"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/check"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 func init() {

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/roomspec/roomspec/gen"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/gen"
 )
 
 // genAnalysis runs gen's typing and assignment analysis on a spec before it

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/roomspec/roomspec/spec/tla"
+	"github.com/roomspec/roomspec/tla"
 )
 
 // brokenRoom writes Room.tla with its first action whose text contains

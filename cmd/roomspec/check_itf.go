@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/roomspec/roomspec/spec/check"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla/check"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // writeITFTrace writes one counterexample as DIR/NAME.itf.json.

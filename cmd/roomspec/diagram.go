@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/roomspec/roomspec/spec/bundled"
-	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/tla/check"
 )
 
 func init() {

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/roomspec/roomspec/gen"
+	"github.com/roomspec/roomspec/tla/gen"
 )
 
 func runGen(e *env, args []string) int {

@@ -14,8 +14,8 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
-	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/compiled"
+	"github.com/roomspec/roomspec/tla/check"
 )
 
 func init() {

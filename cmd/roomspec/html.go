@@ -9,7 +9,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/tla/check"
 )
 
 // The HTML reports (package report): the small part that touches files.

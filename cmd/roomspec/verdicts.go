@@ -12,12 +12,12 @@ import (
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/bundled"
-	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
-	"github.com/roomspec/roomspec/spec/tla/eval"
+	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/check"
+	"github.com/roomspec/roomspec/tla/eval"
 )
 
 // variantResult is the outcome of checking the bundled spec under one

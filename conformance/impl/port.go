@@ -5,8 +5,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/roomspec/roomspec/gen/specrt"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/tla/gen/specrt"
 )
 
 // Port runs a variant's KVManager with a decode emulator in front of it.

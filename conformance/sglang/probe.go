@@ -14,7 +14,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/cfg"
 )
 
 // Ingredients are the switches of spec/Room.tla the probe found, by

@@ -10,7 +10,7 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/cfg"
 )
 
 // probedSwitches are the Room.tla switches the harness's probe reports

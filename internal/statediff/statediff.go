@@ -4,7 +4,7 @@
 // differ of roomspec's step tables and diagrams.
 package statediff
 
-import "github.com/roomspec/roomspec/spec/tla/value"
+import "github.com/roomspec/roomspec/tla/value"
 
 // Append appends to out one "path = value" line for each part of new that
 // differs from old, descending into functions and records with the same

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 func TestAppend(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/check"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
+	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/check"
 )
 
 // Config parses the bundled configuration variant (spec.Variants).

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/roomspec/roomspec/spec/bundled"
-	"github.com/roomspec/roomspec/spec/check"
+	"github.com/roomspec/roomspec/tla/check"
 )
 
 // The model checker's verdicts on Room.tla under a bundled variant.

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/tla/check"
 )
 
 // ErrNotABehaviour says a trace is not a behaviour of the compiled model

@@ -5,7 +5,7 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/eval"
+	"github.com/roomspec/roomspec/tla/eval"
 )
 
 // Two states whose fingerprints collide are told apart by their values:

@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/eval"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla/eval"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // Matches reports whether the compiled model was generated from exactly

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/eval"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla/eval"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // typedState returns the compiled form of a state the compiled model

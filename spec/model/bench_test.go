@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/internal/benchdata"
-	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla/eval"
+	"github.com/roomspec/roomspec/tla/check"
+	"github.com/roomspec/roomspec/tla/eval"
 )
 
 // The largest bundled cfgs (about 30,000 states each).

@@ -6,7 +6,7 @@
 // (FairActions), fingerprints, and printing and reading states as TLA+,
 // ITF and plain JSON. zz_room.go is generated; do not edit it, edit
 // spec/Room.tla and run go generate. What is not specific to Room.tla
-// (constant sets, checked arithmetic, value I/O) is in gen/specrt.
+// (constant sets, checked arithmetic, value I/O) is in tla/gen/specrt.
 //
 // One package serves every configuration: build a Config from a cfg
 // (LoadConfig, FromCfg; Config.With for the same configuration with other
@@ -14,4 +14,4 @@
 // with Step.
 package model
 
-//go:generate go run ../../gen/cmd/gen -spec ../Room.tla -name spec/Room.tla -out zz_room.go
+//go:generate go run ../../tla/gen/cmd/gen -spec ../Room.tla -name spec/Room.tla -out zz_room.go

@@ -9,11 +9,11 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/bundled"
-	"github.com/roomspec/roomspec/spec/check"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/spec/tla"
-	"github.com/roomspec/roomspec/spec/tla/eval"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/check"
+	"github.com/roomspec/roomspec/tla/eval"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // variant loads a bundled cfg for both the interpreter and the compiled

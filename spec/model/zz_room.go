@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/roomspec/roomspec/gen/specrt"
-	"github.com/roomspec/roomspec/spec/tla/cfg"
-	"github.com/roomspec/roomspec/spec/tla/value"
+	"github.com/roomspec/roomspec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/gen/specrt"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
