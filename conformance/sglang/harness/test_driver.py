@@ -422,6 +422,16 @@ class BoundaryExitTest(unittest.TestCase):
                 'dst_kv_ptrs = list(struct.unpack(f"{len(msg[5]) // 8}Q", msg[5]))',
                 'dst_kv_ptrs = list(struct.unpack(f"{len(msg[50]) // 8}Q", msg[50]))')]},
              "boundary decode registration: the bootstrap thread died on registration of decode rank 0"),
+            # Issue 21: a Failed poll that pop_bootstrapped ignores leaves the
+            # request in its queue; the harness's own Refused must not be
+            # reported as SGLang's exception, and the poll read Failed.
+            ("pop_bootstrapped ignores Failed", {PREFILL: [(
+                "            if poll == KVPoll.Failed:\n"
+                "                self.scheduler.handle_bootstrap_failure(req)\n",
+                "            if poll == KVPoll.Failed:\n"
+                "                continue\n")]},
+             "probe: FailureClears: SGLang's code did not take the step the probe drives "
+             "(the request stayed in the bootstrap queue; its room reads Failed)"),
             ("a worker that never parks", {NIXL: [(
                 "                self.update_status(room, KVPoll.Transferring)\n",
                 "                self.update_status(room, KVPoll.Transferring)\n"
@@ -437,6 +447,7 @@ class BoundaryExitTest(unittest.TestCase):
                 self.assertEqual(code, 3, err)
                 self.assertIn(message, err)
                 self.assertNotIn("Traceback", err)
+                self.assertNotIn("raised Refused", err)
                 self.assertEqual(out, "")
 
 

@@ -19,7 +19,9 @@ import traceback
 
 from .driver import BoundaryError, Harness, Refused
 from .loader import LoadError
+from .origin import describe
 from .park import HarnessError
+from .probe import ProbeFinding
 
 
 def _parse_env(ap, pairs):
@@ -95,10 +97,15 @@ def main(argv=None):
     except (BoundaryError, HarnessError) as e:
         print(f"roomspec_sglang: {e}", file=sys.stderr)
         return 3
+    except ProbeFinding as e:
+        print(f"roomspec_sglang: probe: {e}", file=sys.stderr)
+        return 3
     except Exception as e:
-        # The real code raised where the harness expected none: say where.
+        # Raised where the harness expected nothing: say whose exception it
+        # is (SGLang's code, or the harness's own) and where.
         traceback.print_exc(file=sys.stderr)
-        print(f"roomspec_sglang: the real code raised {type(e).__name__}: {e}", file=sys.stderr)
+        root = h.loader.root if h is not None else args.sglang
+        print(f"roomspec_sglang: {describe(e, root)}", file=sys.stderr)
         return 3
     finally:
         if h is not None:

@@ -21,6 +21,7 @@ import types
 
 from . import fakes
 from .loader import Loader
+from .origin import describe, raise_site
 from .park import Controller, HarnessError
 from .stubs import Namespace
 
@@ -390,10 +391,14 @@ class Harness:
     def _scheduler_call(self, what, fn):
         try:
             return fn()
-        except (KeyError, RuntimeError) as e:
-            # An exception escaping the scheduler's event loop kills the
-            # prefill process: the spec's loud failure.
-            self.crashed = f"{what}: {type(e).__name__}: {e}"
+        except Exception as e:
+            # An exception SGLang's scheduler code raises escapes its event
+            # loop and kills the prefill process: the spec's loud failure.
+            # One the harness (a fake, a stub) raised is the harness's.
+            who, where = raise_site(e, self.loader.root)
+            if who != "sglang" or not isinstance(e, (KeyError, RuntimeError)):
+                raise HarnessError(f"{what}: {describe(e, self.loader.root)}") from e
+            self.crashed = f"{what}: {type(e).__name__}: {e} (at {where})"
             return None
 
     def do_SchedulerCreateSender(self, qi):
@@ -419,7 +424,8 @@ class Harness:
         if done:
             self.waiting.append(req)
         elif req in self.bq.queue:
-            raise Refused("the poll reads Bootstrapping")
+            raise Refused("the request stayed in the bootstrap queue; its room reads "
+                          + self._room_status(req))
 
     def do_SchedulerPollBootstrap(self, qi):
         self._poll_bootstrap(qi)
@@ -472,7 +478,12 @@ class Harness:
         if self.crashed is not None:
             return
         if not done:
-            raise Refused("the in-flight poll reads a non-terminal status")
+            raise Refused("the request stayed in the in-flight queue; its room reads "
+                          + self._room_status(req))
+
+    def _room_status(self, req):
+        s = self.mgr.request_status.get(req.bootstrap_room)
+        return "Absent" if s is None else POLL_NAMES.get(int(s), str(s))
 
     def do_WorkerPost(self, qi):
         for p in self.controller.find("queue"):
