@@ -157,7 +157,7 @@ class DriverTest(SandboxTest):
         after = h.observe()
         for action, params, why in [
             ("SchedulerCreateSender", [0], "the sender exists"),
-            ("SchedulerPollBootstrap", [0], "the poll reads Bootstrapping"),
+            ("SchedulerPollBootstrap", [0], "the request stayed in the bootstrap queue; its room reads Bootstrapping"),
         ]:
             with self.subTest(action):
                 with self.assertRaises(Refused) as cm:
