@@ -14,6 +14,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/spec/bundled"
+	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 )
@@ -44,11 +45,15 @@ func shortestPrefix(t *testing.T, variant string) int {
 	if v, ok := prefixOnce.Load(variant); ok {
 		return v.(int)
 	}
-	m, _, err := bundled.Variant(variant)
+	m, conf, err := bundled.Variant(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := check.Check(context.Background(), m, check.Options{All: true})
+	mc, err := model.FromCfg(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := check.Check(context.Background(), m, check.Options{All: true, Successors: compiled.New(mc)})
 	if r.Outcome == check.Failure {
 		t.Fatal(r.Err)
 	}
@@ -360,7 +365,7 @@ func TestLivenessFailsOnARefusal(t *testing.T) {
 // The fair round-robin of the liveness property is the spec's fairness
 // (FairActions: its WF conjuncts): prefill's own steps and decode's
 // reading of ABORT_ACKs (WF_vars(DecodeRecvAbortAck(d))), never decode's
-// sends; and the bootstrap timeout only where the configuration makes
+// sends; and the clock (Tick) only where the configuration makes
 // it fair.
 func TestFairRoundRobin(t *testing.T) {
 	for _, variant := range []string{"sglang-35360-deferred", "mooncake", "upstream"} {
@@ -373,7 +378,7 @@ func TestFairRoundRobin(t *testing.T) {
 			switch a.ID {
 			case model.ActDecodeRecvAbortAck:
 				acks++
-			case model.ActBootstrapTimeout:
+			case model.ActTick:
 				timeouts++
 			case model.ActDecodeAbort, model.ActDecodeSendTransferInfo:
 				t.Errorf("%s: decode's send %s is in the fair round-robin", variant, c.ActionString(a))
@@ -383,7 +388,7 @@ func TestFairRoundRobin(t *testing.T) {
 			t.Errorf("%s: %d DecodeRecvAbortAck in the fair round-robin, want one per decode rank (%d)", variant, acks, c.DecodeRanks.Size())
 		}
 		if want := bits.OnesCount64(c.TimeoutFairRequests); timeouts != want {
-			t.Errorf("%s: %d BootstrapTimeout in the fair round-robin, want %d", variant, timeouts, want)
+			t.Errorf("%s: %d Tick in the fair round-robin, want %d", variant, timeouts, want)
 		}
 	}
 }

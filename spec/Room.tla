@@ -196,6 +196,9 @@ CONSTANTS
     DecodeRanks,            \* decode ranks bootstrapped with this prefill rank
     RequiredDstInfoNum,     \* TransferInfo count that completes bootstrap
     NumChunks,              \* KV chunks per request (>= 1)
+    BootstrapTimeoutSecs,   \* SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT's
+                            \*   default (environ.py:612, 300 s); the harness
+                            \*   reads the code's own and checks it
     \* ---- variant switches (BOOLEAN), one per ingredient ----------------
     HasBootstrapTimeout,    \* PR #34692: Failed after 300 s while Bootstrapping
     AbortPopsTransferInfos, \* fork 90a52f44a: ABORT pops transfer_infos always
@@ -243,6 +246,14 @@ VARIABLES
     sender,           \* request -> which scheduler queue holds it
     wqueue,           \* the worker queue: per request sent, its chunks left
     posted,           \* request -> a chunk's KV writes are in progress
+    elapsed,          \* request -> seconds since its sender was created
+                      \*   (time.time() - init_time), capped at the
+                      \*   timeout; 0 unless the scheduler holds it
+    kv_held,          \* request -> prefill holds its KV pages (the
+                      \*   forward pass allocated them; release_kv_cache
+                      \*   has not freed them)
+    kv_frees,         \* request -> how often release_kv_cache freed its
+                      \*   pages (2: more than once)
     \* ---- wire ----------------------------------------------------------
     chan,             \* decode rank -> FIFO of messages to prefill
     ack_chan,         \* decode rank -> FIFO of ABORT_ACKs from prefill
@@ -253,7 +264,13 @@ VARIABLES
 
 vars == << request_status, transfer_infos, tombstones, outstanding,
            ack_target, bootstrap_alive, prefill_crashed, sender, wqueue,
-           posted, chan, ack_chan, ti_sent, aborted, pages_released >>
+           posted, elapsed, kv_held, kv_frees, chan, ack_chan, ti_sent,
+           aborted, pages_released >>
+
+\* What the scheduler's release of a request and the clock change, for
+\* UNCHANGED in the actions that touch neither.
+timing == << elapsed >>
+kvpool == << kv_held, kv_frees >>
 
 -----------------------------------------------------------------------------
 (* Values *)
@@ -417,6 +434,9 @@ TypeOK ==
     /\ wqueue \in Seq(Batch)
     /\ Len(wqueue) <= Cardinality(Requests)
     /\ posted \in [Requests -> BOOLEAN]
+    /\ elapsed \in [Requests -> 0..BootstrapTimeoutSecs]
+    /\ kv_held \in [Requests -> BOOLEAN]
+    /\ kv_frees \in [Requests -> 0..2]
     /\ chan \in [DecodeRanks -> Seq(Msg)]
     /\ \A d \in DecodeRanks : Len(chan[d]) <= MaxChanLen
     /\ ack_chan \in [DecodeRanks -> Seq(AckMsg)]
@@ -437,6 +457,9 @@ Init ==
     /\ sender = [q \in Requests |-> "NoSender"]
     /\ wqueue = << >>
     /\ posted = [q \in Requests |-> FALSE]
+    /\ elapsed = [q \in Requests |-> 0]
+    /\ kv_held = [q \in Requests |-> FALSE]
+    /\ kv_frees = [q \in Requests |-> 0]
     /\ chan = [d \in DecodeRanks |-> << >>]
     /\ ack_chan = [d \in DecodeRanks |-> << >>]
     /\ ti_sent = [q \in Requests |-> {}]
@@ -467,7 +490,8 @@ SchedulerCreateSender(q) ==
                 ELSE UpdateStatus(@, "Bootstrapping")]
     /\ UNCHANGED << transfer_infos, tombstones, outstanding, ack_target,
                     bootstrap_alive, prefill_crashed, wqueue, posted, chan,
-                    ack_chan, ti_sent, aborted, pages_released >>
+                    ack_chan, ti_sent, aborted, pages_released,
+                    timing, kvpool >>
 
 \* The step releases request q and clears its room (clear(): on Success
 \* always, on a failure where failure_exception() clears it): what the
@@ -477,53 +501,105 @@ ClearsRoom(q) ==
     /\ sender'[q] = "Released"
     /\ (FailureClears \/ Poll(q) = "Success")
 
+\* The requests scheduler queue Q holds.
+InQueue(Q) == {q \in Requests : sender[q] = Q}
 
-\* A failed request leaves the scheduler: released, and where FailureClears
-\* its room is cleared (failure_exception -> clear()).
-FailRelease(q) ==
-    /\ sender' = [sender EXCEPT ![q] = "Released"]
-    /\ IF FailureClears
-       THEN /\ request_status' = ClearedStatus(RoomOf(q))
-            /\ transfer_infos' = ClearedInfos(RoomOf(q))
-            /\ ack_target' = ClearedTargets(RoomOf(q))
-       ELSE UNCHANGED << request_status, transfer_infos, ack_target >>
+\* The scheduler holds q: its sender exists and q is not released.
+Live(q) == sender[q] \in {"BootstrapQueue", "WaitingQueue", "InflightQueue"}
 
-\* The prefill process dies (an exception escaped the event loop).
+\* q's bootstrap timeout (PR #34692) has expired: elapsed reached it
+\* (common/conn.py:1285-1286 fires unless elapsed < bootstrap_timeout).
+Expired(q) == HasBootstrapTimeout /\ elapsed[q] >= BootstrapTimeoutSecs
+
+\* The rooms whose bootstrap timeout fires in a pass over queue Q: a
+\* request of Q whose room reads Bootstrapping and whose timeout expired;
+\* its poll does update_status(room, Failed) (common/conn.py:1297) before
+\* it returns Failed (nixl/conn.py:2831-2834; the in-flight poll is the
+\* same NixlKVSender.poll).
+TimeoutRooms(Q) ==
+    {r \in Rooms : \E q \in InQueue(Q) : /\ RoomOf(q) = r
+                                        /\ Poll(q) = "Bootstrapping"
+                                        /\ Expired(q)}
+
+\* The rooms of the requests in D.
+RoomsOf(D) == {r \in Rooms : \E q \in D : RoomOf(q) = r}
+
+\* What q's poll returns in a pass over queue Q.  A pass polls every request
+\* of the queue before it acts on any (poll_and_all_reduce, prefill.py:429,
+\* :842), in queue order, which is the order the senders were created: a
+\* timeout fires first for the oldest sender, and a later request of the
+\* same room then reads the Failed it wrote.
+QPoll(q, Q) == IF RoomOf(q) \in TimeoutRooms(Q) THEN "Failed" ELSE Poll(q)
+
+\* A pass's effect on the rooms: the rooms in C are cleared (clear(),
+\* common/conn.py:1307), the timed-out rooms in F not cleared read Failed.
+PassRooms(C, F) ==
+    /\ request_status' =
+           [r \in Rooms |-> IF r \in C THEN "Absent"
+                            ELSE IF r \in F
+                            THEN UpdateStatus(request_status[r], "Failed")
+                            ELSE request_status[r]]
+    /\ transfer_infos' =
+           [r \in Rooms |-> IF r \in C THEN {} ELSE transfer_infos[r]]
+    /\ ack_target' =
+           [r \in Rooms |-> IF r \in C /\ ~(AckOnDrainFixed /\ outstanding[r] > 0)
+                            THEN {} ELSE ack_target[r]]
+
+\* The prefill process dies (an exception escaped the event loop).  The
+\* loop raises at the first request whose poll it cannot handle; every
+\* request a pass polls reads its room, and in the model's configurations
+\* only a reused room id makes such a poll, so every request polled before
+\* it in the pass is of the same room and raises too: nothing else changes.
 Crash ==
     /\ prefill_crashed' = TRUE
-    /\ UNCHANGED << sender, request_status, transfer_infos, ack_target >>
+    /\ UNCHANGED << sender, request_status, transfer_infos, ack_target,
+                    elapsed, kvpool >>
 
-\* Bootstrap-queue poll.  Bootstrapping: keep waiting (a stutter, not
-\* modelled as a step).  Failed: released (FailRelease).  WaitingForInput:
-\* bootstrapped, to the waiting queue.  Transferring or Success (left by
-\* another incarnation): RuntimeError.  KeyError: the process dies too.
+\* The bootstrap-queue pass: every request of the queue is polled, then
+\* each acts on its poll.  Bootstrapping: keeps waiting.  Failed (an ABORT,
+\* or the timeout firing in this poll): released (handle_bootstrap_failure:
+\* failure_exception() clears the room where FailureClears; the request has
+\* no KV pages yet, so release_kv_cache is not called, prefill.py:1013-1016).
+\* WaitingForInput: bootstrapped, to the waiting queue.  Transferring or
+\* Success (left by another incarnation): RuntimeError; KeyError: the
+\* process dies too.  A pass in which nothing moves is a stutter.
 \* @action: implementation scheduler
 \* @models: prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)
 \* @models: prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()
-\* @log: poll(queue: "bootstrap", status: Poll(q))
-\* @idle: poll(queue: "bootstrap", status: Poll(q)) if sender[q] = "BootstrapQueue" /\ Poll(q) = "Bootstrapping"
-\* @log: clear() if ClearsRoom(q)
-SchedulerPollBootstrap(q) ==
-    /\ ~prefill_crashed
-    /\ sender[q] = "BootstrapQueue"
-    /\ Poll(q) # "Bootstrapping"
-    /\ IF Poll(q) = "Failed"
-       THEN /\ FailRelease(q)
-            /\ UNCHANGED prefill_crashed
-       ELSE IF Poll(q) = "WaitingForInput"
-       THEN /\ sender' = [sender EXCEPT ![q] = "WaitingQueue"]
-            /\ UNCHANGED << prefill_crashed, request_status, transfer_infos,
-                            ack_target >>
-       ELSE Crash
+\* @models: common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2831-2834
+\* @log: status(from: request_status[r], to: "Failed") for r \in TimeoutRooms("BootstrapQueue")
+\* @log: poll(queue: "bootstrap", status: QPoll(q, "BootstrapQueue")) for q \in InQueue("BootstrapQueue")
+\* @idle: poll(queue: "bootstrap", status: Poll(q)) for q \in InQueue("BootstrapQueue") if QPoll(q, "BootstrapQueue") = "Bootstrapping"
+\* @log: clear() for q \in Requests if ClearsRoom(q)
+SchedulerPollBootstrap ==
+    LET B    == InQueue("BootstrapQueue")
+        Fail == {q \in B : QPoll(q, "BootstrapQueue") = "Failed"}
+        Go   == {q \in B : QPoll(q, "BootstrapQueue") = "WaitingForInput"}
+        Bad  == {q \in B : QPoll(q, "BootstrapQueue")
+                               \notin {"Failed", "WaitingForInput", "Bootstrapping"}}
+    IN  /\ ~prefill_crashed
+        /\ Fail \cup Go \cup Bad # {}
+        /\ IF Bad # {}
+           THEN Crash
+           ELSE /\ sender' = [q \in Requests |->
+                                 IF q \in Fail THEN "Released"
+                                 ELSE IF q \in Go THEN "WaitingQueue"
+                                 ELSE sender[q]]
+                /\ elapsed' = [q \in Requests |->
+                                  IF q \in Fail THEN 0 ELSE elapsed[q]]
+                /\ PassRooms(IF FailureClears THEN RoomsOf(Fail) ELSE {},
+                             TimeoutRooms("BootstrapQueue"))
+                /\ UNCHANGED << prefill_crashed, kvpool >>
     /\ UNCHANGED << tombstones, outstanding, bootstrap_alive, wqueue,
                     posted, chan, ack_chan, ti_sent, aborted,
                     pages_released >>
 
-\* Forward pass done: send the KV chunks.  add_transfer_request returns
-\* silently, enqueuing nothing, when the room has no transfer_infos
-\* (nixl/conn.py:2431, PR #32025); the request goes to the in-flight queue
-\* either way.
+\* Forward pass done: the batch allocated q's KV pages on prefill, and
+\* send sends the KV chunks.  add_transfer_request returns silently,
+\* enqueuing nothing, when the room has no transfer_infos (nixl/conn.py:2431,
+\* PR #32025); the request goes to the in-flight queue either way.
 \* @action: implementation scheduler
+\* @models: prefill.py:658 process_batch_result_disagg_prefill (:744 in-flight queue, :786 send_kv_chunk)
 \* @models: prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)
 \* @models: nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)
 \* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
@@ -531,41 +607,57 @@ SchedulerSend(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "WaitingQueue"
     /\ sender' = [sender EXCEPT ![q] = "InflightQueue"]
+    /\ kv_held' = [kv_held EXCEPT ![q] = TRUE]
     /\ wqueue' = IF transfer_infos[RoomOf(q)] # {}
                  THEN Append(wqueue, [req |-> q, left |-> NumChunks])
                  ELSE wqueue
     /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
                     ack_target, bootstrap_alive, prefill_crashed, posted,
-                    chan, ack_chan, ti_sent, aborted, pages_released >>
+                    elapsed, kv_frees, chan, ack_chan, ti_sent, aborted,
+                    pages_released >>
 
-\* In-flight poll.  WaitingForInput/Transferring: keep, with no timeout (a
-\* stutter).  Success: release the request and clear() the room from every
-\* dict.  Failed: released (FailRelease: cleared where FailureClears; before
-\* PR #27011 only Success cleared).  Bootstrapping (left by another incarnation):
+\* The in-flight pass: every request of the queue is polled, then each acts
+\* on its poll.  WaitingForInput/Transferring: kept, with no timeout.
+\* Success: released, release_kv_cache frees its pages and clear() removes
+\* the room from every dict.  Failed: released
+\* (handle_inflight_transfer_failure: failure_exception() clears the room
+\* where FailureClears, release_kv_cache frees the pages).  Bootstrapping
+\* (left by another incarnation): the timeout fires if it expired, else
 \* RuntimeError where InflightBootstrappingRaises, else kept.  KeyError:
-\* the prefill process dies.
+\* the process dies.
 \* @action: implementation scheduler
-\* @models: prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)
+\* @models: prefill.py:830 process_disagg_prefill_inflight_queue (:880-893, :894-897 RuntimeError)
+\* @models: prefill.py:886 release_kv_cache on Success; :937 handle_inflight_transfer_failure -> :957 release_kv_cache
 \* @models: nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear
-\* @log: poll(queue: "inflight", status: Poll(q))
-\* @idle: poll(queue: "inflight", status: Poll(q)) if sender[q] = "InflightQueue" /\ Poll(q) \notin {"Success", "Failed", "KeyError"}
-\* @log: clear() if ClearsRoom(q)
-SchedulerPollInFlight(q) ==
-    /\ ~prefill_crashed
-    /\ sender[q] = "InflightQueue"
-    /\ Poll(q) \in {"Success", "Failed", "KeyError"}
-                   \cup (IF InflightBootstrappingRaises THEN {"Bootstrapping"}
-                         ELSE {})
-    /\ IF Poll(q) = "Success"
-       THEN /\ sender' = [sender EXCEPT ![q] = "Released"]
-            /\ request_status' = ClearedStatus(RoomOf(q))
-            /\ transfer_infos' = ClearedInfos(RoomOf(q))
-            /\ ack_target' = ClearedTargets(RoomOf(q))
-            /\ UNCHANGED prefill_crashed
-       ELSE IF Poll(q) = "Failed"
-       THEN /\ FailRelease(q)
-            /\ UNCHANGED prefill_crashed
-       ELSE Crash
+\* @log: status(from: request_status[r], to: "Failed") for r \in TimeoutRooms("InflightQueue")
+\* @log: poll(queue: "inflight", status: QPoll(q, "InflightQueue")) for q \in InQueue("InflightQueue")
+\* @idle: poll(queue: "inflight", status: Poll(q)) for q \in InQueue("InflightQueue") if QPoll(q, "InflightQueue") \notin {"Success", "Failed", "KeyError"}
+\* @log: clear() for q \in Requests if ClearsRoom(q)
+SchedulerPollInFlight ==
+    LET I    == InQueue("InflightQueue")
+        Succ == {q \in I : QPoll(q, "InflightQueue") = "Success"}
+        Fail == {q \in I : QPoll(q, "InflightQueue") = "Failed"}
+        Done == Succ \cup Fail
+        Bad  == {q \in I : \/ QPoll(q, "InflightQueue") = "KeyError"
+                           \/ /\ QPoll(q, "InflightQueue") = "Bootstrapping"
+                              /\ InflightBootstrappingRaises}
+    IN  /\ ~prefill_crashed
+        /\ Done \cup Bad # {}
+        /\ IF Bad # {}
+           THEN Crash
+           ELSE /\ sender' = [q \in Requests |->
+                                 IF q \in Done THEN "Released" ELSE sender[q]]
+                /\ elapsed' = [q \in Requests |->
+                                  IF q \in Done THEN 0 ELSE elapsed[q]]
+                /\ kv_held' = [q \in Requests |->
+                                  IF q \in Done THEN FALSE ELSE kv_held[q]]
+                /\ kv_frees' = [q \in Requests |->
+                                   IF q \in Done THEN kv_frees[q] + 1
+                                   ELSE kv_frees[q]]
+                /\ PassRooms(RoomsOf(Succ)
+                               \cup (IF FailureClears THEN RoomsOf(Fail) ELSE {}),
+                             TimeoutRooms("InflightQueue"))
+                /\ UNCHANGED prefill_crashed
     /\ UNCHANGED << tombstones, outstanding, bootstrap_alive, wqueue,
                     posted, chan, ack_chan, ti_sent, aborted,
                     pages_released >>
@@ -598,7 +690,8 @@ BootstrapRecvTransferInfo(d) ==
     /\ chan' = [chan EXCEPT ![d] = Tail(@)]
     /\ UNCHANGED << tombstones, outstanding, ack_target, bootstrap_alive,
                     prefill_crashed, sender, wqueue, posted, ack_chan,
-                    ti_sent, aborted, pages_released >>
+                    ti_sent, aborted, pages_released,
+                    timing, kvpool >>
 
 \* ABORT from decode rank d.  Before PR #30352 the message (which has no
 \* guard frame) trips an assert and kills the bootstrap thread.  Otherwise
@@ -650,7 +743,8 @@ BootstrapRecvAbort(d) ==
                        THEN [ack_target EXCEPT ![r] = AbortHeld(d) \ AbortAcks(d)]
                        ELSE ack_target
     /\ UNCHANGED << outstanding, prefill_crashed, sender, wqueue, posted,
-                    ti_sent, aborted, pages_released >>
+                    ti_sent, aborted, pages_released,
+                    timing, kvpool >>
 
 -----------------------------------------------------------------------------
 (* Prefill transfer workers *)
@@ -699,7 +793,8 @@ WorkerPost(q) ==
                                ![r] = UpdateStatus(@, "Transferring")]
     /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
                     prefill_crashed, sender, chan, ti_sent, aborted,
-                    pages_released >>
+                    pages_released,
+                    timing, kvpool >>
 
 \* The posted writes complete.  The chunk is uncounted and a held ACK goes
 \* out if the count drained.  Last chunk: update_status(Success).  Other
@@ -735,39 +830,46 @@ WorkerComplete(q) ==
            /\ transfer_infos' = IF drop THEN ClearedInfos(r)
                                 ELSE transfer_infos
     /\ UNCHANGED << tombstones, bootstrap_alive, prefill_crashed, sender,
-                    wqueue, chan, ti_sent, aborted, pages_released >>
+                    wqueue, chan, ti_sent, aborted, pages_released,
+                    timing, kvpool >>
 
 -----------------------------------------------------------------------------
-(* Prefill timeouts *)
+(* Prefill timeouts: the clock *)
 
-\* Bootstrap timeout (300 s, NIXL since PR #34692, and Mooncake), inside
-\* the sender's bootstrap-queue poll: only while the room reads
-\* Bootstrapping it records a failure and marks the room Failed, and that
-\* same poll fails the request (FailRelease): one scheduler step.  There
-\* is no timeout for WaitingForInput or Transferring.
+Min(a, b) == IF a < b THEN a ELSE b
+
+\* The clock moves on.  Only the bootstrap timeout reads it (elapsed =
+\* time.time() - init_time, init_time set when the sender is created,
+\* nixl/conn.py:2785; the timeout fires once elapsed reaches
+\* bootstrap_timeout, common/conn.py:1285-1286), and only in a poll that
+\* reads Bootstrapping (nixl/conn.py:2831): the clock moves to one second
+\* before the timeout of such a request expires or, from there, to the
+\* instant it expires, and every held sender's elapsed time moves as much
+\* (capped: beyond the timeout nothing changes).  No behaviour tells two
+\* times between these instants apart, and while no polled request reads
+\* Bootstrapping, time passing changes nothing a later poll can tell
+\* (every held sender would age alike, and only one about to be polled
+\* Bootstrapping can time out).  There is no timeout for WaitingForInput
+\* or Transferring.
 \* @action: implementation timeout
-\* @models: common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834
-\* @models: prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure
-\* @log: status(from: request_status[RoomOf(q)], to: "Failed")
-\* @log: poll(queue: "bootstrap", status: "Failed")
-\* @log: clear() if ClearsRoom(q)
-BootstrapTimeout(q) ==
+\* @models: common/conn.py:1282-1286 CommonKVSender._check_bootstrap_timeout; nixl/conn.py:2785 init_time
+Tick(q) ==
     /\ HasBootstrapTimeout
     /\ ~prefill_crashed
-    /\ sender[q] = "BootstrapQueue"
-    /\ request_status[RoomOf(q)] = "Bootstrapping"
-    /\ sender' = [sender EXCEPT ![q] = "Released"]
-    /\ IF FailureClears
-       THEN /\ request_status' = ClearedStatus(RoomOf(q))
-            /\ transfer_infos' = ClearedInfos(RoomOf(q))
-            /\ ack_target' = ClearedTargets(RoomOf(q))
-       ELSE /\ request_status' =
-                   [request_status EXCEPT
-                        ![RoomOf(q)] = UpdateStatus(@, "Failed")]
-            /\ UNCHANGED << transfer_infos, ack_target >>
-    /\ UNCHANGED << tombstones, outstanding, bootstrap_alive,
-                    prefill_crashed, wqueue, posted, chan, ack_chan,
-                    ti_sent, aborted, pages_released >>
+    /\ sender[q] \in {"BootstrapQueue", "InflightQueue"}
+    /\ Poll(q) = "Bootstrapping"
+    /\ elapsed[q] < BootstrapTimeoutSecs
+    /\ LET to == IF elapsed[q] < BootstrapTimeoutSecs - 1
+                 THEN BootstrapTimeoutSecs - 1 ELSE BootstrapTimeoutSecs
+           d  == to - elapsed[q]
+       IN  elapsed' = [p \in Requests |->
+                          IF Live(p)
+                          THEN Min(elapsed[p] + d, BootstrapTimeoutSecs)
+                          ELSE 0]
+    /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
+                    ack_target, bootstrap_alive, prefill_crashed, sender,
+                    wqueue, posted, kvpool, chan, ack_chan, ti_sent, aborted,
+                    pages_released >>
 
 -----------------------------------------------------------------------------
 (* Decode: the environment *)
@@ -786,7 +888,8 @@ DecodeSendTransferInfo(d, q) ==
                                               room |-> RoomOf(q), rank |-> d])]
     /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
                     ack_target, bootstrap_alive, prefill_crashed, sender,
-                    wqueue, posted, ack_chan, aborted, pages_released >>
+                    wqueue, posted, ack_chan, aborted, pages_released,
+                    timing, kvpool >>
 
 \* Decode aborts q (client abort, or its 300 s waiting timeout), once: every
 \* decode rank sends ABORT to this prefill rank, and never resends.  Without
@@ -805,7 +908,8 @@ DecodeAbort(q) ==
                          ELSE [pages_released EXCEPT ![q] = DecodeRanks]
     /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
                     ack_target, bootstrap_alive, prefill_crashed, sender,
-                    wqueue, posted, ack_chan, ti_sent >>
+                    wqueue, posted, ack_chan, ti_sent,
+                    timing, kvpool >>
 
 \* Decode rank d receives an ABORT_ACK for a room and frees the pages of
 \* its aborted requests with that room id.
@@ -824,19 +928,19 @@ DecodeRecvAbortAck(d) ==
                ELSE pages_released[q]]
     /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
                     ack_target, bootstrap_alive, prefill_crashed, sender,
-                    wqueue, posted, chan, ti_sent, aborted >>
+                    wqueue, posted, chan, ti_sent, aborted, timing, kvpool >>
 
 -----------------------------------------------------------------------------
 Next ==
     \/ \E q \in Requests : SchedulerCreateSender(q)
-    \/ \E q \in Requests : SchedulerPollBootstrap(q)
+    \/ SchedulerPollBootstrap
     \/ \E q \in Requests : SchedulerSend(q)
-    \/ \E q \in Requests : SchedulerPollInFlight(q)
+    \/ SchedulerPollInFlight
     \/ \E d \in DecodeRanks : BootstrapRecvTransferInfo(d)
     \/ \E d \in DecodeRanks : BootstrapRecvAbort(d)
     \/ \E q \in Requests : WorkerPost(q)
     \/ \E q \in Requests : WorkerComplete(q)
-    \/ \E q \in Requests : BootstrapTimeout(q)
+    \/ \E q \in Requests : Tick(q)
     \/ \E d \in DecodeRanks, q \in Requests : DecodeSendTransferInfo(d, q)
     \/ \E q \in Requests : DecodeAbort(q)
     \/ \E d \in DecodeRanks : DecodeRecvAbortAck(d)
@@ -850,14 +954,14 @@ TimeoutFairRequests == IF TimeoutsFair THEN Requests ELSE {}
 \* ABORT_ACKs that reach it (AbortsAcked is about whether they are sent).
 Fairness ==
     /\ \A q \in Requests : WF_vars(SchedulerCreateSender(q))
-    /\ \A q \in Requests : WF_vars(SchedulerPollBootstrap(q))
+    /\ WF_vars(SchedulerPollBootstrap)
     /\ \A q \in Requests : WF_vars(SchedulerSend(q))
-    /\ \A q \in Requests : WF_vars(SchedulerPollInFlight(q))
+    /\ WF_vars(SchedulerPollInFlight)
     /\ \A d \in DecodeRanks : WF_vars(BootstrapRecvTransferInfo(d))
     /\ \A d \in DecodeRanks : WF_vars(BootstrapRecvAbort(d))
     /\ \A q \in Requests : WF_vars(WorkerPost(q))
     /\ \A q \in Requests : WF_vars(WorkerComplete(q))
-    /\ \A q \in TimeoutFairRequests : WF_vars(BootstrapTimeout(q))
+    /\ \A q \in TimeoutFairRequests : WF_vars(Tick(q))
     /\ \A d \in DecodeRanks : WF_vars(DecodeRecvAbortAck(d))
 
 Spec == Init /\ [][Next]_vars /\ Fairness
@@ -889,6 +993,21 @@ AbortsAcked == \A q \in Requests : aborted[q] ~> Acked(q)
 \* request's KV by now).
 NoWriteAfterRelease ==
     \A q \in Requests : posted[q] => pages_released[q] = {}
+
+\* Every request the scheduler lets go has had its KV pages freed, once:
+\* release_kv_cache unlocks them in the tree cache (prefill.py:886 on
+\* Success, :957 on a failure in flight; a request failed in the bootstrap
+\* queue has no pages yet, :1013-1016).  Violated by a release path that
+\* forgets them (the GPU memory leaks) or frees them twice.
+PagesFreedOnce ==
+    \A q \in Requests : /\ sender[q] = "Released" => ~kv_held[q]
+                      /\ kv_frees[q] <= 1
+
+\* Prefill never frees a request's KV pages while a KV write of it is
+\* posted (the RDMA engine still reads them, and the pool may already
+\* have handed them to another request), nor posts one after.
+NoFreeWhileWriting ==
+    \A q \in Requests : posted[q] => kv_held[q]
 
 \* NIXL's claim (where FailedSticky): a Failed room stays Failed until its
 \* entry is removed.

@@ -29,17 +29,22 @@ type fact struct {
 	none           bool
 }
 
-// The timeout fires only while Bootstrapping, and the same poll releases
-// the request and clears the room (FailureClears in both variants).
-const timeoutRule = `request_status[R] = "Bootstrapping" /\ request_status'[R] = "Absent" /\ sender'[Q] = "Released"`
+// The timeout fires only in a bootstrap-queue pass that reads
+// Bootstrapping once the clock reached it, and the same pass releases the
+// request and clears the room (FailureClears in both variants).
+const timeoutRule = `request_status[R] = "Bootstrapping" /\ sender'[Q] = "Released" => (elapsed[Q] = BootstrapTimeoutSecs /\ request_status'[R] = "Absent")`
 
 // facts are the action-level rules checked over whole state graphs.
 var facts = []fact{
 	{rule: "the bootstrap timeout fires only while Bootstrapping, and fails and releases the request", variant: "upstream",
-		action: "BootstrapTimeout", holds: timeoutRule, witness: "TRUE"},
+		action: "SchedulerPollBootstrap", holds: timeoutRule, witness: `request_status[R] = "Bootstrapping" /\ sender'[Q] = "Released"`},
 	{rule: "the bootstrap timeout fires only while Bootstrapping (Mooncake)", variant: "mooncake",
-		action: "BootstrapTimeout", holds: timeoutRule, witness: "TRUE"},
-	{rule: "the fork never times out", variant: "fork-90a52f44a", action: "BootstrapTimeout", holds: "TRUE", none: true},
+		action: "SchedulerPollBootstrap", holds: timeoutRule, witness: `request_status[R] = "Bootstrapping" /\ sender'[Q] = "Released"`},
+	{rule: "the clock moves only while a held request reads Bootstrapping, to one second before its timeout or to it", variant: "upstream",
+		action: "Tick", holds: `request_status[R] = "Bootstrapping" /\ elapsed'[Q] \in {BootstrapTimeoutSecs - 1, BootstrapTimeoutSecs} /\ elapsed'[Q] > elapsed[Q]`, witness: `elapsed'[Q] = BootstrapTimeoutSecs`},
+	{rule: "the fork never times out", variant: "fork-90a52f44a", action: "Tick", holds: "TRUE", none: true},
+	{rule: "the scheduler lets a request go with its pages freed once (in flight) or never allocated (bootstrap queue)", variant: "upstream", action: "SchedulerPollInFlight",
+		holds: `sender'[Q] = "Released" => (~kv_held'[Q] /\ kv_frees'[Q] = kv_frees[Q] + 1)`, witness: `sender'[Q] = "Released"`},
 	{rule: "an ABORT of an absent room changes no request_status (upstream)", variant: "upstream", action: "BootstrapRecvAbort",
 		holds:   `request_status[R] = "Absent" => (request_status' = request_status /\ tombstones' = {})`,
 		witness: `request_status[R] = "Absent"`},
@@ -205,17 +210,15 @@ var mutants = []mutant{
 	{"Failed does not overwrite Success", `ELSE IF s = "Failed" THEN "Failed"`, `ELSE IF s = "Failed" /\ cur # "Success" THEN "Failed"`},
 	{"KVPoll order swapped", `[] s = "Transferring"    -> 3`, `[] s = "Transferring"    -> 1`},
 	{"fix reads absent as WaitingForInput", `ELSE IF AbsentLiveSenderFails THEN "Failed"`, ``},
-	{"timeout fires in any status", `    /\ request_status[RoomOf(q)] = "Bootstrapping"
-    /\ sender' = [sender EXCEPT ![q] = "Released"]`, `    /\ sender' = [sender EXCEPT ![q] = "Released"]`},
+	{"timeout fires in any status", `                                        /\ Poll(q) = "Bootstrapping"
+                                        /\ Expired(q)}`, `                                        /\ Expired(q)}`},
+	{"timeout fires one second early", `Expired(q) == HasBootstrapTimeout /\ elapsed[q] >= BootstrapTimeoutSecs`, `Expired(q) == HasBootstrapTimeout /\ elapsed[q] >= BootstrapTimeoutSecs - 1`},
+	{"success keeps its pages", `                                  IF q \in Done THEN FALSE ELSE kv_held[q]]`, `                                  IF q \in Fail THEN FALSE ELSE kv_held[q]]`},
 	{"ABORT always pops transfer_infos", `transfer_infos' = IF AbortPopsTransferInfos`, `transfer_infos' = IF TRUE`},
 	{"no tombstone", `tombstones' = IF RecordTombstones /\ cur = "Absent"`, `tombstones' = IF FALSE`},
 	{"add_transfer_request enqueues without transfer_infos", `    /\ wqueue' = IF transfer_infos[RoomOf(q)] # {}`, `    /\ wqueue' = IF TRUE`},
 	{"clear() keeps transfer_infos", `ClearedInfos(r) == [transfer_infos EXCEPT ![r] = {}]`, `ClearedInfos(r) == transfer_infos`},
-	{"failure does not clear", `    /\ IF FailureClears
-       THEN /\ request_status' = ClearedStatus(RoomOf(q))
-            /\ transfer_infos' = ClearedInfos(RoomOf(q))
-            /\ ack_target' = ClearedTargets(RoomOf(q))
-       ELSE UNCHANGED << request_status, transfer_infos, ack_target >>`, `    /\ UNCHANGED << request_status, transfer_infos, ack_target >>`},
+	{"failure does not clear", `                /\ PassRooms(IF FailureClears THEN RoomsOf(Fail) ELSE {},`, `                /\ PassRooms({},`},
 	// (Making the ABORT handler write Failed into an absent room is not a
 	// mutant: update_status makes that write a no-op.)
 	{"NIXL ABORT fails a Success room", `/\ ~(AbortSparesSuccess /\ cur = "Success")`, `/\ TRUE`},

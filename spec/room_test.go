@@ -249,26 +249,55 @@ var (
 	oneQueued = assign{"wqueue", `<<[req |-> Q, left |-> 1]>>`}
 	isPosted  = assign{"posted", `[posted EXCEPT ![Q] = TRUE]`}
 	oneCount  = assign{"outstanding", `[outstanding EXCEPT ![R] = 1]`}
+	// holdsPages: the forward pass allocated Q's KV pages (an in-flight
+	// request holds them).
+	holdsPages = assign{"kv_held", `[kv_held EXCEPT ![Q] = TRUE]`}
 )
 
+// elapsedAt sets the seconds since Q's sender was created.
+func elapsedAt(e string) assign {
+	return assign{"elapsed", fmt.Sprintf("[elapsed EXCEPT ![Q] = %s]", e)}
+}
+
 var stepRows = []stepRow{
-	// Prefill room timeline 3: the bootstrap timeout.
-	// The timeout fires inside the sender's poll (nixl/conn.py:2832-2834)
-	// and the same pop_bootstrapped releases the request, whose
-	// failure_exception() clears the room: one step.
-	{rule: "bootstrap timeout fails, releases and clears a Bootstrapping request", variant: "upstream",
-		given:   []assign{status("Bootstrapping"), senderAt("BootstrapQueue"), oneInfo},
-		action:  `BootstrapTimeout(Q)`,
-		want:    map[string]string{"request_status[R]": q("Absent"), "sender[Q]": q("Released"), "transfer_infos[R]": "{}"},
-		changed: []string{"request_status", "sender", "transfer_infos"}},
-	{rule: "bootstrap timeout does not fire on WaitingForInput", variant: "upstream",
-		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
-	{rule: "bootstrap timeout does not fire on an absent room", variant: "upstream",
-		given: []assign{senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
-	{rule: "bootstrap timeout does not fire on Transferring", variant: "mooncake",
-		given: []assign{status("Transferring"), senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
+	// Prefill room timeline 3: the bootstrap timeout, and the clock it
+	// reads. The clock moves to one second before a Bootstrapping
+	// request's timeout, then to the instant it expires (Tick); the
+	// timeout fires inside the sender's poll (nixl/conn.py:2831-2834,
+	// common/conn.py:1285-1286) and the same bootstrap-queue pass releases
+	// the request, whose failure_exception() clears the room: one step.
+	{rule: "the clock moves to one second before a Bootstrapping request's timeout", variant: "upstream",
+		given:   []assign{status("Bootstrapping"), senderAt("BootstrapQueue")},
+		action:  `Tick(Q)`,
+		want:    map[string]string{"elapsed[Q]": "BootstrapTimeoutSecs - 1", "request_status[R]": q("Bootstrapping")},
+		changed: []string{"elapsed"}},
+	{rule: "from one second before, the clock moves to the instant the timeout expires", variant: "upstream",
+		given:   []assign{status("Bootstrapping"), senderAt("BootstrapQueue"), elapsedAt("BootstrapTimeoutSecs - 1")},
+		action:  `Tick(Q)`,
+		want:    map[string]string{"elapsed[Q]": "BootstrapTimeoutSecs", "sender[Q]": q("BootstrapQueue")},
+		changed: []string{"elapsed"}},
+	{rule: "a bootstrap-queue pass one second before the timeout keeps waiting", variant: "upstream",
+		given: []assign{status("Bootstrapping"), senderAt("BootstrapQueue"), elapsedAt("BootstrapTimeoutSecs - 1")}, action: `SchedulerPollBootstrap`, disabled: true},
+	{rule: "the bootstrap-queue pass at the timeout fails, releases and clears a Bootstrapping request", variant: "upstream",
+		given:   []assign{status("Bootstrapping"), senderAt("BootstrapQueue"), oneInfo, elapsedAt("BootstrapTimeoutSecs")},
+		action:  `SchedulerPollBootstrap`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "sender[Q]": q("Released"), "transfer_infos[R]": "{}", "elapsed[Q]": "0"},
+		changed: []string{"elapsed", "request_status", "sender", "transfer_infos"}},
+	{rule: "a bootstrap-queue pass after the timeout still finalizes a WaitingForInput request (the timeout reads only Bootstrapping)", variant: "upstream",
+		given:   []assign{status("WaitingForInput"), senderAt("BootstrapQueue"), elapsedAt("BootstrapTimeoutSecs")},
+		action:  `SchedulerPollBootstrap`,
+		want:    map[string]string{"sender[Q]": q("WaitingQueue"), "request_status[R]": q("WaitingForInput")},
+		changed: []string{"sender"}},
+	{rule: "the clock does not move for WaitingForInput", variant: "upstream",
+		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `Tick(Q)`, disabled: true},
+	{rule: "the clock does not move for an absent room", variant: "upstream",
+		given: []assign{senderAt("BootstrapQueue")}, action: `Tick(Q)`, disabled: true},
+	{rule: "the clock does not move for Transferring", variant: "mooncake",
+		given: []assign{status("Transferring"), senderAt("BootstrapQueue")}, action: `Tick(Q)`, disabled: true},
+	{rule: "the clock does not move past an expired timeout", variant: "upstream",
+		given: []assign{status("Bootstrapping"), senderAt("BootstrapQueue"), elapsedAt("BootstrapTimeoutSecs")}, action: `Tick(Q)`, disabled: true},
 	{rule: "the fork has no bootstrap timeout", variant: "fork-90a52f44a",
-		given: []assign{status("Bootstrapping"), senderAt("BootstrapQueue")}, action: `BootstrapTimeout(Q)`, disabled: true},
+		given: []assign{status("Bootstrapping"), senderAt("BootstrapQueue")}, action: `Tick(Q)`, disabled: true},
 
 	// Abort.
 	{rule: "ABORT of an absent room changes no request_status and records nothing", variant: "upstream",
@@ -347,36 +376,36 @@ var stepRows = []stepRow{
 
 	// Timeline 3: bootstrap poll.
 	{rule: "bootstrap poll waits while Bootstrapping", variant: "upstream",
-		given: []assign{status("Bootstrapping"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`, disabled: true},
+		given: []assign{status("Bootstrapping"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap`, disabled: true},
 	{rule: "bootstrap poll finalizes on WaitingForInput", variant: "upstream",
-		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		given: []assign{status("WaitingForInput"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap`,
 		want: map[string]string{"sender[Q]": q("WaitingQueue"), "request_status[R]": q("WaitingForInput")}, changed: []string{"sender"}},
 	{rule: "bootstrap poll releases a Failed request and clear()s its room (PR #27011)", variant: "upstream",
-		given: []assign{status("Failed"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		given: []assign{status("Failed"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap`,
 		want: map[string]string{"sender[Q]": q("Released"), "request_status[R]": q("Absent")}, changed: []string{"request_status", "sender"}},
 	{rule: "before PR #27011 the bootstrap poll releases a Failed request without clear()", variant: "sglang-pre-27011",
-		given: []assign{status("Failed"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		given: []assign{status("Failed"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap`,
 		want: map[string]string{"sender[Q]": q("Released"), "request_status[R]": q("Failed")}, changed: []string{"sender"}},
 	{rule: "bootstrap poll of Transferring raises RuntimeError: prefill dies", variant: "upstream",
-		given: []assign{status("Transferring"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		given: []assign{status("Transferring"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap`,
 		want: map[string]string{"prefill_crashed": "TRUE", "sender[Q]": q("BootstrapQueue")}, changed: []string{"prefill_crashed"}},
 	{rule: "bootstrap poll of Success raises RuntimeError: prefill dies", variant: "upstream",
-		given: []assign{status("Success"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		given: []assign{status("Success"), senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap`,
 		want: map[string]string{"prefill_crashed": "TRUE"}, changed: []string{"prefill_crashed"}},
 	{rule: "NIXL bootstrap poll of an absent room reads WaitingForInput and finalizes", variant: "upstream",
-		given: []assign{senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		given: []assign{senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap`,
 		want: map[string]string{"sender[Q]": q("WaitingQueue")}, changed: []string{"sender"}},
 	{rule: "Mooncake bootstrap poll of an absent room: KeyError kills prefill", variant: "mooncake",
-		given: []assign{senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap(Q)`,
+		given: []assign{senderAt("BootstrapQueue")}, action: `SchedulerPollBootstrap`,
 		want: map[string]string{"prefill_crashed": "TRUE", "sender[Q]": q("BootstrapQueue")}, changed: []string{"prefill_crashed"}},
 
 	// Timeline 4: send -> add_transfer_request.
 	{rule: "add_transfer_request enqueues nothing without transfer_infos", variant: "upstream",
 		given: []assign{status("WaitingForInput"), senderAt("WaitingQueue")}, action: `SchedulerSend(Q)`,
-		want: map[string]string{"wqueue": "<<>>", "sender[Q]": q("InflightQueue")}, changed: []string{"sender"}},
+		want: map[string]string{"wqueue": "<<>>", "sender[Q]": q("InflightQueue"), "kv_held[Q]": "TRUE"}, changed: []string{"kv_held", "sender"}},
 	{rule: "add_transfer_request enqueues every chunk with transfer_infos", variant: "upstream",
 		given: []assign{status("WaitingForInput"), senderAt("WaitingQueue"), allInfos}, action: `SchedulerSend(Q)`,
-		want: map[string]string{"wqueue": "<<[req |-> Q, left |-> NumChunks]>>", "sender[Q]": q("InflightQueue")}, changed: []string{"sender", "wqueue"}},
+		want: map[string]string{"wqueue": "<<[req |-> Q, left |-> NumChunks]>>", "sender[Q]": q("InflightQueue"), "kv_held[Q]": "TRUE"}, changed: []string{"kv_held", "sender", "wqueue"}},
 
 	// Timeline 5: transfer worker.
 	{rule: "worker skips a chunk of a Failed room", variant: "upstream",
@@ -403,27 +432,27 @@ var stepRows = []stepRow{
 
 	// Timeline 6: in-flight poll and clear().
 	{rule: "in-flight poll on Success releases and clear()s the room", variant: "upstream",
-		given: []assign{status("Success"), allInfos, senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`,
-		want:    map[string]string{"request_status[R]": q("Absent"), "transfer_infos[R]": "{}", "sender[Q]": q("Released")},
-		changed: []string{"request_status", "sender", "transfer_infos"}},
+		given: []assign{status("Success"), allInfos, senderAt("InflightQueue"), holdsPages}, action: `SchedulerPollInFlight`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "transfer_infos[R]": "{}", "sender[Q]": q("Released"), "kv_held[Q]": "FALSE", "kv_frees[Q]": "1"},
+		changed: []string{"kv_frees", "kv_held", "request_status", "sender", "transfer_infos"}},
 	{rule: "in-flight poll on Failed releases and clear()s the room", variant: "mooncake",
-		given: []assign{status("Failed"), oneInfo, senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`,
-		want:    map[string]string{"request_status[R]": q("Absent"), "transfer_infos[R]": "{}", "sender[Q]": q("Released")},
-		changed: []string{"request_status", "sender", "transfer_infos"}},
+		given: []assign{status("Failed"), oneInfo, senderAt("InflightQueue"), holdsPages}, action: `SchedulerPollInFlight`,
+		want:    map[string]string{"request_status[R]": q("Absent"), "transfer_infos[R]": "{}", "sender[Q]": q("Released"), "kv_held[Q]": "FALSE", "kv_frees[Q]": "1"},
+		changed: []string{"kv_frees", "kv_held", "request_status", "sender", "transfer_infos"}},
 	{rule: "in-flight poll keeps WaitingForInput, with no timeout", variant: "upstream",
-		given: []assign{status("WaitingForInput"), senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`, disabled: true},
+		given: []assign{status("WaitingForInput"), senderAt("InflightQueue")}, action: `SchedulerPollInFlight`, disabled: true},
 	{rule: "in-flight poll keeps Transferring, with no timeout", variant: "upstream",
-		given: []assign{status("Transferring"), allInfos, senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`, disabled: true},
+		given: []assign{status("Transferring"), allInfos, senderAt("InflightQueue")}, action: `SchedulerPollInFlight`, disabled: true},
 	{rule: "NIXL in-flight poll of an absent room keeps it (the silent pin)", variant: "upstream",
-		given: []assign{senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`, disabled: true},
+		given: []assign{senderAt("InflightQueue")}, action: `SchedulerPollInFlight`, disabled: true},
 	{rule: "fix: in-flight poll of an absent room reads Failed and releases", variant: "fixed",
-		given: []assign{senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`,
-		want: map[string]string{"sender[Q]": q("Released"), "request_status[R]": q("Absent")}, changed: []string{"sender"}},
+		given: []assign{senderAt("InflightQueue"), holdsPages}, action: `SchedulerPollInFlight`,
+		want: map[string]string{"sender[Q]": q("Released"), "request_status[R]": q("Absent"), "kv_held[Q]": "FALSE"}, changed: []string{"kv_frees", "kv_held", "sender"}},
 	{rule: "Mooncake in-flight poll of an absent room: KeyError kills prefill", variant: "mooncake",
-		given: []assign{senderAt("InflightQueue")}, action: `SchedulerPollInFlight(Q)`,
+		given: []assign{senderAt("InflightQueue")}, action: `SchedulerPollInFlight`,
 		want: map[string]string{"prefill_crashed": "TRUE", "sender[Q]": q("InflightQueue")}, changed: []string{"prefill_crashed"}},
 	{rule: "a crashed prefill takes no more steps", variant: "mooncake",
-		given: []assign{status("Success"), senderAt("InflightQueue"), {"prefill_crashed", "TRUE"}}, action: `SchedulerPollInFlight(Q)`, disabled: true},
+		given: []assign{status("Success"), senderAt("InflightQueue"), {"prefill_crashed", "TRUE"}}, action: `SchedulerPollInFlight`, disabled: true},
 
 	// Decode (environment).
 	{rule: "decode sends ABORT once to every prefill rank and frees pages (no ACK)", variant: "upstream",

@@ -58,7 +58,7 @@ func TestCheckReportsAtTheAction(t *testing.T) {
 	for _, tc := range []struct {
 		name, old, new, msg string
 	}{
-		{"missing assignment", ", pages_released >>", " >>", "does not assign pages_released'"},
+		{"missing assignment", ", aborted, timing, kvpool >>", ", timing, kvpool >>", "does not assign aborted'"},
 		{"string for an integer", "outstanding[r] + 1 ELSE 0", `outstanding[r] + 1 ELSE "zero"`, "where"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

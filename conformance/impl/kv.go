@@ -85,6 +85,29 @@ type Sender struct {
 	Room int
 	// Position is the scheduler queue holding the request.
 	Position string
+	// Seq orders the senders by creation: a scheduler queue keeps its
+	// requests in the order they entered it, which for the bootstrap
+	// queue is this order.
+	Seq int
+	// InitTime is init_time: the clock when the sender was created
+	// (nixl/conn.py:2785).
+	InitTime int
+	// Failed is _send_failed, set by failure_exception(): its poll then
+	// reads Failed.
+	Failed bool
+}
+
+// BootstrapTimeoutSecs is SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT's
+// default (environ.py:612).
+const BootstrapTimeoutSecs = 300
+
+// KVPool is the scheduler's KV cache pool as prefill.py touches it: the
+// forward pass allocates a request's pages, release_kv_cache frees them.
+type KVPool struct {
+	// Held: the request's pages are allocated and not freed.
+	Held map[int]bool
+	// Frees counts release_kv_cache calls per request.
+	Frees map[int]int
 }
 
 // KVManager is NixlKVManager (with its common/conn.py base): the dicts the
@@ -122,6 +145,10 @@ type KVManager struct {
 	Posted map[int]bool
 	// Senders are the scheduler's requests, by request index.
 	Senders map[int]*Sender
+	// Pool is the KV cache pool of the requests' pages.
+	Pool KVPool
+	// Now is the clock (time.time(), in seconds).
+	Now int
 
 	requiredDstInfoNum int
 	numChunks          int
@@ -203,7 +230,7 @@ func (m *KVManager) CreateSender(q int, req Request) error {
 	if _, ok := m.Senders[q]; ok {
 		return fmt.Errorf("sender of request %d exists: %w", q, ErrNotEnabled)
 	}
-	m.Senders[q] = &Sender{Room: req.Room, Position: BootstrapQueue}
+	m.Senders[q] = &Sender{Room: req.Room, Position: BootstrapQueue, Seq: len(m.Senders), InitTime: m.Now}
 	if m.v.SenderInit != nil && m.v.SenderInit(m, req.Room) {
 		return nil
 	}
@@ -211,48 +238,104 @@ func (m *KVManager) CreateSender(q int, req Request) error {
 	return nil
 }
 
+// senderPoll is NixlKVSender.poll (nixl/conn.py:2827): a failed sender
+// reads Failed; a room read Bootstrapping fires the bootstrap timeout once
+// it expired (common/conn.py:1282, record_failure and
+// update_status(Failed)); Success is held back as Transferring while
+// chunks of the room are counted.
+func (m *KVManager) senderPoll(s *Sender) (Status, error) {
+	if s.Failed {
+		return Failed, nil
+	}
+	st, err := m.poll(s.Room)
+	if err == nil && st == Bootstrapping && m.v.BootstrapTimeout && m.Now-s.InitTime >= BootstrapTimeoutSecs {
+		m.updateStatus(s.Room, Failed)
+		return Failed, nil
+	}
+	return st, err
+}
+
+// queue returns the request indices at position, in queue order.
+func (m *KVManager) queue(position string) []int {
+	var qs []int
+	for q, s := range m.Senders {
+		if s.Position == position {
+			qs = append(qs, q)
+		}
+	}
+	slices.SortFunc(qs, func(a, b int) int { return m.Senders[a].Seq - m.Senders[b].Seq })
+	return qs
+}
+
 // failRequest is handle_bootstrap_failure / handle_inflight_transfer_failure:
-// the request is released, and failure_exception() clears the room where
-// the variant does (PR #27011).
+// failure_exception() marks the sender failed and clears the room where
+// the variant does (PR #27011); the request is released.
 func (m *KVManager) failRequest(s *Sender) {
 	s.Position = Released
+	s.Failed = true
 	if m.v.FailureClears {
 		m.clear(s.Room)
 	}
 }
 
-// PollBootstrap is PrefillBootstrapQueue.pop_bootstrapped for one request.
-func (m *KVManager) PollBootstrap(q int) error {
-	s, ok := m.Senders[q]
-	if m.Crashed || !ok || s.Position != BootstrapQueue {
+// releaseKV is release_kv_cache: the request's pages go back to the pool.
+func (m *KVManager) releaseKV(q int) {
+	m.Pool.Frees[q]++
+	delete(m.Pool.Held, q)
+}
+
+// PollBootstrap is PrefillBootstrapQueue.pop_bootstrapped: every request of
+// the bootstrap queue is polled, then each acts on its poll. A pass in
+// which no request moves is refused (nothing changed).
+func (m *KVManager) PollBootstrap() error {
+	if m.Crashed {
 		return ErrNotEnabled
 	}
-	st, err := m.poll(s.Room)
-	switch {
-	case err != nil:
-		// The KeyError escapes the event loop: the process dies.
-		m.Crashed = true
-	case st == Bootstrapping:
-		return ErrNotEnabled // keep waiting
-	case st == Failed:
-		m.failRequest(s)
-	case st == WaitingForInput:
-		s.Position = WaitingQueue
-	default:
-		// prefill.py:461-464: RuntimeError("Unexpected poll state").
-		m.Crashed = true
+	qs := m.queue(BootstrapQueue)
+	polls := make([]Status, len(qs))
+	errs := make([]error, len(qs))
+	for i, q := range qs {
+		polls[i], errs[i] = m.senderPoll(m.Senders[q])
+	}
+	moved := false
+	for i, q := range qs {
+		s := m.Senders[q]
+		switch st := polls[i]; {
+		case errs[i] != nil:
+			// The KeyError escapes the event loop: the process dies.
+			m.Crashed = true
+			return nil
+		case st == Bootstrapping:
+			// keep waiting
+		case st == Failed:
+			// handle_bootstrap_failure: no KV pages yet, nothing to free.
+			m.failRequest(s)
+			moved = true
+		case st == WaitingForInput:
+			s.Position = WaitingQueue
+			moved = true
+		default:
+			// prefill.py:461-464: RuntimeError("Unexpected poll state").
+			m.Crashed = true
+			return nil
+		}
+	}
+	if !moved {
+		return ErrNotEnabled
 	}
 	return nil
 }
 
-// Send is send_kv_chunk -> NixlKVSender.send -> add_transfer_request, for
-// all chunks of the request at once.
+// Send is the forward pass of the request (its KV pages allocated) and
+// send_kv_chunk -> NixlKVSender.send -> add_transfer_request, for all
+// chunks of the request at once.
 func (m *KVManager) Send(q int) error {
 	s, ok := m.Senders[q]
 	if m.Crashed || !ok || s.Position != WaitingQueue {
 		return ErrNotEnabled
 	}
 	s.Position = InflightQueue
+	m.Pool.Held[q] = true
 	if _, ok := m.TransferInfos[s.Room]; !ok {
 		// PR #32025: no transfer_infos, return silently.
 		return nil
@@ -263,45 +346,69 @@ func (m *KVManager) Send(q int) error {
 	return nil
 }
 
-// PollInflight is process_disagg_prefill_inflight_queue for one request.
-func (m *KVManager) PollInflight(q int) error {
-	s, ok := m.Senders[q]
-	if m.Crashed || !ok || s.Position != InflightQueue {
+// PollInflight is process_disagg_prefill_inflight_queue: every request of
+// the in-flight queue is polled, then each acts on its poll. A pass in
+// which no request moves is refused (nothing changed).
+func (m *KVManager) PollInflight() error {
+	if m.Crashed {
 		return ErrNotEnabled
 	}
-	st, err := m.poll(s.Room)
-	switch {
-	case err != nil:
-		m.Crashed = true
-	case st == Success:
-		s.Position = Released
-		m.clear(s.Room)
-	case st == Failed:
-		// handle_inflight_transfer_failure -> failure_exception()
-		m.failRequest(s)
-	case st == Bootstrapping && m.v.InflightBootstrappingRaises:
-		// prefill.py:894-897: RuntimeError("Unexpected poll state").
-		m.Crashed = true
-	default:
-		return ErrNotEnabled // no timeout while WaitingForInput/Transferring
+	qs := m.queue(InflightQueue)
+	polls := make([]Status, len(qs))
+	errs := make([]error, len(qs))
+	for i, q := range qs {
+		polls[i], errs[i] = m.senderPoll(m.Senders[q])
+	}
+	moved := false
+	for i, q := range qs {
+		s := m.Senders[q]
+		switch st := polls[i]; {
+		case errs[i] != nil:
+			m.Crashed = true
+			return nil
+		case st == Success:
+			m.releaseKV(q)
+			s.Position = Released
+			m.clear(s.Room)
+			moved = true
+		case st == Failed:
+			// handle_inflight_transfer_failure -> failure_exception(),
+			// then release_kv_cache
+			m.failRequest(s)
+			m.releaseKV(q)
+			moved = true
+		case st == Bootstrapping && m.v.InflightBootstrappingRaises:
+			// prefill.py:894-897: RuntimeError("Unexpected poll state").
+			m.Crashed = true
+			return nil
+		default:
+			// no timeout while WaitingForInput/Transferring: kept
+		}
+	}
+	if !moved {
+		return ErrNotEnabled
 	}
 	return nil
 }
 
-// BootstrapTimeout is the sender's bootstrap-queue poll with the bootstrap
-// timeout firing (300 s, where the variant has one): the room is marked
-// Failed and the same pop_bootstrapped fails the request.
-func (m *KVManager) BootstrapTimeout(q int) error {
+// Tick moves the clock to one second before q's bootstrap timeout
+// expires or, from there, to the instant it expires (the instants the
+// spec's Tick names). The clock is the world's, not the code's: any held
+// request with a deadline ahead of it can name one.
+func (m *KVManager) Tick(q int) error {
 	s, ok := m.Senders[q]
-	if !m.v.BootstrapTimeout || m.Crashed || !ok || s.Position != BootstrapQueue {
+	if m.Crashed || !ok || s.Position == Released {
 		return ErrNotEnabled
 	}
-	if st, present := m.RequestStatus[s.Room]; !present || st != Bootstrapping {
-		// The timeout only fails a room still Bootstrapping.
+	e := m.Now - s.InitTime
+	switch {
+	case e < BootstrapTimeoutSecs-1:
+		m.Now += BootstrapTimeoutSecs - 1 - e
+	case e < BootstrapTimeoutSecs:
+		m.Now += BootstrapTimeoutSecs - e
+	default:
 		return ErrNotEnabled
 	}
-	m.updateStatus(s.Room, Failed)
-	m.failRequest(s)
 	return nil
 }
 

@@ -34,6 +34,11 @@ func NewPort(v *Variant) *Port { return &Port{V: v} }
 // deployment facts are read from c (set sizes, required_dst_info_num,
 // chunks per request): the port's behaviour is its variant's.
 func (p *Port) Reset(c *model.Config) error {
+	if c.BootstrapTimeoutSecs != BootstrapTimeoutSecs {
+		// The timeout is the code's own (its default): a configuration
+		// that says otherwise models other code.
+		return fmt.Errorf("impl: the configuration's BootstrapTimeoutSecs is %d, the code's bootstrap timeout %d s", c.BootstrapTimeoutSecs, BootstrapTimeoutSecs)
+	}
 	p.cfg = c
 	nr := c.DecodeRanks.Size()
 	p.M = &KVManager{
@@ -49,6 +54,7 @@ func (p *Port) Reset(c *model.Config) error {
 		TransferQueue:      nil,
 		Posted:             map[int]bool{},
 		Senders:            map[int]*Sender{},
+		Pool:               KVPool{Held: map[int]bool{}, Frees: map[int]int{}},
 		requiredDstInfoNum: c.RequiredDstInfoNum,
 		numChunks:          c.NumChunks,
 	}
@@ -83,6 +89,7 @@ func (p *Port) Clone() *Port {
 	m.AckPush = cloneQueues(p.M.AckPush)
 	m.TransferQueue = slices.Clone(p.M.TransferQueue)
 	m.Posted = maps.Clone(p.M.Posted)
+	m.Pool = KVPool{Held: maps.Clone(p.M.Pool.Held), Frees: maps.Clone(p.M.Pool.Frees)}
 	m.Senders = make(map[int]*Sender, len(p.M.Senders))
 	for q, s := range p.M.Senders {
 		c := *s
@@ -144,11 +151,11 @@ func (p *Port) Apply(a model.Action) error {
 		}
 		return m.CreateSender(x, p.reqs[x])
 	case model.ActSchedulerPollBootstrap:
-		return m.PollBootstrap(x)
+		return m.PollBootstrap()
 	case model.ActSchedulerSend:
 		return m.Send(x)
 	case model.ActSchedulerPollInFlight:
-		return m.PollInflight(x)
+		return m.PollInflight()
 	case model.ActBootstrapRecvTransferInfo:
 		return m.Recv(x, "TransferInfo")
 	case model.ActBootstrapRecvAbort:
@@ -157,8 +164,8 @@ func (p *Port) Apply(a model.Action) error {
 		return m.WorkerPost(x)
 	case model.ActWorkerComplete:
 		return m.WorkerComplete(x)
-	case model.ActBootstrapTimeout:
-		return m.BootstrapTimeout(x)
+	case model.ActTick:
+		return m.Tick(x)
 
 	// decode: the environment
 	case model.ActDecodeSendTransferInfo:
@@ -228,6 +235,9 @@ func (p *Port) Observe() (model.State, error) {
 		AckTarget:      make([]uint64, nRooms),
 		Sender:         make([]model.Str, nReq),
 		Posted:         make([]bool, nReq),
+		Elapsed:        make([]int, nReq),
+		KvHeld:         make([]bool, nReq),
+		KvFrees:        make([]int, nReq),
 		Chan:           make([][]model.Msg, nRanks),
 		AckChan:        make([][]model.Msg, nRanks),
 		TiSent:         make([]uint64, nReq),
@@ -262,7 +272,12 @@ func (p *Port) Observe() (model.State, error) {
 		s.Sender[q] = model.StrNoSender
 		if snd, ok := m.Senders[q]; ok {
 			s.Sender[q] = positionStr[snd.Position]
+			if p.V.BootstrapTimeout && snd.Position != Released {
+				s.Elapsed[q] = min(m.Now-snd.InitTime, c.BootstrapTimeoutSecs)
+			}
 		}
+		s.KvHeld[q] = m.Pool.Held[q]
+		s.KvFrees[q] = min(m.Pool.Frees[q], 2)
 		s.Posted[q] = m.Posted[q]
 		s.TiSent[q] = p.tiSent[q]
 		s.Aborted[q] = p.aborted[q]

@@ -101,7 +101,7 @@ class KVPoll:
 POLL_NAMES = {0: "Failed", 1: "Bootstrapping", 2: "WaitingForInput", 3: "Transferring", 4: "Success"}
 
 NIXL_MSG_GUARD = b"NixlMsgGuard"
-BOOTSTRAP_TIMEOUT = 300.0
+BOOTSTRAP_TIMEOUT = 300  # SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT's default (environ.py:612)
 
 
 class NotEnabled(Exception):
@@ -109,10 +109,10 @@ class NotEnabled(Exception):
 
 
 class Clock:
-    """Monotonic time, advanced by the harness (timeouts)."""
+    """time.time(), moved by the harness (Tick)."""
 
     def __init__(self):
-        self.now = 0.0
+        self.now = 0
 
     def time(self):
         return self.now
@@ -322,6 +322,7 @@ class NixlKVSender:
         self.kv_mgr = mgr
         self.bootstrap_room = bootstrap_room
         self.init_time = mgr.clock.time()
+        self._send_failed = False
         if mgr.variant.tombstones and bootstrap_room in mgr.tombstones:
             mgr.request_status[bootstrap_room] = KVPoll.Failed  # the fix
             return
@@ -329,6 +330,8 @@ class NixlKVSender:
 
     def poll(self):
         m = self.kv_mgr
+        if self._send_failed:
+            return KVPoll.Failed
         status = m.check_status(self.bootstrap_room)
         if status == KVPoll.Bootstrapping and m.variant.bootstrap_timeout:
             # PR #34692: the timeout fires inside poll()
@@ -342,6 +345,7 @@ class NixlKVSender:
         return status
 
     def failure_exception(self):
+        self._send_failed = True
         if self.kv_mgr.variant.failure_clears:
             self.clear()  # PR #27011
 
@@ -357,69 +361,106 @@ class NixlKVSender:
             m._deferred_ack_targets.pop(room, None)
 
 
+class KVPool:
+    """The scheduler's KV cache pool: the forward pass allocates a request's
+    pages, release_kv_cache (mem_cache/common.py) frees them."""
+
+    def __init__(self):
+        self.held = set()
+        self.frees = {}
+
+    def alloc(self, req_id):
+        self.held.add(req_id)
+
+    def release_kv_cache(self, req_id):
+        self.frees[req_id] = self.frees.get(req_id, 0) + 1
+        self.held.discard(req_id)
+
+
 class Scheduler:
-    """The prefill scheduler's queues (prefill.py), per request."""
+    """The prefill scheduler's queues (prefill.py). Each queue is a list in
+    the order requests entered it; a poll pass polls the whole queue, then
+    acts on each request's poll, as pop_bootstrapped and
+    process_disagg_prefill_inflight_queue do."""
 
     def __init__(self, mgr):
         self.kv_mgr = mgr
         self.senders = {}  # req_id -> NixlKVSender
-        self.queue = {}  # req_id -> "BootstrapQueue" | "WaitingQueue" | "InflightQueue" | "Released"
+        self.bootstrap_queue = []
+        self.waiting_queue = []
+        self.inflight_queue = []
+        self.pool = KVPool()
+
+    def position(self, req_id):
+        if req_id not in self.senders:
+            return "NoSender"
+        for name, q in (("BootstrapQueue", self.bootstrap_queue), ("WaitingQueue", self.waiting_queue),
+                        ("InflightQueue", self.inflight_queue)):
+            if req_id in q:
+                return name
+        return "Released"
 
     def add(self, req_id, room):
         if req_id in self.senders:
             raise NotEnabled("sender exists")
         self.senders[req_id] = NixlKVSender(self.kv_mgr, room)
-        self.queue[req_id] = "BootstrapQueue"
+        self.bootstrap_queue.append(req_id)
 
-    def pop_bootstrapped(self, req_id):
-        if self.queue.get(req_id) != "BootstrapQueue":
-            raise NotEnabled("not in the bootstrap queue")
-        status = self.senders[req_id].poll()
-        if status == KVPoll.Bootstrapping:
-            raise NotEnabled("still bootstrapping")
-        if status == KVPoll.Failed:
-            # handle_bootstrap_failure: failure_exception(), prepare_abort
-            self.senders[req_id].failure_exception()
-            self.queue[req_id] = "Released"
-        elif status == KVPoll.WaitingForInput:
-            self.queue[req_id] = "WaitingQueue"
-        else:
-            raise RuntimeError("Unexpected poll state %s in pop_bootstrapped" % status)
+    def pop_bootstrapped(self):
+        polls = [self.senders[r].poll() for r in self.bootstrap_queue]
+        done = []
+        for req_id, status in zip(self.bootstrap_queue, polls):
+            if status == KVPoll.Failed:
+                # handle_bootstrap_failure: failure_exception(); no KV pages yet
+                self.senders[req_id].failure_exception()
+                done.append(req_id)
+            elif status == KVPoll.WaitingForInput:
+                done.append(req_id)
+                self.waiting_queue.append(req_id)
+            elif status != KVPoll.Bootstrapping:
+                raise RuntimeError("Unexpected poll state %s in pop_bootstrapped" % status)
+        if not done:
+            raise NotEnabled("nothing moves")
+        self.bootstrap_queue = [r for r in self.bootstrap_queue if r not in done]
 
     def run_batch(self, req_id):
-        if self.queue.get(req_id) != "WaitingQueue":
+        if req_id not in self.waiting_queue:
             raise NotEnabled("not waiting")
-        self.queue[req_id] = "InflightQueue"
+        self.waiting_queue.remove(req_id)
+        self.pool.alloc(req_id)  # the batch allocates its KV pages
+        self.inflight_queue.append(req_id)
         self.senders[req_id].send(req_id)
 
-    def process_inflight(self, req_id):
-        if self.queue.get(req_id) != "InflightQueue":
-            raise NotEnabled("not in flight")
-        status = self.senders[req_id].poll()
-        if status == KVPoll.Bootstrapping and self.kv_mgr.variant.inflight_bootstrapping_raises:
-            raise RuntimeError("Unexpected poll state %s in inflight queue" % status)
-        if status not in (KVPoll.Success, KVPoll.Failed):
-            raise NotEnabled("keep polling")  # no timeout here
-        self.queue[req_id] = "Released"
-        if status == KVPoll.Success:
-            self.senders[req_id].clear()
-        else:
-            self.senders[req_id].failure_exception()
+    def process_inflight(self):
+        polls = [self.senders[r].poll() for r in self.inflight_queue]
+        undone = []
+        for req_id, status in zip(self.inflight_queue, polls):
+            if status == KVPoll.Bootstrapping and self.kv_mgr.variant.inflight_bootstrapping_raises:
+                raise RuntimeError("Unexpected poll state %s in inflight queue" % status)
+            if status == KVPoll.Success:
+                self.pool.release_kv_cache(req_id)
+                self.senders[req_id].clear()
+            elif status == KVPoll.Failed:
+                self.senders[req_id].failure_exception()
+                self.pool.release_kv_cache(req_id)
+            else:
+                undone.append(req_id)  # no timeout here
+        if len(undone) == len(self.inflight_queue):
+            raise NotEnabled("nothing moves")
+        self.inflight_queue = undone
 
-    def bootstrap_timeout(self, req_id, clock):
-        # 300 s pass, then the bootstrap-queue poll (the timeout fires inside
-        # it and the same pop_bootstrapped fails the request)
-        if self.queue.get(req_id) != "BootstrapQueue":
-            raise NotEnabled("not in the bootstrap queue")
-        m, sender = self.kv_mgr, self.senders[req_id]
-        if not m.variant.bootstrap_timeout or m.request_status.get(sender.bootstrap_room) != KVPoll.Bootstrapping:
-            raise NotEnabled("no bootstrap timeout here")
-        saved = clock.now
-        clock.now = sender.init_time + BOOTSTRAP_TIMEOUT
-        try:
-            self.pop_bootstrapped(req_id)
-        finally:
-            clock.now = saved
+    def tick(self, req_id, clock):
+        # The clock moves to one second before req_id's bootstrap timeout
+        # expires, or from there to the instant it expires.
+        if self.position(req_id) in ("NoSender", "Released"):
+            raise NotEnabled("no deadline")
+        elapsed = clock.now - self.senders[req_id].init_time
+        if elapsed < BOOTSTRAP_TIMEOUT - 1:
+            clock.now += BOOTSTRAP_TIMEOUT - 1 - elapsed
+        elif elapsed < BOOTSTRAP_TIMEOUT:
+            clock.now += BOOTSTRAP_TIMEOUT - elapsed
+        else:
+            raise NotEnabled("the timeout expired")
 
 
 class Harness:
@@ -429,6 +470,9 @@ class Harness:
         self.variant = variant
 
     def reset(self, config):
+        if int(config.get("bootstrap_timeout", BOOTSTRAP_TIMEOUT)) != BOOTSTRAP_TIMEOUT:
+            raise ValueError("the configuration's bootstrap timeout is %s s, this code's %d s"
+                             % (config["bootstrap_timeout"], BOOTSTRAP_TIMEOUT))
         self.rooms = config["rooms"]
         self.ranks = config["decode_ranks"]
         self.requests = [(r["room"], r["incarnation"]) for r in config["requests"]]
@@ -462,7 +506,7 @@ class Harness:
         try:
             self._apply(action, p)
         except (KeyError, RuntimeError):
-            if not action.startswith("Scheduler") and action != "BootstrapTimeout":
+            if not action.startswith("Scheduler"):
                 raise
             # check_status's KeyError or an "Unexpected poll state"
             # RuntimeError escapes the scheduler's event loop and kills the
@@ -476,11 +520,11 @@ class Harness:
                 raise NotEnabled("not started")
             s.add(p[0], self.room_id(p[0]))
         elif action == "SchedulerPollBootstrap":
-            s.pop_bootstrapped(p[0])
+            s.pop_bootstrapped()
         elif action == "SchedulerSend":
             s.run_batch(p[0])
         elif action == "SchedulerPollInFlight":
-            s.process_inflight(p[0])
+            s.process_inflight()
         elif action == "BootstrapRecvTransferInfo":
             m.bootstrap_thread_step(p[0], "TransferInfo")
         elif action == "BootstrapRecvAbort":
@@ -489,8 +533,8 @@ class Harness:
             m.transfer_worker_post(p[0])
         elif action == "WorkerComplete":
             m.transfer_worker_complete(p[0])
-        elif action == "BootstrapTimeout":
-            s.bootstrap_timeout(p[0], self.clock)
+        elif action == "Tick":
+            s.tick(p[0], self.clock)
         elif action == "DecodeSendTransferInfo":
             d, q = p
             if not self.started(q) or self.aborted[q] or d in self.ti_sent[q]:
@@ -548,7 +592,12 @@ class Harness:
             "tombstones": sorted(room_index(r) for r in m.tombstones),
             "bootstrap_alive": m.bootstrap_thread_alive,
             "prefill_crashed": self.crashed,
-            "sender": [s.queue.get(q, "NoSender") for q in range(len(self.requests))],
+            "sender": [s.position(q) for q in range(len(self.requests))],
+            "elapsed": [min(self.clock.now - s.senders[q].init_time, BOOTSTRAP_TIMEOUT)
+                        if self.variant.bootstrap_timeout and s.position(q) not in ("NoSender", "Released")
+                        else 0 for q in range(len(self.requests))],
+            "kv_held": [q in s.pool.held for q in range(len(self.requests))],
+            "kv_frees": [min(s.pool.frees.get(q, 0), 2) for q in range(len(self.requests))],
             "outstanding": [m._staging_outstanding.get(1000 + r, 0) for r in range(len(self.rooms))],
             "ack_target": [sorted(m._deferred_ack_targets.get(1000 + r, [])) for r in range(len(self.rooms))],
             "wqueue": self._batches(),

@@ -295,6 +295,9 @@ type execConfig struct {
 	Requests           []execRequest `json:"requests"`
 	RequiredDstInfoNum int           `json:"required_dst_info_num"`
 	NumChunks          int           `json:"num_chunks"`
+	// BootstrapTimeout is the configuration's BootstrapTimeoutSecs: the
+	// implementation checks it against its code's own timeout.
+	BootstrapTimeout int `json:"bootstrap_timeout"`
 }
 
 type execRequest struct {
@@ -308,7 +311,7 @@ func (p *Process) Reset(c *model.Config) error {
 	defer p.mu.Unlock()
 	p.cfg = c
 	ec := execConfig{Rooms: c.Rooms.Names, DecodeRanks: c.DecodeRanks.Names,
-		RequiredDstInfoNum: c.RequiredDstInfoNum, NumChunks: c.NumChunks}
+		RequiredDstInfoNum: c.RequiredDstInfoNum, NumChunks: c.NumChunks, BootstrapTimeout: c.BootstrapTimeoutSecs}
 	for q := range c.Requests.Size() {
 		ec.Requests = append(ec.Requests, execRequest{Room: c.Requests.Comp(q, 0), Incarnation: c.Requests.Comp(q, 1)})
 	}

@@ -325,7 +325,8 @@ func plainState(c *model.Config, s *model.State) map[string]any {
 		"request_status": strs(s.RequestStatus), "transfer_infos": sets(s.TransferInfos), "tombstones": idx(s.Tombstones),
 		"bootstrap_alive": s.BootstrapAlive, "prefill_crashed": s.PrefillCrashed, "sender": strs(s.Sender),
 		"outstanding": s.Outstanding, "ack_target": sets(s.AckTarget), "wqueue": batches(s.Wqueue),
-		"posted": s.Posted, "chan": msgs(s.Chan), "ack_chan": msgs(s.AckChan),
+		"posted": s.Posted, "elapsed": s.Elapsed, "kv_held": s.KvHeld, "kv_frees": s.KvFrees,
+		"chan": msgs(s.Chan), "ack_chan": msgs(s.AckChan),
 		"ti_sent": sets(s.TiSent), "aborted": s.Aborted, "pages_released": sets(s.PagesReleased),
 	}
 }

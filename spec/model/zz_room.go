@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "ebf698d050eb031e9fd37e3266f96cddf22f7c25b5d91d746353c1adc65ca3cd"
+const SourceSHA256 = "c94ac35e9c1baf3b3988c29ee9a07771123a183b20733659d75c6ae690c140c4"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -106,6 +106,9 @@ type State struct {
 	Sender         []Str    // sender \in [Requests -> SenderPositions]
 	Wqueue         []Batch  // wqueue \in Seq(Batch)
 	Posted         []bool   // posted \in [Requests -> BOOLEAN]
+	Elapsed        []int    // elapsed \in [Requests -> 0 .. BootstrapTimeoutSecs]
+	KvHeld         []bool   // kv_held \in [Requests -> BOOLEAN]
+	KvFrees        []int    // kv_frees \in [Requests -> 0 .. 2]
 	Chan           [][]Msg  // chan \in [DecodeRanks -> Seq(Msg)]
 	AckChan        [][]Msg  // ack_chan \in [DecodeRanks -> Seq(AckMsg)]
 	TiSent         []uint64 // ti_sent \in [Requests -> SUBSET DecodeRanks]
@@ -114,7 +117,7 @@ type State struct {
 }
 
 // Vars are the spec's variables in declaration order.
-var Vars = []string{"request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "chan", "ack_chan", "ti_sent", "aborted", "pages_released"}
+var Vars = []string{"request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "elapsed", "kv_held", "kv_frees", "chan", "ack_chan", "ti_sent", "aborted", "pages_released"}
 
 // Config holds the constants of one model configuration (.cfg) and the
 // constant definitions computed from them.
@@ -126,6 +129,7 @@ type Config struct {
 	DecodeRanks                 *specrt.Domain
 	RequiredDstInfoNum          int
 	NumChunks                   int
+	BootstrapTimeoutSecs        int
 	HasBootstrapTimeout         bool
 	AbortPopsTransferInfos      bool
 	AbsentReadsWaiting          bool
@@ -188,6 +192,9 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 		return nil, err
 	}
 	if c.NumChunks, err = k.Int("NumChunks"); err != nil {
+		return nil, err
+	}
+	if c.BootstrapTimeoutSecs, err = k.Int("BootstrapTimeoutSecs"); err != nil {
 		return nil, err
 	}
 	if c.HasBootstrapTimeout, err = k.Bool("HasBootstrapTimeout"); err != nil {
@@ -353,7 +360,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:304:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:321:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -392,6 +399,19 @@ func (c *Config) UpdateStatus(s *State, p_cur Str, p_s Str) Str {
 	}()
 }
 
+// InQueue: The requests scheduler queue Q holds.
+func (c *Config) InQueue(s *State, p_Q Str) uint64 {
+	return func() uint64 {
+		var set39 uint64
+		for v38 := Requests(0); int(v38) < c.Requests.Size(); v38++ {
+			if s.Sender[v38] == p_Q {
+				set39 |= specrt.Bit(int(v38))
+			}
+		}
+		return set39
+	}()
+}
+
 // CheckStatus: check_status(room) as a live sender's poll sees it.  NIXL
 // (nixl/conn.py:695): request_status.get(room, WaitingForInput), so an
 // absent room reads as the non-terminal WaitingForInput; common/Mooncake
@@ -421,48 +441,80 @@ func (c *Config) CheckStatus(s *State, p_cur Str) Str {
 // Transferring while chunks of the room are still counted (:2838).
 func (c *Config) Poll(s *State, p_q Requests) Str {
 	return func() Str {
-		l33 := func() Rooms { return c.RoomOf(s, p_q) }
-		_ = l33
-		l34 := func() Str { return c.CheckStatus(s, s.RequestStatus[l33()]) }
-		_ = l34
+		l46 := func() Rooms { return c.RoomOf(s, p_q) }
+		_ = l46
+		l47 := func() Str { return c.CheckStatus(s, s.RequestStatus[l46()]) }
+		_ = l47
 		return func() Str {
-			if (l34() == StrSuccess) && c.CountsOutstanding && (s.Outstanding[l33()] > 0) {
+			if (l47() == StrSuccess) && c.CountsOutstanding && (s.Outstanding[l46()] > 0) {
 				return StrTransferring
 			}
-			return l34()
+			return l47()
 		}()
 	}()
 }
 
-// ClearedStatus: clear() (common/conn.py:1307): the room leaves every dict, and a held
-// ACK target is dropped (:1313-1316), unless the fix keeps the target of
-// a room whose chunks are still counted.
-func (c *Config) ClearedStatus(s *State, p_r Rooms) []Str {
-	return func(old39 []Str) []Str { r40 := slices.Clone(old39); i41 := p_r; r40[i41] = StrAbsent; return r40 }(s.RequestStatus)
+// Expired: q's bootstrap timeout (PR #34692) has expired: elapsed reached it
+// (common/conn.py:1285-1286 fires unless elapsed < bootstrap_timeout).
+func (c *Config) Expired(s *State, p_q Requests) bool {
+	return (c.HasBootstrapTimeout && (s.Elapsed[p_q] >= c.BootstrapTimeoutSecs))
 }
 
-// ClearedInfos is compiled from the spec's definition of the same name.
-func (c *Config) ClearedInfos(s *State, p_r Rooms) []uint64 {
-	return func(old42 []uint64) []uint64 {
-		r43 := slices.Clone(old42)
-		i44 := p_r
-		r43[i44] = uint64(0)
-		return r43
-	}(s.TransferInfos)
-}
-
-// ClearedTargets is compiled from the spec's definition of the same name.
-func (c *Config) ClearedTargets(s *State, p_r Rooms) []uint64 {
-	return func() []uint64 {
-		if c.AckOnDrainFixed && (s.Outstanding[p_r] > 0) {
-			return s.AckTarget
+// TimeoutRooms: The rooms whose bootstrap timeout fires in a pass over queue Q: a
+// request of Q whose room reads Bootstrapping and whose timeout expired;
+// its poll does update_status(room, Failed) (common/conn.py:1297) before
+// it returns Failed (nixl/conn.py:2831-2834; the in-flight poll is the
+// same NixlKVSender.poll).
+func (c *Config) TimeoutRooms(s *State, p_Q Str) uint64 {
+	return func() uint64 {
+		var set48 uint64
+		for v43 := Rooms(0); int(v43) < c.Rooms.Size(); v43++ {
+			if func() bool {
+				for bs45 := c.InQueue(s, p_Q); bs45 != 0; bs45 &= bs45 - 1 {
+					if (c.RoomOf(s, Requests(bits.TrailingZeros64(bs45))) == v43) && (c.Poll(s, Requests(bits.TrailingZeros64(bs45))) == StrBootstrapping) && c.Expired(s, Requests(bits.TrailingZeros64(bs45))) {
+						return true
+					}
+				}
+				return false
+			}() {
+				set48 |= specrt.Bit(int(v43))
+			}
 		}
-		return func(old45 []uint64) []uint64 {
-			r46 := slices.Clone(old45)
-			i47 := p_r
-			r46[i47] = uint64(0)
-			return r46
-		}(s.AckTarget)
+		return set48
+	}()
+}
+
+// QPoll: What q's poll returns in a pass over queue Q.  A pass polls every request
+// of the queue before it acts on any (poll_and_all_reduce, prefill.py:429,
+// :842), in queue order, which is the order the senders were created: a
+// timeout fires first for the oldest sender, and a later request of the
+// same room then reads the Failed it wrote.
+func (c *Config) QPoll(s *State, p_q Requests, p_Q Str) Str {
+	return func() Str {
+		if c.TimeoutRooms(s, p_Q)>>uint(c.RoomOf(s, p_q))&1 != 0 {
+			return StrFailed
+		}
+		return c.Poll(s, p_q)
+	}()
+}
+
+// RoomsOf: The rooms of the requests in D.
+func (c *Config) RoomsOf(s *State, p_D uint64) uint64 {
+	return func() uint64 {
+		var set65 uint64
+		for v62 := Rooms(0); int(v62) < c.Rooms.Size(); v62++ {
+			if func() bool {
+				for bs64 := p_D; bs64 != 0; bs64 &= bs64 - 1 {
+					if c.RoomOf(s, Requests(bits.TrailingZeros64(bs64))) == v62 {
+						return true
+					}
+				}
+				return false
+			}() {
+				set65 |= specrt.Bit(int(v62))
+			}
+		}
+		return set65
 	}()
 }
 
@@ -475,10 +527,20 @@ func (c *Config) AbortRoom(s *State, p_d DecodeRanks) Rooms {
 // AbortActive is compiled from the spec's definition of the same name.
 func (c *Config) AbortActive(s *State, p_d DecodeRanks) bool {
 	return func() bool {
-		l89 := func() Str { return s.RequestStatus[c.AbortRoom(s, p_d)] }
-		_ = l89
-		return (!(l89() == StrAbsent) && !(c.AbortSparesSuccess && (l89() == StrSuccess)))
+		l136 := func() Str { return s.RequestStatus[c.AbortRoom(s, p_d)] }
+		_ = l136
+		return (!(l136() == StrAbsent) && !(c.AbortSparesSuccess && (l136() == StrSuccess)))
 	}()
+}
+
+// ClearedInfos is compiled from the spec's definition of the same name.
+func (c *Config) ClearedInfos(s *State, p_r Rooms) []uint64 {
+	return func(old140 []uint64) []uint64 {
+		r141 := slices.Clone(old140)
+		i142 := p_r
+		r141[i142] = uint64(0)
+		return r141
+	}(s.TransferInfos)
 }
 
 // AbortHolds: With AckOnDrain, whether the handler holds an ACK for d (an active room;
@@ -508,54 +570,54 @@ func (c *Config) AbortHeld(s *State, p_d DecodeRanks) uint64 {
 // nothing of the room is counted.
 func (c *Config) Drained(s *State, p_n int, p_ds uint64) uint64 {
 	return func() uint64 {
-		var set96 uint64
-		for bs95 := p_ds; bs95 != 0; bs95 &= bs95 - 1 {
+		var set146 uint64
+		for bs145 := p_ds; bs145 != 0; bs145 &= bs145 - 1 {
 			if c.AckOnDrain && (p_n == 0) {
-				set96 |= specrt.Bit(int(DecodeRanks(bits.TrailingZeros64(bs95))))
+				set146 |= specrt.Bit(int(DecodeRanks(bits.TrailingZeros64(bs145))))
 			}
 		}
-		return set96
+		return set146
 	}()
 }
 
 // AbortAcks is compiled from the spec's definition of the same name.
 func (c *Config) AbortAcks(s *State, p_d DecodeRanks) uint64 {
 	return func() uint64 {
-		var set97 uint64
-		for v93 := DecodeRanks(0); int(v93) < c.DecodeRanks.Size(); v93++ {
+		var set147 uint64
+		for v143 := DecodeRanks(0); int(v143) < c.DecodeRanks.Size(); v143++ {
 			if c.AbortAckSent && !c.AbortKillsBootstrap && func() bool {
 				if !c.AckOnDrain {
-					return (v93 == p_d)
+					return (v143 == p_d)
 				}
 				return func() bool {
 					if c.AbortHolds(s, p_d) {
-						return (c.Drained(s, s.Outstanding[c.AbortRoom(s, p_d)], c.AbortHeld(s, p_d))>>uint(v93)&1 != 0)
+						return (c.Drained(s, s.Outstanding[c.AbortRoom(s, p_d)], c.AbortHeld(s, p_d))>>uint(v143)&1 != 0)
 					}
-					return ((v93 == p_d) && (s.Outstanding[c.AbortRoom(s, p_d)] == 0))
+					return ((v143 == p_d) && (s.Outstanding[c.AbortRoom(s, p_d)] == 0))
 				}()
 			}() {
-				set97 |= specrt.Bit(int(v93))
+				set147 |= specrt.Bit(int(v143))
 			}
 		}
-		return set97
+		return set147
 	}()
 }
 
 // SendAcks: The ABORT_ACKs for room r to the ranks in ds, appended to their channels.
 func (c *Config) SendAcks(s *State, p_r Rooms, p_ds uint64) [][]Msg {
 	return func() [][]Msg {
-		r99 := make([][]Msg, c.DecodeRanks.Size())
-		for i := range r99 {
-			x98 := DecodeRanks(i)
-			_ = x98
-			r99[i] = func() []Msg {
-				if p_ds>>uint(x98)&1 != 0 {
-					return specrt.Append(s.AckChan[x98], Msg{Type: StrABORT_ACK, Room: p_r, Rank: x98})
+		r149 := make([][]Msg, c.DecodeRanks.Size())
+		for i := range r149 {
+			x148 := DecodeRanks(i)
+			_ = x148
+			r149[i] = func() []Msg {
+				if p_ds>>uint(x148)&1 != 0 {
+					return specrt.Append(s.AckChan[x148], Msg{Type: StrABORT_ACK, Room: p_r, Rank: x148})
 				}
-				return s.AckChan[x98]
+				return s.AckChan[x148]
 			}()
 		}
-		return r99
+		return r149
 	}()
 }
 
@@ -564,20 +626,20 @@ func (c *Config) SendAcks(s *State, p_r Rooms, p_ds uint64) [][]Msg {
 // writes uncount theirs.
 func (c *Config) PostAcks(s *State, p_q Requests) uint64 {
 	return func() uint64 {
-		l111 := func() Rooms { return c.RoomOf(s, p_q) }
-		_ = l111
+		l161 := func() Rooms { return c.RoomOf(s, p_q) }
+		_ = l161
 		return func() uint64 {
-			if s.RequestStatus[l111()] == StrFailed {
-				return c.Drained(s, 0, s.AckTarget[l111()])
+			if s.RequestStatus[l161()] == StrFailed {
+				return c.Drained(s, 0, s.AckTarget[l161()])
 			}
 			return func() uint64 {
-				var set114 uint64
-				for bs113 := c.Drained(s, s.Outstanding[l111()], s.AckTarget[l111()]); bs113 != 0; bs113 &= bs113 - 1 {
-					if (s.TransferInfos[l111()] == uint64(0)) && !c.WorkerSkipsMissing && c.AckOnDrainFixed && c.CountsAtDequeue {
-						set114 |= specrt.Bit(int(DecodeRanks(bits.TrailingZeros64(bs113))))
+				var set164 uint64
+				for bs163 := c.Drained(s, s.Outstanding[l161()], s.AckTarget[l161()]); bs163 != 0; bs163 &= bs163 - 1 {
+					if (s.TransferInfos[l161()] == uint64(0)) && !c.WorkerSkipsMissing && c.AckOnDrainFixed && c.CountsAtDequeue {
+						set164 |= specrt.Bit(int(DecodeRanks(bits.TrailingZeros64(bs163))))
 					}
 				}
-				return set114
+				return set164
 			}()
 		}()
 	}()
@@ -586,8 +648,8 @@ func (c *Config) PostAcks(s *State, p_q Requests) uint64 {
 // Queued: Some chunk of q is still queued.
 func (c *Config) Queued(s *State, p_q Requests) bool {
 	return func() bool {
-		for v143, hi144 := 1, len(s.Wqueue); v143 <= hi144; v143++ {
-			if s.Wqueue[v143-1].Req == p_q {
+		for v193, hi194 := 1, len(s.Wqueue); v193 <= hi194; v193++ {
+			if s.Wqueue[v193-1].Req == p_q {
 				return true
 			}
 		}
@@ -598,66 +660,95 @@ func (c *Config) Queued(s *State, p_q Requests) bool {
 // CompleteAcks is compiled from the spec's definition of the same name.
 func (c *Config) CompleteAcks(s *State, p_q Requests) uint64 {
 	return func() uint64 {
-		l149 := func() Rooms { return c.RoomOf(s, p_q) }
-		_ = l149
+		l199 := func() Rooms { return c.RoomOf(s, p_q) }
+		_ = l199
 		return c.Drained(s, func() int {
 			if c.CountsOutstanding {
-				return specrt.SubInt(s.Outstanding[l149()], 1)
+				return specrt.SubInt(s.Outstanding[l199()], 1)
 			}
 			return 0
-		}(), s.AckTarget[l149()])
+		}(), s.AckTarget[l199()])
+	}()
+}
+
+// Live: The scheduler holds q: its sender exists and q is not released.
+func (c *Config) Live(s *State, p_q Requests) bool {
+	return ((s.Sender[p_q] == StrBootstrapQueue) || (s.Sender[p_q] == StrWaitingQueue) || (s.Sender[p_q] == StrInflightQueue))
+}
+
+// Min is compiled from the spec's definition of the same name.
+func (c *Config) Min(s *State, p_a int, p_b int) int {
+	return func() int {
+		if p_a < p_b {
+			return p_a
+		}
+		return p_b
 	}()
 }
 
 // TypeOK is compiled from the spec's definition of the same name.
 func (c *Config) TypeOK(s *State) bool {
 	return ((len(s.RequestStatus) == c.Rooms.Size() && func() bool {
-		for _, e194 := range s.RequestStatus {
-			if !(c.StatusOrAbsent>>uint(e194)&1 != 0) {
+		for _, e242 := range s.RequestStatus {
+			if !(c.StatusOrAbsent>>uint(e242)&1 != 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.TransferInfos) == c.Rooms.Size() && func() bool {
-		for _, e195 := range s.TransferInfos {
-			if !(e195&^c.DecodeRanks.All() == 0) {
+		for _, e243 := range s.TransferInfos {
+			if !(e243&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (s.Tombstones&^c.Rooms.All() == 0) && (len(s.Outstanding) == c.Rooms.Size() && func() bool {
-		for _, e196 := range s.Outstanding {
-			if !(e196 >= 0 && e196 <= c.MaxChunks) {
+		for _, e244 := range s.Outstanding {
+			if !(e244 >= 0 && e244 <= c.MaxChunks) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.AckTarget) == c.Rooms.Size() && func() bool {
-		for _, e197 := range s.AckTarget {
-			if !(e197&^c.DecodeRanks.All() == 0) {
+		for _, e245 := range s.AckTarget {
+			if !(e245&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.Sender) == c.Requests.Size() && func() bool {
-		for _, e198 := range s.Sender {
-			if !(c.SenderPositions>>uint(e198)&1 != 0) {
+		for _, e246 := range s.Sender {
+			if !(c.SenderPositions>>uint(e246)&1 != 0) {
 				return false
 			}
 		}
 		return true
 	}()) && func() bool {
-		for _, e199 := range s.Wqueue {
-			if !(e199.Left >= 1 && e199.Left <= c.NumChunks) {
+		for _, e247 := range s.Wqueue {
+			if !(e247.Left >= 1 && e247.Left <= c.NumChunks) {
 				return false
 			}
 		}
 		return true
-	}() && (len(s.Wqueue) <= bits.OnesCount64(c.Requests.All())) && (len(s.Posted) == c.Requests.Size()) && (len(s.Chan) == c.DecodeRanks.Size() && func() bool {
-		for _, e201 := range s.Chan {
+	}() && (len(s.Wqueue) <= bits.OnesCount64(c.Requests.All())) && (len(s.Posted) == c.Requests.Size()) && (len(s.Elapsed) == c.Requests.Size() && func() bool {
+		for _, e249 := range s.Elapsed {
+			if !(e249 >= 0 && e249 <= c.BootstrapTimeoutSecs) {
+				return false
+			}
+		}
+		return true
+	}()) && (len(s.KvHeld) == c.Requests.Size()) && (len(s.KvFrees) == c.Requests.Size() && func() bool {
+		for _, e251 := range s.KvFrees {
+			if !(e251 >= 0 && e251 <= 2) {
+				return false
+			}
+		}
+		return true
+	}()) && (len(s.Chan) == c.DecodeRanks.Size() && func() bool {
+		for _, e252 := range s.Chan {
 			if !(func() bool {
-				for _, e202 := range e201 {
-					if !((e202.Type == StrTransferInfo) || (e202.Type == StrABORT)) {
+				for _, e253 := range e252 {
+					if !((e253.Type == StrTransferInfo) || (e253.Type == StrABORT)) {
 						return false
 					}
 				}
@@ -668,17 +759,17 @@ func (c *Config) TypeOK(s *State) bool {
 		}
 		return true
 	}()) && func() bool {
-		for v203 := DecodeRanks(0); int(v203) < c.DecodeRanks.Size(); v203++ {
-			if !(len(s.Chan[v203]) <= c.MaxChanLen) {
+		for v254 := DecodeRanks(0); int(v254) < c.DecodeRanks.Size(); v254++ {
+			if !(len(s.Chan[v254]) <= c.MaxChanLen) {
 				return false
 			}
 		}
 		return true
 	}() && (len(s.AckChan) == c.DecodeRanks.Size() && func() bool {
-		for _, e204 := range s.AckChan {
+		for _, e255 := range s.AckChan {
 			if !(func() bool {
-				for _, e205 := range e204 {
-					if !(e205.Type == StrABORT_ACK) {
+				for _, e256 := range e255 {
+					if !(e256.Type == StrABORT_ACK) {
 						return false
 					}
 				}
@@ -689,22 +780,22 @@ func (c *Config) TypeOK(s *State) bool {
 		}
 		return true
 	}()) && func() bool {
-		for v206 := DecodeRanks(0); int(v206) < c.DecodeRanks.Size(); v206++ {
-			if !(len(s.AckChan[v206]) <= c.MaxChanLen) {
+		for v257 := DecodeRanks(0); int(v257) < c.DecodeRanks.Size(); v257++ {
+			if !(len(s.AckChan[v257]) <= c.MaxChanLen) {
 				return false
 			}
 		}
 		return true
 	}() && (len(s.TiSent) == c.Requests.Size() && func() bool {
-		for _, e207 := range s.TiSent {
-			if !(e207&^c.DecodeRanks.All() == 0) {
+		for _, e258 := range s.TiSent {
+			if !(e258&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
 		return true
 	}()) && (len(s.Aborted) == c.Requests.Size()) && (len(s.PagesReleased) == c.Requests.Size() && func() bool {
-		for _, e209 := range s.PagesReleased {
-			if !(e209&^c.DecodeRanks.All() == 0) {
+		for _, e260 := range s.PagesReleased {
+			if !(e260&^c.DecodeRanks.All() == 0) {
 				return false
 			}
 		}
@@ -717,8 +808,8 @@ func (c *Config) TypeOK(s *State) bool {
 // request's KV by now).
 func (c *Config) NoWriteAfterRelease(s *State) bool {
 	return func() bool {
-		for v210 := Requests(0); int(v210) < c.Requests.Size(); v210++ {
-			if !(!s.Posted[v210] || (s.PagesReleased[v210] == uint64(0))) {
+		for v261 := Requests(0); int(v261) < c.Requests.Size(); v261++ {
+			if !(!s.Posted[v261] || (s.PagesReleased[v261] == uint64(0))) {
 				return false
 			}
 		}
@@ -734,15 +825,45 @@ func (c *Config) NoWriteAfterRelease(s *State) bool {
 // and a later request reusing the room id reads it.
 func (c *Config) NoEntryAfterRelease(s *State) bool {
 	return func() bool {
-		for v211 := Rooms(0); int(v211) < c.Rooms.Size(); v211++ {
+		for v262 := Rooms(0); int(v262) < c.Rooms.Size(); v262++ {
 			if !(!func() bool {
-				for v212 := Requests(0); int(v212) < c.Requests.Size(); v212++ {
-					if !(!(c.RoomOf(s, v212) == v211) || ((s.Sender[v212] == StrReleased) && !s.Posted[v212] && !c.Queued(s, v212))) {
+				for v263 := Requests(0); int(v263) < c.Requests.Size(); v263++ {
+					if !(!(c.RoomOf(s, v263) == v262) || ((s.Sender[v263] == StrReleased) && !s.Posted[v263] && !c.Queued(s, v263))) {
 						return false
 					}
 				}
 				return true
-			}() || ((s.RequestStatus[v211] == StrAbsent) || (s.RequestStatus[v211] == StrWaitingForInput))) {
+			}() || ((s.RequestStatus[v262] == StrAbsent) || (s.RequestStatus[v262] == StrWaitingForInput))) {
+				return false
+			}
+		}
+		return true
+	}()
+}
+
+// PagesFreedOnce: Every request the scheduler lets go has had its KV pages freed, once:
+// release_kv_cache unlocks them in the tree cache (prefill.py:886 on
+// Success, :957 on a failure in flight; a request failed in the bootstrap
+// queue has no pages yet, :1013-1016).  Violated by a release path that
+// forgets them (the GPU memory leaks) or frees them twice.
+func (c *Config) PagesFreedOnce(s *State) bool {
+	return func() bool {
+		for v264 := Requests(0); int(v264) < c.Requests.Size(); v264++ {
+			if !((!(s.Sender[v264] == StrReleased) || !s.KvHeld[v264]) && (s.KvFrees[v264] <= 1)) {
+				return false
+			}
+		}
+		return true
+	}()
+}
+
+// NoFreeWhileWriting: Prefill never frees a request's KV pages while a KV write of it is
+// posted (the RDMA engine still reads them, and the pool may already
+// have handed them to another request), nor posts one after.
+func (c *Config) NoFreeWhileWriting(s *State) bool {
+	return func() bool {
+		for v265 := Requests(0); int(v265) < c.Requests.Size(); v265++ {
+			if !(!s.Posted[v265] || s.KvHeld[v265]) {
 				return false
 			}
 		}
@@ -767,10 +888,10 @@ func (c *Config) Acked(s *State, p_q Requests) bool {
 // aborted q and one of its ranks' ABORTs for q's room has been read.
 func (c *Config) AbortReceived(s *State, p_q Requests) bool {
 	return (s.Aborted[p_q] && func() bool {
-		for v216 := DecodeRanks(0); int(v216) < c.DecodeRanks.Size(); v216++ {
+		for v269 := DecodeRanks(0); int(v269) < c.DecodeRanks.Size(); v269++ {
 			if func() bool {
-				for v217, hi218 := 1, len(s.Chan[v216]); v217 <= hi218; v217++ {
-					if !(!((s.Chan[v216][v217-1].Type == StrABORT) && (s.Chan[v216][v217-1].Room == c.RoomOf(s, p_q)))) {
+				for v270, hi271 := 1, len(s.Chan[v269]); v270 <= hi271; v270++ {
+					if !(!((s.Chan[v269][v270-1].Type == StrABORT) && (s.Chan[v269][v270-1].Room == c.RoomOf(s, p_q)))) {
 						return false
 					}
 				}
@@ -803,7 +924,7 @@ const (
 	ActBootstrapRecvAbort
 	ActWorkerPost
 	ActWorkerComplete
-	ActBootstrapTimeout
+	ActTick
 	ActDecodeSendTransferInfo
 	ActDecodeAbort
 	ActDecodeRecvAbortAck
@@ -822,14 +943,14 @@ type Action struct {
 // Actions describes each ActionID.
 var Actions = []specrt.ActionInfo{
 	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__", "common/conn.py:1168 update_status(room, Bootstrapping)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__"}, {"models", "common/conn.py:1168 update_status(room, Bootstrapping)"}, {"log", "sender_create()"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
-	{Name: "SchedulerPollBootstrap", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, {"log", "poll(queue: \"bootstrap\", status: Poll(q))"}, {"idle", "poll(queue: \"bootstrap\", status: Poll(q)) if sender[q] = \"BootstrapQueue\" /\\ Poll(q) = \"Bootstrapping\""}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
-	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
-	{Name: "SchedulerPollInFlight", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:894-897 RuntimeError)"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, {"log", "poll(queue: \"inflight\", status: Poll(q))"}, {"idle", "poll(queue: \"inflight\", status: Poll(q)) if sender[q] = \"InflightQueue\" /\\ Poll(q) \\notin {\"Success\", \"Failed\", \"KeyError\"}"}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
+	{Name: "SchedulerPollBootstrap", Params: []string{}, ParamTypes: []string{}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2831-2834"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2831-2834"}, {"log", "status(from: request_status[r], to: \"Failed\") for r \\in TimeoutRooms(\"BootstrapQueue\")"}, {"log", "poll(queue: \"bootstrap\", status: QPoll(q, \"BootstrapQueue\")) for q \\in InQueue(\"BootstrapQueue\")"}, {"idle", "poll(queue: \"bootstrap\", status: Poll(q)) for q \\in InQueue(\"BootstrapQueue\") if QPoll(q, \"BootstrapQueue\") = \"Bootstrapping\""}, {"log", "clear() for q \\in Requests if ClearsRoom(q)"}}, Deterministic: true},
+	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:658 process_batch_result_disagg_prefill (:744 in-flight queue, :786 send_kv_chunk)", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:658 process_batch_result_disagg_prefill (:744 in-flight queue, :786 send_kv_chunk)"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "SchedulerPollInFlight", Params: []string{}, ParamTypes: []string{}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:880-893, :894-897 RuntimeError)", "prefill.py:886 release_kv_cache on Success; :937 handle_inflight_transfer_failure -> :957 release_kv_cache", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:880-893, :894-897 RuntimeError)"}, {"models", "prefill.py:886 release_kv_cache on Success; :937 handle_inflight_transfer_failure -> :957 release_kv_cache"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, {"log", "status(from: request_status[r], to: \"Failed\") for r \\in TimeoutRooms(\"InflightQueue\")"}, {"log", "poll(queue: \"inflight\", status: QPoll(q, \"InflightQueue\")) for q \\in InQueue(\"InflightQueue\")"}, {"idle", "poll(queue: \"inflight\", status: Poll(q)) for q \\in InQueue(\"InflightQueue\") if QPoll(q, \"InflightQueue\") \\notin {\"Success\", \"Failed\", \"KeyError\"}"}, {"log", "clear() for q \\in Requests if ClearsRoom(q)"}}, Deterministic: true},
 	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "a"}}, For: "a \\in AbortAcks(d)", If: "", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in CompleteAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
-	{Name: "BootstrapTimeout", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2832-2834"}, {"models", "prefill.py:436 pop_bootstrapped -> handle_bootstrap_failure"}, {"log", "status(from: request_status[RoomOf(q)], to: \"Failed\")"}, {"log", "poll(queue: \"bootstrap\", status: \"Failed\")"}, {"log", "clear() if ClearsRoom(q)"}}, Deterministic: true},
+	{Name: "Tick", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282-1286 CommonKVSender._check_bootstrap_timeout; nixl/conn.py:2785 init_time"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282-1286 CommonKVSender._check_bootstrap_timeout; nixl/conn.py:2785 init_time"}}, Deterministic: true},
 	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, Wire: []specrt.Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
 	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
 	{Name: "DecodeRecvAbortAck", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(ack_chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Annotations: [][2]string{{"action", "environment decode"}, {"fair", "decode's listener thread reads every ABORT_ACK that reaches it"}, {"models", "nixl/conn.py:596 decode listener thread -> common/conn.py:353 note_abort_ack"}, {"models", "mooncake/conn.py MooncakeKVReceiver ABORT_ACK handling"}, {"wire", "recv ABORT_ACK(room: Head(ack_chan[d]).room, rank: d) prefill->decode"}}, Deterministic: true},
@@ -845,22 +966,22 @@ func (c *Config) actSchedulerCreateSender(s, t *State, p_q Requests, yield func(
 	if !(c.Started(s, p_q)) {
 		return false
 	}
-	t.Sender = func(old25 []Str) []Str {
-		r26 := slices.Clone(old25)
-		i27 := p_q
-		r26[i27] = StrBootstrapQueue
-		return r26
+	t.Sender = func(old31 []Str) []Str {
+		r32 := slices.Clone(old31)
+		i33 := p_q
+		r32[i33] = StrBootstrapQueue
+		return r32
 	}(s.Sender)
-	t.RequestStatus = func(old28 []Str) []Str {
-		r29 := slices.Clone(old28)
-		i30 := c.RoomOf(s, p_q)
-		r29[i30] = func() Str {
+	t.RequestStatus = func(old34 []Str) []Str {
+		r35 := slices.Clone(old34)
+		i36 := c.RoomOf(s, p_q)
+		r35[i36] = func() Str {
 			if c.RecordTombstones && (s.Tombstones>>uint(c.RoomOf(s, p_q))&1 != 0) {
 				return StrFailed
 			}
-			return c.UpdateStatus(s, old28[i30], StrBootstrapping)
+			return c.UpdateStatus(s, old34[i36], StrBootstrapping)
 		}()
-		return r29
+		return r35
 	}(s.RequestStatus)
 	t.TransferInfos = s.TransferInfos
 	t.Tombstones = s.Tombstones
@@ -875,6 +996,9 @@ func (c *Config) actSchedulerCreateSender(s, t *State, p_q Requests, yield func(
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
+	t.Elapsed = s.Elapsed
+	t.KvHeld = s.KvHeld
+	t.KvFrees = s.KvFrees
 	if yield(t) {
 		return true
 	}
@@ -898,201 +1022,62 @@ func (c *Config) SchedulerCreateSender(s *State, p_q Requests) (State, bool) {
 	return r, ok
 }
 
-func (c *Config) actSchedulerPollBootstrap(s, t *State, p_q Requests, yield func(*State) bool) bool {
+func (c *Config) actSchedulerPollBootstrap(s, t *State, yield func(*State) bool) bool {
+	l37 := func() uint64 {
+		return c.InQueue(s, StrBootstrapQueue)
+	}
+	_ = l37
+	l40 := func() uint64 {
+		return func() uint64 {
+			var set49 uint64
+			for bs42 := l37(); bs42 != 0; bs42 &= bs42 - 1 {
+				if c.QPoll(s, Requests(bits.TrailingZeros64(bs42)), StrBootstrapQueue) == StrFailed {
+					set49 |= specrt.Bit(int(Requests(bits.TrailingZeros64(bs42))))
+				}
+			}
+			return set49
+		}()
+	}
+	_ = l40
+	l50 := func() uint64 {
+		return func() uint64 {
+			var set53 uint64
+			for bs52 := l37(); bs52 != 0; bs52 &= bs52 - 1 {
+				if c.QPoll(s, Requests(bits.TrailingZeros64(bs52)), StrBootstrapQueue) == StrWaitingForInput {
+					set53 |= specrt.Bit(int(Requests(bits.TrailingZeros64(bs52))))
+				}
+			}
+			return set53
+		}()
+	}
+	_ = l50
+	l54 := func() uint64 {
+		return func() uint64 {
+			var set57 uint64
+			for bs56 := l37(); bs56 != 0; bs56 &= bs56 - 1 {
+				if !((c.QPoll(s, Requests(bits.TrailingZeros64(bs56)), StrBootstrapQueue) == StrFailed) || (c.QPoll(s, Requests(bits.TrailingZeros64(bs56)), StrBootstrapQueue) == StrWaitingForInput) || (c.QPoll(s, Requests(bits.TrailingZeros64(bs56)), StrBootstrapQueue) == StrBootstrapping)) {
+					set57 |= specrt.Bit(int(Requests(bits.TrailingZeros64(bs56))))
+				}
+			}
+			return set57
+		}()
+	}
+	_ = l54
 	if !(!s.PrefillCrashed) {
 		return false
 	}
-	if !(s.Sender[p_q] == StrBootstrapQueue) {
+	if !(!(((l40() | l50()) | l54()) == uint64(0))) {
 		return false
 	}
-	if !(!(c.Poll(s, p_q) == StrBootstrapping)) {
-		return false
-	}
-	if c.Poll(s, p_q) == StrFailed {
-		a35 := p_q
-		t.Sender = func(old36 []Str) []Str { r37 := slices.Clone(old36); i38 := a35; r37[i38] = StrReleased; return r37 }(s.Sender)
-		if c.FailureClears {
-			t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, a35))
-			t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, a35))
-			t.AckTarget = c.ClearedTargets(s, c.RoomOf(s, a35))
-			t.PrefillCrashed = s.PrefillCrashed
-			t.Tombstones = s.Tombstones
-			t.Outstanding = s.Outstanding
-			t.BootstrapAlive = s.BootstrapAlive
-			t.Wqueue = s.Wqueue
-			t.Posted = s.Posted
-			t.Chan = s.Chan
-			t.AckChan = s.AckChan
-			t.TiSent = s.TiSent
-			t.Aborted = s.Aborted
-			t.PagesReleased = s.PagesReleased
-			if yield(t) {
-				return true
-			}
-			return false
-		} else {
-			t.RequestStatus = s.RequestStatus
-			t.TransferInfos = s.TransferInfos
-			t.AckTarget = s.AckTarget
-			t.PrefillCrashed = s.PrefillCrashed
-			t.Tombstones = s.Tombstones
-			t.Outstanding = s.Outstanding
-			t.BootstrapAlive = s.BootstrapAlive
-			t.Wqueue = s.Wqueue
-			t.Posted = s.Posted
-			t.Chan = s.Chan
-			t.AckChan = s.AckChan
-			t.TiSent = s.TiSent
-			t.Aborted = s.Aborted
-			t.PagesReleased = s.PagesReleased
-			if yield(t) {
-				return true
-			}
-			return false
-		}
-	} else {
-		if c.Poll(s, p_q) == StrWaitingForInput {
-			t.Sender = func(old48 []Str) []Str {
-				r49 := slices.Clone(old48)
-				i50 := p_q
-				r49[i50] = StrWaitingQueue
-				return r49
-			}(s.Sender)
-			t.PrefillCrashed = s.PrefillCrashed
-			t.RequestStatus = s.RequestStatus
-			t.TransferInfos = s.TransferInfos
-			t.AckTarget = s.AckTarget
-			t.Tombstones = s.Tombstones
-			t.Outstanding = s.Outstanding
-			t.BootstrapAlive = s.BootstrapAlive
-			t.Wqueue = s.Wqueue
-			t.Posted = s.Posted
-			t.Chan = s.Chan
-			t.AckChan = s.AckChan
-			t.TiSent = s.TiSent
-			t.Aborted = s.Aborted
-			t.PagesReleased = s.PagesReleased
-			if yield(t) {
-				return true
-			}
-			return false
-		} else {
-			t.PrefillCrashed = true
-			t.Sender = s.Sender
-			t.RequestStatus = s.RequestStatus
-			t.TransferInfos = s.TransferInfos
-			t.AckTarget = s.AckTarget
-			t.Tombstones = s.Tombstones
-			t.Outstanding = s.Outstanding
-			t.BootstrapAlive = s.BootstrapAlive
-			t.Wqueue = s.Wqueue
-			t.Posted = s.Posted
-			t.Chan = s.Chan
-			t.AckChan = s.AckChan
-			t.TiSent = s.TiSent
-			t.Aborted = s.Aborted
-			t.PagesReleased = s.PagesReleased
-			if yield(t) {
-				return true
-			}
-			return false
-		}
-	}
-}
-
-// SchedulerPollBootstrap: Bootstrap-queue poll.  Bootstrapping: keep waiting (a stutter, not
-// modelled as a step).  Failed: released (FailRelease).  WaitingForInput:
-// bootstrapped, to the waiting queue.  Transferring or Success (left by
-// another incarnation): RuntimeError.  KeyError: the process dies too.
-//
-// It returns the successor of s and true, or false when the action is
-// not enabled.
-func (c *Config) SchedulerPollBootstrap(s *State, p_q Requests) (State, bool) {
-	var r, t State
-	ok := false
-	c.actSchedulerPollBootstrap(s, &t, p_q, func(t *State) bool {
-		r, ok = *t, true
-		return true
-	})
-	return r, ok
-}
-
-func (c *Config) actSchedulerSend(s, t *State, p_q Requests, yield func(*State) bool) bool {
-	if !(!s.PrefillCrashed) {
-		return false
-	}
-	if !(s.Sender[p_q] == StrWaitingQueue) {
-		return false
-	}
-	t.Sender = func(old53 []Str) []Str {
-		r54 := slices.Clone(old53)
-		i55 := p_q
-		r54[i55] = StrInflightQueue
-		return r54
-	}(s.Sender)
-	t.Wqueue = func() []Batch {
-		if !(s.TransferInfos[c.RoomOf(s, p_q)] == uint64(0)) {
-			return specrt.Append(s.Wqueue, Batch{Req: p_q, Left: c.NumChunks})
-		}
-		return s.Wqueue
-	}()
-	t.RequestStatus = s.RequestStatus
-	t.TransferInfos = s.TransferInfos
-	t.Tombstones = s.Tombstones
-	t.Outstanding = s.Outstanding
-	t.AckTarget = s.AckTarget
-	t.BootstrapAlive = s.BootstrapAlive
-	t.PrefillCrashed = s.PrefillCrashed
-	t.Posted = s.Posted
-	t.Chan = s.Chan
-	t.AckChan = s.AckChan
-	t.TiSent = s.TiSent
-	t.Aborted = s.Aborted
-	t.PagesReleased = s.PagesReleased
-	if yield(t) {
-		return true
-	}
-	return false
-}
-
-// SchedulerSend: Forward pass done: send the KV chunks.  add_transfer_request returns
-// silently, enqueuing nothing, when the room has no transfer_infos
-// (nixl/conn.py:2431, PR #32025); the request goes to the in-flight queue
-// either way.
-//
-// It returns the successor of s and true, or false when the action is
-// not enabled.
-func (c *Config) SchedulerSend(s *State, p_q Requests) (State, bool) {
-	var r, t State
-	ok := false
-	c.actSchedulerSend(s, &t, p_q, func(t *State) bool {
-		r, ok = *t, true
-		return true
-	})
-	return r, ok
-}
-
-func (c *Config) actSchedulerPollInFlight(s, t *State, p_q Requests, yield func(*State) bool) bool {
-	if !(!s.PrefillCrashed) {
-		return false
-	}
-	if !(s.Sender[p_q] == StrInflightQueue) {
-		return false
-	}
-	if !(((c.Poll(s, p_q) == StrSuccess) || (c.Poll(s, p_q) == StrFailed) || (c.Poll(s, p_q) == StrKeyError)) || (func() uint64 {
-		if c.InflightBootstrappingRaises {
-			return (specrt.Bit(int(StrBootstrapping)))
-		}
-		return uint64(0)
-	}()>>uint(c.Poll(s, p_q))&1 != 0)) {
-		return false
-	}
-	if c.Poll(s, p_q) == StrSuccess {
-		t.Sender = func(old58 []Str) []Str { r59 := slices.Clone(old58); i60 := p_q; r59[i60] = StrReleased; return r59 }(s.Sender)
-		t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, p_q))
-		t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, p_q))
-		t.AckTarget = c.ClearedTargets(s, c.RoomOf(s, p_q))
-		t.PrefillCrashed = s.PrefillCrashed
+	if !(l54() == uint64(0)) {
+		t.PrefillCrashed = true
+		t.Sender = s.Sender
+		t.RequestStatus = s.RequestStatus
+		t.TransferInfos = s.TransferInfos
+		t.AckTarget = s.AckTarget
+		t.Elapsed = s.Elapsed
+		t.KvHeld = s.KvHeld
+		t.KvFrees = s.KvFrees
 		t.Tombstones = s.Tombstones
 		t.Outstanding = s.Outstanding
 		t.BootstrapAlive = s.BootstrapAlive
@@ -1108,85 +1093,411 @@ func (c *Config) actSchedulerPollInFlight(s, t *State, p_q Requests, yield func(
 		}
 		return false
 	} else {
-		if c.Poll(s, p_q) == StrFailed {
-			a61 := p_q
-			t.Sender = func(old62 []Str) []Str { r63 := slices.Clone(old62); i64 := a61; r63[i64] = StrReleased; return r63 }(s.Sender)
+		t.Sender = func() []Str {
+			r59 := make([]Str, c.Requests.Size())
+			for i := range r59 {
+				x58 := Requests(i)
+				_ = x58
+				r59[i] = func() Str {
+					if l40()>>uint(x58)&1 != 0 {
+						return StrReleased
+					}
+					return func() Str {
+						if l50()>>uint(x58)&1 != 0 {
+							return StrWaitingQueue
+						}
+						return s.Sender[x58]
+					}()
+				}()
+			}
+			return r59
+		}()
+		t.Elapsed = func() []int {
+			r61 := make([]int, c.Requests.Size())
+			for i := range r61 {
+				x60 := Requests(i)
+				_ = x60
+				r61[i] = func() int {
+					if l40()>>uint(x60)&1 != 0 {
+						return 0
+					}
+					return s.Elapsed[x60]
+				}()
+			}
+			return r61
+		}()
+		a66 := func() uint64 {
 			if c.FailureClears {
-				t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, a61))
-				t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, a61))
-				t.AckTarget = c.ClearedTargets(s, c.RoomOf(s, a61))
-				t.PrefillCrashed = s.PrefillCrashed
-				t.Tombstones = s.Tombstones
-				t.Outstanding = s.Outstanding
-				t.BootstrapAlive = s.BootstrapAlive
-				t.Wqueue = s.Wqueue
-				t.Posted = s.Posted
-				t.Chan = s.Chan
-				t.AckChan = s.AckChan
-				t.TiSent = s.TiSent
-				t.Aborted = s.Aborted
-				t.PagesReleased = s.PagesReleased
-				if yield(t) {
-					return true
-				}
-				return false
-			} else {
-				t.RequestStatus = s.RequestStatus
-				t.TransferInfos = s.TransferInfos
-				t.AckTarget = s.AckTarget
-				t.PrefillCrashed = s.PrefillCrashed
-				t.Tombstones = s.Tombstones
-				t.Outstanding = s.Outstanding
-				t.BootstrapAlive = s.BootstrapAlive
-				t.Wqueue = s.Wqueue
-				t.Posted = s.Posted
-				t.Chan = s.Chan
-				t.AckChan = s.AckChan
-				t.TiSent = s.TiSent
-				t.Aborted = s.Aborted
-				t.PagesReleased = s.PagesReleased
-				if yield(t) {
-					return true
-				}
-				return false
+				return c.RoomsOf(s, l40())
 			}
-		} else {
-			t.PrefillCrashed = true
-			t.Sender = s.Sender
-			t.RequestStatus = s.RequestStatus
-			t.TransferInfos = s.TransferInfos
-			t.AckTarget = s.AckTarget
-			t.Tombstones = s.Tombstones
-			t.Outstanding = s.Outstanding
-			t.BootstrapAlive = s.BootstrapAlive
-			t.Wqueue = s.Wqueue
-			t.Posted = s.Posted
-			t.Chan = s.Chan
-			t.AckChan = s.AckChan
-			t.TiSent = s.TiSent
-			t.Aborted = s.Aborted
-			t.PagesReleased = s.PagesReleased
-			if yield(t) {
-				return true
+			return uint64(0)
+		}()
+		a67 := c.TimeoutRooms(s, StrBootstrapQueue)
+		t.RequestStatus = func() []Str {
+			r69 := make([]Str, c.Rooms.Size())
+			for i := range r69 {
+				x68 := Rooms(i)
+				_ = x68
+				r69[i] = func() Str {
+					if a66>>uint(x68)&1 != 0 {
+						return StrAbsent
+					}
+					return func() Str {
+						if a67>>uint(x68)&1 != 0 {
+							return c.UpdateStatus(s, s.RequestStatus[x68], StrFailed)
+						}
+						return s.RequestStatus[x68]
+					}()
+				}()
 			}
-			return false
+			return r69
+		}()
+		t.TransferInfos = func() []uint64 {
+			r71 := make([]uint64, c.Rooms.Size())
+			for i := range r71 {
+				x70 := Rooms(i)
+				_ = x70
+				r71[i] = func() uint64 {
+					if a66>>uint(x70)&1 != 0 {
+						return uint64(0)
+					}
+					return s.TransferInfos[x70]
+				}()
+			}
+			return r71
+		}()
+		t.AckTarget = func() []uint64 {
+			r73 := make([]uint64, c.Rooms.Size())
+			for i := range r73 {
+				x72 := Rooms(i)
+				_ = x72
+				r73[i] = func() uint64 {
+					if (a66>>uint(x72)&1 != 0) && !(c.AckOnDrainFixed && (s.Outstanding[x72] > 0)) {
+						return uint64(0)
+					}
+					return s.AckTarget[x72]
+				}()
+			}
+			return r73
+		}()
+		t.PrefillCrashed = s.PrefillCrashed
+		t.KvHeld = s.KvHeld
+		t.KvFrees = s.KvFrees
+		t.Tombstones = s.Tombstones
+		t.Outstanding = s.Outstanding
+		t.BootstrapAlive = s.BootstrapAlive
+		t.Wqueue = s.Wqueue
+		t.Posted = s.Posted
+		t.Chan = s.Chan
+		t.AckChan = s.AckChan
+		t.TiSent = s.TiSent
+		t.Aborted = s.Aborted
+		t.PagesReleased = s.PagesReleased
+		if yield(t) {
+			return true
 		}
+		return false
 	}
 }
 
-// SchedulerPollInFlight: In-flight poll.  WaitingForInput/Transferring: keep, with no timeout (a
-// stutter).  Success: release the request and clear() the room from every
-// dict.  Failed: released (FailRelease: cleared where FailureClears; before
-// PR #27011 only Success cleared).  Bootstrapping (left by another incarnation):
-// RuntimeError where InflightBootstrappingRaises, else kept.  KeyError:
-// the prefill process dies.
+// SchedulerPollBootstrap: The bootstrap-queue pass: every request of the queue is polled, then
+// each acts on its poll.  Bootstrapping: keeps waiting.  Failed (an ABORT,
+// or the timeout firing in this poll): released (handle_bootstrap_failure:
+// failure_exception() clears the room where FailureClears; the request has
+// no KV pages yet, so release_kv_cache is not called, prefill.py:1013-1016).
+// WaitingForInput: bootstrapped, to the waiting queue.  Transferring or
+// Success (left by another incarnation): RuntimeError; KeyError: the
+// process dies too.  A pass in which nothing moves is a stutter.
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
-func (c *Config) SchedulerPollInFlight(s *State, p_q Requests) (State, bool) {
+func (c *Config) SchedulerPollBootstrap(s *State) (State, bool) {
 	var r, t State
 	ok := false
-	c.actSchedulerPollInFlight(s, &t, p_q, func(t *State) bool {
+	c.actSchedulerPollBootstrap(s, &t, func(t *State) bool {
+		r, ok = *t, true
+		return true
+	})
+	return r, ok
+}
+
+func (c *Config) actSchedulerSend(s, t *State, p_q Requests, yield func(*State) bool) bool {
+	if !(!s.PrefillCrashed) {
+		return false
+	}
+	if !(s.Sender[p_q] == StrWaitingQueue) {
+		return false
+	}
+	t.Sender = func(old76 []Str) []Str {
+		r77 := slices.Clone(old76)
+		i78 := p_q
+		r77[i78] = StrInflightQueue
+		return r77
+	}(s.Sender)
+	t.KvHeld = func(old79 []bool) []bool { r80 := slices.Clone(old79); i81 := p_q; r80[i81] = true; return r80 }(s.KvHeld)
+	t.Wqueue = func() []Batch {
+		if !(s.TransferInfos[c.RoomOf(s, p_q)] == uint64(0)) {
+			return specrt.Append(s.Wqueue, Batch{Req: p_q, Left: c.NumChunks})
+		}
+		return s.Wqueue
+	}()
+	t.RequestStatus = s.RequestStatus
+	t.TransferInfos = s.TransferInfos
+	t.Tombstones = s.Tombstones
+	t.Outstanding = s.Outstanding
+	t.AckTarget = s.AckTarget
+	t.BootstrapAlive = s.BootstrapAlive
+	t.PrefillCrashed = s.PrefillCrashed
+	t.Posted = s.Posted
+	t.Elapsed = s.Elapsed
+	t.KvFrees = s.KvFrees
+	t.Chan = s.Chan
+	t.AckChan = s.AckChan
+	t.TiSent = s.TiSent
+	t.Aborted = s.Aborted
+	t.PagesReleased = s.PagesReleased
+	if yield(t) {
+		return true
+	}
+	return false
+}
+
+// SchedulerSend: Forward pass done: the batch allocated q's KV pages on prefill, and
+// send sends the KV chunks.  add_transfer_request returns silently,
+// enqueuing nothing, when the room has no transfer_infos (nixl/conn.py:2431,
+// PR #32025); the request goes to the in-flight queue either way.
+//
+// It returns the successor of s and true, or false when the action is
+// not enabled.
+func (c *Config) SchedulerSend(s *State, p_q Requests) (State, bool) {
+	var r, t State
+	ok := false
+	c.actSchedulerSend(s, &t, p_q, func(t *State) bool {
+		r, ok = *t, true
+		return true
+	})
+	return r, ok
+}
+
+func (c *Config) actSchedulerPollInFlight(s, t *State, yield func(*State) bool) bool {
+	l82 := func() uint64 {
+		return c.InQueue(s, StrInflightQueue)
+	}
+	_ = l82
+	l83 := func() uint64 {
+		return func() uint64 {
+			var set86 uint64
+			for bs85 := l82(); bs85 != 0; bs85 &= bs85 - 1 {
+				if c.QPoll(s, Requests(bits.TrailingZeros64(bs85)), StrInflightQueue) == StrSuccess {
+					set86 |= specrt.Bit(int(Requests(bits.TrailingZeros64(bs85))))
+				}
+			}
+			return set86
+		}()
+	}
+	_ = l83
+	l87 := func() uint64 {
+		return func() uint64 {
+			var set90 uint64
+			for bs89 := l82(); bs89 != 0; bs89 &= bs89 - 1 {
+				if c.QPoll(s, Requests(bits.TrailingZeros64(bs89)), StrInflightQueue) == StrFailed {
+					set90 |= specrt.Bit(int(Requests(bits.TrailingZeros64(bs89))))
+				}
+			}
+			return set90
+		}()
+	}
+	_ = l87
+	l91 := func() uint64 {
+		return (l83() | l87())
+	}
+	_ = l91
+	l92 := func() uint64 {
+		return func() uint64 {
+			var set95 uint64
+			for bs94 := l82(); bs94 != 0; bs94 &= bs94 - 1 {
+				if (c.QPoll(s, Requests(bits.TrailingZeros64(bs94)), StrInflightQueue) == StrKeyError) || ((c.QPoll(s, Requests(bits.TrailingZeros64(bs94)), StrInflightQueue) == StrBootstrapping) && c.InflightBootstrappingRaises) {
+					set95 |= specrt.Bit(int(Requests(bits.TrailingZeros64(bs94))))
+				}
+			}
+			return set95
+		}()
+	}
+	_ = l92
+	if !(!s.PrefillCrashed) {
+		return false
+	}
+	if !(!((l91() | l92()) == uint64(0))) {
+		return false
+	}
+	if !(l92() == uint64(0)) {
+		t.PrefillCrashed = true
+		t.Sender = s.Sender
+		t.RequestStatus = s.RequestStatus
+		t.TransferInfos = s.TransferInfos
+		t.AckTarget = s.AckTarget
+		t.Elapsed = s.Elapsed
+		t.KvHeld = s.KvHeld
+		t.KvFrees = s.KvFrees
+		t.Tombstones = s.Tombstones
+		t.Outstanding = s.Outstanding
+		t.BootstrapAlive = s.BootstrapAlive
+		t.Wqueue = s.Wqueue
+		t.Posted = s.Posted
+		t.Chan = s.Chan
+		t.AckChan = s.AckChan
+		t.TiSent = s.TiSent
+		t.Aborted = s.Aborted
+		t.PagesReleased = s.PagesReleased
+		if yield(t) {
+			return true
+		}
+		return false
+	} else {
+		t.Sender = func() []Str {
+			r97 := make([]Str, c.Requests.Size())
+			for i := range r97 {
+				x96 := Requests(i)
+				_ = x96
+				r97[i] = func() Str {
+					if l91()>>uint(x96)&1 != 0 {
+						return StrReleased
+					}
+					return s.Sender[x96]
+				}()
+			}
+			return r97
+		}()
+		t.Elapsed = func() []int {
+			r99 := make([]int, c.Requests.Size())
+			for i := range r99 {
+				x98 := Requests(i)
+				_ = x98
+				r99[i] = func() int {
+					if l91()>>uint(x98)&1 != 0 {
+						return 0
+					}
+					return s.Elapsed[x98]
+				}()
+			}
+			return r99
+		}()
+		t.KvHeld = func() []bool {
+			r101 := make([]bool, c.Requests.Size())
+			for i := range r101 {
+				x100 := Requests(i)
+				_ = x100
+				r101[i] = func() bool {
+					if l91()>>uint(x100)&1 != 0 {
+						return false
+					}
+					return s.KvHeld[x100]
+				}()
+			}
+			return r101
+		}()
+		t.KvFrees = func() []int {
+			r103 := make([]int, c.Requests.Size())
+			for i := range r103 {
+				x102 := Requests(i)
+				_ = x102
+				r103[i] = func() int {
+					if l91()>>uint(x102)&1 != 0 {
+						return specrt.AddInt(s.KvFrees[x102], 1)
+					}
+					return s.KvFrees[x102]
+				}()
+			}
+			return r103
+		}()
+		a104 := (c.RoomsOf(s, l83()) | func() uint64 {
+			if c.FailureClears {
+				return c.RoomsOf(s, l87())
+			}
+			return uint64(0)
+		}())
+		a105 := c.TimeoutRooms(s, StrInflightQueue)
+		t.RequestStatus = func() []Str {
+			r107 := make([]Str, c.Rooms.Size())
+			for i := range r107 {
+				x106 := Rooms(i)
+				_ = x106
+				r107[i] = func() Str {
+					if a104>>uint(x106)&1 != 0 {
+						return StrAbsent
+					}
+					return func() Str {
+						if a105>>uint(x106)&1 != 0 {
+							return c.UpdateStatus(s, s.RequestStatus[x106], StrFailed)
+						}
+						return s.RequestStatus[x106]
+					}()
+				}()
+			}
+			return r107
+		}()
+		t.TransferInfos = func() []uint64 {
+			r109 := make([]uint64, c.Rooms.Size())
+			for i := range r109 {
+				x108 := Rooms(i)
+				_ = x108
+				r109[i] = func() uint64 {
+					if a104>>uint(x108)&1 != 0 {
+						return uint64(0)
+					}
+					return s.TransferInfos[x108]
+				}()
+			}
+			return r109
+		}()
+		t.AckTarget = func() []uint64 {
+			r111 := make([]uint64, c.Rooms.Size())
+			for i := range r111 {
+				x110 := Rooms(i)
+				_ = x110
+				r111[i] = func() uint64 {
+					if (a104>>uint(x110)&1 != 0) && !(c.AckOnDrainFixed && (s.Outstanding[x110] > 0)) {
+						return uint64(0)
+					}
+					return s.AckTarget[x110]
+				}()
+			}
+			return r111
+		}()
+		t.PrefillCrashed = s.PrefillCrashed
+		t.Tombstones = s.Tombstones
+		t.Outstanding = s.Outstanding
+		t.BootstrapAlive = s.BootstrapAlive
+		t.Wqueue = s.Wqueue
+		t.Posted = s.Posted
+		t.Chan = s.Chan
+		t.AckChan = s.AckChan
+		t.TiSent = s.TiSent
+		t.Aborted = s.Aborted
+		t.PagesReleased = s.PagesReleased
+		if yield(t) {
+			return true
+		}
+		return false
+	}
+}
+
+// SchedulerPollInFlight: The in-flight pass: every request of the queue is polled, then each acts
+// on its poll.  WaitingForInput/Transferring: kept, with no timeout.
+// Success: released, release_kv_cache frees its pages and clear() removes
+// the room from every dict.  Failed: released
+// (handle_inflight_transfer_failure: failure_exception() clears the room
+// where FailureClears, release_kv_cache frees the pages).  Bootstrapping
+// (left by another incarnation): the timeout fires if it expired, else
+// RuntimeError where InflightBootstrappingRaises, else kept.  KeyError:
+// the process dies.
+//
+// It returns the successor of s and true, or false when the action is
+// not enabled.
+func (c *Config) SchedulerPollInFlight(s *State) (State, bool) {
+	var r, t State
+	ok := false
+	c.actSchedulerPollInFlight(s, &t, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
@@ -1206,22 +1517,22 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 	if !(s.Chan[p_d][0].Type == StrTransferInfo) {
 		return false
 	}
-	l67 := func() Rooms {
+	l114 := func() Rooms {
 		return s.Chan[p_d][0].Room
 	}
-	_ = l67
-	l68 := func() uint64 {
-		return (s.TransferInfos[l67()] | (specrt.Bit(int(p_d))))
+	_ = l114
+	l115 := func() uint64 {
+		return (s.TransferInfos[l114()] | (specrt.Bit(int(p_d))))
 	}
-	_ = l68
-	if c.RecordTombstones && (s.Tombstones>>uint(l67())&1 != 0) {
+	_ = l115
+	if c.RecordTombstones && (s.Tombstones>>uint(l114())&1 != 0) {
 		t.RequestStatus = s.RequestStatus
 		t.TransferInfos = s.TransferInfos
-		t.Chan = func(old69 [][]Msg) [][]Msg {
-			r70 := slices.Clone(old69)
-			i71 := p_d
-			r70[i71] = old69[i71][1:]
-			return r70
+		t.Chan = func(old116 [][]Msg) [][]Msg {
+			r117 := slices.Clone(old116)
+			i118 := p_d
+			r117[i118] = old116[i118][1:]
+			return r117
 		}(s.Chan)
 		t.Tombstones = s.Tombstones
 		t.Outstanding = s.Outstanding
@@ -1235,28 +1546,36 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
+		t.Elapsed = s.Elapsed
+		t.KvHeld = s.KvHeld
+		t.KvFrees = s.KvFrees
 		if yield(t) {
 			return true
 		}
 		return false
 	} else {
-		t.TransferInfos = func(old72 []uint64) []uint64 { r73 := slices.Clone(old72); i74 := l67(); r73[i74] = l68(); return r73 }(s.TransferInfos)
+		t.TransferInfos = func(old119 []uint64) []uint64 {
+			r120 := slices.Clone(old119)
+			i121 := l114()
+			r120[i121] = l115()
+			return r120
+		}(s.TransferInfos)
 		t.RequestStatus = func() []Str {
-			if bits.OnesCount64(l68()) == c.RequiredDstInfoNum {
-				return func(old75 []Str) []Str {
-					r76 := slices.Clone(old75)
-					i77 := l67()
-					r76[i77] = c.UpdateStatus(s, old75[i77], StrWaitingForInput)
-					return r76
+			if bits.OnesCount64(l115()) == c.RequiredDstInfoNum {
+				return func(old122 []Str) []Str {
+					r123 := slices.Clone(old122)
+					i124 := l114()
+					r123[i124] = c.UpdateStatus(s, old122[i124], StrWaitingForInput)
+					return r123
 				}(s.RequestStatus)
 			}
 			return s.RequestStatus
 		}()
-		t.Chan = func(old78 [][]Msg) [][]Msg {
-			r79 := slices.Clone(old78)
-			i80 := p_d
-			r79[i80] = old78[i80][1:]
-			return r79
+		t.Chan = func(old125 [][]Msg) [][]Msg {
+			r126 := slices.Clone(old125)
+			i127 := p_d
+			r126[i127] = old125[i127][1:]
+			return r126
 		}(s.Chan)
 		t.Tombstones = s.Tombstones
 		t.Outstanding = s.Outstanding
@@ -1270,6 +1589,9 @@ func (c *Config) actBootstrapRecvTransferInfo(s, t *State, p_d DecodeRanks, yiel
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
+		t.Elapsed = s.Elapsed
+		t.KvHeld = s.KvHeld
+		t.KvFrees = s.KvFrees
 		if yield(t) {
 			return true
 		}
@@ -1307,8 +1629,8 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		return false
 	}
 	if !(!(c.AbortAckSent && c.AckWaitsForWrites && !c.AbortKillsBootstrap && func() bool {
-		for v83 := Requests(0); int(v83) < c.Requests.Size(); v83++ {
-			if (c.RoomOf(s, v83) == s.Chan[p_d][0].Room) && s.Posted[v83] {
+		for v130 := Requests(0); int(v130) < c.Requests.Size(); v130++ {
+			if (c.RoomOf(s, v130) == s.Chan[p_d][0].Room) && s.Posted[v130] {
 				return true
 			}
 		}
@@ -1316,11 +1638,11 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 	}())) {
 		return false
 	}
-	t.Chan = func(old84 [][]Msg) [][]Msg {
-		r85 := slices.Clone(old84)
-		i86 := p_d
-		r85[i86] = old84[i86][1:]
-		return r85
+	t.Chan = func(old131 [][]Msg) [][]Msg {
+		r132 := slices.Clone(old131)
+		i133 := p_d
+		r132[i133] = old131[i133][1:]
+		return r132
 	}(s.Chan)
 	if c.AbortKillsBootstrap {
 		t.BootstrapAlive = false
@@ -1337,51 +1659,54 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
+		t.Elapsed = s.Elapsed
+		t.KvHeld = s.KvHeld
+		t.KvFrees = s.KvFrees
 		if yield(t) {
 			return true
 		}
 		return false
 	} else {
-		l87 := func() Rooms {
+		l134 := func() Rooms {
 			return c.AbortRoom(s, p_d)
 		}
-		_ = l87
-		l88 := func() Str {
-			return s.RequestStatus[l87()]
+		_ = l134
+		l135 := func() Str {
+			return s.RequestStatus[l134()]
 		}
-		_ = l88
+		_ = l135
 		t.BootstrapAlive = s.BootstrapAlive
 		t.RequestStatus = func() []Str {
 			if c.AbortActive(s, p_d) {
-				return func(old90 []Str) []Str {
-					r91 := slices.Clone(old90)
-					i92 := l87()
-					r91[i92] = c.UpdateStatus(s, old90[i92], StrFailed)
-					return r91
+				return func(old137 []Str) []Str {
+					r138 := slices.Clone(old137)
+					i139 := l134()
+					r138[i139] = c.UpdateStatus(s, old137[i139], StrFailed)
+					return r138
 				}(s.RequestStatus)
 			}
 			return s.RequestStatus
 		}()
 		t.TransferInfos = func() []uint64 {
 			if c.AbortPopsTransferInfos {
-				return c.ClearedInfos(s, l87())
+				return c.ClearedInfos(s, l134())
 			}
 			return s.TransferInfos
 		}()
 		t.Tombstones = func() uint64 {
-			if c.RecordTombstones && (l88() == StrAbsent) {
-				return (s.Tombstones | (specrt.Bit(int(l87()))))
+			if c.RecordTombstones && (l135() == StrAbsent) {
+				return (s.Tombstones | (specrt.Bit(int(l134()))))
 			}
 			return s.Tombstones
 		}()
-		t.AckChan = c.SendAcks(s, l87(), c.AbortAcks(s, p_d))
+		t.AckChan = c.SendAcks(s, l134(), c.AbortAcks(s, p_d))
 		t.AckTarget = func() []uint64 {
 			if c.AbortHolds(s, p_d) {
-				return func(old100 []uint64) []uint64 {
-					r101 := slices.Clone(old100)
-					i102 := l87()
-					r101[i102] = (c.AbortHeld(s, p_d) &^ c.AbortAcks(s, p_d))
-					return r101
+				return func(old150 []uint64) []uint64 {
+					r151 := slices.Clone(old150)
+					i152 := l134()
+					r151[i152] = (c.AbortHeld(s, p_d) &^ c.AbortAcks(s, p_d))
+					return r151
 				}(s.AckTarget)
 			}
 			return s.AckTarget
@@ -1394,6 +1719,9 @@ func (c *Config) actBootstrapRecvAbort(s, t *State, p_d DecodeRanks, yield func(
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
+		t.Elapsed = s.Elapsed
+		t.KvHeld = s.KvHeld
+		t.KvFrees = s.KvFrees
 		if yield(t) {
 			return true
 		}
@@ -1437,8 +1765,8 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		return false
 	}
 	if !(func() bool {
-		for v105 := Requests(0); int(v105) < c.Requests.Size(); v105++ {
-			if !(!s.Posted[v105]) {
+		for v155 := Requests(0); int(v155) < c.Requests.Size(); v155++ {
+			if !(!s.Posted[v155]) {
 				return false
 			}
 		}
@@ -1450,35 +1778,35 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		if s.Wqueue[0].Left == 1 {
 			return s.Wqueue[1:]
 		}
-		return func(old106 []Batch) []Batch {
-			r107 := slices.Clone(old106)
-			i108 := 1 - 1
-			r107[i108] = Batch{Req: p_q, Left: specrt.SubInt(old106[i108].Left, 1)}
-			return r107
+		return func(old156 []Batch) []Batch {
+			r157 := slices.Clone(old156)
+			i158 := 1 - 1
+			r157[i158] = Batch{Req: p_q, Left: specrt.SubInt(old156[i158].Left, 1)}
+			return r157
 		}(s.Wqueue)
 	}()
-	l109 := func() Rooms {
+	l159 := func() Rooms {
 		return c.RoomOf(s, p_q)
 	}
-	_ = l109
-	l110 := func() int {
+	_ = l159
+	l160 := func() int {
 		return func() int {
 			if c.CountsOutstanding {
-				return specrt.AddInt(s.Outstanding[l109()], 1)
+				return specrt.AddInt(s.Outstanding[l159()], 1)
 			}
 			return 0
 		}()
 	}
-	_ = l110
-	t.AckChan = c.SendAcks(s, l109(), c.PostAcks(s, p_q))
-	t.AckTarget = func(old115 []uint64) []uint64 {
-		r116 := slices.Clone(old115)
-		i117 := l109()
-		r116[i117] = (old115[i117] &^ c.PostAcks(s, p_q))
-		return r116
+	_ = l160
+	t.AckChan = c.SendAcks(s, l159(), c.PostAcks(s, p_q))
+	t.AckTarget = func(old165 []uint64) []uint64 {
+		r166 := slices.Clone(old165)
+		i167 := l159()
+		r166[i167] = (old165[i167] &^ c.PostAcks(s, p_q))
+		return r166
 	}(s.AckTarget)
-	if s.RequestStatus[l109()] == StrFailed {
-		t.Outstanding = func(old118 []int) []int { r119 := slices.Clone(old118); i120 := l109(); r119[i120] = 0; return r119 }(s.Outstanding)
+	if s.RequestStatus[l159()] == StrFailed {
+		t.Outstanding = func(old168 []int) []int { r169 := slices.Clone(old168); i170 := l159(); r169[i170] = 0; return r169 }(s.Outstanding)
 		t.RequestStatus = s.RequestStatus
 		t.Posted = s.Posted
 		t.TransferInfos = s.TransferInfos
@@ -1490,12 +1818,15 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		t.TiSent = s.TiSent
 		t.Aborted = s.Aborted
 		t.PagesReleased = s.PagesReleased
+		t.Elapsed = s.Elapsed
+		t.KvHeld = s.KvHeld
+		t.KvFrees = s.KvFrees
 		if yield(t) {
 			return true
 		}
 		return false
 	} else {
-		if s.TransferInfos[l109()] == uint64(0) {
+		if s.TransferInfos[l159()] == uint64(0) {
 			if c.WorkerSkipsMissing {
 				t.RequestStatus = s.RequestStatus
 				t.Posted = s.Posted
@@ -1509,27 +1840,30 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 				t.TiSent = s.TiSent
 				t.Aborted = s.Aborted
 				t.PagesReleased = s.PagesReleased
+				t.Elapsed = s.Elapsed
+				t.KvHeld = s.KvHeld
+				t.KvFrees = s.KvFrees
 				if yield(t) {
 					return true
 				}
 				return false
 			} else {
-				t.RequestStatus = func(old121 []Str) []Str {
-					r122 := slices.Clone(old121)
-					i123 := l109()
-					r122[i123] = c.UpdateStatus(s, old121[i123], StrFailed)
-					return r122
+				t.RequestStatus = func(old171 []Str) []Str {
+					r172 := slices.Clone(old171)
+					i173 := l159()
+					r172[i173] = c.UpdateStatus(s, old171[i173], StrFailed)
+					return r172
 				}(s.RequestStatus)
-				t.Outstanding = func(old124 []int) []int {
-					r125 := slices.Clone(old124)
-					i126 := l109()
-					r125[i126] = func() int {
+				t.Outstanding = func(old174 []int) []int {
+					r175 := slices.Clone(old174)
+					i176 := l159()
+					r175[i176] = func() int {
 						if c.CountsAtDequeue && !c.AckOnDrainFixed {
-							return l110()
+							return l160()
 						}
-						return s.Outstanding[l109()]
+						return s.Outstanding[l159()]
 					}()
-					return r125
+					return r175
 				}(s.Outstanding)
 				t.Posted = s.Posted
 				t.TransferInfos = s.TransferInfos
@@ -1541,24 +1875,27 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 				t.TiSent = s.TiSent
 				t.Aborted = s.Aborted
 				t.PagesReleased = s.PagesReleased
+				t.Elapsed = s.Elapsed
+				t.KvHeld = s.KvHeld
+				t.KvFrees = s.KvFrees
 				if yield(t) {
 					return true
 				}
 				return false
 			}
 		} else {
-			t.Posted = func(old127 []bool) []bool { r128 := slices.Clone(old127); i129 := p_q; r128[i129] = true; return r128 }(s.Posted)
-			t.Outstanding = func(old130 []int) []int {
-				r131 := slices.Clone(old130)
-				i132 := l109()
-				r131[i132] = l110()
-				return r131
+			t.Posted = func(old177 []bool) []bool { r178 := slices.Clone(old177); i179 := p_q; r178[i179] = true; return r178 }(s.Posted)
+			t.Outstanding = func(old180 []int) []int {
+				r181 := slices.Clone(old180)
+				i182 := l159()
+				r181[i182] = l160()
+				return r181
 			}(s.Outstanding)
-			t.RequestStatus = func(old133 []Str) []Str {
-				r134 := slices.Clone(old133)
-				i135 := l109()
-				r134[i135] = c.UpdateStatus(s, old133[i135], StrTransferring)
-				return r134
+			t.RequestStatus = func(old183 []Str) []Str {
+				r184 := slices.Clone(old183)
+				i185 := l159()
+				r184[i185] = c.UpdateStatus(s, old183[i185], StrTransferring)
+				return r184
 			}(s.RequestStatus)
 			t.TransferInfos = s.TransferInfos
 			t.Tombstones = s.Tombstones
@@ -1569,6 +1906,9 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 			t.TiSent = s.TiSent
 			t.Aborted = s.Aborted
 			t.PagesReleased = s.PagesReleased
+			t.Elapsed = s.Elapsed
+			t.KvHeld = s.KvHeld
+			t.KvFrees = s.KvFrees
 			if yield(t) {
 				return true
 			}
@@ -1604,78 +1944,78 @@ func (c *Config) actWorkerComplete(s, t *State, p_q Requests, yield func(*State)
 	if !(s.Posted[p_q]) {
 		return false
 	}
-	t.Posted = func(old138 []bool) []bool { r139 := slices.Clone(old138); i140 := p_q; r139[i140] = false; return r139 }(s.Posted)
-	l141 := func() Rooms {
+	t.Posted = func(old188 []bool) []bool { r189 := slices.Clone(old188); i190 := p_q; r189[i190] = false; return r189 }(s.Posted)
+	l191 := func() Rooms {
 		return c.RoomOf(s, p_q)
 	}
-	_ = l141
-	l142 := func() bool {
+	_ = l191
+	l192 := func() bool {
 		return !c.Queued(s, p_q)
 	}
-	_ = l142
-	l145 := func() int {
+	_ = l192
+	l195 := func() int {
 		return func() int {
 			if c.CountsOutstanding {
-				return specrt.SubInt(s.Outstanding[l141()], 1)
+				return specrt.SubInt(s.Outstanding[l191()], 1)
 			}
 			return 0
 		}()
 	}
-	_ = l145
-	l146 := func() Str {
-		return s.RequestStatus[l141()]
+	_ = l195
+	l196 := func() Str {
+		return s.RequestStatus[l191()]
 	}
-	_ = l146
-	l147 := func() Str {
+	_ = l196
+	l197 := func() Str {
 		return func() Str {
-			if l142() {
-				return c.UpdateStatus(s, l146(), StrSuccess)
+			if l192() {
+				return c.UpdateStatus(s, l196(), StrSuccess)
 			}
 			return func() Str {
-				if !(c.CheckStatus(s, l146()) == StrSuccess) {
-					return c.UpdateStatus(s, l146(), StrTransferring)
+				if !(c.CheckStatus(s, l196()) == StrSuccess) {
+					return c.UpdateStatus(s, l196(), StrTransferring)
 				}
-				return l146()
+				return l196()
 			}()
 		}()
 	}
-	_ = l147
-	l148 := func() bool {
+	_ = l197
+	l198 := func() bool {
 		return func() bool {
 			if c.CountsOutstanding {
-				return ((l145() <= 0) && ((l147() == StrSuccess) || (l142() && (l147() == StrFailed))))
+				return ((l195() <= 0) && ((l197() == StrSuccess) || (l192() && (l197() == StrFailed))))
 			}
-			return l142()
+			return l192()
 		}()
 	}
-	_ = l148
-	t.AckChan = c.SendAcks(s, l141(), c.CompleteAcks(s, p_q))
-	t.AckTarget = func(old150 []uint64) []uint64 {
-		r151 := slices.Clone(old150)
-		i152 := l141()
-		r151[i152] = (old150[i152] &^ c.CompleteAcks(s, p_q))
-		return r151
+	_ = l198
+	t.AckChan = c.SendAcks(s, l191(), c.CompleteAcks(s, p_q))
+	t.AckTarget = func(old200 []uint64) []uint64 {
+		r201 := slices.Clone(old200)
+		i202 := l191()
+		r201[i202] = (old200[i202] &^ c.CompleteAcks(s, p_q))
+		return r201
 	}(s.AckTarget)
-	t.RequestStatus = func(old153 []Str) []Str {
-		r154 := slices.Clone(old153)
-		i155 := l141()
-		r154[i155] = l147()
-		return r154
+	t.RequestStatus = func(old203 []Str) []Str {
+		r204 := slices.Clone(old203)
+		i205 := l191()
+		r204[i205] = l197()
+		return r204
 	}(s.RequestStatus)
-	t.Outstanding = func(old156 []int) []int {
-		r157 := slices.Clone(old156)
-		i158 := l141()
-		r157[i158] = func() int {
-			if l148() {
+	t.Outstanding = func(old206 []int) []int {
+		r207 := slices.Clone(old206)
+		i208 := l191()
+		r207[i208] = func() int {
+			if l198() {
 				return 0
 			}
-			return l145()
+			return l195()
 		}()
-		return r157
+		return r207
 	}(s.Outstanding)
 	t.TransferInfos = func() []uint64 {
-		if l148() {
-			return c.ClearedInfos(s, l141())
+		if l198() {
+			return c.ClearedInfos(s, l191())
 		}
 		return s.TransferInfos
 	}()
@@ -1688,6 +2028,9 @@ func (c *Config) actWorkerComplete(s, t *State, p_q Requests, yield func(*State)
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
+	t.Elapsed = s.Elapsed
+	t.KvHeld = s.KvHeld
+	t.KvFrees = s.KvFrees
 	if yield(t) {
 		return true
 	}
@@ -1714,83 +2057,92 @@ func (c *Config) WorkerComplete(s *State, p_q Requests) (State, bool) {
 	return r, ok
 }
 
-func (c *Config) actBootstrapTimeout(s, t *State, p_q Requests, yield func(*State) bool) bool {
+func (c *Config) actTick(s, t *State, p_q Requests, yield func(*State) bool) bool {
 	if !(c.HasBootstrapTimeout) {
 		return false
 	}
 	if !(!s.PrefillCrashed) {
 		return false
 	}
-	if !(s.Sender[p_q] == StrBootstrapQueue) {
+	if !((s.Sender[p_q] == StrBootstrapQueue) || (s.Sender[p_q] == StrInflightQueue)) {
 		return false
 	}
-	if !(s.RequestStatus[c.RoomOf(s, p_q)] == StrBootstrapping) {
+	if !(c.Poll(s, p_q) == StrBootstrapping) {
 		return false
 	}
-	t.Sender = func(old161 []Str) []Str {
-		r162 := slices.Clone(old161)
-		i163 := p_q
-		r162[i163] = StrReleased
-		return r162
-	}(s.Sender)
-	if c.FailureClears {
-		t.RequestStatus = c.ClearedStatus(s, c.RoomOf(s, p_q))
-		t.TransferInfos = c.ClearedInfos(s, c.RoomOf(s, p_q))
-		t.AckTarget = c.ClearedTargets(s, c.RoomOf(s, p_q))
-		t.Tombstones = s.Tombstones
-		t.Outstanding = s.Outstanding
-		t.BootstrapAlive = s.BootstrapAlive
-		t.PrefillCrashed = s.PrefillCrashed
-		t.Wqueue = s.Wqueue
-		t.Posted = s.Posted
-		t.Chan = s.Chan
-		t.AckChan = s.AckChan
-		t.TiSent = s.TiSent
-		t.Aborted = s.Aborted
-		t.PagesReleased = s.PagesReleased
-		if yield(t) {
-			return true
+	if !(s.Elapsed[p_q] < c.BootstrapTimeoutSecs) {
+		return false
+	}
+	l211 := func() int {
+		return func() int {
+			if s.Elapsed[p_q] < specrt.SubInt(c.BootstrapTimeoutSecs, 1) {
+				return specrt.SubInt(c.BootstrapTimeoutSecs, 1)
+			}
+			return c.BootstrapTimeoutSecs
+		}()
+	}
+	_ = l211
+	l212 := func() int {
+		return specrt.SubInt(l211(), s.Elapsed[p_q])
+	}
+	_ = l212
+	t.Elapsed = func() []int {
+		r214 := make([]int, c.Requests.Size())
+		for i := range r214 {
+			x213 := Requests(i)
+			_ = x213
+			r214[i] = func() int {
+				if c.Live(s, x213) {
+					return c.Min(s, specrt.AddInt(s.Elapsed[x213], l212()), c.BootstrapTimeoutSecs)
+				}
+				return 0
+			}()
 		}
-		return false
-	} else {
-		t.RequestStatus = func(old164 []Str) []Str {
-			r165 := slices.Clone(old164)
-			i166 := c.RoomOf(s, p_q)
-			r165[i166] = c.UpdateStatus(s, old164[i166], StrFailed)
-			return r165
-		}(s.RequestStatus)
-		t.TransferInfos = s.TransferInfos
-		t.AckTarget = s.AckTarget
-		t.Tombstones = s.Tombstones
-		t.Outstanding = s.Outstanding
-		t.BootstrapAlive = s.BootstrapAlive
-		t.PrefillCrashed = s.PrefillCrashed
-		t.Wqueue = s.Wqueue
-		t.Posted = s.Posted
-		t.Chan = s.Chan
-		t.AckChan = s.AckChan
-		t.TiSent = s.TiSent
-		t.Aborted = s.Aborted
-		t.PagesReleased = s.PagesReleased
-		if yield(t) {
-			return true
-		}
-		return false
+		return r214
+	}()
+	t.RequestStatus = s.RequestStatus
+	t.TransferInfos = s.TransferInfos
+	t.Tombstones = s.Tombstones
+	t.Outstanding = s.Outstanding
+	t.AckTarget = s.AckTarget
+	t.BootstrapAlive = s.BootstrapAlive
+	t.PrefillCrashed = s.PrefillCrashed
+	t.Sender = s.Sender
+	t.Wqueue = s.Wqueue
+	t.Posted = s.Posted
+	t.KvHeld = s.KvHeld
+	t.KvFrees = s.KvFrees
+	t.Chan = s.Chan
+	t.AckChan = s.AckChan
+	t.TiSent = s.TiSent
+	t.Aborted = s.Aborted
+	t.PagesReleased = s.PagesReleased
+	if yield(t) {
+		return true
 	}
+	return false
 }
 
-// BootstrapTimeout: Bootstrap timeout (300 s, NIXL since PR #34692, and Mooncake), inside
-// the sender's bootstrap-queue poll: only while the room reads
-// Bootstrapping it records a failure and marks the room Failed, and that
-// same poll fails the request (FailRelease): one scheduler step.  There
-// is no timeout for WaitingForInput or Transferring.
+// Tick: The clock moves on.  Only the bootstrap timeout reads it (elapsed =
+// time.time() - init_time, init_time set when the sender is created,
+// nixl/conn.py:2785; the timeout fires once elapsed reaches
+// bootstrap_timeout, common/conn.py:1285-1286), and only in a poll that
+// reads Bootstrapping (nixl/conn.py:2831): the clock moves to one second
+// before the timeout of such a request expires or, from there, to the
+// instant it expires, and every held sender's elapsed time moves as much
+// (capped: beyond the timeout nothing changes).  No behaviour tells two
+// times between these instants apart, and while no polled request reads
+// Bootstrapping, time passing changes nothing a later poll can tell
+// (every held sender would age alike, and only one about to be polled
+// Bootstrapping can time out).  There is no timeout for WaitingForInput
+// or Transferring.
 //
 // It returns the successor of s and true, or false when the action is
 // not enabled.
-func (c *Config) BootstrapTimeout(s *State, p_q Requests) (State, bool) {
+func (c *Config) Tick(s *State, p_q Requests) (State, bool) {
 	var r, t State
 	ok := false
-	c.actBootstrapTimeout(s, &t, p_q, func(t *State) bool {
+	c.actTick(s, &t, p_q, func(t *State) bool {
 		r, ok = *t, true
 		return true
 	})
@@ -1807,17 +2159,17 @@ func (c *Config) actDecodeSendTransferInfo(s, t *State, p_d DecodeRanks, p_q Req
 	if !(!(s.TiSent[p_q]>>uint(p_d)&1 != 0)) {
 		return false
 	}
-	t.TiSent = func(old171 []uint64) []uint64 {
-		r172 := slices.Clone(old171)
-		i173 := p_q
-		r172[i173] = (old171[i173] | (specrt.Bit(int(p_d))))
-		return r172
+	t.TiSent = func(old219 []uint64) []uint64 {
+		r220 := slices.Clone(old219)
+		i221 := p_q
+		r220[i221] = (old219[i221] | (specrt.Bit(int(p_d))))
+		return r220
 	}(s.TiSent)
-	t.Chan = func(old174 [][]Msg) [][]Msg {
-		r175 := slices.Clone(old174)
-		i176 := p_d
-		r175[i176] = specrt.Append(old174[i176], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
-		return r175
+	t.Chan = func(old222 [][]Msg) [][]Msg {
+		r223 := slices.Clone(old222)
+		i224 := p_d
+		r223[i224] = specrt.Append(old222[i224], Msg{Type: StrTransferInfo, Room: c.RoomOf(s, p_q), Rank: p_d})
+		return r223
 	}(s.Chan)
 	t.RequestStatus = s.RequestStatus
 	t.TransferInfos = s.TransferInfos
@@ -1832,6 +2184,9 @@ func (c *Config) actDecodeSendTransferInfo(s, t *State, p_d DecodeRanks, p_q Req
 	t.AckChan = s.AckChan
 	t.Aborted = s.Aborted
 	t.PagesReleased = s.PagesReleased
+	t.Elapsed = s.Elapsed
+	t.KvHeld = s.KvHeld
+	t.KvFrees = s.KvFrees
 	if yield(t) {
 		return true
 	}
@@ -1860,25 +2215,25 @@ func (c *Config) actDecodeAbort(s, t *State, p_q Requests, yield func(*State) bo
 	if !(!s.Aborted[p_q]) {
 		return false
 	}
-	t.Aborted = func(old179 []bool) []bool { r180 := slices.Clone(old179); i181 := p_q; r180[i181] = true; return r180 }(s.Aborted)
+	t.Aborted = func(old227 []bool) []bool { r228 := slices.Clone(old227); i229 := p_q; r228[i229] = true; return r228 }(s.Aborted)
 	t.Chan = func() [][]Msg {
-		r183 := make([][]Msg, c.DecodeRanks.Size())
-		for i := range r183 {
-			x182 := DecodeRanks(i)
-			_ = x182
-			r183[i] = specrt.Append(s.Chan[x182], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x182})
+		r231 := make([][]Msg, c.DecodeRanks.Size())
+		for i := range r231 {
+			x230 := DecodeRanks(i)
+			_ = x230
+			r231[i] = specrt.Append(s.Chan[x230], Msg{Type: StrABORT, Room: c.RoomOf(s, p_q), Rank: x230})
 		}
-		return r183
+		return r231
 	}()
 	t.PagesReleased = func() []uint64 {
 		if c.AbortAckSent {
 			return s.PagesReleased
 		}
-		return func(old184 []uint64) []uint64 {
-			r185 := slices.Clone(old184)
-			i186 := p_q
-			r185[i186] = c.DecodeRanks.All()
-			return r185
+		return func(old232 []uint64) []uint64 {
+			r233 := slices.Clone(old232)
+			i234 := p_q
+			r233[i234] = c.DecodeRanks.All()
+			return r233
 		}(s.PagesReleased)
 	}()
 	t.RequestStatus = s.RequestStatus
@@ -1893,6 +2248,9 @@ func (c *Config) actDecodeAbort(s, t *State, p_q Requests, yield func(*State) bo
 	t.Posted = s.Posted
 	t.AckChan = s.AckChan
 	t.TiSent = s.TiSent
+	t.Elapsed = s.Elapsed
+	t.KvHeld = s.KvHeld
+	t.KvFrees = s.KvFrees
 	if yield(t) {
 		return true
 	}
@@ -1919,25 +2277,25 @@ func (c *Config) actDecodeRecvAbortAck(s, t *State, p_d DecodeRanks, yield func(
 	if !(!(len(s.AckChan[p_d]) == 0)) {
 		return false
 	}
-	t.AckChan = func(old189 [][]Msg) [][]Msg {
-		r190 := slices.Clone(old189)
-		i191 := p_d
-		r190[i191] = old189[i191][1:]
-		return r190
+	t.AckChan = func(old237 [][]Msg) [][]Msg {
+		r238 := slices.Clone(old237)
+		i239 := p_d
+		r238[i239] = old237[i239][1:]
+		return r238
 	}(s.AckChan)
 	t.PagesReleased = func() []uint64 {
-		r193 := make([]uint64, c.Requests.Size())
-		for i := range r193 {
-			x192 := Requests(i)
-			_ = x192
-			r193[i] = func() uint64 {
-				if (c.RoomOf(s, x192) == s.AckChan[p_d][0].Room) && s.Aborted[x192] {
-					return (s.PagesReleased[x192] | (specrt.Bit(int(p_d))))
+		r241 := make([]uint64, c.Requests.Size())
+		for i := range r241 {
+			x240 := Requests(i)
+			_ = x240
+			r241[i] = func() uint64 {
+				if (c.RoomOf(s, x240) == s.AckChan[p_d][0].Room) && s.Aborted[x240] {
+					return (s.PagesReleased[x240] | (specrt.Bit(int(p_d))))
 				}
-				return s.PagesReleased[x192]
+				return s.PagesReleased[x240]
 			}()
 		}
-		return r193
+		return r241
 	}()
 	t.RequestStatus = s.RequestStatus
 	t.TransferInfos = s.TransferInfos
@@ -1952,6 +2310,9 @@ func (c *Config) actDecodeRecvAbortAck(s, t *State, p_d DecodeRanks, yield func(
 	t.Chan = s.Chan
 	t.TiSent = s.TiSent
 	t.Aborted = s.Aborted
+	t.Elapsed = s.Elapsed
+	t.KvHeld = s.KvHeld
+	t.KvFrees = s.KvFrees
 	if yield(t) {
 		return true
 	}
@@ -1980,11 +2341,11 @@ func (c *Config) DecodeRecvAbortAck(s *State, p_d DecodeRanks) (State, bool) {
 func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 	t := new(State)
 	if func() bool {
-		for v23 := Requests(0); int(v23) < c.Requests.Size(); v23++ {
+		for v29 := Requests(0); int(v29) < c.Requests.Size(); v29++ {
 			if func() bool {
-				a24 := v23
-				if c.actSchedulerCreateSender(s, t, a24, func(t *State) bool {
-					return yield(Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(a24)}}, t)
+				a30 := v29
+				if c.actSchedulerCreateSender(s, t, a30, func(t *State) bool {
+					return yield(Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(a30)}}, t)
 				}) {
 					return true
 				}
@@ -1998,11 +2359,21 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v31 := Requests(0); int(v31) < c.Requests.Size(); v31++ {
+		if c.actSchedulerPollBootstrap(s, t, func(t *State) bool {
+			return yield(Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{}}, t)
+		}) {
+			return true
+		}
+		return false
+	}() {
+		return true
+	}
+	if func() bool {
+		for v74 := Requests(0); int(v74) < c.Requests.Size(); v74++ {
 			if func() bool {
-				a32 := v31
-				if c.actSchedulerPollBootstrap(s, t, a32, func(t *State) bool {
-					return yield(Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(a32)}}, t)
+				a75 := v74
+				if c.actSchedulerSend(s, t, a75, func(t *State) bool {
+					return yield(Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(a75)}}, t)
 				}) {
 					return true
 				}
@@ -2016,11 +2387,21 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v51 := Requests(0); int(v51) < c.Requests.Size(); v51++ {
+		if c.actSchedulerPollInFlight(s, t, func(t *State) bool {
+			return yield(Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{}}, t)
+		}) {
+			return true
+		}
+		return false
+	}() {
+		return true
+	}
+	if func() bool {
+		for v112 := DecodeRanks(0); int(v112) < c.DecodeRanks.Size(); v112++ {
 			if func() bool {
-				a52 := v51
-				if c.actSchedulerSend(s, t, a52, func(t *State) bool {
-					return yield(Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(a52)}}, t)
+				a113 := v112
+				if c.actBootstrapRecvTransferInfo(s, t, a113, func(t *State) bool {
+					return yield(Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(a113)}}, t)
 				}) {
 					return true
 				}
@@ -2034,11 +2415,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v56 := Requests(0); int(v56) < c.Requests.Size(); v56++ {
+		for v128 := DecodeRanks(0); int(v128) < c.DecodeRanks.Size(); v128++ {
 			if func() bool {
-				a57 := v56
-				if c.actSchedulerPollInFlight(s, t, a57, func(t *State) bool {
-					return yield(Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(a57)}}, t)
+				a129 := v128
+				if c.actBootstrapRecvAbort(s, t, a129, func(t *State) bool {
+					return yield(Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(a129)}}, t)
 				}) {
 					return true
 				}
@@ -2052,11 +2433,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v65 := DecodeRanks(0); int(v65) < c.DecodeRanks.Size(); v65++ {
+		for v153 := Requests(0); int(v153) < c.Requests.Size(); v153++ {
 			if func() bool {
-				a66 := v65
-				if c.actBootstrapRecvTransferInfo(s, t, a66, func(t *State) bool {
-					return yield(Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(a66)}}, t)
+				a154 := v153
+				if c.actWorkerPost(s, t, a154, func(t *State) bool {
+					return yield(Action{ID: ActWorkerPost, Params: [MaxParams]int{int(a154)}}, t)
 				}) {
 					return true
 				}
@@ -2070,11 +2451,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v81 := DecodeRanks(0); int(v81) < c.DecodeRanks.Size(); v81++ {
+		for v186 := Requests(0); int(v186) < c.Requests.Size(); v186++ {
 			if func() bool {
-				a82 := v81
-				if c.actBootstrapRecvAbort(s, t, a82, func(t *State) bool {
-					return yield(Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(a82)}}, t)
+				a187 := v186
+				if c.actWorkerComplete(s, t, a187, func(t *State) bool {
+					return yield(Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(a187)}}, t)
 				}) {
 					return true
 				}
@@ -2088,11 +2469,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v103 := Requests(0); int(v103) < c.Requests.Size(); v103++ {
+		for v209 := Requests(0); int(v209) < c.Requests.Size(); v209++ {
 			if func() bool {
-				a104 := v103
-				if c.actWorkerPost(s, t, a104, func(t *State) bool {
-					return yield(Action{ID: ActWorkerPost, Params: [MaxParams]int{int(a104)}}, t)
+				a210 := v209
+				if c.actTick(s, t, a210, func(t *State) bool {
+					return yield(Action{ID: ActTick, Params: [MaxParams]int{int(a210)}}, t)
 				}) {
 					return true
 				}
@@ -2106,49 +2487,13 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v136 := Requests(0); int(v136) < c.Requests.Size(); v136++ {
-			if func() bool {
-				a137 := v136
-				if c.actWorkerComplete(s, t, a137, func(t *State) bool {
-					return yield(Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(a137)}}, t)
-				}) {
-					return true
-				}
-				return false
-			}() {
-				return true
-			}
-		}
-		return false
-	}() {
-		return true
-	}
-	if func() bool {
-		for v159 := Requests(0); int(v159) < c.Requests.Size(); v159++ {
-			if func() bool {
-				a160 := v159
-				if c.actBootstrapTimeout(s, t, a160, func(t *State) bool {
-					return yield(Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(a160)}}, t)
-				}) {
-					return true
-				}
-				return false
-			}() {
-				return true
-			}
-		}
-		return false
-	}() {
-		return true
-	}
-	if func() bool {
-		for v167 := DecodeRanks(0); int(v167) < c.DecodeRanks.Size(); v167++ {
-			for v168 := Requests(0); int(v168) < c.Requests.Size(); v168++ {
+		for v215 := DecodeRanks(0); int(v215) < c.DecodeRanks.Size(); v215++ {
+			for v216 := Requests(0); int(v216) < c.Requests.Size(); v216++ {
 				if func() bool {
-					a169 := v167
-					a170 := v168
-					if c.actDecodeSendTransferInfo(s, t, a169, a170, func(t *State) bool {
-						return yield(Action{ID: ActDecodeSendTransferInfo, Params: [MaxParams]int{int(a169), int(a170)}}, t)
+					a217 := v215
+					a218 := v216
+					if c.actDecodeSendTransferInfo(s, t, a217, a218, func(t *State) bool {
+						return yield(Action{ID: ActDecodeSendTransferInfo, Params: [MaxParams]int{int(a217), int(a218)}}, t)
 					}) {
 						return true
 					}
@@ -2163,11 +2508,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v177 := Requests(0); int(v177) < c.Requests.Size(); v177++ {
+		for v225 := Requests(0); int(v225) < c.Requests.Size(); v225++ {
 			if func() bool {
-				a178 := v177
-				if c.actDecodeAbort(s, t, a178, func(t *State) bool {
-					return yield(Action{ID: ActDecodeAbort, Params: [MaxParams]int{int(a178)}}, t)
+				a226 := v225
+				if c.actDecodeAbort(s, t, a226, func(t *State) bool {
+					return yield(Action{ID: ActDecodeAbort, Params: [MaxParams]int{int(a226)}}, t)
 				}) {
 					return true
 				}
@@ -2181,11 +2526,11 @@ func (c *Config) Next(s *State, yield func(a Action, t *State) bool) bool {
 		return true
 	}
 	if func() bool {
-		for v187 := DecodeRanks(0); int(v187) < c.DecodeRanks.Size(); v187++ {
+		for v235 := DecodeRanks(0); int(v235) < c.DecodeRanks.Size(); v235++ {
 			if func() bool {
-				a188 := v187
-				if c.actDecodeRecvAbortAck(s, t, a188, func(t *State) bool {
-					return yield(Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(a188)}}, t)
+				a236 := v235
+				if c.actDecodeRecvAbortAck(s, t, a236, func(t *State) bool {
+					return yield(Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(a236)}}, t)
 				}) {
 					return true
 				}
@@ -2209,11 +2554,11 @@ func (c *Config) Step(s *State, a Action) (State, bool) {
 	case ActSchedulerCreateSender:
 		return c.SchedulerCreateSender(s, Requests(a.Params[0]))
 	case ActSchedulerPollBootstrap:
-		return c.SchedulerPollBootstrap(s, Requests(a.Params[0]))
+		return c.SchedulerPollBootstrap(s)
 	case ActSchedulerSend:
 		return c.SchedulerSend(s, Requests(a.Params[0]))
 	case ActSchedulerPollInFlight:
-		return c.SchedulerPollInFlight(s, Requests(a.Params[0]))
+		return c.SchedulerPollInFlight(s)
 	case ActBootstrapRecvTransferInfo:
 		return c.BootstrapRecvTransferInfo(s, DecodeRanks(a.Params[0]))
 	case ActBootstrapRecvAbort:
@@ -2222,8 +2567,8 @@ func (c *Config) Step(s *State, a Action) (State, bool) {
 		return c.WorkerPost(s, Requests(a.Params[0]))
 	case ActWorkerComplete:
 		return c.WorkerComplete(s, Requests(a.Params[0]))
-	case ActBootstrapTimeout:
-		return c.BootstrapTimeout(s, Requests(a.Params[0]))
+	case ActTick:
+		return c.Tick(s, Requests(a.Params[0]))
 	case ActDecodeSendTransferInfo:
 		return c.DecodeSendTransferInfo(s, DecodeRanks(a.Params[0]), Requests(a.Params[1]))
 	case ActDecodeAbort:
@@ -2251,35 +2596,31 @@ func (c *Config) Enabled(s *State, buf []Action) []Action {
 // its fairness, their quantifiers evaluated), in the order the
 // conjuncts list them.
 func (c *Config) FairActions(buf []Action) []Action {
-	for v237 := Requests(0); int(v237) < c.Requests.Size(); v237++ {
-		buf = append(buf, Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(v237)}})
+	for v302 := Requests(0); int(v302) < c.Requests.Size(); v302++ {
+		buf = append(buf, Action{ID: ActSchedulerCreateSender, Params: [MaxParams]int{int(v302)}})
 	}
-	for v238 := Requests(0); int(v238) < c.Requests.Size(); v238++ {
-		buf = append(buf, Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{int(v238)}})
+	buf = append(buf, Action{ID: ActSchedulerPollBootstrap, Params: [MaxParams]int{}})
+	for v303 := Requests(0); int(v303) < c.Requests.Size(); v303++ {
+		buf = append(buf, Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(v303)}})
 	}
-	for v239 := Requests(0); int(v239) < c.Requests.Size(); v239++ {
-		buf = append(buf, Action{ID: ActSchedulerSend, Params: [MaxParams]int{int(v239)}})
+	buf = append(buf, Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{}})
+	for v304 := DecodeRanks(0); int(v304) < c.DecodeRanks.Size(); v304++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(v304)}})
 	}
-	for v240 := Requests(0); int(v240) < c.Requests.Size(); v240++ {
-		buf = append(buf, Action{ID: ActSchedulerPollInFlight, Params: [MaxParams]int{int(v240)}})
+	for v305 := DecodeRanks(0); int(v305) < c.DecodeRanks.Size(); v305++ {
+		buf = append(buf, Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(v305)}})
 	}
-	for v241 := DecodeRanks(0); int(v241) < c.DecodeRanks.Size(); v241++ {
-		buf = append(buf, Action{ID: ActBootstrapRecvTransferInfo, Params: [MaxParams]int{int(v241)}})
+	for v306 := Requests(0); int(v306) < c.Requests.Size(); v306++ {
+		buf = append(buf, Action{ID: ActWorkerPost, Params: [MaxParams]int{int(v306)}})
 	}
-	for v242 := DecodeRanks(0); int(v242) < c.DecodeRanks.Size(); v242++ {
-		buf = append(buf, Action{ID: ActBootstrapRecvAbort, Params: [MaxParams]int{int(v242)}})
+	for v307 := Requests(0); int(v307) < c.Requests.Size(); v307++ {
+		buf = append(buf, Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(v307)}})
 	}
-	for v243 := Requests(0); int(v243) < c.Requests.Size(); v243++ {
-		buf = append(buf, Action{ID: ActWorkerPost, Params: [MaxParams]int{int(v243)}})
+	for bs309 := c.TimeoutFairRequests; bs309 != 0; bs309 &= bs309 - 1 {
+		buf = append(buf, Action{ID: ActTick, Params: [MaxParams]int{int(Requests(bits.TrailingZeros64(bs309)))}})
 	}
-	for v244 := Requests(0); int(v244) < c.Requests.Size(); v244++ {
-		buf = append(buf, Action{ID: ActWorkerComplete, Params: [MaxParams]int{int(v244)}})
-	}
-	for bs246 := c.TimeoutFairRequests; bs246 != 0; bs246 &= bs246 - 1 {
-		buf = append(buf, Action{ID: ActBootstrapTimeout, Params: [MaxParams]int{int(Requests(bits.TrailingZeros64(bs246)))}})
-	}
-	for v247 := DecodeRanks(0); int(v247) < c.DecodeRanks.Size(); v247++ {
-		buf = append(buf, Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(v247)}})
+	for v310 := DecodeRanks(0); int(v310) < c.DecodeRanks.Size(); v310++ {
+		buf = append(buf, Action{ID: ActDecodeRecvAbortAck, Params: [MaxParams]int{int(v310)}})
 	}
 	return buf
 }
@@ -2291,64 +2632,58 @@ func (c *Config) ActionString(a Action) string {
 	case ActSchedulerCreateSender:
 		b.WriteString("SchedulerCreateSender")
 		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
+		c.fmt77(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollBootstrap:
 		b.WriteString("SchedulerPollBootstrap")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
 	case ActSchedulerSend:
 		b.WriteString("SchedulerSend")
 		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
+		c.fmt77(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActSchedulerPollInFlight:
 		b.WriteString("SchedulerPollInFlight")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
 	case ActBootstrapRecvTransferInfo:
 		b.WriteString("BootstrapRecvTransferInfo")
 		b.WriteByte('(')
-		c.fmt31(&b, DecodeRanks(a.Params[0]))
+		c.fmt32(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActBootstrapRecvAbort:
 		b.WriteString("BootstrapRecvAbort")
 		b.WriteByte('(')
-		c.fmt31(&b, DecodeRanks(a.Params[0]))
+		c.fmt32(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerPost:
 		b.WriteString("WorkerPost")
 		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
+		c.fmt77(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActWorkerComplete:
 		b.WriteString("WorkerComplete")
 		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
+		c.fmt77(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
-	case ActBootstrapTimeout:
-		b.WriteString("BootstrapTimeout")
+	case ActTick:
+		b.WriteString("Tick")
 		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
+		c.fmt77(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeSendTransferInfo:
 		b.WriteString("DecodeSendTransferInfo")
 		b.WriteByte('(')
-		c.fmt31(&b, DecodeRanks(a.Params[0]))
+		c.fmt32(&b, DecodeRanks(a.Params[0]))
 		b.WriteString(", ")
-		c.fmt76(&b, Requests(a.Params[1]))
+		c.fmt77(&b, Requests(a.Params[1]))
 		b.WriteByte(')')
 	case ActDecodeAbort:
 		b.WriteString("DecodeAbort")
 		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
+		c.fmt77(&b, Requests(a.Params[0]))
 		b.WriteByte(')')
 	case ActDecodeRecvAbortAck:
 		b.WriteString("DecodeRecvAbortAck")
 		b.WriteByte('(')
-		c.fmt31(&b, DecodeRanks(a.Params[0]))
+		c.fmt32(&b, DecodeRanks(a.Params[0]))
 		b.WriteByte(')')
 	default:
 		fmt.Fprintf(&b, "Action(%d)", a.ID)
@@ -2389,22 +2724,22 @@ func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
 		buf = append(buf, WireMessage{Send: false, Msg: "ABORT", Dir: "decode->prefill", Room: s.Chan[p_d][0].Room, Rank: p_d, InFlight: len(s.Chan[p_d])})
-		for bs228 := c.AbortAcks(s, p_d); bs228 != 0; bs228 &= bs228 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.Chan[p_d][0].Room, Rank: DecodeRanks(bits.TrailingZeros64(bs228))})
+		for bs293 := c.AbortAcks(s, p_d); bs293 != 0; bs293 &= bs293 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: s.Chan[p_d][0].Room, Rank: DecodeRanks(bits.TrailingZeros64(bs293))})
 		}
 
 	case ActWorkerPost:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for bs231 := c.PostAcks(s, p_q); bs231 != 0; bs231 &= bs231 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs231))})
+		for bs296 := c.PostAcks(s, p_q); bs296 != 0; bs296 &= bs296 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs296))})
 		}
 
 	case ActWorkerComplete:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for bs234 := c.CompleteAcks(s, p_q); bs234 != 0; bs234 &= bs234 - 1 {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs234))})
+		for bs299 := c.CompleteAcks(s, p_q); bs299 != 0; bs299 &= bs299 - 1 {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT_ACK", Dir: "prefill->decode", Room: c.RoomOf(s, p_q), Rank: DecodeRanks(bits.TrailingZeros64(bs299))})
 		}
 
 	case ActDecodeSendTransferInfo:
@@ -2417,8 +2752,8 @@ func (c *Config) AppendWire(buf []WireMessage, a Action, s *State) []WireMessage
 	case ActDecodeAbort:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v236 := DecodeRanks(0); int(v236) < c.DecodeRanks.Size(); v236++ {
-			buf = append(buf, WireMessage{Send: true, Msg: "ABORT", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: v236})
+		for v301 := DecodeRanks(0); int(v301) < c.DecodeRanks.Size(); v301++ {
+			buf = append(buf, WireMessage{Send: true, Msg: "ABORT", Dir: "decode->prefill", Room: c.RoomOf(s, p_q), Rank: v301})
 		}
 
 	case ActDecodeRecvAbortAck:
@@ -2457,80 +2792,81 @@ func (c *Config) AppendLog(buf []LogLine, a Action, s, t *State) []LogLine {
 		p_q := Requests(a.Params[0])
 		_ = p_q
 		buf = append(buf, LogLine{Event: "sender_create"})
-		for v222 := Rooms(0); int(v222) < c.Rooms.Size(); v222++ {
-			if !(t.RequestStatus[v222] == s.RequestStatus[v222]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v222], To: t.RequestStatus[v222]})
+		for v275 := Rooms(0); int(v275) < c.Rooms.Size(); v275++ {
+			if !(t.RequestStatus[v275] == s.RequestStatus[v275]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v275], To: t.RequestStatus[v275]})
 			}
 		}
 
 	case ActSchedulerPollBootstrap:
-		p_q := Requests(a.Params[0])
-		_ = p_q
-		buf = append(buf, LogLine{Event: "poll", Queue: Strbootstrap, Status: c.Poll(s, p_q)})
-		if c.ClearsRoom(s, t, p_q) {
-			buf = append(buf, LogLine{Event: "clear"})
+		for bs277 := c.TimeoutRooms(s, StrBootstrapQueue); bs277 != 0; bs277 &= bs277 - 1 {
+			buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[Rooms(bits.TrailingZeros64(bs277))], To: StrFailed})
+		}
+		for bs279 := c.InQueue(s, StrBootstrapQueue); bs279 != 0; bs279 &= bs279 - 1 {
+			buf = append(buf, LogLine{Event: "poll", Queue: Strbootstrap, Status: c.QPoll(s, Requests(bits.TrailingZeros64(bs279)), StrBootstrapQueue)})
+		}
+		for v280 := Requests(0); int(v280) < c.Requests.Size(); v280++ {
+			if c.ClearsRoom(s, t, v280) {
+				buf = append(buf, LogLine{Event: "clear"})
+			}
 		}
 
 	case ActSchedulerSend:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v224 := Rooms(0); int(v224) < c.Rooms.Size(); v224++ {
-			if !(t.RequestStatus[v224] == s.RequestStatus[v224]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v224], To: t.RequestStatus[v224]})
+		for v283 := Rooms(0); int(v283) < c.Rooms.Size(); v283++ {
+			if !(t.RequestStatus[v283] == s.RequestStatus[v283]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v283], To: t.RequestStatus[v283]})
 			}
 		}
 
 	case ActSchedulerPollInFlight:
-		p_q := Requests(a.Params[0])
-		_ = p_q
-		buf = append(buf, LogLine{Event: "poll", Queue: Strinflight, Status: c.Poll(s, p_q)})
-		if c.ClearsRoom(s, t, p_q) {
-			buf = append(buf, LogLine{Event: "clear"})
+		for bs285 := c.TimeoutRooms(s, StrInflightQueue); bs285 != 0; bs285 &= bs285 - 1 {
+			buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[Rooms(bits.TrailingZeros64(bs285))], To: StrFailed})
+		}
+		for bs287 := c.InQueue(s, StrInflightQueue); bs287 != 0; bs287 &= bs287 - 1 {
+			buf = append(buf, LogLine{Event: "poll", Queue: Strinflight, Status: c.QPoll(s, Requests(bits.TrailingZeros64(bs287)), StrInflightQueue)})
+		}
+		for v288 := Requests(0); int(v288) < c.Requests.Size(); v288++ {
+			if c.ClearsRoom(s, t, v288) {
+				buf = append(buf, LogLine{Event: "clear"})
+			}
 		}
 
 	case ActBootstrapRecvTransferInfo:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
-		for v226 := Rooms(0); int(v226) < c.Rooms.Size(); v226++ {
-			if !(t.RequestStatus[v226] == s.RequestStatus[v226]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v226], To: t.RequestStatus[v226]})
+		for v291 := Rooms(0); int(v291) < c.Rooms.Size(); v291++ {
+			if !(t.RequestStatus[v291] == s.RequestStatus[v291]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v291], To: t.RequestStatus[v291]})
 			}
 		}
 
 	case ActBootstrapRecvAbort:
 		p_d := DecodeRanks(a.Params[0])
 		_ = p_d
-		for v229 := Rooms(0); int(v229) < c.Rooms.Size(); v229++ {
-			if !(t.RequestStatus[v229] == s.RequestStatus[v229]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v229], To: t.RequestStatus[v229]})
+		for v294 := Rooms(0); int(v294) < c.Rooms.Size(); v294++ {
+			if !(t.RequestStatus[v294] == s.RequestStatus[v294]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v294], To: t.RequestStatus[v294]})
 			}
 		}
 
 	case ActWorkerPost:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v232 := Rooms(0); int(v232) < c.Rooms.Size(); v232++ {
-			if !(t.RequestStatus[v232] == s.RequestStatus[v232]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v232], To: t.RequestStatus[v232]})
+		for v297 := Rooms(0); int(v297) < c.Rooms.Size(); v297++ {
+			if !(t.RequestStatus[v297] == s.RequestStatus[v297]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v297], To: t.RequestStatus[v297]})
 			}
 		}
 
 	case ActWorkerComplete:
 		p_q := Requests(a.Params[0])
 		_ = p_q
-		for v235 := Rooms(0); int(v235) < c.Rooms.Size(); v235++ {
-			if !(t.RequestStatus[v235] == s.RequestStatus[v235]) {
-				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v235], To: t.RequestStatus[v235]})
+		for v300 := Rooms(0); int(v300) < c.Rooms.Size(); v300++ {
+			if !(t.RequestStatus[v300] == s.RequestStatus[v300]) {
+				buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[v300], To: t.RequestStatus[v300]})
 			}
-		}
-
-	case ActBootstrapTimeout:
-		p_q := Requests(a.Params[0])
-		_ = p_q
-		buf = append(buf, LogLine{Event: "status", From: s.RequestStatus[c.RoomOf(s, p_q)], To: StrFailed})
-		buf = append(buf, LogLine{Event: "poll", Queue: Strbootstrap, Status: StrFailed})
-		if c.ClearsRoom(s, t, p_q) {
-			buf = append(buf, LogLine{Event: "clear"})
 		}
 
 	}
@@ -2543,16 +2879,16 @@ func (c *Config) AppendLog(buf []LogLine, a Action, s, t *State) []LogLine {
 // condition holds.
 func (c *Config) AppendIdle(buf []LogLine, s *State) []LogLine {
 	// SchedulerPollBootstrap
-	for v223 := Requests(0); int(v223) < c.Requests.Size(); v223++ {
-		if (s.Sender[v223] == StrBootstrapQueue) && (c.Poll(s, v223) == StrBootstrapping) {
-			buf = append(buf, LogLine{Event: "poll", Queue: Strbootstrap, Status: c.Poll(s, v223)})
+	for bs282 := c.InQueue(s, StrBootstrapQueue); bs282 != 0; bs282 &= bs282 - 1 {
+		if c.QPoll(s, Requests(bits.TrailingZeros64(bs282)), StrBootstrapQueue) == StrBootstrapping {
+			buf = append(buf, LogLine{Event: "poll", Queue: Strbootstrap, Status: c.Poll(s, Requests(bits.TrailingZeros64(bs282)))})
 		}
 	}
 
 	// SchedulerPollInFlight
-	for v225 := Requests(0); int(v225) < c.Requests.Size(); v225++ {
-		if (s.Sender[v225] == StrInflightQueue) && !((c.Poll(s, v225) == StrSuccess) || (c.Poll(s, v225) == StrFailed) || (c.Poll(s, v225) == StrKeyError)) {
-			buf = append(buf, LogLine{Event: "poll", Queue: Strinflight, Status: c.Poll(s, v225)})
+	for bs290 := c.InQueue(s, StrInflightQueue); bs290 != 0; bs290 &= bs290 - 1 {
+		if !((c.QPoll(s, Requests(bits.TrailingZeros64(bs290)), StrInflightQueue) == StrSuccess) || (c.QPoll(s, Requests(bits.TrailingZeros64(bs290)), StrInflightQueue) == StrFailed) || (c.QPoll(s, Requests(bits.TrailingZeros64(bs290)), StrInflightQueue) == StrKeyError)) {
+			buf = append(buf, LogLine{Event: "poll", Queue: Strinflight, Status: c.Poll(s, Requests(bits.TrailingZeros64(bs290)))})
 		}
 	}
 
@@ -2621,50 +2957,77 @@ func (c *Config) Inits(yield func(*State) bool) bool {
 		}
 		return r12
 	}()
-	t.Chan = func() [][]Msg {
-		r14 := make([][]Msg, c.DecodeRanks.Size())
+	t.Elapsed = func() []int {
+		r14 := make([]int, c.Requests.Size())
 		for i := range r14 {
-			x13 := DecodeRanks(i)
+			x13 := Requests(i)
 			_ = x13
-			r14[i] = nil
+			r14[i] = 0
 		}
 		return r14
 	}()
-	t.AckChan = func() [][]Msg {
-		r16 := make([][]Msg, c.DecodeRanks.Size())
+	t.KvHeld = func() []bool {
+		r16 := make([]bool, c.Requests.Size())
 		for i := range r16 {
-			x15 := DecodeRanks(i)
+			x15 := Requests(i)
 			_ = x15
-			r16[i] = nil
+			r16[i] = false
 		}
 		return r16
 	}()
-	t.TiSent = func() []uint64 {
-		r18 := make([]uint64, c.Requests.Size())
+	t.KvFrees = func() []int {
+		r18 := make([]int, c.Requests.Size())
 		for i := range r18 {
 			x17 := Requests(i)
 			_ = x17
-			r18[i] = uint64(0)
+			r18[i] = 0
 		}
 		return r18
 	}()
-	t.Aborted = func() []bool {
-		r20 := make([]bool, c.Requests.Size())
+	t.Chan = func() [][]Msg {
+		r20 := make([][]Msg, c.DecodeRanks.Size())
 		for i := range r20 {
-			x19 := Requests(i)
+			x19 := DecodeRanks(i)
 			_ = x19
-			r20[i] = false
+			r20[i] = nil
 		}
 		return r20
 	}()
-	t.PagesReleased = func() []uint64 {
-		r22 := make([]uint64, c.Requests.Size())
+	t.AckChan = func() [][]Msg {
+		r22 := make([][]Msg, c.DecodeRanks.Size())
 		for i := range r22 {
-			x21 := Requests(i)
+			x21 := DecodeRanks(i)
 			_ = x21
-			r22[i] = uint64(0)
+			r22[i] = nil
 		}
 		return r22
+	}()
+	t.TiSent = func() []uint64 {
+		r24 := make([]uint64, c.Requests.Size())
+		for i := range r24 {
+			x23 := Requests(i)
+			_ = x23
+			r24[i] = uint64(0)
+		}
+		return r24
+	}()
+	t.Aborted = func() []bool {
+		r26 := make([]bool, c.Requests.Size())
+		for i := range r26 {
+			x25 := Requests(i)
+			_ = x25
+			r26[i] = false
+		}
+		return r26
+	}()
+	t.PagesReleased = func() []uint64 {
+		r28 := make([]uint64, c.Requests.Size())
+		for i := range r28 {
+			x27 := Requests(i)
+			_ = x27
+			r28[i] = uint64(0)
+		}
+		return r28
 	}()
 	if yield(&t) {
 		return true
@@ -2692,6 +3055,8 @@ var Properties = []specrt.PropertyInfo{
 	{Name: "TypeOK", Kind: specrt.StateInvariant},
 	{Name: "NoWriteAfterRelease", Kind: specrt.StateInvariant},
 	{Name: "NoEntryAfterRelease", Kind: specrt.StateInvariant},
+	{Name: "PagesFreedOnce", Kind: specrt.StateInvariant},
+	{Name: "NoFreeWhileWriting", Kind: specrt.StateInvariant},
 	{Name: "AbortedRoomsTerminate", Kind: specrt.Liveness},
 	{Name: "AbortsAcked", Kind: specrt.Liveness},
 	{Name: "NoWriteAfterAbortReceived", Kind: specrt.StepProperty},
@@ -2706,38 +3071,38 @@ var Properties = []specrt.PropertyInfo{
 // ignores the race with an ABORT still on the wire.
 func (c *Config) NoWriteAfterAbortReceived(s, t *State) bool {
 	return func() bool {
-		for v215 := Requests(0); int(v215) < c.Requests.Size(); v215++ {
-			if !(!(!s.Posted[v215] && t.Posted[v215]) || !c.AbortReceived(s, v215)) {
+		for v268 := Requests(0); int(v268) < c.Requests.Size(); v268++ {
+			if !(!(!s.Posted[v268] && t.Posted[v268]) || !c.AbortReceived(s, v268)) {
 				return false
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Elapsed, t.Elapsed) && eq12(s.KvHeld, t.KvHeld) && eq14(s.KvFrees, t.KvFrees) && eq15(s.Chan, t.Chan) && eq15(s.AckChan, t.AckChan) && eq19(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq19(s.PagesReleased, t.PagesReleased))
 }
 
 // FailedStaysFailed: NIXL's claim (where FailedSticky): a Failed room stays Failed until its
 // entry is removed.
 func (c *Config) FailedStaysFailed(s, t *State) bool {
 	return func() bool {
-		for v219 := Rooms(0); int(v219) < c.Rooms.Size(); v219++ {
-			if !(!(c.FailedSticky && (s.RequestStatus[v219] == StrFailed)) || ((t.RequestStatus[v219] == StrFailed) || (t.RequestStatus[v219] == StrAbsent))) {
+		for v272 := Rooms(0); int(v272) < c.Rooms.Size(); v272++ {
+			if !(!(c.FailedSticky && (s.RequestStatus[v272] == StrFailed)) || ((t.RequestStatus[v272] == StrFailed) || (t.RequestStatus[v272] == StrAbsent))) {
 				return false
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Elapsed, t.Elapsed) && eq12(s.KvHeld, t.KvHeld) && eq14(s.KvFrees, t.KvFrees) && eq15(s.Chan, t.Chan) && eq15(s.AckChan, t.AckChan) && eq19(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq19(s.PagesReleased, t.PagesReleased))
 }
 
 // NoTransferForFailedRoom: The worker's claim: no KV chunk is posted for a room that is Failed.
 func (c *Config) NoTransferForFailedRoom(s, t *State) bool {
 	return func() bool {
-		for v220 := Requests(0); int(v220) < c.Requests.Size(); v220++ {
-			if !(!(!s.Posted[v220] && t.Posted[v220]) || !(s.RequestStatus[c.RoomOf(s, v220)] == StrFailed)) {
+		for v273 := Requests(0); int(v273) < c.Requests.Size(); v273++ {
+			if !(!(!s.Posted[v273] && t.Posted[v273]) || !(s.RequestStatus[c.RoomOf(s, v273)] == StrFailed)) {
 				return false
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
+	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Elapsed, t.Elapsed) && eq12(s.KvHeld, t.KvHeld) && eq14(s.KvFrees, t.KvFrees) && eq15(s.Chan, t.Chan) && eq15(s.AckChan, t.AckChan) && eq19(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq19(s.PagesReleased, t.PagesReleased))
 }
 
 // Invariant returns the state predicate of an invariant (or of a
@@ -2750,6 +3115,10 @@ func (c *Config) Invariant(name string) (func(*State) bool, bool) {
 		return c.NoWriteAfterRelease, true
 	case "NoEntryAfterRelease":
 		return c.NoEntryAfterRelease, true
+	case "PagesFreedOnce":
+		return c.PagesFreedOnce, true
+	case "NoFreeWhileWriting":
+		return c.NoFreeWhileWriting, true
 	}
 	return nil, false
 }
@@ -2772,56 +3141,65 @@ func (c *Config) StepProperty(name string) (func(s, t *State) bool, bool) {
 func (c *Config) Format(s *State) string {
 	var b strings.Builder
 	b.WriteString("/\\ request_status = ")
-	c.fmt19(&b, s.RequestStatus)
+	c.fmt20(&b, s.RequestStatus)
 	b.WriteString("\n" + "/\\ transfer_infos = ")
-	c.fmt29(&b, s.TransferInfos)
+	c.fmt30(&b, s.TransferInfos)
 	b.WriteString("\n" + "/\\ tombstones = ")
-	c.fmt44(&b, s.Tombstones)
+	c.fmt45(&b, s.Tombstones)
 	b.WriteString("\n" + "/\\ outstanding = ")
-	c.fmt54(&b, s.Outstanding)
+	c.fmt55(&b, s.Outstanding)
 	b.WriteString("\n" + "/\\ ack_target = ")
-	c.fmt29(&b, s.AckTarget)
+	c.fmt30(&b, s.AckTarget)
 	b.WriteString("\n" + "/\\ bootstrap_alive = ")
-	c.fmt64(&b, s.BootstrapAlive)
+	c.fmt65(&b, s.BootstrapAlive)
 	b.WriteString("\n" + "/\\ prefill_crashed = ")
-	c.fmt64(&b, s.PrefillCrashed)
+	c.fmt65(&b, s.PrefillCrashed)
 	b.WriteString("\n" + "/\\ sender = ")
-	c.fmt69(&b, s.Sender)
+	c.fmt70(&b, s.Sender)
 	b.WriteString("\n" + "/\\ wqueue = ")
-	c.fmt74(&b, s.Wqueue)
+	c.fmt75(&b, s.Wqueue)
 	b.WriteString("\n" + "/\\ posted = ")
-	c.fmt89(&b, s.Posted)
+	c.fmt90(&b, s.Posted)
+	b.WriteString("\n" + "/\\ elapsed = ")
+	c.fmt95(&b, s.Elapsed)
+	b.WriteString("\n" + "/\\ kv_held = ")
+	c.fmt90(&b, s.KvHeld)
+	b.WriteString("\n" + "/\\ kv_frees = ")
+	c.fmt95(&b, s.KvFrees)
 	b.WriteString("\n" + "/\\ chan = ")
-	c.fmt94(&b, s.Chan)
+	c.fmt100(&b, s.Chan)
 	b.WriteString("\n" + "/\\ ack_chan = ")
-	c.fmt94(&b, s.AckChan)
+	c.fmt100(&b, s.AckChan)
 	b.WriteString("\n" + "/\\ ti_sent = ")
-	c.fmt109(&b, s.TiSent)
+	c.fmt115(&b, s.TiSent)
 	b.WriteString("\n" + "/\\ aborted = ")
-	c.fmt89(&b, s.Aborted)
+	c.fmt90(&b, s.Aborted)
 	b.WriteString("\n" + "/\\ pages_released = ")
-	c.fmt109(&b, s.PagesReleased)
+	c.fmt115(&b, s.PagesReleased)
 	return b.String()
 }
 
 // Hash is a fingerprint of s: equal states hash equally.
 func (s *State) Hash() uint64 {
 	h := uint64(0xcbf29ce484222325)
-	h = hash21(h, s.RequestStatus)
-	h = hash32(h, s.TransferInfos)
-	h = hash46(h, s.Tombstones)
-	h = hash56(h, s.Outstanding)
-	h = hash32(h, s.AckTarget)
-	h = hash65(h, s.BootstrapAlive)
-	h = hash65(h, s.PrefillCrashed)
-	h = hash70(h, s.Sender)
-	h = hash77(h, s.Wqueue)
-	h = hash90(h, s.Posted)
-	h = hash97(h, s.Chan)
-	h = hash97(h, s.AckChan)
-	h = hash110(h, s.TiSent)
-	h = hash90(h, s.Aborted)
-	h = hash110(h, s.PagesReleased)
+	h = hash22(h, s.RequestStatus)
+	h = hash33(h, s.TransferInfos)
+	h = hash47(h, s.Tombstones)
+	h = hash57(h, s.Outstanding)
+	h = hash33(h, s.AckTarget)
+	h = hash66(h, s.BootstrapAlive)
+	h = hash66(h, s.PrefillCrashed)
+	h = hash71(h, s.Sender)
+	h = hash78(h, s.Wqueue)
+	h = hash91(h, s.Posted)
+	h = hash96(h, s.Elapsed)
+	h = hash91(h, s.KvHeld)
+	h = hash96(h, s.KvFrees)
+	h = hash103(h, s.Chan)
+	h = hash103(h, s.AckChan)
+	h = hash116(h, s.TiSent)
+	h = hash91(h, s.Aborted)
+	h = hash116(h, s.PagesReleased)
 	return h
 }
 
@@ -2837,11 +3215,14 @@ func (s *State) Equal(o *State) bool {
 		eq8(s.Sender, o.Sender) &&
 		eq9(s.Wqueue, o.Wqueue) &&
 		eq12(s.Posted, o.Posted) &&
-		eq14(s.Chan, o.Chan) &&
-		eq14(s.AckChan, o.AckChan) &&
-		eq18(s.TiSent, o.TiSent) &&
+		eq14(s.Elapsed, o.Elapsed) &&
+		eq12(s.KvHeld, o.KvHeld) &&
+		eq14(s.KvFrees, o.KvFrees) &&
+		eq15(s.Chan, o.Chan) &&
+		eq15(s.AckChan, o.AckChan) &&
+		eq19(s.TiSent, o.TiSent) &&
 		eq12(s.Aborted, o.Aborted) &&
-		eq18(s.PagesReleased, o.PagesReleased)
+		eq19(s.PagesReleased, o.PagesReleased)
 }
 
 // WriteITF writes s as an ITF state object (Apalache's Informal Trace
@@ -2850,35 +3231,41 @@ func (s *State) Equal(o *State) bool {
 func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 	fmt.Fprintf(b, `{"#meta":{"index":%d}`, index)
 	b.WriteString(",\"aborted\":")
-	c.itf91(b, s.Aborted)
+	c.itf92(b, s.Aborted)
 	b.WriteString(",\"ack_chan\":")
-	c.itf100(b, s.AckChan)
+	c.itf106(b, s.AckChan)
 	b.WriteString(",\"ack_target\":")
-	c.itf35(b, s.AckTarget)
+	c.itf36(b, s.AckTarget)
 	b.WriteString(",\"bootstrap_alive\":")
-	c.itf66(b, s.BootstrapAlive)
+	c.itf67(b, s.BootstrapAlive)
 	b.WriteString(",\"chan\":")
-	c.itf100(b, s.Chan)
+	c.itf106(b, s.Chan)
+	b.WriteString(",\"elapsed\":")
+	c.itf97(b, s.Elapsed)
+	b.WriteString(",\"kv_frees\":")
+	c.itf97(b, s.KvFrees)
+	b.WriteString(",\"kv_held\":")
+	c.itf92(b, s.KvHeld)
 	b.WriteString(",\"outstanding\":")
-	c.itf58(b, s.Outstanding)
+	c.itf59(b, s.Outstanding)
 	b.WriteString(",\"pages_released\":")
-	c.itf111(b, s.PagesReleased)
+	c.itf117(b, s.PagesReleased)
 	b.WriteString(",\"posted\":")
-	c.itf91(b, s.Posted)
+	c.itf92(b, s.Posted)
 	b.WriteString(",\"prefill_crashed\":")
-	c.itf66(b, s.PrefillCrashed)
+	c.itf67(b, s.PrefillCrashed)
 	b.WriteString(",\"request_status\":")
-	c.itf23(b, s.RequestStatus)
+	c.itf24(b, s.RequestStatus)
 	b.WriteString(",\"sender\":")
-	c.itf71(b, s.Sender)
+	c.itf72(b, s.Sender)
 	b.WriteString(",\"ti_sent\":")
-	c.itf111(b, s.TiSent)
+	c.itf117(b, s.TiSent)
 	b.WriteString(",\"tombstones\":")
-	c.itf48(b, s.Tombstones)
+	c.itf49(b, s.Tombstones)
 	b.WriteString(",\"transfer_infos\":")
-	c.itf35(b, s.TransferInfos)
+	c.itf36(b, s.TransferInfos)
 	b.WriteString(",\"wqueue\":")
-	c.itf80(b, s.Wqueue)
+	c.itf81(b, s.Wqueue)
 	b.WriteByte('}')
 }
 
@@ -2887,21 +3274,24 @@ func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
 // the compiled model does not cover.
 func (c *Config) Values(s *State) []value.Value {
 	return []value.Value{
-		c.val25(s.RequestStatus),
-		c.val38(s.TransferInfos),
-		c.val50(s.Tombstones),
-		c.val60(s.Outstanding),
-		c.val38(s.AckTarget),
-		c.val67(s.BootstrapAlive),
-		c.val67(s.PrefillCrashed),
-		c.val72(s.Sender),
-		c.val83(s.Wqueue),
-		c.val92(s.Posted),
-		c.val103(s.Chan),
-		c.val103(s.AckChan),
-		c.val112(s.TiSent),
-		c.val92(s.Aborted),
-		c.val112(s.PagesReleased),
+		c.val26(s.RequestStatus),
+		c.val39(s.TransferInfos),
+		c.val51(s.Tombstones),
+		c.val61(s.Outstanding),
+		c.val39(s.AckTarget),
+		c.val68(s.BootstrapAlive),
+		c.val68(s.PrefillCrashed),
+		c.val73(s.Sender),
+		c.val84(s.Wqueue),
+		c.val93(s.Posted),
+		c.val98(s.Elapsed),
+		c.val93(s.KvHeld),
+		c.val98(s.KvFrees),
+		c.val109(s.Chan),
+		c.val109(s.AckChan),
+		c.val118(s.TiSent),
+		c.val93(s.Aborted),
+		c.val118(s.PagesReleased),
 	}
 }
 
@@ -2921,53 +3311,62 @@ func (c *Config) ReadITFState(data []byte) (State, error) {
 
 func (c *Config) readState(data []byte, itf bool) (State, error) {
 	var s State
-	m, err := specrt.ReadStateObject(data, itf, "request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "chan", "ack_chan", "ti_sent", "aborted", "pages_released")
+	m, err := specrt.ReadStateObject(data, itf, "request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "elapsed", "kv_held", "kv_frees", "chan", "ack_chan", "ti_sent", "aborted", "pages_released")
 	if err != nil {
 		return s, err
 	}
-	if s.RequestStatus, err = c.read27(m["request_status"], "state.request_status", itf); err != nil {
+	if s.RequestStatus, err = c.read28(m["request_status"], "state.request_status", itf); err != nil {
 		return s, err
 	}
-	if s.TransferInfos, err = c.read41(m["transfer_infos"], "state.transfer_infos", itf); err != nil {
+	if s.TransferInfos, err = c.read42(m["transfer_infos"], "state.transfer_infos", itf); err != nil {
 		return s, err
 	}
-	if s.Tombstones, err = c.read52(m["tombstones"], "state.tombstones", itf); err != nil {
+	if s.Tombstones, err = c.read53(m["tombstones"], "state.tombstones", itf); err != nil {
 		return s, err
 	}
-	if s.Outstanding, err = c.read62(m["outstanding"], "state.outstanding", itf); err != nil {
+	if s.Outstanding, err = c.read63(m["outstanding"], "state.outstanding", itf); err != nil {
 		return s, err
 	}
-	if s.AckTarget, err = c.read41(m["ack_target"], "state.ack_target", itf); err != nil {
+	if s.AckTarget, err = c.read42(m["ack_target"], "state.ack_target", itf); err != nil {
 		return s, err
 	}
-	if s.BootstrapAlive, err = c.read68(m["bootstrap_alive"], "state.bootstrap_alive", itf); err != nil {
+	if s.BootstrapAlive, err = c.read69(m["bootstrap_alive"], "state.bootstrap_alive", itf); err != nil {
 		return s, err
 	}
-	if s.PrefillCrashed, err = c.read68(m["prefill_crashed"], "state.prefill_crashed", itf); err != nil {
+	if s.PrefillCrashed, err = c.read69(m["prefill_crashed"], "state.prefill_crashed", itf); err != nil {
 		return s, err
 	}
-	if s.Sender, err = c.read73(m["sender"], "state.sender", itf); err != nil {
+	if s.Sender, err = c.read74(m["sender"], "state.sender", itf); err != nil {
 		return s, err
 	}
-	if s.Wqueue, err = c.read86(m["wqueue"], "state.wqueue", itf); err != nil {
+	if s.Wqueue, err = c.read87(m["wqueue"], "state.wqueue", itf); err != nil {
 		return s, err
 	}
-	if s.Posted, err = c.read93(m["posted"], "state.posted", itf); err != nil {
+	if s.Posted, err = c.read94(m["posted"], "state.posted", itf); err != nil {
 		return s, err
 	}
-	if s.Chan, err = c.read106(m["chan"], "state.chan", itf); err != nil {
+	if s.Elapsed, err = c.read99(m["elapsed"], "state.elapsed", itf); err != nil {
 		return s, err
 	}
-	if s.AckChan, err = c.read106(m["ack_chan"], "state.ack_chan", itf); err != nil {
+	if s.KvHeld, err = c.read94(m["kv_held"], "state.kv_held", itf); err != nil {
 		return s, err
 	}
-	if s.TiSent, err = c.read113(m["ti_sent"], "state.ti_sent", itf); err != nil {
+	if s.KvFrees, err = c.read99(m["kv_frees"], "state.kv_frees", itf); err != nil {
 		return s, err
 	}
-	if s.Aborted, err = c.read93(m["aborted"], "state.aborted", itf); err != nil {
+	if s.Chan, err = c.read112(m["chan"], "state.chan", itf); err != nil {
 		return s, err
 	}
-	if s.PagesReleased, err = c.read113(m["pages_released"], "state.pages_released", itf); err != nil {
+	if s.AckChan, err = c.read112(m["ack_chan"], "state.ack_chan", itf); err != nil {
+		return s, err
+	}
+	if s.TiSent, err = c.read119(m["ti_sent"], "state.ti_sent", itf); err != nil {
+		return s, err
+	}
+	if s.Aborted, err = c.read94(m["aborted"], "state.aborted", itf); err != nil {
+		return s, err
+	}
+	if s.PagesReleased, err = c.read119(m["pages_released"], "state.pages_released", itf); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -3073,15 +3472,27 @@ func eq12(a, b []bool) bool {
 	return true
 }
 
-func eq17(a, b Rooms) bool {
+func eq14(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !(a[i] == b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func eq18(a, b Rooms) bool {
 	return a == b
 }
 
-func eq16(a, b Msg) bool {
+func eq17(a, b Msg) bool {
 	return (a.Rank == b.Rank) && (a.Room == b.Room) && (a.Type == b.Type)
 }
 
-func eq15(a, b []Msg) bool {
+func eq16(a, b []Msg) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3093,19 +3504,19 @@ func eq15(a, b []Msg) bool {
 	return true
 }
 
-func eq14(a, b [][]Msg) bool {
+func eq15(a, b [][]Msg) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !(eq15(a[i], b[i])) {
+		if !(eq16(a[i], b[i])) {
 			return false
 		}
 	}
 	return true
 }
 
-func eq18(a, b []uint64) bool {
+func eq19(a, b []uint64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -3117,49 +3528,49 @@ func eq18(a, b []uint64) bool {
 	return true
 }
 
-func (c *Config) fmt20(b *strings.Builder, v Str) {
+func (c *Config) fmt21(b *strings.Builder, v Str) {
 	specrt.FormatString(b, v.String())
 }
 
-func (c *Config) fmt19(b *strings.Builder, v []Str) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt20)
+func (c *Config) fmt20(b *strings.Builder, v []Str) {
+	specrt.FormatFunc(b, c.Rooms, v, c.fmt21)
 }
 
-func hash22(h uint64, v Str) uint64 {
+func hash23(h uint64, v Str) uint64 {
 	return specrt.Mix(h, uint64(v))
 }
 
-func hash21(h uint64, v []Str) uint64 {
+func hash22(h uint64, v []Str) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash22(h, e)
+		h = hash23(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf24(b *strings.Builder, v Str) {
+func (c *Config) itf25(b *strings.Builder, v Str) {
 	specrt.ITFString(b, v.String())
 }
 
-func (c *Config) itf23(b *strings.Builder, v []Str) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf24)
+func (c *Config) itf24(b *strings.Builder, v []Str) {
+	specrt.ITFFunc(b, c.Rooms, v, c.itf25)
 }
 
-func (c *Config) val26(v Str) value.Value {
+func (c *Config) val27(v Str) value.Value {
 	return value.String(v.String())
 }
 
-func (c *Config) val25(v []Str) value.Value {
+func (c *Config) val26(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val26(e)
+		es[i] = c.val27(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) read28(v any, path string, itf bool) (Str, error) {
+func (c *Config) read29(v any, path string, itf bool) (Str, error) {
 	s, err := specrt.ReadString(v, path)
 	if err != nil {
 		return 0, err
@@ -3171,73 +3582,73 @@ func (c *Config) read28(v any, path string, itf bool) (Str, error) {
 	return x, nil
 }
 
-func (c *Config) read27(v any, path string, itf bool) ([]Str, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (Str, error) { return c.read28(x, at, itf) })
+func (c *Config) read28(v any, path string, itf bool) ([]Str, error) {
+	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (Str, error) { return c.read29(x, at, itf) })
 }
 
-func (c *Config) fmt31(b *strings.Builder, v DecodeRanks) {
+func (c *Config) fmt32(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.Format(b, int(v))
 }
 
-func (c *Config) fmt30(b *strings.Builder, v uint64) {
-	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt31(b, DecodeRanks(i)) })
+func (c *Config) fmt31(b *strings.Builder, v uint64) {
+	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt32(b, DecodeRanks(i)) })
 }
 
-func (c *Config) fmt29(b *strings.Builder, v []uint64) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt30)
+func (c *Config) fmt30(b *strings.Builder, v []uint64) {
+	specrt.FormatFunc(b, c.Rooms, v, c.fmt31)
 }
 
-func hash34(h uint64, v DecodeRanks) uint64 {
+func hash35(h uint64, v DecodeRanks) uint64 {
 	return specrt.Mix(h, uint64(v))
 }
 
-func hash33(h uint64, v uint64) uint64 {
+func hash34(h uint64, v uint64) uint64 {
 	return specrt.Mix(h, uint64(v))
 }
 
-func hash32(h uint64, v []uint64) uint64 {
+func hash33(h uint64, v []uint64) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash33(h, e)
+		h = hash34(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf37(b *strings.Builder, v DecodeRanks) {
+func (c *Config) itf38(b *strings.Builder, v DecodeRanks) {
 	c.DecodeRanks.ITF(b, int(v))
 }
 
-func (c *Config) itf36(b *strings.Builder, v uint64) {
-	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf37(b, DecodeRanks(i)) })
+func (c *Config) itf37(b *strings.Builder, v uint64) {
+	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf38(b, DecodeRanks(i)) })
 }
 
-func (c *Config) itf35(b *strings.Builder, v []uint64) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf36)
+func (c *Config) itf36(b *strings.Builder, v []uint64) {
+	specrt.ITFFunc(b, c.Rooms, v, c.itf37)
 }
 
-func (c *Config) val40(v DecodeRanks) value.Value {
+func (c *Config) val41(v DecodeRanks) value.Value {
 	return c.DecodeRanks.Value(int(v))
 }
 
-func (c *Config) val39(v uint64) value.Value {
+func (c *Config) val40(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val40(DecodeRanks(bits.TrailingZeros64(bs))))
+		es = append(es, c.val41(DecodeRanks(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) val38(v []uint64) value.Value {
+func (c *Config) val39(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val39(e)
+		es[i] = c.val40(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) read43(v any, path string, itf bool) (DecodeRanks, error) {
+func (c *Config) read44(v any, path string, itf bool) (DecodeRanks, error) {
 	read := c.DecodeRanks.ReadJSON
 	if itf {
 		read = c.DecodeRanks.ReadITF
@@ -3246,54 +3657,54 @@ func (c *Config) read43(v any, path string, itf bool) (DecodeRanks, error) {
 	return DecodeRanks(i), err
 }
 
-func (c *Config) read42(v any, path string, itf bool) (uint64, error) {
+func (c *Config) read43(v any, path string, itf bool) (uint64, error) {
 	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
-		e, err := c.read43(x, at, itf)
+		e, err := c.read44(x, at, itf)
 		return int(e), err
 	})
 }
 
-func (c *Config) read41(v any, path string, itf bool) ([]uint64, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (uint64, error) { return c.read42(x, at, itf) })
+func (c *Config) read42(v any, path string, itf bool) ([]uint64, error) {
+	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (uint64, error) { return c.read43(x, at, itf) })
 }
 
-func (c *Config) fmt45(b *strings.Builder, v Rooms) {
+func (c *Config) fmt46(b *strings.Builder, v Rooms) {
 	c.Rooms.Format(b, int(v))
 }
 
-func (c *Config) fmt44(b *strings.Builder, v uint64) {
-	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt45(b, Rooms(i)) })
+func (c *Config) fmt45(b *strings.Builder, v uint64) {
+	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt46(b, Rooms(i)) })
 }
 
-func hash47(h uint64, v Rooms) uint64 {
+func hash48(h uint64, v Rooms) uint64 {
 	return specrt.Mix(h, uint64(v))
 }
 
-func hash46(h uint64, v uint64) uint64 {
+func hash47(h uint64, v uint64) uint64 {
 	return specrt.Mix(h, uint64(v))
 }
 
-func (c *Config) itf49(b *strings.Builder, v Rooms) {
+func (c *Config) itf50(b *strings.Builder, v Rooms) {
 	c.Rooms.ITF(b, int(v))
 }
 
-func (c *Config) itf48(b *strings.Builder, v uint64) {
-	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf49(b, Rooms(i)) })
+func (c *Config) itf49(b *strings.Builder, v uint64) {
+	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf50(b, Rooms(i)) })
 }
 
-func (c *Config) val51(v Rooms) value.Value {
+func (c *Config) val52(v Rooms) value.Value {
 	return c.Rooms.Value(int(v))
 }
 
-func (c *Config) val50(v uint64) value.Value {
+func (c *Config) val51(v uint64) value.Value {
 	var es []value.Value
 	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val51(Rooms(bits.TrailingZeros64(bs))))
+		es = append(es, c.val52(Rooms(bits.TrailingZeros64(bs))))
 	}
 	return value.NewSetOwned(es)
 }
 
-func (c *Config) read53(v any, path string, itf bool) (Rooms, error) {
+func (c *Config) read54(v any, path string, itf bool) (Rooms, error) {
 	read := c.Rooms.ReadJSON
 	if itf {
 		read = c.Rooms.ReadITF
@@ -3302,188 +3713,188 @@ func (c *Config) read53(v any, path string, itf bool) (Rooms, error) {
 	return Rooms(i), err
 }
 
-func (c *Config) read52(v any, path string, itf bool) (uint64, error) {
+func (c *Config) read53(v any, path string, itf bool) (uint64, error) {
 	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
-		e, err := c.read53(x, at, itf)
+		e, err := c.read54(x, at, itf)
 		return int(e), err
 	})
 }
 
-func (c *Config) fmt55(b *strings.Builder, v int) {
+func (c *Config) fmt56(b *strings.Builder, v int) {
 	specrt.FormatInt(b, v)
 }
 
-func (c *Config) fmt54(b *strings.Builder, v []int) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt55)
+func (c *Config) fmt55(b *strings.Builder, v []int) {
+	specrt.FormatFunc(b, c.Rooms, v, c.fmt56)
 }
 
-func hash57(h uint64, v int) uint64 {
+func hash58(h uint64, v int) uint64 {
 	return specrt.Mix(h, uint64(v))
 }
 
-func hash56(h uint64, v []int) uint64 {
+func hash57(h uint64, v []int) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash57(h, e)
+		h = hash58(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf59(b *strings.Builder, v int) {
+func (c *Config) itf60(b *strings.Builder, v int) {
 	specrt.ITFInt(b, v)
 }
 
-func (c *Config) itf58(b *strings.Builder, v []int) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf59)
+func (c *Config) itf59(b *strings.Builder, v []int) {
+	specrt.ITFFunc(b, c.Rooms, v, c.itf60)
 }
 
-func (c *Config) val61(v int) value.Value {
+func (c *Config) val62(v int) value.Value {
 	return value.Int(v)
 }
 
-func (c *Config) val60(v []int) value.Value {
+func (c *Config) val61(v []int) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val61(e)
+		es[i] = c.val62(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) read63(v any, path string, itf bool) (int, error) {
+func (c *Config) read64(v any, path string, itf bool) (int, error) {
 	if itf {
 		return specrt.ReadITFInt(v, path)
 	}
 	return specrt.ReadInt(v, path)
 }
 
-func (c *Config) read62(v any, path string, itf bool) ([]int, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (int, error) { return c.read63(x, at, itf) })
+func (c *Config) read63(v any, path string, itf bool) ([]int, error) {
+	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (int, error) { return c.read64(x, at, itf) })
 }
 
-func (c *Config) fmt64(b *strings.Builder, v bool) {
+func (c *Config) fmt65(b *strings.Builder, v bool) {
 	specrt.FormatBool(b, v)
 }
 
-func hash65(h uint64, v bool) uint64 {
+func hash66(h uint64, v bool) uint64 {
 	if v {
 		return specrt.Mix(h, 1)
 	}
 	return specrt.Mix(h, 2)
 }
 
-func (c *Config) itf66(b *strings.Builder, v bool) {
+func (c *Config) itf67(b *strings.Builder, v bool) {
 	specrt.ITFBool(b, v)
 }
 
-func (c *Config) val67(v bool) value.Value {
+func (c *Config) val68(v bool) value.Value {
 	return value.Bool(v)
 }
 
-func (c *Config) read68(v any, path string, itf bool) (bool, error) {
+func (c *Config) read69(v any, path string, itf bool) (bool, error) {
 	return specrt.ReadBool(v, path)
 }
 
-func (c *Config) fmt69(b *strings.Builder, v []Str) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt20)
+func (c *Config) fmt70(b *strings.Builder, v []Str) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt21)
 }
 
-func hash70(h uint64, v []Str) uint64 {
+func hash71(h uint64, v []Str) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash22(h, e)
+		h = hash23(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf71(b *strings.Builder, v []Str) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf24)
+func (c *Config) itf72(b *strings.Builder, v []Str) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf25)
 }
 
-func (c *Config) val72(v []Str) value.Value {
+func (c *Config) val73(v []Str) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val26(e)
+		es[i] = c.val27(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) read73(v any, path string, itf bool) ([]Str, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (Str, error) { return c.read28(x, at, itf) })
+func (c *Config) read74(v any, path string, itf bool) ([]Str, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (Str, error) { return c.read29(x, at, itf) })
 }
 
-func (c *Config) fmt76(b *strings.Builder, v Requests) {
+func (c *Config) fmt77(b *strings.Builder, v Requests) {
 	c.Requests.Format(b, int(v))
 }
 
-func (c *Config) fmt75(b *strings.Builder, v Batch) {
+func (c *Config) fmt76(b *strings.Builder, v Batch) {
 	b.WriteByte('[')
 	b.WriteString("left |-> ")
-	c.fmt55(b, v.Left)
+	c.fmt56(b, v.Left)
 	b.WriteString(", req |-> ")
-	c.fmt76(b, v.Req)
+	c.fmt77(b, v.Req)
 	b.WriteByte(']')
 }
 
-func (c *Config) fmt74(b *strings.Builder, v []Batch) {
-	specrt.FormatSeq(b, v, c.fmt75)
+func (c *Config) fmt75(b *strings.Builder, v []Batch) {
+	specrt.FormatSeq(b, v, c.fmt76)
 }
 
-func hash79(h uint64, v Requests) uint64 {
+func hash80(h uint64, v Requests) uint64 {
 	return specrt.Mix(h, uint64(v))
 }
 
-func hash78(h uint64, v Batch) uint64 {
-	h = hash57(h, v.Left)
-	h = hash79(h, v.Req)
+func hash79(h uint64, v Batch) uint64 {
+	h = hash58(h, v.Left)
+	h = hash80(h, v.Req)
 	return h
 }
 
-func hash77(h uint64, v []Batch) uint64 {
+func hash78(h uint64, v []Batch) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash78(h, e)
+		h = hash79(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf82(b *strings.Builder, v Requests) {
+func (c *Config) itf83(b *strings.Builder, v Requests) {
 	c.Requests.ITF(b, int(v))
 }
 
-func (c *Config) itf81(b *strings.Builder, v Batch) {
+func (c *Config) itf82(b *strings.Builder, v Batch) {
 	b.WriteByte('{')
 	b.WriteString("\"left\":")
-	c.itf59(b, v.Left)
+	c.itf60(b, v.Left)
 	b.WriteString(",\"req\":")
-	c.itf82(b, v.Req)
+	c.itf83(b, v.Req)
 	b.WriteByte('}')
 }
 
-func (c *Config) itf80(b *strings.Builder, v []Batch) {
-	specrt.ITFSeq(b, v, c.itf81)
+func (c *Config) itf81(b *strings.Builder, v []Batch) {
+	specrt.ITFSeq(b, v, c.itf82)
 }
 
-func (c *Config) val85(v Requests) value.Value {
+func (c *Config) val86(v Requests) value.Value {
 	return c.Requests.Value(int(v))
 }
 
-func (c *Config) val84(v Batch) value.Value {
-	return value.NewRecord([]string{"left", "req"}, []value.Value{c.val61(v.Left), c.val85(v.Req)})
+func (c *Config) val85(v Batch) value.Value {
+	return value.NewRecord([]string{"left", "req"}, []value.Value{c.val62(v.Left), c.val86(v.Req)})
 }
 
-func (c *Config) val83(v []Batch) value.Value {
+func (c *Config) val84(v []Batch) value.Value {
 	es := make([]value.Value, len(v))
 	for i, e := range v {
-		es[i] = c.val84(e)
+		es[i] = c.val85(e)
 	}
 	return value.NewTuple(es...)
 }
 
-func (c *Config) read88(v any, path string, itf bool) (Requests, error) {
+func (c *Config) read89(v any, path string, itf bool) (Requests, error) {
 	read := c.Requests.ReadJSON
 	if itf {
 		read = c.Requests.ReadITF
@@ -3492,190 +3903,220 @@ func (c *Config) read88(v any, path string, itf bool) (Requests, error) {
 	return Requests(i), err
 }
 
-func (c *Config) read87(v any, path string, itf bool) (Batch, error) {
+func (c *Config) read88(v any, path string, itf bool) (Batch, error) {
 	var r Batch
 	m, err := specrt.ReadObject(v, path, "left", "req")
 	if err != nil {
 		return r, err
 	}
-	if r.Left, err = c.read63(m["left"], path+".left", itf); err != nil {
+	if r.Left, err = c.read64(m["left"], path+".left", itf); err != nil {
 		return r, err
 	}
-	if r.Req, err = c.read88(m["req"], path+".req", itf); err != nil {
+	if r.Req, err = c.read89(m["req"], path+".req", itf); err != nil {
 		return r, err
 	}
 	return r, nil
 }
 
-func (c *Config) read86(v any, path string, itf bool) ([]Batch, error) {
-	return specrt.ReadList(v, path, -1, func(x any, at string) (Batch, error) { return c.read87(x, at, itf) })
+func (c *Config) read87(v any, path string, itf bool) ([]Batch, error) {
+	return specrt.ReadList(v, path, -1, func(x any, at string) (Batch, error) { return c.read88(x, at, itf) })
 }
 
-func (c *Config) fmt89(b *strings.Builder, v []bool) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt64)
+func (c *Config) fmt90(b *strings.Builder, v []bool) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt65)
 }
 
-func hash90(h uint64, v []bool) uint64 {
+func hash91(h uint64, v []bool) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash65(h, e)
+		h = hash66(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf91(b *strings.Builder, v []bool) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf66)
+func (c *Config) itf92(b *strings.Builder, v []bool) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf67)
 }
 
-func (c *Config) val92(v []bool) value.Value {
+func (c *Config) val93(v []bool) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val67(e)
+		es[i] = c.val68(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) read93(v any, path string, itf bool) ([]bool, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (bool, error) { return c.read68(x, at, itf) })
+func (c *Config) read94(v any, path string, itf bool) ([]bool, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (bool, error) { return c.read69(x, at, itf) })
 }
 
-func (c *Config) fmt96(b *strings.Builder, v Msg) {
+func (c *Config) fmt95(b *strings.Builder, v []int) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt56)
+}
+
+func hash96(h uint64, v []int) uint64 {
+	h = specrt.Mix(h, uint64(len(v)))
+	for _, e := range v {
+		h = hash58(h, e)
+	}
+	return h
+}
+
+func (c *Config) itf97(b *strings.Builder, v []int) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf60)
+}
+
+func (c *Config) val98(v []int) value.Value {
+	ks := make([]value.Value, len(v))
+	es := make([]value.Value, len(v))
+	for i, e := range v {
+		ks[i] = c.Requests.Value(i)
+		es[i] = c.val62(e)
+	}
+	return value.NewFunc(ks, es)
+}
+
+func (c *Config) read99(v any, path string, itf bool) ([]int, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (int, error) { return c.read64(x, at, itf) })
+}
+
+func (c *Config) fmt102(b *strings.Builder, v Msg) {
 	b.WriteByte('[')
 	b.WriteString("rank |-> ")
-	c.fmt31(b, v.Rank)
+	c.fmt32(b, v.Rank)
 	b.WriteString(", room |-> ")
-	c.fmt45(b, v.Room)
+	c.fmt46(b, v.Room)
 	b.WriteString(", type |-> ")
-	c.fmt20(b, v.Type)
+	c.fmt21(b, v.Type)
 	b.WriteByte(']')
 }
 
-func (c *Config) fmt95(b *strings.Builder, v []Msg) {
-	specrt.FormatSeq(b, v, c.fmt96)
+func (c *Config) fmt101(b *strings.Builder, v []Msg) {
+	specrt.FormatSeq(b, v, c.fmt102)
 }
 
-func (c *Config) fmt94(b *strings.Builder, v [][]Msg) {
-	specrt.FormatFunc(b, c.DecodeRanks, v, c.fmt95)
+func (c *Config) fmt100(b *strings.Builder, v [][]Msg) {
+	specrt.FormatFunc(b, c.DecodeRanks, v, c.fmt101)
 }
 
-func hash99(h uint64, v Msg) uint64 {
-	h = hash34(h, v.Rank)
-	h = hash47(h, v.Room)
-	h = hash22(h, v.Type)
+func hash105(h uint64, v Msg) uint64 {
+	h = hash35(h, v.Rank)
+	h = hash48(h, v.Room)
+	h = hash23(h, v.Type)
 	return h
 }
 
-func hash98(h uint64, v []Msg) uint64 {
+func hash104(h uint64, v []Msg) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash99(h, e)
+		h = hash105(h, e)
 	}
 	return h
 }
 
-func hash97(h uint64, v [][]Msg) uint64 {
+func hash103(h uint64, v [][]Msg) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash98(h, e)
+		h = hash104(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf102(b *strings.Builder, v Msg) {
+func (c *Config) itf108(b *strings.Builder, v Msg) {
 	b.WriteByte('{')
 	b.WriteString("\"rank\":")
-	c.itf37(b, v.Rank)
+	c.itf38(b, v.Rank)
 	b.WriteString(",\"room\":")
-	c.itf49(b, v.Room)
+	c.itf50(b, v.Room)
 	b.WriteString(",\"type\":")
-	c.itf24(b, v.Type)
+	c.itf25(b, v.Type)
 	b.WriteByte('}')
 }
 
-func (c *Config) itf101(b *strings.Builder, v []Msg) {
-	specrt.ITFSeq(b, v, c.itf102)
+func (c *Config) itf107(b *strings.Builder, v []Msg) {
+	specrt.ITFSeq(b, v, c.itf108)
 }
 
-func (c *Config) itf100(b *strings.Builder, v [][]Msg) {
-	specrt.ITFFunc(b, c.DecodeRanks, v, c.itf101)
+func (c *Config) itf106(b *strings.Builder, v [][]Msg) {
+	specrt.ITFFunc(b, c.DecodeRanks, v, c.itf107)
 }
 
-func (c *Config) val105(v Msg) value.Value {
-	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val40(v.Rank), c.val51(v.Room), c.val26(v.Type)})
+func (c *Config) val111(v Msg) value.Value {
+	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val41(v.Rank), c.val52(v.Room), c.val27(v.Type)})
 }
 
-func (c *Config) val104(v []Msg) value.Value {
+func (c *Config) val110(v []Msg) value.Value {
 	es := make([]value.Value, len(v))
 	for i, e := range v {
-		es[i] = c.val105(e)
+		es[i] = c.val111(e)
 	}
 	return value.NewTuple(es...)
 }
 
-func (c *Config) val103(v [][]Msg) value.Value {
+func (c *Config) val109(v [][]Msg) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.DecodeRanks.Value(i)
-		es[i] = c.val104(e)
+		es[i] = c.val110(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) read108(v any, path string, itf bool) (Msg, error) {
+func (c *Config) read114(v any, path string, itf bool) (Msg, error) {
 	var r Msg
 	m, err := specrt.ReadObject(v, path, "rank", "room", "type")
 	if err != nil {
 		return r, err
 	}
-	if r.Rank, err = c.read43(m["rank"], path+".rank", itf); err != nil {
+	if r.Rank, err = c.read44(m["rank"], path+".rank", itf); err != nil {
 		return r, err
 	}
-	if r.Room, err = c.read53(m["room"], path+".room", itf); err != nil {
+	if r.Room, err = c.read54(m["room"], path+".room", itf); err != nil {
 		return r, err
 	}
-	if r.Type, err = c.read28(m["type"], path+".type", itf); err != nil {
+	if r.Type, err = c.read29(m["type"], path+".type", itf); err != nil {
 		return r, err
 	}
 	return r, nil
 }
 
-func (c *Config) read107(v any, path string, itf bool) ([]Msg, error) {
-	return specrt.ReadList(v, path, -1, func(x any, at string) (Msg, error) { return c.read108(x, at, itf) })
+func (c *Config) read113(v any, path string, itf bool) ([]Msg, error) {
+	return specrt.ReadList(v, path, -1, func(x any, at string) (Msg, error) { return c.read114(x, at, itf) })
 }
 
-func (c *Config) read106(v any, path string, itf bool) ([][]Msg, error) {
-	return specrt.ReadFunc(v, path, c.DecodeRanks, itf, func(x any, at string) ([]Msg, error) { return c.read107(x, at, itf) })
+func (c *Config) read112(v any, path string, itf bool) ([][]Msg, error) {
+	return specrt.ReadFunc(v, path, c.DecodeRanks, itf, func(x any, at string) ([]Msg, error) { return c.read113(x, at, itf) })
 }
 
-func (c *Config) fmt109(b *strings.Builder, v []uint64) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt30)
+func (c *Config) fmt115(b *strings.Builder, v []uint64) {
+	specrt.FormatFunc(b, c.Requests, v, c.fmt31)
 }
 
-func hash110(h uint64, v []uint64) uint64 {
+func hash116(h uint64, v []uint64) uint64 {
 	h = specrt.Mix(h, uint64(len(v)))
 	for _, e := range v {
-		h = hash33(h, e)
+		h = hash34(h, e)
 	}
 	return h
 }
 
-func (c *Config) itf111(b *strings.Builder, v []uint64) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf36)
+func (c *Config) itf117(b *strings.Builder, v []uint64) {
+	specrt.ITFFunc(b, c.Requests, v, c.itf37)
 }
 
-func (c *Config) val112(v []uint64) value.Value {
+func (c *Config) val118(v []uint64) value.Value {
 	ks := make([]value.Value, len(v))
 	es := make([]value.Value, len(v))
 	for i, e := range v {
 		ks[i] = c.Requests.Value(i)
-		es[i] = c.val39(e)
+		es[i] = c.val40(e)
 	}
 	return value.NewFunc(ks, es)
 }
 
-func (c *Config) read113(v any, path string, itf bool) ([]uint64, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (uint64, error) { return c.read42(x, at, itf) })
+func (c *Config) read119(v any, path string, itf bool) ([]uint64, error) {
+	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (uint64, error) { return c.read43(x, at, itf) })
 }

@@ -224,7 +224,23 @@ func (sp *Spec) ActionCall(f *Formula) (a *Action, ok bool) {
 			a, ok = nil, false
 		}
 	}()
-	f = f.unwrap()
+	// The name Op of a definition without parameters is the action itself:
+	// unwrap would expand it into its body (and past it, the names it is
+	// defined as), so look at each name on the way before expanding it.
+	for {
+		id, ok := f.Expr.(*tla.Ident)
+		if !ok || f.env.find(id.Name) != nil {
+			break
+		}
+		e := f.sc.lookup(id.Name)
+		if e == nil || e.kind != entDef || e.def.fn != nil || len(e.def.params) > 0 {
+			break
+		}
+		if sp.root.names[id.Name] == e {
+			return &Action{Name: id.Name}, true
+		}
+		f = &Formula{Expr: e.def.body, Name: id.Name, sc: e.def.sc}
+	}
 	var name string
 	var args []tla.Expr
 	switch x := f.Expr.(type) {

@@ -48,13 +48,14 @@ class RoomlogTest(unittest.TestCase):
                     mgr.bootstrap_thread_step("c", "TransferInfo")
             sched.add(7, 7)
             for _ in range(3):
-                for step in (sched.pop_bootstrapped, sched.run_batch, sched.process_inflight,
-                             mgr.transfer_worker_post, mgr.transfer_worker_complete):
+                for step in (lambda: sched.pop_bootstrapped(), lambda: sched.run_batch(7),
+                             lambda: sched.process_inflight(), lambda: mgr.transfer_worker_post(7),
+                             lambda: mgr.transfer_worker_complete(7)):
                     try:
-                        step(7)
+                        step()
                     except P.NotEnabled:
                         pass
-            return [json.loads(line) for line in buf.getvalue().splitlines()], sched.queue[7]
+            return [json.loads(line) for line in buf.getvalue().splitlines()], sched.position(7)
         finally:
             undo()
 

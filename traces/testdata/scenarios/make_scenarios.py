@@ -161,25 +161,26 @@ class Prefill:
                     if t <= now:
                         self.arrivals.remove((t, req, room))
                         self.sched.add(req, room)
-                for req in list(self.sched.queue):
-                    q = self.sched.queue[req]
-                    try:
-                        if q == "BootstrapQueue":
-                            # the sender's poll fires the bootstrap timeout
-                            self.sched.pop_bootstrapped(req)
-                        elif q == "WaitingQueue":
-                            self.sched.run_batch(req)
-                        elif q == "InflightQueue":
-                            self.sched.process_inflight(req)
-                    except P.NotEnabled:
-                        pass
-                    except (KeyError, RuntimeError) as e:
-                        # common/Mooncake check_status on an absent room, or
-                        # an "Unexpected poll state": the exception escapes
-                        # the event loop, prefill dies
-                        self.crashed = (req, repr(e))
-                        return
+                # one iteration of the event loop: the bootstrap-queue pass
+                # (a sender's poll fires the bootstrap timeout), the forward
+                # pass of the waiting requests, the in-flight pass
+                try:
+                    for step in (self.sched.pop_bootstrapped, self._forward, self.sched.process_inflight):
+                        try:
+                            step()
+                        except P.NotEnabled:
+                            pass
+                except (KeyError, RuntimeError) as e:
+                    # common/Mooncake check_status on an absent room, or
+                    # an "Unexpected poll state": the exception escapes
+                    # the event loop, prefill dies
+                    self.crashed = (None, repr(e))
+                    return
             time.sleep(TICK)
+
+    def _forward(self):
+        for req in list(self.sched.waiting_queue):
+            self.sched.run_batch(req)
 
     def worker(self):
         while not self.stop.is_set():
@@ -353,7 +354,7 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     play(plan_events(plan) if events is None else events, True)
     time.sleep(tail)
     with pre.lock:
-        held = {req for req, q in pre.sched.queue.items() if q != "Released"}
+        held = {req for req in pre.sched.senders if pre.sched.position(req) != "Released"}
         end = time.time()
     pre.join()
     for sock, *_ in ranks:
