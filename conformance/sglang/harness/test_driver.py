@@ -9,13 +9,13 @@ import tempfile
 import unittest
 
 from roomspec_sglang.__main__ import serve
-from roomspec_sglang.driver import BoundaryError, Refused
+from roomspec_sglang.driver import BoundaryError, ConfigMismatch, Refused
 from roomspec_sglang.probe import probe
 from support import TREE, NO_TREE, SandboxTest, copy_tree, needs_tree, run_module
 
 ONE = {"rooms": ["r"], "decode_ranks": ["d1", "d2"],
        "requests": [{"room": 0, "incarnation": 1}],
-       "required_dst_info_num": 2, "num_chunks": 2}
+       "required_dst_info_num": 2, "num_chunks": 2, "bootstrap_timeout": 300}
 
 # Two requests on one room id (room reuse).
 REUSE = dict(ONE, requests=[{"room": 0, "incarnation": 1}, {"room": 0, "incarnation": 2}])
@@ -23,7 +23,8 @@ REUSE = dict(ONE, requests=[{"room": 0, "incarnation": 1}, {"room": 0, "incarnat
 INITIAL = {
     "request_status": ["Absent"], "transfer_infos": [[]], "tombstones": [],
     "bootstrap_alive": True, "prefill_crashed": False, "sender": ["NoSender"],
-    "wqueue": [], "posted": [False], "outstanding": [0], "ack_target": [[]],
+    "wqueue": [], "posted": [False], "elapsed": [0], "kv_held": [False], "kv_frees": [0],
+    "outstanding": [0], "ack_target": [[]],
     "chan": [[], []], "ack_chan": [[], []], "ti_sent": [[]], "aborted": [False],
     "pages_released": [[]],
 }
@@ -46,15 +47,17 @@ HAPPY = [
     ("BootstrapRecvTransferInfo", [1], {"chan": [[ti(0)], []], "transfer_infos": [[1]]}),
     ("BootstrapRecvTransferInfo", [0], {"chan": [[], []], "transfer_infos": [[0, 1]],
                                         "request_status": ["WaitingForInput"]}),
-    ("SchedulerPollBootstrap", [0], {"sender": ["WaitingQueue"]}),
-    ("SchedulerSend", [0], {"sender": ["InflightQueue"], "wqueue": [{"req": 0, "left": 2}]}),
+    ("SchedulerPollBootstrap", [], {"sender": ["WaitingQueue"]}),
+    ("SchedulerSend", [0], {"sender": ["InflightQueue"], "wqueue": [{"req": 0, "left": 2}],
+                            "kv_held": [True]}),
     ("WorkerPost", [0], {"request_status": ["Transferring"], "wqueue": [{"req": 0, "left": 1}],
                          "posted": [True], "outstanding": [1]}),
     ("WorkerComplete", [0], {"posted": [False], "outstanding": [0]}),
     ("WorkerPost", [0], {"wqueue": [], "posted": [True], "outstanding": [1]}),
     ("WorkerComplete", [0], {"request_status": ["Success"], "posted": [False], "outstanding": [0],
                              "transfer_infos": [[]]}),
-    ("SchedulerPollInFlight", [0], {"request_status": ["Absent"], "sender": ["Released"]}),
+    ("SchedulerPollInFlight", [], {"request_status": ["Absent"], "sender": ["Released"],
+                                   "kv_held": [False], "kv_frees": [1]}),
 ]
 
 
@@ -137,15 +140,15 @@ class DriverTest(SandboxTest):
         h = self.harness()
         h.reset(ONE)
         cases = [
-            ("SchedulerPollBootstrap", [0], "not in the bootstrap queue"),
+            ("SchedulerPollBootstrap", [], "the bootstrap-queue pass moved no request (empty)"),
             ("SchedulerSend", [0], "not in the waiting queue"),
-            ("SchedulerPollInFlight", [0], "not in the in-flight queue"),
+            ("SchedulerPollInFlight", [], "the in-flight pass moved no request (empty)"),
             ("BootstrapRecvAbort", [0], "the head of rank 0's connection is not a ABORT"),
             ("BootstrapRecvTransferInfo", [1], "is not a TransferInfo"),
             ("WorkerPost", [0], "no worker's queue has a chunk of this request"),
             ("WorkerComplete", [0], "no write of this request is in progress"),
             ("DecodeRecvAbortAck", [0], "no ABORT_ACK"),
-            ("BootstrapTimeout", [0], "no bootstrap timeout"),
+            ("Tick", [0], "the scheduler does not hold this request"),
         ]
         for action, params, why in cases:
             with self.subTest(action):
@@ -157,7 +160,7 @@ class DriverTest(SandboxTest):
         after = h.observe()
         for action, params, why in [
             ("SchedulerCreateSender", [0], "the sender exists"),
-            ("SchedulerPollBootstrap", [0], "the request stayed in the bootstrap queue; its room reads Bootstrapping"),
+            ("SchedulerPollBootstrap", [], "the bootstrap-queue pass moved no request (req-0: Bootstrapping)"),
         ]:
             with self.subTest(action):
                 with self.assertRaises(Refused) as cm:
@@ -185,22 +188,46 @@ class DriverTest(SandboxTest):
             ("DecodeAbort", [0], {"chan": [[abort(0)], [abort(1)]], "aborted": [True],
                                   "pages_released": [[0, 1]]}),
             ("BootstrapRecvAbort", [0], {"chan": [[], [abort(1)]], "request_status": ["Failed"]}),
-            ("SchedulerPollBootstrap", [0], {"request_status": ["Absent"], "sender": ["Released"]}),
+            ("SchedulerPollBootstrap", [], {"request_status": ["Absent"], "sender": ["Released"]}),
             ("BootstrapRecvAbort", [1], {"chan": [[], []]}),
         ], INITIAL)
+        # a request failed in the bootstrap queue never had KV pages
+        self.assertEqual(h.pool.events, [])
         self.assertEqual(type(h.reqs[0].finished_reason).__name__, "FINISH_ABORT")
 
     def test_bootstrap_timeout(self):
+        # The clock moves to one second before the timeout expires (the
+        # pass keeps the request), then to the instant it expires (the same
+        # pass fails it and clears the room).
         self.requires("HasBootstrapTimeout")
         h = self.harness()
         h.reset(ONE)
-        h.apply("SchedulerCreateSender", [0])
-        now = h.clock.time()
-        h.apply("BootstrapTimeout", [0])
+        start = h.clock.time()
+        self.run_steps(h, [
+            ("SchedulerCreateSender", [0], {"request_status": ["Bootstrapping"], "sender": ["BootstrapQueue"]}),
+            ("Tick", [0], {"elapsed": [299]}),
+        ], INITIAL)
+        self.assertEqual(h.clock.time(), start + 299)
+        with self.assertRaises(Refused):
+            h.apply("SchedulerPollBootstrap", [])
+        h.apply("Tick", [0])
+        self.assertEqual(h.observe()["elapsed"], [300])
+        with self.assertRaises(Refused) as cm:
+            h.apply("Tick", [0])
+        self.assertIn("expired", str(cm.exception))
+        h.apply("SchedulerPollBootstrap", [])
         st = h.observe()
-        self.assertEqual((st["request_status"], st["sender"]), (["Absent"], ["Released"]))
-        self.assertIsNone(h.clock.override)
-        self.assertEqual(h.clock.time(), now)
+        self.assertEqual((st["request_status"], st["sender"], st["elapsed"]), (["Absent"], ["Released"], [0]))
+
+    def test_timeout_is_the_codes(self):
+        # The configuration's timeout is checked against the code's own.
+        self.requires("HasBootstrapTimeout")
+        h = self.harness()
+        with self.assertRaises(ConfigMismatch) as cm:
+            h.reset(dict(ONE, bootstrap_timeout=200))
+        self.assertIn("the code's bootstrap timeout is 300 s", str(cm.exception))
+        self.assertIn("default 300 in environ.py", str(cm.exception))
+        self.assertIn("BootstrapTimeoutSecs is 200", str(cm.exception))
 
     def test_unexpected_status_crashes_prefill(self):
         # Room reuse: the first request's Success is what the second one's
@@ -211,16 +238,17 @@ class DriverTest(SandboxTest):
         for d in (0, 1):
             h.apply("DecodeSendTransferInfo", [d, 0])
             h.apply("BootstrapRecvTransferInfo", [d])
-        for action in ("SchedulerPollBootstrap", "SchedulerSend", "WorkerPost", "WorkerComplete",
-                       "WorkerPost", "WorkerComplete"):
+        h.apply("SchedulerPollBootstrap", [])
+        for action in ("SchedulerSend", "WorkerPost", "WorkerComplete", "WorkerPost", "WorkerComplete"):
             h.apply(action, [0])
         h.apply("SchedulerCreateSender", [1])
         self.assertFalse(h.observe()["prefill_crashed"])
-        h.apply("SchedulerPollBootstrap", [1])
+        h.apply("SchedulerPollBootstrap", [])
         self.assertTrue(h.observe()["prefill_crashed"])
         self.assertIn("RuntimeError: Unexpected poll state 4", h.crashed)
+        self.assertIn("(at sglang/srt/disaggregation/prefill.py:", h.crashed)
         with self.assertRaises(Refused) as cm:
-            h.apply("SchedulerPollInFlight", [0])
+            h.apply("SchedulerPollInFlight", [])
         self.assertIn("prefill crashed", str(cm.exception))
         h.apply("DecodeAbort", [0])  # the environment still moves
 
@@ -431,7 +459,7 @@ class BoundaryExitTest(unittest.TestCase):
                 "            if poll == KVPoll.Failed:\n"
                 "                continue\n")]},
              "probe: FailureClears: SGLang's code did not take the step the probe drives "
-             "(the request stayed in the bootstrap queue; its room reads Failed)"),
+             "(the bootstrap-queue pass moved no request (req-0: Failed))"),
             ("a worker that never parks", {NIXL: [(
                 "                self.update_status(room, KVPoll.Transferring)\n",
                 "                self.update_status(room, KVPoll.Transferring)\n"

@@ -60,6 +60,11 @@ class Refused(Exception):
     """The action is not possible in the implementation's current state."""
 
 
+class ConfigMismatch(Exception):
+    """The reset's configuration does not describe the loaded code (its
+    timeout differs): a reply out of the configuration, not a step."""
+
+
 class BoundaryError(HarnessError):
     """The loaded code does not fit a boundary the harness fakes."""
 
@@ -119,6 +124,7 @@ class Harness:
         self.common = L.module("disaggregation.common.conn")
         self.nixl = L.module("disaggregation.nixl.conn")
         self.prefill = L.module("disaggregation.prefill")
+        self.envs = getattr(L.module("environ"), "envs", None)
         self.KVPoll = self.base.KVPoll
         for name in ("NixlKVManager", "NixlKVSender"):
             if not hasattr(self.nixl, name):
@@ -155,7 +161,7 @@ class Harness:
         self.requests = config["requests"]
         self.required = int(config["required_dst_info_num"])
         self.num_chunks = int(config["num_chunks"])
-        self.room_ids = [1000 + i for i in range(len(self.rooms))]
+        self.bootstrap_timeout = config.get("bootstrap_timeout")
         self.decode_addr = [(f"10.0.0.{i + 1}", 17000 + i) for i in range(len(self.ranks))]
         self.agent_names = [f"decode-{i}" for i in range(len(self.ranks))]
 
@@ -178,7 +184,13 @@ class Harness:
         self.pages_released = [set() for _ in range(n)]
 
         self.mgr = self._build_manager()
+        self._check_timeout()
         workers = len(self.queues)
+        # Room ids: the model has one worker queue, so the rooms get ids that
+        # share one under either sharding rule (by room before PR #32025,
+        # nixl/conn.py:2124 at 1b4176cc; by the destination ports since,
+        # :2441-2444, the same decode ranks for every room).
+        self.room_ids = [1000 + i * max(workers, 1) for i in range(len(self.rooms))]
         self.controller.wait_parked(1 + workers, "start-up (bootstrap thread and workers)")
         self.bootstrap_thread = self.controller.find("recv")[0].thread
         for i in range(len(self.ranks)):
@@ -186,11 +198,54 @@ class Harness:
             if self._deliver(self._registration(i), what) == "died":
                 raise BoundaryError("decode registration",
                                     f"the bootstrap thread died on {what}: {self.controller._deaths_text()}")
+        self._start_decode_listeners()
         self.bq = self._build_bootstrap_queue()
-        self.sched = self._build_scheduler(max(n, 1))
+        self.pool = fakes.KVPool(max(n, 1), TOKENS_PER_CHUNK * self.num_chunks)
+        self.sched = self._build_scheduler(self.pool)
         self.bq.scheduler = self.sched
-        self.waiting = []
         self.reqs = [self._make_req(i, self.room_ids[self.requests[i]["room"]]) for i in range(n)]
+
+    def _check_timeout(self):
+        """The configuration's bootstrap timeout must be the code's own: the
+        one its manager reads (SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT,
+        common/conn.py:248), whose default environ.py declares. A code
+        without one (before PR #34692 NIXL's sender never reads it) has
+        nothing to check."""
+        want = self.bootstrap_timeout
+        got = getattr(self.mgr, "bootstrap_timeout", None)
+        if want is None:
+            # No configuration to hold it to (the probe): the code's own.
+            self.bootstrap_timeout = None if got is None else int(got)
+            return
+        if got is None:
+            return
+        if float(got) != float(want):
+            field = getattr(getattr(self.envs, "SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT", None), "default", None)
+            raise ConfigMismatch(
+                f"the code's bootstrap timeout is {got:g} s (SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT, "
+                f"default {field} in environ.py{'' if 'SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT' not in os.environ else ', set in the environment'}), "
+                f"the configuration's BootstrapTimeoutSecs is {want}")
+
+    def _start_decode_listeners(self):
+        """Decode's real ABORT_ACK listener (nixl/conn.py
+        _start_decode_listener_thread, PR #35360), one per decode rank, on a
+        decode-side manager that holds only what the listener reads: its
+        PULL socket and the drain-ack tracker (common/conn.py:263). Commits
+        before it have no listener: prefill sends no ABORT_ACK there."""
+        self.decode = []
+        start = getattr(self.nixl.NixlKVManager, "_start_decode_listener_thread", None)
+        if start is None or not hasattr(self.nixl.NixlKVManager, "note_abort_ack"):
+            return
+        for d in range(len(self.ranks)):
+            dm = self.nixl.NixlKVManager.__new__(self.nixl.NixlKVManager)
+            dm.server_socket = fakes.DecodeSocket(self.controller, d)
+            dm._deferred_abort_ack_tracker = {}
+            dm._staging_handler = None
+            start(dm)
+            self.decode.append(dm)
+        self.controller.wait_parked(len(self.controller.parked) + len(self.ranks)
+                                    - len(self.controller.find("decode-recv")),
+                                    "decode's ABORT_ACK listeners")
 
     def _build_manager(self):
         KVArgs = self.base.KVArgs
@@ -247,7 +302,7 @@ class Harness:
         self._next_meta = getattr(self, "_next_meta", 0) + 1
         return self._next_meta
 
-    def _build_scheduler(self, rows):
+    def _build_scheduler(self, pool):
         Mixin = self.prefill.SchedulerDisaggregationPrefillMixin
         harness = self
 
@@ -264,10 +319,7 @@ class Harness:
                 return Stub(full)
 
         s = Scheduler()
-        num_tokens = TOKENS_PER_CHUNK * self.num_chunks
-        import numpy as np
-
-        req_to_token = np.arange(rows * num_tokens, dtype=np.int32).reshape(rows, num_tokens).view(HostTensor)
+        req_to_token = pool.req_to_token.view(HostTensor)
         attrs = dict(
             disagg_prefill_bootstrap_queue=self.bq,
             disagg_prefill_inflight_queue=[],
@@ -275,7 +327,7 @@ class Harness:
             server_args=Namespace("server_args", optimistic_prefill_attempts=0,
                                    disaggregation_mode="prefill"),
             attn_cp_cpu_group=None, attn_tp_cpu_group=None, tp_cpu_group=None,
-            tree_cache=Namespace("tree_cache"),
+            tree_cache=pool,
             output_streamer=Namespace("output_streamer", stream_output=lambda *a, **k: None),
             metrics_reporter=Namespace("metrics_reporter", enable_metrics=False),
             enable_metrics=False, enable_hicache_storage=False, enable_overlap=False,
@@ -295,13 +347,16 @@ class Harness:
 
     def _make_req(self, qi, room):
         num_tokens = TOKENS_PER_CHUNK * self.num_chunks
+        # req_pool_idx and kv stay None until the forward pass allocates the
+        # request's KV pages (KVPool.alloc): release_kv_cache is for
+        # requests that hold them (prefill.py:1013-1016).
         return Namespace(
             f"req[{qi}]", rid=f"req-{qi}", bootstrap_room=room, bootstrap_host="10.0.0.100",
             bootstrap_port=8998, disagg_kv_sender=None, origin_input_ids=list(range(num_tokens)),
             metadata_buffer_index=-1, pending_bootstrap=False, prefill_attempt_count=0,
             is_retracted=False, time_stats=Namespace("time_stats"),
             sampling_params=Namespace("sampling_params"), finished_reason=None,
-            to_finish=None, req_pool_idx=qi, kv=None, mamba_pool_idx=None,
+            to_finish=None, req_pool_idx=None, kv=None, mamba_pool_idx=None,
             start_send_idx=0, extend_range=ExtendRange(num_tokens), return_logprob=False,
             disagg_decode_prefix_len=0, disagg_prefill_dp_rank=None, inflight_middle_chunks=0,
             output_ids=[], grammar=None, return_sampling_mask=False, tmp_end_idx=-1,
@@ -342,9 +397,6 @@ class Harness:
             raise BoundaryError("protocol", f"unknown action {action}")
         fn(*params)
 
-    def _started(self, qi):
-        return True
-
     def do_DecodeSendTransferInfo(self, d, qi):
         if self.aborted[qi] or d in self.ti_sent[qi]:
             raise Refused("decode sends one TransferInfo per rank, before it aborts")
@@ -357,21 +409,58 @@ class Harness:
         self.aborted[qi] = True
         for d in range(len(self.ranks)):
             self.net.inbound[d].append(("ABORT", qi, self._abort(d, qi)))
-        if not self.deferred_release():
+        if self.deferred_release() and self.decode:
+            # Decode holds the pages until every prefill rank it notified
+            # ACKs the drain: the scheduler arms the room's tracker when it
+            # sends the ABORT (managers/scheduler.py:4611
+            # register_deferred_abort_room; a fresh set per abort).
+            room = self.room_ids[self.requests[qi]["room"]]
+            for dm in self.decode:
+                dm.register_deferred_abort_room(room)
+        else:
             self.pages_released[qi] = set(range(len(self.ranks)))
 
     def deferred_release(self):
         return bool(getattr(self.mgr, "enable_deferred_decode_kv_release", False))
 
-    def do_DecodeRecvAbortAck(self, d):
+    def _ack_frames(self, d):
+        """The frame lists prefill pushed to decode rank d and d has not read,
+        and among them the ABORT_ACKs: the message type is the first frame,
+        as decode's listener tells them (nixl/conn.py:607)."""
         box = self.net.outbound.get(d, [])
-        if not box:
+        return box, [f for f in box if f and f[0] == b"ABORT_ACK"]
+
+    def do_DecodeRecvAbortAck(self, d):
+        box, acks = self._ack_frames(d)
+        if not acks:
             raise Refused("no ABORT_ACK for this rank")
-        frames = box.pop(0)
-        room = int(frames[1].decode())
+        if not self.decode:
+            raise BoundaryError("decode listener", "prefill sent an ABORT_ACK, and decode's code at this "
+                                "commit has no listener for it (nixl/conn.py _start_decode_listener_thread)")
+        # Decode's listener reads what prefill pushed, in order, up to and
+        # including the first ABORT_ACK (what it does not recognise it logs
+        # and drops).
+        while True:
+            frames = box.pop(0)
+            p = self.controller.find("decode-recv", lambda x: x.key == d)
+            if not p:
+                raise HarnessError(f"decode rank {d}'s listener is not reading")
+            if self.controller.resume(p[0], frames, f"decode rank {d}'s listener") == "died":
+                raise HarnessError(f"decode rank {d}'s listener died: {self.controller._deaths_text()}")
+            if frames[0] == b"ABORT_ACK":
+                break
+        # Decode releases a held request once is_abort_release_safe: every
+        # prefill rank it notified ACKed (decode.py:2267; one prefill rank
+        # here), then drops the room's tracker (_do_release, :2249).
+        dm = self.decode[d]
+        released = set()
         for qi, req in enumerate(self.requests):
-            if self.room_ids[req["room"]] == room and self.aborted[qi]:
+            room = self.room_ids[req["room"]]
+            if self.aborted[qi] and d not in self.pages_released[qi] and dm.is_abort_release_safe(room, 1):
                 self.pages_released[qi].add(d)
+                released.add(room)
+        for room in released:
+            dm.clear_deferred_abort_state(room)
 
     def _bootstrap_recv(self, d, kind):
         box = self.net.inbound[d]
@@ -405,85 +494,93 @@ class Harness:
         req = self.reqs[qi]
         if req.disagg_kv_sender is not None:
             raise Refused("the sender exists")
-        self._scheduler_call("PrefillBootstrapQueue.add",
-                             lambda: self.bq.add(req, 1))
+        self._scheduler_call("PrefillBootstrapQueue.add", lambda: self.bq.add(req, 1))
 
-    def _poll_bootstrap(self, qi):
-        req = self.reqs[qi]
-        if req not in self.bq.queue:
-            raise Refused("not in the bootstrap queue")
-        others = [r for r in self.bq.queue if r is not req]
-        self.bq.queue = [req]
-        try:
-            done = self._scheduler_call("pop_bootstrapped", self.bq.pop_bootstrapped)
-        finally:
-            left = self.bq.queue
-            self.bq.queue = others + [r for r in left if r is req]
-        if self.crashed is not None:
-            return
-        if done:
-            self.waiting.append(req)
-        elif req in self.bq.queue:
-            raise Refused("the request stayed in the bootstrap queue; its room reads "
-                          + self._room_status(req))
-
-    def do_SchedulerPollBootstrap(self, qi):
-        self._poll_bootstrap(qi)
-
-    def do_BootstrapTimeout(self, qi):
-        req = self.reqs[qi]
-        sender = req.disagg_kv_sender
-        timeout = getattr(self.mgr, "bootstrap_timeout", None)
-        if sender is None or timeout is None or getattr(sender, "init_time", None) is None:
-            raise Refused("this code has no bootstrap timeout")
-        status = self.mgr.request_status.get(req.bootstrap_room)
-        if status is None or int(status) != int(self.KVPoll.Bootstrapping):
-            # The timeout fires only in a poll that reads Bootstrapping;
-            # any other poll is SchedulerPollBootstrap's.
-            raise Refused("the room does not read Bootstrapping: no timeout fires")
-        self.clock.override = sender.init_time + float(timeout) + 1.0
-        try:
-            self._poll_bootstrap(qi)
-        finally:
-            self.clock.override = None
-
-    def do_SchedulerSend(self, qi):
-        req = self.reqs[qi]
-        if req not in self.waiting:
-            raise Refused("not in the waiting queue")
-        self.waiting.remove(req)
-        self.sched.disagg_prefill_inflight_queue.append(req)
-        num_tokens = TOKENS_PER_CHUNK * self.num_chunks
-        self.sending = qi
-        try:
-            def send():
-                for k in range(1, self.num_chunks):
-                    self.sched.send_kv_chunk(req, last_chunk=False, end_idx=k * TOKENS_PER_CHUNK)
-                self.sched.send_kv_chunk(req, last_chunk=True, end_idx=num_tokens)
-            self._scheduler_call("send_kv_chunk", send)
-        finally:
-            self.sending = None
-
-    def do_SchedulerPollInFlight(self, qi):
-        req = self.reqs[qi]
-        queue = self.sched.disagg_prefill_inflight_queue
-        if req not in queue:
-            raise Refused("not in the in-flight queue")
-        others = [r for r in queue if r is not req]
-        self.sched.disagg_prefill_inflight_queue = [req]
-        done = self._scheduler_call("process_disagg_prefill_inflight_queue",
-                                    self.sched.process_disagg_prefill_inflight_queue)
-        left = self.sched.disagg_prefill_inflight_queue
-        self.sched.disagg_prefill_inflight_queue = others + [r for r in left if r is req]
-        if self.crashed is not None:
-            return
-        if not done:
-            raise Refused("the request stayed in the in-flight queue; its room reads "
-                          + self._room_status(req))
+    def _statuses(self, reqs):
+        return ", ".join(f"{r.rid}: {self._room_status(r)}" for r in reqs) or "empty"
 
     def _room_status(self, req):
         s = self.mgr.request_status.get(req.bootstrap_room)
         return "Absent" if s is None else POLL_NAMES.get(int(s), str(s))
+
+    def do_SchedulerPollBootstrap(self):
+        """One pass of the event loop over the bootstrap queue, as
+        event_loop_normal_disagg_prefill makes it (prefill.py:577):
+        waiting_queue.extend(pop_bootstrapped())."""
+        before = list(self.bq.queue)
+        popped = self._scheduler_call("pop_bootstrapped", self.bq.pop_bootstrapped)
+        if self.crashed is not None:
+            return
+        self.sched.waiting_queue.extend(popped or [])
+        if [id(r) for r in self.bq.queue] == [id(r) for r in before]:
+            raise Refused("the bootstrap-queue pass moved no request (" + self._statuses(before) + ")")
+
+    def do_SchedulerSend(self, qi):
+        """The forward pass of request qi, a batch of one: the scheduler
+        takes it off the waiting queue (scheduler.py's batch selection) and
+        allocates its KV pages (the pool); the non-last chunks go out with
+        send_kv_chunk as chunked prefill sends them; then
+        process_batch_result_disagg_prefill moves it to the in-flight queue
+        and sends the last chunk (prefill.py:658, :744, :786)."""
+        req = self.reqs[qi]
+        if req not in self.sched.waiting_queue:
+            raise Refused("not in the waiting queue")
+        self.sending = qi
+        try:
+            self._scheduler_call("process_batch_result_disagg_prefill", lambda: self.forward(req))
+        finally:
+            self.sending = None
+
+    def forward(self, req):
+        """The forward pass of req (a batch of one) and its KV sent."""
+        self.sched.waiting_queue.remove(req)
+        self.pool.alloc(req)
+        for k in range(1, self.num_chunks):
+            self.sched.send_kv_chunk(req, last_chunk=False, end_idx=k * TOKENS_PER_CHUNK)
+        self._batch_result(req)
+
+    def _batch_result(self, req):
+        from .stubs import FakeTensor
+
+        batch = Namespace("batch", reqs=[req], spec_info=None, prefill_stats=None,
+                          dp_cooperation_info=None, return_logprob=False)
+        result = Namespace("result", logits_output=None, next_token_ids=FakeTensor([0]),
+                           extend_input_len_per_req=None, extend_logprob_start_len_per_req=None,
+                           copy_done=None, routed_experts_output=None, indexer_topk_output=None,
+                           next_draft_input=None, can_run_cuda_graph=False)
+        self.sched.process_batch_result_disagg_prefill(batch, result)
+
+    def do_SchedulerPollInFlight(self):
+        """One pass of the event loop over the in-flight queue
+        (process_disagg_prefill_inflight_queue, prefill.py:830)."""
+        before = list(self.sched.disagg_prefill_inflight_queue)
+        self._scheduler_call("process_disagg_prefill_inflight_queue",
+                             self.sched.process_disagg_prefill_inflight_queue)
+        if self.crashed is not None:
+            return
+        after = self.sched.disagg_prefill_inflight_queue
+        if [id(r) for r in after] == [id(r) for r in before]:
+            raise Refused("the in-flight pass moved no request (" + self._statuses(before) + ")")
+
+    def do_Tick(self, qi):
+        """The clock moves to one second before request qi's bootstrap
+        timeout expires or, from there, to the instant it expires
+        (Room.tla's Tick): time.time() of every module that reads it."""
+        req = self.reqs[qi]
+        sender = req.disagg_kv_sender
+        if sender is None or self._position(req) == "Released":
+            raise Refused("the scheduler does not hold this request")
+        init = getattr(sender, "init_time", None)
+        if init is None or self.bootstrap_timeout is None:
+            raise Refused("this code's sender keeps no init_time: it has no bootstrap timeout")
+        t = int(self.bootstrap_timeout)
+        elapsed = self.clock.now - init
+        if elapsed < t - 1:
+            self.clock.now = init + t - 1
+        elif elapsed < t:
+            self.clock.now = init + t
+        else:
+            raise Refused("its bootstrap timeout has expired")
 
     def do_WorkerPost(self, qi):
         for p in self.controller.find("queue"):
@@ -509,6 +606,30 @@ class Harness:
 
     # ---- observe -------------------------------------------------------------
 
+    def _position(self, req):
+        """Where SGLang's scheduler holds req: its queues (the bootstrap
+        queue's, the scheduler's waiting and in-flight queues). A request
+        with a sender in none of them has been let go."""
+        if req.disagg_kv_sender is None:
+            return "NoSender"
+        for name, queue in (("BootstrapQueue", self.bq.queue), ("WaitingQueue", self.sched.waiting_queue),
+                            ("InflightQueue", self.sched.disagg_prefill_inflight_queue)):
+            if any(r is req for r in queue):
+                return name
+        return "Released"
+
+    def _elapsed(self, req, position):
+        """time.time() - init_time of a held sender (nixl/conn.py:2785),
+        capped at the timeout: 0 for a request not held, or a code whose
+        sender keeps no init_time."""
+        init = getattr(req.disagg_kv_sender, "init_time", None)
+        if position in ("NoSender", "Released") or init is None or self.bootstrap_timeout is None:
+            return 0
+        e = self.clock.now - init
+        if e != int(e):
+            raise HarnessError(f"{req.rid}: elapsed time {e} is not whole seconds")
+        return min(int(e), int(self.bootstrap_timeout))
+
     def observe(self):
         mgr = self.mgr
         status = []
@@ -517,6 +638,7 @@ class Harness:
         targets = []
         agent_rank = {name: i for i, name in enumerate(self.agent_names)}
         addr_rank = {(ip, port): i for i, (ip, port) in enumerate(self.decode_addr)}
+        room_index = {rid: i for i, rid in enumerate(self.room_ids)}
         for rid in self.room_ids:
             s = mgr.request_status.get(rid)
             status.append("Absent" if s is None else POLL_NAMES[int(s)])
@@ -524,19 +646,14 @@ class Harness:
             infos.append(sorted(agent_rank[a] for a in ti))
             outstanding.append(int(getattr(mgr, "_staging_outstanding", {}).get(rid, 0)))
             t = getattr(mgr, "_deferred_ack_targets", {}).get(rid)
-            targets.append([] if t is None else [addr_rank[(t[0], int(t[1]))]])
-        sender = []
-        for qi, req in enumerate(self.reqs):
-            if req.disagg_kv_sender is None:
-                sender.append("NoSender")
-            elif req in self.bq.queue:
-                sender.append("BootstrapQueue")
-            elif req in self.waiting:
-                sender.append("WaitingQueue")
-            elif req in self.sched.disagg_prefill_inflight_queue:
-                sender.append("InflightQueue")
-            else:
-                sender.append("Released")
+            targets.append(sorted(self._target_ranks(t, addr_rank)))
+        sender, elapsed, held, frees = [], [], [], []
+        for req in self.reqs:
+            pos = self._position(req)
+            sender.append(pos)
+            elapsed.append(self._elapsed(req, pos))
+            held.append(self.pool.holds(req.rid))
+            frees.append(min(self.pool.frees.get(req.rid, 0), 2))
         # The worker queues as the spec's wqueue: one batch per run of a
         # request's chunks (all requests of the model share one queue).
         wqueue = []
@@ -553,20 +670,22 @@ class Harness:
         for d in range(len(self.ranks)):
             chan.append([{"type": kind, "room": self.requests[qi]["room"], "rank": d}
                          for kind, qi, _ in self.net.inbound[d]])
-        room_index = {rid: i for i, rid in enumerate(self.room_ids)}
         ack_chan = []
         for d in range(len(self.ranks)):
-            ack_chan.append([{"type": "ABORT_ACK", "room": room_index[int(f[1].decode())],
-                              "rank": d} for f in self.net.outbound.get(d, [])])
+            ack_chan.append([{"type": "ABORT_ACK", "room": room_index[r], "rank": d}
+                             for r in (self._ack_room(f) for f in self._ack_frames(d)[1]) if r in room_index])
         return {
             "request_status": status,
             "transfer_infos": infos,
-            "tombstones": [],
+            "tombstones": sorted(room_index[r] for r in self._tombstones() if r in room_index),
             "bootstrap_alive": self.bootstrap_thread.is_alive(),
             "prefill_crashed": self.crashed is not None,
             "sender": sender,
             "wqueue": wqueue,
             "posted": posted,
+            "elapsed": elapsed,
+            "kv_held": held,
+            "kv_frees": frees,
             "outstanding": outstanding,
             "ack_target": targets,
             "chan": chan,
@@ -575,6 +694,28 @@ class Harness:
             "aborted": list(self.aborted),
             "pages_released": [sorted(s) for s in self.pages_released],
         }
+
+    @staticmethod
+    def _ack_room(frames):
+        """The room an ABORT_ACK names, as decode's listener parses it
+        (int(msg[1]), with at least 3 frames), or None."""
+        try:
+            return int(frames[1].decode("ascii")) if len(frames) >= 3 else None
+        except (ValueError, UnicodeDecodeError):
+            return None
+
+    @staticmethod
+    def _target_ranks(t, addr_rank):
+        """_deferred_ack_targets[room]: one (ip, port) (PR #35360), or, in a
+        fixed tree, a collection of them."""
+        if t is None:
+            return []
+        if isinstance(t, tuple) and len(t) == 2 and not isinstance(t[0], tuple):
+            t = [t]
+        return [addr_rank[(ip, int(port))] for ip, port in t]
+
+    def _tombstones(self):
+        return getattr(self.mgr, "_roomspec_tombstones", ())
 
     def close(self):
         if self.controller is not None:

@@ -1,15 +1,21 @@
-"""The five boundaries where the harness replaces SGLang's world.
+"""The six boundaries where the harness replaces SGLang's world.
 
 1. ZeroMQ: a context whose PULL socket (prefill's bootstrap socket) parks
    the reading thread until the driver hands it the next message of one
    decode rank's connection, and whose PUSH sockets (prefill to decode:
-   ABORT_ACK) append to that decode rank's inbox.
+   ABORT_ACK) append to that decode rank's inbox; decode's own PULL socket
+   (DecodeSocket) parks decode's real listener thread until the driver
+   hands it the next frame list prefill pushed to that rank.
 2. Transfer queues: FastQueue's replacement, a FIFO whose get() parks the
    worker until the driver lets it take the head chunk.
 3. The NIXL agent: every call succeeds; a transfer is DONE only once the
    driver completes the chunk it belongs to (check_xfer_state parks).
 4. The clock: time.time() as the modules that read it see it.
 5. Decode's registration: built by the harness as decode's frames.
+6. The KV cache pool (KVPool): the scheduler's tree cache, its
+   req_to_token table and its allocator, as prefill.py reaches them
+   through release_kv_cache and maybe_cache_unfinished_req: it records
+   which pages each request holds and each free.
 
 Nothing here knows the spec; the driver maps these onto spec variables.
 """
@@ -72,6 +78,25 @@ class FakeSocket:
 
     def send(self, data, *args, **kwargs):
         self.net.send(self, [bytes(data)])
+
+
+class DecodeSocket:
+    """Decode rank `rank`'s PULL socket, as decode's listener thread reads
+    it (nixl/conn.py _start_decode_listener_thread): recv_multipart parks
+    the thread until the driver hands it the next frames prefill pushed."""
+
+    def __init__(self, controller, rank):
+        self.controller = controller
+        self.rank = rank
+
+    def recv_multipart(self, *args, **kwargs):
+        return self.controller.park("decode-recv", key=self.rank)
+
+    def __getattr__(self, name):
+        # configuration calls (setsockopt, bind, ...) are accepted
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *a, **k: None
 
 
 class FakeMonitor:
@@ -308,6 +333,96 @@ def fake_nixl_modules(agent_factory):
     pkg.__path__ = []
     pkg._api = api
     return {"nixl": pkg, "nixl._api": api}
+
+
+# ---- 6. The KV cache pool -----------------------------------------------------
+
+
+class KVPool:
+    """The scheduler's KV cache as prefill.py touches it: `tree_cache` (the
+    object release_kv_cache and maybe_cache_unfinished_req are handed) with
+    its req_to_token_pool and token_to_kv_pool_allocator.
+
+    The forward pass (the driver, playing the generic scheduler's batch
+    preparation) allocates a request's row of pages (alloc); release_kv_cache
+    frees them through cache_finished_req, as SGLang's does
+    (mem_cache/common.py release_kv_cache -> tree_cache.cache_finished_req,
+    then req_to_token_pool.free): the pool records every free, a second one
+    and a free of pages the request does not hold included, and what the
+    tree cache was asked to keep (cache_unfinished_req)."""
+
+    def __init__(self, rows, tokens, page_size=1):
+        import numpy as np
+
+        self.page_size = page_size
+        self.tokens = tokens
+        self.req_to_token = np.arange(rows * tokens, dtype=np.int32).reshape(rows, tokens)
+        self.free_rows = list(range(rows))
+        self.held = {}  # rid -> row
+        self.frees = {}  # rid -> count of release_kv_cache calls
+        self.cached = {}  # rid -> count of cache_unfinished_req calls
+        self.events = []  # (rid, "alloc" | "free" | "free-unheld" | "cache-unfinished")
+
+    # the forward pass
+    def alloc(self, req):
+        if req.rid in self.held:
+            raise HarnessError(f"KV pool: {req.rid} already holds pages")
+        if not self.free_rows:
+            raise HarnessError("KV pool: no free row")
+        row = self.free_rows.pop(0)
+        self.held[req.rid] = row
+        req.req_pool_idx = row
+        req.kv = _KV(self.tokens)
+        self.events.append((req.rid, "alloc"))
+
+    # tree_cache: what release_kv_cache and maybe_cache_unfinished_req call
+    def cache_finished_req(self, req, *args, **kwargs):
+        self.frees[req.rid] = self.frees.get(req.rid, 0) + 1
+        row = self.held.pop(req.rid, None)
+        if row is None:
+            self.events.append((req.rid, "free-unheld"))
+        else:
+            self.free_rows.append(row)
+            self.events.append((req.rid, "free"))
+        req.req_pool_idx = None
+        req.kv = None
+
+    def cache_unfinished_req(self, req, *args, **kwargs):
+        self.cached[req.rid] = self.cached.get(req.rid, 0) + 1
+        self.events.append((req.rid, "cache-unfinished"))
+
+    def supports_mamba(self):
+        return False
+
+    def is_chunk_cache(self):
+        return False
+
+    def release_aborted_request(self, rid):
+        pass
+
+    def holds(self, rid):
+        return rid in self.held
+
+
+class _KV:
+    """req.kv: the request's KV allocation (release_kv_cache reads
+    kv_allocated_len)."""
+
+    def __init__(self, n):
+        self.kv_allocated_len = n
+
+
+def release_kv_cache(req, tree_cache, is_insert=True):
+    """mem_cache/common.py release_kv_cache on the fake pool: the request's
+    pages go back (cache_finished_req)."""
+    tree_cache.cache_finished_req(req, is_insert=is_insert)
+
+
+def maybe_cache_unfinished_req(req, tree_cache, **kwargs):
+    """mem_cache/common.py maybe_cache_unfinished_req on the fake pool."""
+    if getattr(req, "skip_radix_cache_insert", False):
+        return
+    tree_cache.cache_unfinished_req(req, **kwargs)
 
 
 # ---- 4. The clock -------------------------------------------------------------

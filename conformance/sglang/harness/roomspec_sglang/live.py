@@ -59,7 +59,8 @@ class LivePrefill:
         h.num_chunks = num_chunks
         h.mgr = h._build_manager()
         h.bq = h._build_bootstrap_queue()
-        h.sched = h._build_scheduler(max_requests)
+        h.pool = fakes.KVPool(max_requests, TOKENS_PER_CHUNK * num_chunks)
+        h.sched = h._build_scheduler(h.pool)
         h.bq.scheduler = h.sched
         self.port = int(h.mgr.rank_port)
         self.lock = threading.Lock()
@@ -98,7 +99,6 @@ class LivePrefill:
 
     def _loop(self):
         h = self.h
-        num_tokens = TOKENS_PER_CHUNK * self.num_chunks
         while not self.stop.is_set():
             now = time.monotonic()
             try:
@@ -111,19 +111,19 @@ class LivePrefill:
                         h.bq.add(req, 1)
                     keys = {id(r): k for k, r in self.reqs.items()}
                     before = set(map(id, h.bq.queue))
+                    # the event loop (prefill.py:577): the bootstrap-queue
+                    # pass, the forward pass of each waiting request, the
+                    # in-flight pass
                     bootstrapped = h.bq.pop_bootstrapped()
+                    h.sched.waiting_queue.extend(bootstrapped)
                     for req in h.bq.queue:
                         before.discard(id(req))
                     for req in bootstrapped:
                         before.discard(id(req))
                     for rid in before:  # failed in the bootstrap queue
                         self._release(keys[rid])
-                    for req in bootstrapped:
-                        # the forward pass, then its KV sent chunk by chunk
-                        h.sched.disagg_prefill_inflight_queue.append(req)
-                        for k in range(1, self.num_chunks):
-                            h.sched.send_kv_chunk(req, last_chunk=False, end_idx=k * TOKENS_PER_CHUNK)
-                        h.sched.send_kv_chunk(req, last_chunk=True, end_idx=num_tokens)
+                    for req in list(h.sched.waiting_queue):
+                        h.forward(req)
                     for req in h.sched.process_disagg_prefill_inflight_queue() or []:
                         self._release(keys[id(req)])
             except (KeyError, RuntimeError) as e:

@@ -53,10 +53,14 @@ def _abort_handled(h):
 
 
 def _bootstrap_timeout(h):
+    """A sender left Bootstrapping until its timeout expires: does the
+    bootstrap-queue pass then release it?"""
     _fresh(h)
     h.apply("SchedulerCreateSender", [0])
     try:
-        h.apply("BootstrapTimeout", [0])
+        h.apply("Tick", [0])
+        h.apply("Tick", [0])
+        h.apply("SchedulerPollBootstrap", [])
     except Refused:
         return False
     return h.reqs[0] not in h.bq.queue and h.crashed is None
@@ -84,7 +88,7 @@ def _failure_clears(h):
     room = _fresh(h)
     h.apply("SchedulerCreateSender", [0])
     h.mgr.update_status(room, h.KVPoll.Failed)
-    h.apply("SchedulerPollBootstrap", [0])
+    h.apply("SchedulerPollBootstrap", [])
     return _status(h, room) is None
 
 
@@ -120,7 +124,7 @@ def _inflight_bootstrapping_raises(h):
     req.pending_bootstrap = False
     h.sched.disagg_prefill_inflight_queue = [req]
     try:
-        h.apply("SchedulerPollInFlight", [0])
+        h.apply("SchedulerPollInFlight", [])
     except Refused:
         return False
     return h.crashed is not None
@@ -134,7 +138,7 @@ def _sent(h):
     for d in (0, 1):
         h.apply("DecodeSendTransferInfo", [d, 0])
         h.apply("BootstrapRecvTransferInfo", [d])
-    h.apply("SchedulerPollBootstrap", [0])
+    h.apply("SchedulerPollBootstrap", [])
     h.apply("SchedulerSend", [0])
     return room
 

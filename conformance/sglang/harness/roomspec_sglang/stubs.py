@@ -334,6 +334,20 @@ def _requests_attrs():
             "Session": lambda *a, **k: Namespace("session", get=_http, put=_http, post=_http)}
 
 
+def _mem_cache_common_attrs():
+    # release_kv_cache and maybe_cache_unfinished_req hand the request to
+    # the tree cache the scheduler passes: the KV cache pool boundary
+    # (fakes.KVPool) records what each request holds and frees.
+    from .fakes import maybe_cache_unfinished_req, release_kv_cache
+
+    return {
+        "kv_to_page_indices": _kv_to_page_indices,
+        "kv_to_page_num": _kv_to_page_num,
+        "release_kv_cache": release_kv_cache,
+        "maybe_cache_unfinished_req": maybe_cache_unfinished_req,
+    }
+
+
 # Module name -> attributes with real behaviour. Everything else a module of
 # this table serves is a Stub.
 BEHAVIOURS = {
@@ -343,12 +357,7 @@ BEHAVIOURS = {
         "FINISH_ABORT": FINISH_ABORT,
         "FINISH_LENGTH": FINISH_LENGTH,
     },
-    "sglang.srt.mem_cache.common": lambda: {
-        "kv_to_page_indices": _kv_to_page_indices,
-        "kv_to_page_num": _kv_to_page_num,
-        "release_kv_cache": lambda *a, **k: None,
-        "maybe_cache_unfinished_req": lambda *a, **k: None,
-    },
+    "sglang.srt.mem_cache.common": _mem_cache_common_attrs,
     "sglang.srt.runtime_context": _runtime_context_attrs,
     "requests": _requests_attrs,
     "sglang.srt.layers.dp_attention": lambda: {
