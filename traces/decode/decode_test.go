@@ -166,7 +166,7 @@ func TestGroundTruth(t *testing.T) {
 			}
 			resyncAt := map[string]int64{}
 			for _, d := range r.diags {
-				if d.Kind == "resynced" {
+				if d.Kind == KindResynced {
 					resyncAt[d.Conn] = d.Offset
 				}
 			}
@@ -201,7 +201,7 @@ func TestGroundTruth(t *testing.T) {
 				}
 			}
 			for _, d := range r.diags {
-				if midstream && d.Kind == "resynced" {
+				if midstream && d.Kind == KindResynced {
 					continue
 				}
 				t.Errorf("unexpected diagnostic: %v", d)
