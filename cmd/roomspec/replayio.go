@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/roomspec/roomspec/conformance/itf"
+	"github.com/roomspec/roomspec/spec/itf"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"

@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 
+	"github.com/roomspec/roomspec/spec/itf"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge/explain"
 	"github.com/roomspec/roomspec/traces/observe"
@@ -148,7 +149,7 @@ func (r *Replayer) rebuildWitness(rm *room, room *Room) *Witness {
 	for i := 1; i < len(states); i++ {
 		st := &w.Steps[i]
 		st.State = states[i]
-		st.Action = actionBetween(c, &states[i-1], &states[i])
+		st.Action, _ = itf.Step(c, &states[i-1], &states[i])
 		st.Marks = explain.Marks(c, st.Action, &states[i-1], &states[i], rs.inst.Log())
 		st.Obs = make([]int, len(st.Marks))
 		for k := range st.Obs {
@@ -198,19 +199,6 @@ func (r *Replayer) explanation(rs *roomState, start Start, aborted bool) []model
 		}
 	}
 	return finals[0]
-}
-
-// actionBetween returns the action of a step from s to t.
-func actionBetween(c *model.Config, s, t *model.State) model.Action {
-	var found model.Action
-	c.Next(s, func(a model.Action, u *model.State) bool {
-		if u.Equal(t) {
-			found = a
-			return true
-		}
-		return false
-	})
-	return found
 }
 
 // slot is the k-th mark of step i.

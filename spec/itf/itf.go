@@ -1,12 +1,16 @@
-// Package itf reads and writes behaviours of the compiled spec
+// Package itf reads and writes behaviours of Room.tla's compiled model
 // (spec/model) as traces in Apalache's Informal Trace Format, with
-// roomspec's metadata: one typed document for every trace roomspec
-// writes (counterexamples of the property suite, captured schedules,
-// replay's matched behaviours).
+// roomspec's metadata, and follows the spec through given states: the
+// one place where a Room trace is read or written (counterexamples of the
+// property suite, captured schedules, replay's matched behaviours, the
+// traces roomspec show draws) and where a behaviour is found through
+// states (follow.go). The generic checker (tla/check) keeps its own
+// reading of any spec's ITF, on the interpreter's values.
 //
 // A document is JSON: {"#meta": {...}, "states": [...], "vars": [...]};
 // each state is an object of the spec's variables (spec/model's
-// Config.WriteITF), its fields in name order, with {"#meta":{"index":i}}.
+// Config.WriteITF), its fields in name order, with {"#meta":{"index":i}};
+// a lasso says the state it returns to ("loop": i).
 package itf
 
 import (
@@ -22,12 +26,15 @@ import (
 
 // ErrFormat is wrapped by errors about a document that is not a trace of
 // the spec.
-var ErrFormat = errors.New("itf")
+var ErrFormat = errors.New("ITF")
 
 // Trace is a behaviour of the spec with its metadata.
 type Trace struct {
 	Meta   Meta
 	States []model.State
+	// Loop, for a lasso, is the index of the state it returns to after
+	// its last.
+	Loop *int
 }
 
 // Meta is a trace's "#meta" object. Fields are in name order (the order
@@ -75,13 +82,14 @@ type Capture struct {
 // document is the JSON form, keys in name order.
 type document struct {
 	Meta   Meta              `json:"#meta"`
+	Loop   *int              `json:"loop,omitempty"`
 	States []json.RawMessage `json:"states"`
 	Vars   []string          `json:"vars"`
 }
 
 // Marshal writes t, its states under c, as an indented ITF document.
 func (t *Trace) Marshal(c *model.Config) ([]byte, error) {
-	doc := document{Meta: t.Meta, Vars: model.Vars}
+	doc := document{Meta: t.Meta, Loop: t.Loop, Vars: model.Vars}
 	if doc.Meta.Format == "" {
 		doc.Meta.Format = "ITF"
 	}
@@ -101,15 +109,16 @@ func (t *Trace) Marshal(c *model.Config) ([]byte, error) {
 }
 
 // ReadMeta reads only a document's metadata (e.g. to find the variant
-// whose configuration Read needs).
-func ReadMeta(data []byte) (Meta, error) {
+// whose configuration Read needs) and how many states it has.
+func ReadMeta(data []byte) (Meta, int, error) {
 	var doc struct {
-		Meta Meta `json:"#meta"`
+		Meta   Meta              `json:"#meta"`
+		States []json.RawMessage `json:"states"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return Meta{}, fmt.Errorf("%w: %w", ErrFormat, err)
+		return Meta{}, 0, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	return doc.Meta, nil
+	return doc.Meta, len(doc.States), nil
 }
 
 // Read reads a document whose states are states of the spec under c.
@@ -121,7 +130,10 @@ func Read(c *model.Config, data []byte) (*Trace, error) {
 	if doc.Vars != nil && !slices.Equal(doc.Vars, model.Vars) {
 		return nil, fmt.Errorf("%w: the trace's variables %v are not the spec's %v", ErrFormat, doc.Vars, model.Vars)
 	}
-	t := &Trace{Meta: doc.Meta}
+	t := &Trace{Meta: doc.Meta, Loop: doc.Loop}
+	if l := doc.Loop; l != nil && (*l < 0 || *l >= len(doc.States)) {
+		return nil, fmt.Errorf("%w: loop %d is not the index of a state (%d states)", ErrFormat, *l, len(doc.States))
+	}
 	for i, raw := range doc.States {
 		s, err := c.ReadITFState(raw)
 		if err != nil {
