@@ -12,10 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/internal/browser"
 	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
@@ -88,9 +91,9 @@ func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *rep
 	return r.Finish(sum.End), sum.Start
 }
 
-// statusMachine projects the variant's reachable graph onto the room's
-// status, as roomspec diagram does.
-func statusMachine(t testing.TB, variant string) *check.Projection {
+// interpretedStatus projects the variant's reachable graph onto the
+// room's status with the interpreter, as roomspec diagram does.
+func interpretedStatus(t testing.TB, variant string) *check.Projection {
 	t.Helper()
 	conf, err := bundled.Config(variant)
 	if err != nil {
@@ -111,6 +114,36 @@ func statusMachine(t testing.TB, variant string) *check.Projection {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// statusMachine is the status machine replay's page draws (the compiled
+// model's).
+func statusMachine(t testing.TB, variant string) *check.Projection {
+	t.Helper()
+	c, err := conformance.LoadVariant(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report.StatusMachine(c)
+}
+
+// TestStatusMachine: the status machine drawn from the compiled model is
+// roomspec diagram's, drawn from the interpreter's graph, for every
+// bundled variant (the reuse variants, whose graphs are the largest, only
+// without -short).
+func TestStatusMachine(t *testing.T) {
+	for _, v := range spec.Variants() {
+		if testing.Short() && strings.HasSuffix(v, "-reuse") {
+			continue
+		}
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			want, got := interpretedStatus(t, v), statusMachine(t, v)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("compiled (+) and interpreted (-) status machines differ:\n%s", d)
+			}
+		})
+	}
 }
 
 func scenarioPage(t testing.TB, sc scenarios.Scenario, withLog bool) *report.Page {

@@ -15,14 +15,15 @@ import (
 // The HTML reports (package report): the small part that touches files.
 
 // statusMachine is the variant's room-status state machine, as roomspec
-// diagram draws it, for the pages that count the transitions taken; nil
-// if it cannot be built (the page then goes without it).
+// diagram draws it, for the pages that count the transitions taken
+// (report.StatusMachine: from the compiled model, without a model check);
+// nil if it cannot be built (the page then goes without it).
 func statusMachine(variant string) *check.Projection {
-	g, err := projectBundled(variant, defaultProjection)
+	c, err := conformance.LoadVariant(variant)
 	if err != nil {
 		return nil
 	}
-	return g
+	return report.StatusMachine(c)
 }
 
 // writePage writes a page to path, whole or not at all.
