@@ -22,10 +22,8 @@ import (
 	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
-	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
-	"github.com/roomspec/roomspec/traces/observe"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden HTML files")
@@ -41,37 +39,21 @@ func allScenarios(t testing.TB) []scenarios.Scenario {
 
 // replayScenario replays a scenario capture (with its log, or from the
 // wire alone) with witnesses; start is the capture's first packet time.
-func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *replay.Report, start time.Time) {
+func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *judge.Report, start time.Time) {
 	t.Helper()
 	f, err := os.Open(sc.Capture())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var wire, logObs []observe.Observation
-	sum, err := decode.Run(f, decode.Options{}, func(m *decode.Message) {
-		if o, ok := observe.FromMessage(m); ok {
-			wire = append(wire, o)
-		}
-	}, func(decode.Diagnostic) {})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := replay.Input{Captures: []replay.Capture{replay.Reader(sc.Name, f)}}
 	if withLog {
 		lf, err := os.Open(sc.Log())
 		if err != nil {
 			t.Fatal(err)
 		}
-		events, err := eventlog.ReadAll(lf)
-		lf.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range events {
-			if o, ok := observe.FromEvent(&events[i]); ok {
-				logObs = append(logObs, o)
-			}
-		}
+		defer lf.Close()
+		in.Log, in.LogName = lf, sc.Log()
 	}
 	cfg, err := conformance.LoadVariant(sc.Variant)
 	if err != nil {
@@ -81,14 +63,21 @@ func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *rep
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := replay.New(cfg, replay.Options{Deadline: deadline, Log: withLog, Witness: true})
+	j, err := judge.New(cfg, judge.Options{Deadline: deadline, Log: withLog, Witness: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range observe.Merge(wire, logObs) {
-		r.Observe(o)
+	var rooms []*judge.Room
+	res, err := replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error {
+		rooms = append(rooms, ev.Room)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return r.Finish(sum.End), sum.Start
+	rep = res.Reports[0]
+	rep.Keep(rooms)
+	return rep, res.Start
 }
 
 // interpretedStatus projects the variant's reachable graph onto the
@@ -257,11 +246,11 @@ func TestRoomDiagramScenarios(t *testing.T) {
 				// Pinned on the diagram: every at-risk room (by its completion),
 				// and the rooms the scenario pinned; never a satisfied one.
 				drawn := strings.Contains(text, "<- pinned from here")
-				want := room.Verdict == replay.AtRisk || slices.Contains(sc.Pinned, room.Room) && room.Verdict != replay.Satisfied
-				if drawn != want && !(drawn && room.Verdict == replay.Violated) {
+				want := room.Verdict == judge.AtRisk || slices.Contains(sc.Pinned, room.Room) && room.Verdict != judge.Satisfied
+				if drawn != want && !(drawn && room.Verdict == judge.Violated) {
 					t.Errorf("%s room %d (%s, log %v): pinned %v, but the diagram says:\n%s", sc.Name, room.Room, room.Verdict, withLog, want, text)
 				}
-				if room.Verdict == replay.AtRisk && !strings.Contains(text, " pins ") {
+				if room.Verdict == judge.AtRisk && !strings.Contains(text, " pins ") {
 					t.Errorf("%s room %d: at-risk, but no step of the pinning completion:\n%s", sc.Name, room.Room, text)
 				}
 				lanes := d.Lanes()
@@ -271,7 +260,7 @@ func TestRoomDiagramScenarios(t *testing.T) {
 					}
 				}
 				for r := range room.Config.DecodeRanks.Size() {
-					if name := "decode " + room.Config.DecodeRanks.Names[r]; !slices.Contains(lanes, name) && room.Verdict != replay.Invalid {
+					if name := "decode " + room.Config.DecodeRanks.Names[r]; !slices.Contains(lanes, name) && room.Verdict != judge.Invalid {
 						t.Errorf("%s room %d: no lane %s in %q", sc.Name, room.Room, name, lanes)
 					}
 				}
@@ -388,7 +377,7 @@ func TestEmptyPagesInBrowser(t *testing.T) {
 	b := browser.Start(t)
 	dir := t.TempDir()
 	rp := report.NewReplayPage(report.ReplayInfo{Variant: "upstream"})
-	rp.Finish(&replay.Report{Verdicts: map[replay.Verdict]int{}}, time.Time{})
+	rp.Finish(&judge.Report{Verdicts: map[judge.Verdict]int{}}, time.Time{})
 	pages := map[string]*report.Page{
 		"replay": rp,
 		"check":  report.NewDiagramPage("nothing", ""),

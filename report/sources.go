@@ -14,8 +14,8 @@ import (
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/tla/value"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/explain"
-	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
@@ -24,12 +24,12 @@ import (
 // the unseen steps replay inferred, the status along the way, and for a
 // pinned room the state it is pinned from and the completion that pins
 // it. It returns nil when the room has no witness.
-func RoomDiagram(room *replay.Room) *Diagram { return roomDiagram(room, nil) }
+func RoomDiagram(room *judge.Room) *Diagram { return roomDiagram(room, nil) }
 
 // roomDiagram draws room on the skeleton of its witness's steps, which
 // rooms of one pattern share (replay shares their steps): cache, if not
 // nil, keeps the skeletons by the witness's steps.
-func roomDiagram(room *replay.Room, cache map[*replay.WitnessStep]*Diagram) *Diagram {
+func roomDiagram(room *judge.Room, cache map[*judge.WitnessStep]*Diagram) *Diagram {
 	w := room.Witness
 	if w == nil {
 		return nil
@@ -74,9 +74,9 @@ func roomDiagram(room *replay.Room, cache map[*replay.WitnessStep]*Diagram) *Dia
 		d.addLogLane()
 	}
 	switch room.Start {
-	case replay.StartBlind:
+	case judge.StartBlind:
 		d.Notes = append(d.Notes, "The capture joined the room's connections mid-stream: messages sent before it saw them may be missing.")
-	case replay.StartUnknown:
+	case judge.StartUnknown:
 		d.Notes = append(d.Notes, "The room's life began before the capture and the log: the steps before its first observation are one past that explains it.")
 	}
 	if !w.Aligned {
@@ -90,7 +90,7 @@ func roomDiagram(room *replay.Room, cache map[*replay.WitnessStep]*Diagram) *Dia
 
 // skeleton draws a witness's steps: what all rooms of its pattern share,
 // including which of their observations (by index) each step shows.
-func skeleton(w *replay.Witness) *Diagram {
+func skeleton(w *judge.Witness) *Diagram {
 	states := make([]model.State, len(w.Steps))
 	actions := make([]model.Action, len(w.Steps))
 	for i := range w.Steps {

@@ -45,7 +45,8 @@ func runTest(e *env, args []string) int {
 	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
 	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "exec: the longest wait for a reply")
 	startTimeout := fs.PositiveDuration("start-timeout", subprocess.DefaultStartTimeout, "exec: the longest wait for the first reply (the process starting)")
-	skew := fs.Duration("skew", captured.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	skew := skewFlag(fs) // with -captures, as replay's and watch's
+
 	schedules := fs.PositiveInt("schedules", captured.DefaultMaxSchedules, "with -captures: the schedules of a room enumerated before random ones (-cases of them) are generated")
 	htmlDir := fs.String("html", "", "write each counterexample as a sequence diagram (HTML) into `DIR` (with -captures: DIR/captures.html, every room)")
 	if code, ok := fs.parse(args); !ok {
@@ -82,7 +83,7 @@ func runTest(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
-		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound, MaxSchedules: *schedules}
+		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: skewOption(*skew), Bound: *bound, MaxSchedules: *schedules}
 		cr := &capturedRun{e: e, impls: names, opt: opt}
 		if *htmlDir != "" {
 			cr.page = capturedPage(names, *seed, *cases, args)

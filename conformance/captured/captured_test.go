@@ -13,7 +13,7 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 )
 
 var (
@@ -105,7 +105,7 @@ func TestAtRiskRoomsArePinned(t *testing.T) {
 			name, im, c := builtinFor(t, sc.variant)
 			var atRisk, pinned []int64
 			for _, room := range rooms(t, sc, c, false) {
-				if room.Verdict == replay.AtRisk {
+				if room.Verdict == judge.AtRisk {
 					atRisk = append(atRisk, room.Room)
 				}
 				if room.Skip != "" {
@@ -271,7 +271,7 @@ func TestWithLog(t *testing.T) {
 			if !room.Log {
 				t.Errorf("%s room %d: not explained with the log", sc.name, room.Room)
 			}
-			if room.Aborted && room.Verdict != replay.Satisfied {
+			if room.Aborted && room.Verdict != judge.Satisfied {
 				violated = append(violated, room.Room)
 			}
 			res, err := Run(conformance.Target{Name: name, Impl: im, Config: c}, room, Options{})

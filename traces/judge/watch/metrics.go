@@ -6,11 +6,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
-// Metrics are the Prometheus metrics of a watch. The Engine's goroutine
-// updates most of them (Observe*), the decoding goroutine the decoder's;
+// Metrics are the Prometheus metrics of a watch. Run's goroutine updates
+// most of them (Update, Event), the decoding goroutine the decoder's;
 // all are safe to scrape at any time.
 type Metrics struct {
 	judged  *prometheus.CounterVec
@@ -30,7 +31,7 @@ type Metrics struct {
 	LogErrors               prometheus.Counter
 	lastPacket, captureTime atomic.Int64 // unix nanoseconds
 	now                     func() time.Time
-	// counted holds the Engine counts the counters were last brought to.
+	// counted holds the counts the counters were last brought to.
 	counted map[string]int
 }
 
@@ -79,10 +80,10 @@ func NewMetrics(reg prometheus.Registerer, now func() time.Time) *Metrics {
 	})
 	f.MustRegister(m.judged, m.pinned, m.atRisk, m.held, m.latency, m.alerts, m.obs, m.late,
 		m.Messages, m.Gaps, m.Resyncs, m.Packets, m.Dropped, m.LogErrors, lag, ct)
-	for _, v := range []replay.Verdict{replay.Satisfied, replay.Violated, replay.Inconclusive, replay.AtRisk, replay.Invalid, replay.NotAborted} {
+	for _, v := range judge.Verdicts {
 		m.judged.WithLabelValues(string(v))
 	}
-	for _, k := range []Kind{Pinned, AtRisk, Released} {
+	for _, k := range []judge.EventKind{judge.EventPinned, judge.EventAtRisk, judge.EventReleased} {
 		m.alerts.WithLabelValues(k.String())
 	}
 	m.obs.WithLabelValues("wire")
@@ -96,32 +97,33 @@ func (m *Metrics) Packet(t time.Time) {
 	m.lastPacket.Store(t.UnixNano())
 }
 
-// Event records an event of the Engine.
-func (m *Metrics) Event(ev Event) {
+// Event records an event of the judge.
+func (m *Metrics) Event(ev judge.Event) {
 	switch ev.Kind {
-	case Pinned, AtRisk, Released:
+	case judge.EventPinned, judge.EventAtRisk, judge.EventReleased:
 		m.alerts.WithLabelValues(ev.Kind.String()).Inc()
-	case Verdict:
+	case judge.EventVerdict:
 		if ev.Room.Latency >= 0 {
 			m.latency.Observe(ev.Room.Latency.Seconds())
 		}
 	}
 }
 
-// Engine records the Engine's state after it was fed or ticked: gauges,
-// and the counters of verdicts and observations.
-func (m *Metrics) Engine(e *Engine, wall time.Time) {
-	s := e.Stats()
+// Update records the state of the judge and of the merge feeding it,
+// after they were fed or ticked: gauges, and the counters of verdicts and
+// observations.
+func (m *Metrics) Update(j *judge.Judge, l *observe.Live, wall time.Time) {
+	s, ls := j.Stats(), l.Stats()
 	m.pinned.Set(float64(s.Pinned))
 	m.atRisk.Set(float64(s.AtRisk))
 	m.held.Set(float64(s.Held))
-	m.captureTime.Store(e.Now(wall).UnixNano())
-	for v, n := range e.Counts() {
+	m.captureTime.Store(l.Now(wall).UnixNano())
+	for v, n := range j.Report().Verdicts {
 		m.bring(m.judged.WithLabelValues(string(v)), "verdict "+string(v), n)
 	}
-	m.bring(m.obs.WithLabelValues("wire"), "wire", s.Wire)
-	m.bring(m.obs.WithLabelValues("log"), "log", s.Log)
-	m.bring(m.late, "late", s.Late)
+	m.bring(m.obs.WithLabelValues("wire"), "wire", ls.Wire)
+	m.bring(m.obs.WithLabelValues("log"), "log", ls.Log)
+	m.bring(m.late, "late", ls.Late)
 }
 
 // bring brings counter c, which stands for the count named key, up to n.

@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"fmt"
@@ -21,20 +21,20 @@ import (
 // (uncovered), which re-explains it in place. A provisional judgment of
 // a live room (the Watcher's) holds it to the log, which may show it
 // yet.
-func (r *Replayer) judge(rm *room, end int64, final bool) *Room {
-	out := r.judged(rm, end, final)
-	if rs := &rm.Data; r.opt.KeepMatch && rs.inst != nil && !rs.histLost {
-		out.Match = &explain.Match{Inst: rs.inst, Start: out.Start, Hist: slices.Clone(rs.hist), Skew: r.opt.Skew}
+func (j *Judge) judge(rm *room, end int64, final bool) *Room {
+	out := j.judged(rm, end, final)
+	if rs := &rm.Data; j.opt.KeepMatch && rs.inst != nil && !rs.histLost {
+		out.Match = &explain.Match{Inst: rs.inst, Start: out.Start, Hist: slices.Clone(rs.hist), Skew: j.opt.Skew}
 	}
 	return out
 }
 
 // judged is judge's verdict.
-func (r *Replayer) judged(rm *room, end int64, final bool) *Room {
+func (j *Judge) judged(rm *room, end int64, final bool) *Room {
 	rs := &rm.Data
-	r.closeBurst(rm, len(rs.hist))
-	wireOnly := r.opt.Log && (!rm.OnLogEndpoint() || final && r.uncovered(rm))
-	out := r.verdictFromStart(rm, end)
+	j.closeBurst(rm, len(rs.hist))
+	wireOnly := j.opt.Log && (!rm.OnLogEndpoint() || final && j.uncovered(rm))
+	out := j.verdictFromStart(rm, end)
 	if wireOnly {
 		out.WireOnly = true
 		why := "the log does not show this room"
@@ -50,7 +50,7 @@ func (r *Replayer) judged(rm *room, end int64, final bool) *Room {
 // never showed; if so, its observations are explained again from the
 // wire alone (as the rooms of other endpoints are), since its log lines
 // are not missing but unseen.
-func (r *Replayer) uncovered(rm *room) bool {
+func (j *Judge) uncovered(rm *room) bool {
 	rs := &rm.Data
 	if !rs.log || rs.logSeen {
 		return false
@@ -58,7 +58,7 @@ func (r *Replayer) uncovered(rm *room) bool {
 	if rs.inst == nil || rs.histLost || rs.invalid != nil && !rs.invalid.byMatch {
 		return true
 	}
-	inst, err := r.instances.Get(rs.inst.Config().RequiredDstInfoNum, false)
+	inst, err := j.instances.Get(rs.inst.Config().RequiredDstInfoNum, false)
 	if err != nil {
 		return true
 	}
@@ -68,9 +68,9 @@ func (r *Replayer) uncovered(rm *room) bool {
 		aborted: rs.aborted, abortTime: rs.abortTime, abortFrame: rs.abortFrame, latency: -1,
 		startWindow: rs.startWindow, preCapture: rs.preCapture, boundHit: rs.boundHit}
 	begin := 0
-	for end := range explain.Bursts(rs.hist, r.opt.Skew) {
+	for end := range explain.Bursts(rs.hist, j.opt.Skew) {
 		rs.burst = begin
-		r.closeBurst(rm, end)
+		j.closeBurst(rm, end)
 		begin = end
 	}
 	return true
@@ -79,20 +79,20 @@ func (r *Replayer) uncovered(rm *room) bool {
 // verdictFromStart gives the room's verdict, judging it again from a
 // blind or unknown start where its first observation may not be the
 // start of its life.
-func (r *Replayer) verdictFromStart(rm *room, end int64) *Room {
+func (j *Judge) verdictFromStart(rm *room, end int64) *Room {
 	rs := &rm.Data
-	out := r.verdict(rm, end)
-	if !(rs.preCapture || rs.startWindow && r.rooms.MidStream()) || rs.histLost || rs.inst == nil || rs.invalid != nil && !rs.invalid.byMatch {
+	out := j.verdict(rm, end)
+	if !(rs.preCapture || rs.startWindow && j.rooms.MidStream()) || rs.histLost || rs.inst == nil || rs.invalid != nil && !rs.invalid.byMatch {
 		return out
 	}
-	blind := r.rejudge(rm, StartBlind, end)
+	blind := j.rejudge(rm, StartBlind, end)
 	if blind.Verdict == Invalid {
-		blind = r.rejudge(rm, StartUnknown, end)
+		blind = j.rejudge(rm, StartUnknown, end)
 	}
 	if blind.Verdict == out.Verdict && out.Verdict != Invalid {
 		return out
 	}
-	when := fmt.Sprintf("first seen in the first %v of a capture that joined connections mid-stream", r.opt.Deadline)
+	when := fmt.Sprintf("first seen in the first %v of a capture that joined connections mid-stream", j.opt.Deadline)
 	if rs.preCapture {
 		when = "first seen in the log before the capture's first message"
 	}
@@ -105,36 +105,29 @@ func (r *Replayer) verdictFromStart(rm *room, end int64) *Room {
 }
 
 // rejudge explains the room's history again from the given start.
-func (r *Replayer) rejudge(rm *room, start Start, end int64) *Room {
+func (j *Judge) rejudge(rm *room, start Start, end int64) *Room {
 	rs := &rm.Data
 	set, complete := rs.inst.StartSet(start)
 	again := *rm
 	again.Data = roomState{log: rs.log, inst: rs.inst, set: set, hist: rs.hist, aborted: rs.aborted,
 		abortTime: rs.abortTime, abortFrame: rs.abortFrame, latency: -1, evidence: rs.evidence, more: rs.more,
 		start: start, boundHit: !complete}
-	// Burst by burst, as Observe cut them.
+	// Burst by burst, as Step cut them.
 	begin := 0
-	for end := range explain.Bursts(rs.hist, r.opt.Skew) {
+	for end := range explain.Bursts(rs.hist, j.opt.Skew) {
 		again.Data.burst = begin
-		r.closeBurst(&again, end)
+		j.closeBurst(&again, end)
 		begin = end
 	}
-	return r.verdict(&again, end)
-}
-
-func stamp64(t int64) time.Time {
-	if t == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, t).UTC()
+	return j.verdict(&again, end)
 }
 
 // verdict gives the room's verdict at time end from its explained state.
-func (r *Replayer) verdict(rm *room, end int64) *Room {
+func (j *Judge) verdict(rm *room, end int64) *Room {
 	rs := &rm.Data
-	out := &Room{Room: rm.ID, Prefill: r.rooms.Endpoint(rm), Aborted: rs.aborted, AbortFrame: rs.abortFrame, AbortTime: stamp64(rs.abortTime),
+	out := &Room{Room: rm.ID, Prefill: j.rooms.Endpoint(rm), Aborted: rs.aborted, AbortFrame: rs.abortFrame, AbortTime: stamp64(rs.abortTime),
 		FirstSeen: stamp64(rm.First), LastSeen: stamp64(rm.Last), TerminalTime: stamp64(rs.terminal),
-		Latency: -1, More: rs.more, MaxHidden: rs.depth, BoundHit: rs.boundHit, Start: rs.start, Ranks: r.rooms.RankNames(rm)}
+		Latency: -1, More: rs.more, MaxHidden: rs.depth, BoundHit: rs.boundHit, Start: rs.start, Ranks: j.rooms.RankNames(rm)}
 	if rs.inst != nil {
 		out.Config = rs.inst.Config()
 	}
@@ -149,12 +142,12 @@ func (r *Replayer) verdict(rm *room, end int64) *Room {
 		out.Verdict, out.Reason = Invalid, iv.reason
 		out.Unexplained = iv.obs
 		if iv.obs == nil {
-			out.Unexplained = r.observation(rm, iv.rec)
+			out.Unexplained = j.observation(rm, iv.rec)
 		}
 		if iv.from != nil && rs.inst != nil {
 			out.State = iv.from.Format(rs.inst.Config())
 			if iv.byMatch {
-				out.Behaviour = r.rebuild(rm, nil)
+				out.Behaviour = j.rebuild(rm, nil)
 			}
 		}
 		return out
@@ -163,12 +156,12 @@ func (r *Replayer) verdict(rm *room, end int64) *Room {
 		out.Verdict, out.Reason = NotAborted, "never aborted"
 		return out
 	}
-	dl := int64(r.opt.Deadline)
+	dl := int64(j.opt.Deadline)
 	if !rs.open && rs.latency >= 0 {
 		out.Latency = time.Duration(rs.latency)
 		if rs.latency > dl {
-			out.Verdict, out.Reason = Violated, fmt.Sprintf("released %v after the abort, later than the %v deadline", out.Latency, r.opt.Deadline)
-			out.Behaviour = r.rebuild(rm, nil)
+			out.Verdict, out.Reason = Violated, fmt.Sprintf("released %v after the abort, later than the %v deadline", out.Latency, j.opt.Deadline)
+			out.Behaviour = j.rebuild(rm, nil)
 			return out
 		}
 		out.Verdict, out.Reason = Satisfied, fmt.Sprintf("released %v after the abort", out.Latency)
@@ -181,14 +174,14 @@ func (r *Replayer) verdict(rm *room, end int64) *Room {
 	if rs.log {
 		waited := time.Duration(end - rs.episode)
 		if rs.latency > dl {
-			out.Verdict, out.Reason = Violated, fmt.Sprintf("released %v after an abort, later than the %v deadline", time.Duration(rs.latency), r.opt.Deadline)
+			out.Verdict, out.Reason = Violated, fmt.Sprintf("released %v after an abort, later than the %v deadline", time.Duration(rs.latency), j.opt.Deadline)
 		} else if end-rs.episode >= dl {
-			out.Verdict, out.Reason = Violated, fmt.Sprintf("not released %v after the abort (deadline %v)", waited, r.opt.Deadline)
+			out.Verdict, out.Reason = Violated, fmt.Sprintf("not released %v after the abort (deadline %v)", waited, j.opt.Deadline)
 		} else {
-			out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("not released yet; the capture ended %v after the abort, before the %v deadline", waited, r.opt.Deadline)
+			out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("not released yet; the capture ended %v after the abort, before the %v deadline", waited, j.opt.Deadline)
 			return out
 		}
-		out.Behaviour = r.rebuild(rm, nil)
+		out.Behaviour = j.rebuild(rm, nil)
 		return out
 	}
 	pin, complete := rs.inst.Pin(rs.set)
@@ -196,11 +189,11 @@ func (r *Replayer) verdict(rm *room, end int64) *Room {
 	case pin != nil:
 		out.Pin = pin
 		out.Verdict, out.Reason = AtRisk, fmt.Sprintf("some completion of the unseen steps (%d steps) pins the room", len(pin)-1)
-		if b := r.rebuild(rm, &pin[0]); b != nil {
+		if b := j.rebuild(rm, &pin[0]); b != nil {
 			out.Behaviour = append(b, pin[1:]...)
 		}
 	case !complete:
-		out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("the completions of the unseen steps exceed the search bound (%d states)", r.opt.MaxStates)
+		out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("the completions of the unseen steps exceed the search bound (%d states)", j.opt.MaxStates)
 		out.BoundHit = true
 	default:
 		out.Verdict, out.Reason = Satisfied, "every completion of the unseen steps releases the room (no log: release time not observed)"
@@ -211,10 +204,10 @@ func (r *Replayer) verdict(rm *room, end int64) *Room {
 // rebuild returns a behaviour matching the room's history, ending in
 // state want if given (explain.Instance.Behaviour); nil when the history
 // was not kept.
-func (r *Replayer) rebuild(rm *room, want *model.State) []model.State {
+func (j *Judge) rebuild(rm *room, want *model.State) []model.State {
 	rs := &rm.Data
 	if rs.histLost || rs.inst == nil {
 		return nil
 	}
-	return rs.inst.Behaviour(rs.start, rs.hist, r.opt.Skew, want)
+	return rs.inst.Behaviour(rs.start, rs.hist, j.opt.Skew, want)
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/source"
 )
@@ -117,33 +117,67 @@ func (sc *scenario) wire() []observe.Observation {
 
 // replayJSON replays the scenario as roomspec replay -format json does and
 // returns its lines, sorted.
-func (sc *scenario) replayJSON(t *testing.T, opt replay.Options) []string {
+func (sc *scenario) replayJSON(t *testing.T, opt judge.Options) []string {
 	t.Helper()
 	var lines []string
-	opt.OnRoom = func(room *replay.Room) {
-		if room.Aborted || room.Verdict == replay.Invalid {
+	r, err := judge.New(sc.cfg, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := func() {
+		for _, ev := range r.Ready() {
 			var b bytes.Buffer
-			if err := replay.WriteRoomJSON(&b, room); err != nil {
+			if err := judge.WriteRoomJSON(&b, ev.Room); err != nil {
 				t.Fatal(err)
 			}
 			lines = append(lines, strings.TrimSpace(b.String()))
 		}
-	}
-	r, err := replay.New(sc.cfg, opt)
-	if err != nil {
-		t.Fatal(err)
 	}
 	obs := sc.wire()
 	if opt.Log {
 		obs = observe.Merge(obs, sc.log)
 	}
 	for _, o := range obs {
-		r.Observe(o)
+		r.Step(o)
+		take()
 	}
 	r.Finish(sc.end)
+	take()
 	slices.Sort(lines)
 	return lines
 }
+
+// engine is the watcher Run's goroutine holds, fed directly: what the
+// sources deliver goes to the merge, and what it hands on to the judge,
+// whose events go to emit.
+type engine struct {
+	*watcher
+	log bool
+}
+
+func newEngine(t *testing.T, c *model.Config, opt judge.Options, lopt observe.LiveOptions, emit func(judge.Event)) *engine {
+	t.Helper()
+	opt.Overdue = true
+	j, err := judge.New(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emit == nil {
+		emit = func(judge.Event) {}
+	}
+	lopt.Log = opt.Log
+	return &engine{watcher: &watcher{live: observe.NewLive(lopt), judge: j, emit: emit}, log: opt.Log}
+}
+
+func (e *engine) Record(t, wall time.Time)                   { e.live.Record(t, wall); e.pump() }
+func (e *engine) Wire(o observe.Observation, wall time.Time) { e.live.Wire(o, wall); e.pump() }
+func (e *engine) Log(o observe.Observation, wall time.Time)  { e.live.Log(o, wall); e.pump() }
+func (e *engine) LogAtEnd(wall time.Time)                    { e.live.LogAtEnd(wall); e.pump() }
+func (e *engine) Tick(wall time.Time)                        { e.live.Tick(wall); e.pump() }
+func (e *engine) Now(wall time.Time) time.Time               { return e.live.Now(wall) }
+func (e *engine) Last() time.Time                            { return e.live.Last() }
+func (e *engine) Stats() Stats                               { return e.stats() }
+func (e *engine) Finish(end time.Time) *judge.Report         { return e.finish(end) }
 
 // arrival is something a source delivers at a wall time.
 type arrival struct {
@@ -158,12 +192,12 @@ type arrival struct {
 // 10 ms of wall time, at each of which the log follower finds the log's
 // end if its last line was written 20 ms before; then the source ends.
 // It keeps *cur at the wall time being played.
-func (sc *scenario) live(e *Engine, rng *rand.Rand, delay, maxLogDelay, offset time.Duration, cur *time.Time) {
+func (sc *scenario) live(e *engine, rng *rand.Rand, delay, maxLogDelay, offset time.Duration, cur *time.Time) {
 	var as []arrival
 	for i := range sc.records {
 		as = append(as, arrival{wall: sc.records[i].t.Add(offset + delay), rec: &sc.records[i]})
 	}
-	if e.opt.Replay.Log {
+	if e.log {
 		last := time.Time{}
 		for i := range sc.log {
 			w := sc.log[i].Time.Add(offset + time.Duration(rng.Int63n(int64(maxLogDelay)+1)))
@@ -196,7 +230,7 @@ func (sc *scenario) live(e *Engine, rng *rand.Rand, delay, maxLogDelay, offset t
 		if wall.Sub(start)%(10*time.Millisecond) == 0 {
 			// The follower looks at the log each tick, and finds its end
 			// once it has read the last line written.
-			if e.opt.Replay.Log && !logEnd.IsZero() && !wall.Before(logEnd) {
+			if e.log && !logEnd.IsZero() && !wall.Before(logEnd) {
 				e.LogAtEnd(wall)
 			}
 			e.Tick(wall)
@@ -218,36 +252,33 @@ func TestEngineScenarios(t *testing.T) {
 					seeds = 1 // (the log's delays are what is random)
 				}
 				for seed := int64(1); seed <= seeds; seed++ {
-					opt := replay.Options{Deadline: sc.deadline, Log: log}
-					var events []Event
+					opt := judge.Options{Deadline: sc.deadline, Log: log}
+					var events []judge.Event
 					var walls []time.Time
 					var wall time.Time
-					e, err := New(sc.cfg, Options{Replay: opt}, func(ev Event) {
+					e := newEngine(t, sc.cfg, opt, observe.LiveOptions{}, func(ev judge.Event) {
 						events = append(events, ev)
 						walls = append(walls, wall)
 					})
-					if err != nil {
-						t.Fatal(err)
-					}
 					sc.live(e, rand.New(rand.NewSource(seed)), time.Millisecond, 100*time.Millisecond, 0, &wall)
 					e.Finish(e.Last())
 					var got []string
-					pinned := map[int64]Event{}
+					pinned := map[int64]judge.Event{}
 					pinnedWall := map[int64]time.Time{}
 					for i, ev := range events {
 						switch ev.Kind {
-						case Verdict:
+						case judge.EventVerdict:
 							var b bytes.Buffer
-							replay.WriteRoomJSON(&b, ev.Room)
+							judge.WriteRoomJSON(&b, ev.Room)
 							got = append(got, strings.TrimSpace(b.String()))
-						case Pinned:
+						case judge.EventPinned:
 							pinned[ev.Room.Room] = ev
 							pinnedWall[ev.Room.Room] = walls[i]
-						case AtRisk:
+						case judge.EventAtRisk:
 							if log {
 								t.Errorf("at-risk event with the log")
 							}
-						case Released:
+						case judge.EventReleased:
 							t.Errorf("room %d released late", ev.Room.Room)
 						}
 					}
@@ -275,7 +306,7 @@ func TestEngineScenarios(t *testing.T) {
 					for room, ev := range pinned {
 						due := ev.Room.AbortTime.Add(sc.deadline)
 						late := pinnedWall[room].Sub(due)
-						if ev.At.Before(due) || ev.At.After(due.Add(10*time.Millisecond)) || late > e.opt.Hold+20*time.Millisecond {
+						if ev.At.Before(due) || ev.At.After(due.Add(10*time.Millisecond)) || late > e.live.Hold()+20*time.Millisecond {
 							t.Errorf("seed %d: room %d pinned at capture time %v, wall %v; deadline %v", seed, room, ev.At, pinnedWall[room], due)
 						}
 					}
@@ -310,10 +341,7 @@ func findScenario(t *testing.T, name string) *scenario {
 // clock) never jumps ahead.
 func TestEngineClock(t *testing.T) {
 	sc := findScenario(t, "healthy")
-	e, err := New(sc.cfg, Options{Replay: replay.Options{Deadline: sc.deadline}, Hold: 100 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newEngine(t, sc.cfg, judge.Options{Deadline: sc.deadline}, observe.LiveOptions{Hold: 100 * time.Millisecond}, nil)
 	if !e.Now(time.Now()).IsZero() {
 		t.Fatal("capture time before the first record")
 	}
@@ -356,18 +384,15 @@ func TestEngineSilentWire(t *testing.T) {
 		}
 	}
 	const hold, tick = 250 * time.Millisecond, 50 * time.Millisecond
-	var pinned []Event
+	var pinned []judge.Event
 	var walls []time.Time
 	var wall time.Time
-	e, err := New(sc.cfg, Options{Replay: replay.Options{Deadline: sc.deadline, Log: true}, Hold: hold}, func(ev Event) {
-		if ev.Kind == Pinned {
+	e := newEngine(t, sc.cfg, judge.Options{Deadline: sc.deadline, Log: true}, observe.LiveOptions{Hold: hold}, func(ev judge.Event) {
+		if ev.Kind == judge.EventPinned {
 			pinned = append(pinned, ev)
 			walls = append(walls, wall)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	li := 0
 	for _, r := range sc.records {
 		if r.t.After(lastAbort) {
@@ -408,10 +433,7 @@ func TestEngineSilentWire(t *testing.T) {
 // only up to MaxQueued.
 func TestEngineQueueBound(t *testing.T) {
 	sc := findScenario(t, "healthy")
-	e, err := New(sc.cfg, Options{Replay: replay.Options{Deadline: sc.deadline, Log: true}, MaxQueued: 5}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newEngine(t, sc.cfg, judge.Options{Deadline: sc.deadline, Log: true}, observe.LiveOptions{MaxQueued: 5}, nil)
 	n := 0
 	for _, r := range sc.records {
 		e.Record(r.t, r.t)

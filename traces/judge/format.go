@@ -1,6 +1,7 @@
-package replay
+package judge
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -148,7 +149,7 @@ func WriteRoomJSON(w io.Writer, room *Room) error {
 		j.Unexplained = room.Unexplained.String()
 	}
 	if err := json.NewEncoder(w).Encode(&j); err != nil {
-		return fmt.Errorf("replay: json: %w", err)
+		return fmt.Errorf("judge: json: %w", err)
 	}
 	return nil
 }
@@ -203,8 +204,39 @@ func (r *Report) WriteJUnit(w io.Writer, suite string) error {
 	}
 	b, err := xml.MarshalIndent(junitSuites{Suites: []junitSet{set}}, "", "  ")
 	if err != nil {
-		return fmt.Errorf("replay: junit: %w", err)
+		return fmt.Errorf("judge: junit: %w", err)
 	}
 	_, err = fmt.Fprintf(w, "%s%s\n", xml.Header, b)
+	return err
+}
+
+// jsonEvent is an Event's JSON line: the room is WriteRoomJSON's object.
+type jsonEvent struct {
+	Event string          `json:"event"`
+	Time  string          `json:"time"`
+	Alert uint64          `json:"alert,omitempty"`
+	Room  json.RawMessage `json:"room"`
+}
+
+// WriteEventJSON writes ev as one line of JSON (roomspec watch's output):
+//
+//	{"event":"pinned","time":"2026-...Z","alert":1,"room":{...}}
+//
+// where room is the object roomspec replay -format json writes for the
+// room (WriteRoomJSON).
+func WriteEventJSON(w io.Writer, ev Event) error {
+	var room bytes.Buffer
+	if err := WriteRoomJSON(&room, ev.Room); err != nil {
+		return err
+	}
+	j := jsonEvent{Event: ev.Kind.String(), Alert: ev.Alert, Room: bytes.TrimSpace(room.Bytes())}
+	if !ev.At.IsZero() {
+		j.Time = stamp(ev.At)
+	}
+	b, err := json.Marshal(&j)
+	if err != nil {
+		return fmt.Errorf("judge: json: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
 	return err
 }

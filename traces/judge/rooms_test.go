@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"os"
@@ -28,15 +28,17 @@ func TestManyRoomsHeld(t *testing.T) {
 			t.Fatal(err)
 		}
 		reported, early := 0, 0
-		var r *Replayer
-		r, err = New(cfg, Options{Deadline: 10 * time.Second, OnRoom: func(room *Room) {
-			reported++
-			if r.Live() > 0 {
-				early++ // handed over while the replay ran
-			}
-		}})
+		r, err := New(cfg, Options{Deadline: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
+		}
+		take := func() {
+			for range r.Ready() {
+				reported++
+				if r.Stats().Held > 0 {
+					early++ // handed over while the replay ran
+				}
+			}
 		}
 		most, reordered := 0, 0
 		aborted := map[int64]bool{} // rooms with an ABORT captured
@@ -48,8 +50,9 @@ func TestManyRoomsHeld(t *testing.T) {
 				case o.Kind == TransferInfo && aborted[o.Room]:
 					reordered++
 				}
-				r.Observe(o)
-				most = max(most, r.Live())
+				r.Step(o)
+				take()
+				most = max(most, r.Stats().Held)
 			}
 		}, func(decode.Diagnostic) {})
 		f.Close()
@@ -57,6 +60,7 @@ func TestManyRoomsHeld(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := r.Finish(sum.End)
+		take()
 		t.Logf("%s: %d rooms (%d aborted, %d reported, %d while running, %d with a TransferInfo after an ABORT), at most %d held at once",
 			filepath.Base(path), rep.Total, rep.Aborted, reported, early, reordered, most)
 		if strings.Contains(path, "_eager") && reordered == 0 {

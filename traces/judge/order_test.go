@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"errors"
@@ -207,14 +207,7 @@ func TestPrefillEndpoints(t *testing.T) {
 	obs = append(obs, extra)
 	slices.SortStableFunc(obs, func(a, b Observation) int { return a.Time.Compare(b.Time) })
 
-	r, err := New(variantConfig(t, "fixed-deferred"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range obs {
-		r.Observe(o)
-	}
-	rep := r.Finish(w[len(w)-1].Time.Add(time.Hour))
+	rep := judgeAll(t, variantConfig(t, "fixed-deferred"), Options{}, obs, w[len(w)-1].Time.Add(time.Hour))
 	got := map[netip.AddrPort]Verdict{}
 	for _, room := range rep.Rooms {
 		got[room.Prefill] = room.Verdict
@@ -229,13 +222,10 @@ func TestPrefillEndpoints(t *testing.T) {
 	// With the log of x's prefill: y's room is judged from the wire alone
 	// (its prefill steps are unseen, not missing from the log).
 	_, _, l := healthyObs(t, "fixed-deferred")
-	r, err = New(variantConfig(t, "fixed-deferred"), Options{Log: true, LogEndpoint: x})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRecorder(t, variantConfig(t, "fixed-deferred"), Options{Log: true, LogEndpoint: x, AllRooms: true})
 	for _, o := range Merge(obs[:len(obs)-1], l) {
 		if o.Frame != 99 {
-			r.Observe(o)
+			r.Step(o)
 		}
 	}
 	rep = r.Finish(w[len(w)-1].Time.Add(time.Hour))
@@ -276,14 +266,22 @@ func TestRoomReuse(t *testing.T) {
 	}
 }
 
-// TestOnRoom: with OnRoom, rooms are handed over as they go idle, only the
-// reported ones (aborted or invalid); the report counts them all.
-func TestOnRoom(t *testing.T) {
+// TestVerdictEvents: rooms get their Verdict event as they go idle, only
+// the reported ones (aborted or invalid); the report counts them all.
+func TestVerdictEvents(t *testing.T) {
 	_, w, _ := healthyObs(t, "upstream")
 	var got []*Room
-	r, err := New(variantConfig(t, "upstream"), Options{Deadline: time.Minute, OnRoom: func(room *Room) { got = append(got, room) }})
+	r, err := New(variantConfig(t, "upstream"), Options{Deadline: time.Minute})
 	if err != nil {
 		t.Fatal(err)
+	}
+	take := func() {
+		for _, ev := range r.Ready() {
+			if ev.Kind != EventVerdict {
+				t.Fatalf("%s event without Options.Overdue", ev.Kind)
+			}
+			got = append(got, ev.Room)
+		}
 	}
 	const rooms = 300
 	var last time.Time
@@ -296,13 +294,15 @@ func TestOnRoom(t *testing.T) {
 			o.Room = int64(g)
 			o.Time = o.Time.Add(time.Duration(g) * 10 * time.Second)
 			last = o.Time
-			r.Observe(o)
+			r.Step(o)
+			take()
 		}
 		if g == rooms/2 && len(got) == 0 {
 			t.Fatal("no room handed over while the replay ran")
 		}
 	}
 	rep := r.Finish(last.Add(time.Hour))
+	take()
 	if len(rep.Rooms) != 0 || rep.Total != rooms || rep.Aborted != rooms/3 || len(got) != rooms/3 {
 		t.Fatalf("report holds %d rooms, counts %d (%d aborted); %d handed over; want 0, %d (%d), %d",
 			len(rep.Rooms), rep.Total, rep.Aborted, len(got), rooms, rooms/3, rooms/3)

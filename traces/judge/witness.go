@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"fmt"
@@ -87,41 +87,41 @@ const maxWitnesses = 4096
 // the same start, to the same kind of verdict) have the same witness but
 // for their observations themselves: it is rebuilt once per pattern, its
 // steps shared.
-func (r *Replayer) witness(rm *room, room *Room) *Witness {
+func (j *Judge) witness(rm *room, room *Room) *Witness {
 	rs := &rm.Data
 	if rs.histLost || rs.inst == nil {
 		return nil
 	}
 	if room.Verdict == Invalid {
-		return r.rebuildWitness(rm, room)
+		return j.rebuildWitness(rm, room)
 	}
-	key := r.pattern(rs, room)
-	w, ok := r.witnesses[key]
+	key := j.pattern(rs, room)
+	w, ok := j.witnesses[key]
 	if !ok {
-		if w = r.rebuildWitness(rm, room); w == nil {
+		if w = j.rebuildWitness(rm, room); w == nil {
 			return nil
 		}
-		if r.witnesses == nil || len(r.witnesses) >= maxWitnesses {
-			r.witnesses = map[string]*Witness{}
+		if j.witnesses == nil || len(j.witnesses) >= maxWitnesses {
+			j.witnesses = map[string]*Witness{}
 		}
-		r.witnesses[key] = w
+		j.witnesses[key] = w
 		return w
 	}
 	out := *w
 	out.Observations = make([]observe.Observation, 0, len(rs.hist))
 	for _, rec := range rs.hist {
-		out.Observations = append(out.Observations, *r.observation(rm, rec))
+		out.Observations = append(out.Observations, *j.observation(rm, rec))
 	}
 	return &out
 }
 
 // pattern says what a room's witness depends on: its instance, start and
 // kind of verdict, and its bursts' marks and orders.
-func (r *Replayer) pattern(rs *roomState, room *Room) string {
+func (j *Judge) pattern(rs *roomState, room *Room) string {
 	b := fmt.Appendf(nil, "%p %d %s|", rs.inst, room.Start, room.Verdict)
 	start := 0
-	for end := range explain.Bursts(rs.hist, r.opt.Skew) {
-		ms, ord := explain.BurstOf(rs.hist[start:end], r.opt.Skew)
+	for end := range explain.Bursts(rs.hist, j.opt.Skew) {
+		ms, ord := explain.BurstOf(rs.hist[start:end], j.opt.Skew)
 		b = append(ord.AppendKey(b, ms[:end-start]), '|')
 		start = end
 	}
@@ -129,7 +129,7 @@ func (r *Replayer) pattern(rs *roomState, room *Room) string {
 }
 
 // rebuildWitness rebuilds the witness of room, judged from rm.
-func (r *Replayer) rebuildWitness(rm *room, room *Room) *Witness {
+func (j *Judge) rebuildWitness(rm *room, room *Room) *Witness {
 	rs := &rm.Data
 	c := rs.inst.Config()
 	states, pin := room.Behaviour, -1
@@ -138,7 +138,7 @@ func (r *Replayer) rebuildWitness(rm *room, room *Room) *Witness {
 	}
 	if states == nil || room.Pin == nil && room.Aborted && room.Verdict != Invalid {
 		// Judged again from room.Start where judge said so.
-		states = r.explanation(rs, room.Start, room.Aborted)
+		states = j.explanation(rs, room.Start, room.Aborted)
 	}
 	if len(states) == 0 {
 		return nil
@@ -158,8 +158,8 @@ func (r *Replayer) rebuildWitness(rm *room, room *Room) *Witness {
 	}
 	marks := make([]explain.Mark, 0, len(rs.hist))
 	for _, rec := range rs.hist {
-		w.Observations = append(w.Observations, *r.observation(rm, rec))
-		marks = append(marks, r.marks.Mark(rec.Mark))
+		w.Observations = append(w.Observations, *j.observation(rm, rec))
+		marks = append(marks, j.marks.Mark(rec.Mark))
 	}
 	if u := room.Unexplained; u != nil {
 		w.Unexplained = len(w.Observations)
@@ -185,8 +185,8 @@ func (r *Replayer) rebuildWitness(rm *room, room *Room) *Witness {
 // observations from start: of the states they may leave it in, for an
 // aborted room one from which no completion lets its aborted requests go
 // (the one that shows how it was pinned), else the first.
-func (r *Replayer) explanation(rs *roomState, start Start, aborted bool) []model.State {
-	m := explain.Match{Inst: rs.inst, Start: start, Hist: rs.hist, Skew: r.opt.Skew}
+func (j *Judge) explanation(rs *roomState, start Start, aborted bool) []model.State {
+	m := explain.Match{Inst: rs.inst, Start: start, Hist: rs.hist, Skew: j.opt.Skew}
 	finals, _ := m.Explanations()
 	if len(finals) == 0 {
 		return nil

@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"errors"
@@ -36,12 +36,9 @@ func TestLogMustBelong(t *testing.T) {
 		{"a day early", shifted(fixed.log, -24*time.Hour), "apart, more than the 2s deadline"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := New(variantConfig(t, fixed.Variant), Options{Deadline: fixed.deadline, Log: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := newRecorder(t, variantConfig(t, fixed.Variant), Options{Deadline: fixed.deadline, Log: true, AllRooms: true})
 			for _, o := range Merge(fixed.wire, tc.log) {
-				r.Observe(o)
+				r.Step(o)
 			}
 			rep := r.Finish(fixed.end)
 			if err := r.Err(); !errors.Is(err, ErrLogMismatch) || !strings.Contains(err.Error(), tc.want) {

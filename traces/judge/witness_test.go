@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"slices"
@@ -25,14 +25,7 @@ func TestWitnessScenarios(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				cfg := variantConfig(t, sc.Variant)
 				plain := sc.replay(t, log, obs, sc.end)
-				r, err := New(cfg, Options{Deadline: sc.deadline, Log: log, Witness: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, o := range obs {
-					r.Observe(o)
-				}
-				rep := r.Finish(sc.end)
+				rep := judgeAll(t, cfg, Options{Deadline: sc.deadline, Log: log, Witness: true}, obs, sc.end)
 				if got, want := verdicts(rep), verdicts(plain); !mapsEqual(got, want) {
 					t.Fatalf("verdicts with witnesses %v, without %v", got, want)
 				}

@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ type room = observe.Room[roomState]
 // behaviour; past it only the open burst is kept.
 const maxHistory = 4096
 
-// roomState is what the Replayer keeps of a live room.
+// roomState is what the Judge keeps of a live room.
 type roomState struct {
 	log  bool
 	inst *explain.Instance
@@ -71,30 +71,27 @@ type invalidity struct {
 	byMatch bool
 }
 
-// Observe feeds the next observation (in time order).
-func (r *Replayer) Observe(o observe.Observation) { r.observe(o) }
-
-// observe is Observe; it returns the room o was grouped into (nil once
-// Err is set).
-func (r *Replayer) observe(o observe.Observation) *room {
-	if r.err != nil {
+// observe groups and explains o (Step); it returns the room o was
+// grouped into (nil once Err is set).
+func (j *Judge) observe(o observe.Observation) *room {
+	if j.err != nil {
 		return nil
 	}
 	now := o.Time.UnixNano()
-	r.lastTime = max(r.lastTime, now)
-	rm, created := r.rooms.Observe(&o)
+	j.lastTime = max(j.lastTime, now)
+	rm, created := j.rooms.Observe(&o)
 	rs := &rm.Data
 	if created {
-		started, start := r.rooms.Started()
+		started, start := j.rooms.Started()
 		rs.latency = -1
-		rs.log = r.opt.Log && rm.OnLogEndpoint()
+		rs.log = j.opt.Log && rm.OnLogEndpoint()
 		rs.preCapture = !started
-		rs.startWindow = !started || now-start <= int64(r.opt.Deadline)
+		rs.startWindow = !started || now-start <= int64(j.opt.Deadline)
 		rs.hist, rs.evidence = rs.histBuf[:0], rs.evBuf[:0]
 	}
-	r.evidence(rs, &o)
-	if r.opt.Log {
-		r.observeLog(rm, &o, now)
+	j.evidence(rs, &o)
+	if j.opt.Log {
+		j.observeLog(rm, &o, now)
 		rs.logSeen = rs.logSeen || !o.Kind.Wire()
 	}
 	if o.Kind == observe.Abort && !rs.aborted {
@@ -104,41 +101,41 @@ func (r *Replayer) observe(o observe.Observation) *room {
 		return rm
 	}
 	if rs.inst == nil {
-		n := r.instances.Base().RequiredDstInfoNum
+		n := j.instances.Base().RequiredDstInfoNum
 		if o.Kind == observe.TransferInfo {
 			n = o.Required
 		}
-		inst, err := r.instances.Get(n, rs.log)
+		inst, err := j.instances.Get(n, rs.log)
 		if err != nil {
-			r.invalid(rm, &o, err.Error())
+			j.invalid(rm, &o, err.Error())
 			return rm
 		}
 		rs.inst, rs.set = inst, inst.Start()
 	}
 	c := rs.inst.Config()
 	if o.Kind == observe.TransferInfo && o.Required != c.RequiredDstInfoNum {
-		r.invalid(rm, &o, fmt.Sprintf("required_dst_info_num %d, but the room's first TransferInfo said %d", o.Required, c.RequiredDstInfoNum))
+		j.invalid(rm, &o, fmt.Sprintf("required_dst_info_num %d, but the room's first TransferInfo said %d", o.Required, c.RequiredDstInfoNum))
 		return rm
 	}
 	d := -1
 	if o.Kind.Wire() {
-		if d = r.rooms.Rank(rm, &o); d < 0 {
+		if d = j.rooms.Rank(rm, &o); d < 0 {
 			if rm.Ranks() == c.DecodeRanks.Size() {
-				r.invalid(rm, &o, fmt.Sprintf("a decode rank %s beyond the %d of required_dst_info_num (%v)", o.Rank, rm.Ranks(), r.rooms.RankNames(rm)))
+				j.invalid(rm, &o, fmt.Sprintf("a decode rank %s beyond the %d of required_dst_info_num (%v)", o.Rank, rm.Ranks(), j.rooms.RankNames(rm)))
 				return rm
 			}
-			d = r.rooms.AddRank(rm, &o)
+			d = j.rooms.AddRank(rm, &o)
 		}
 	}
-	rec := explain.Obs{T: now, Mark: r.markOf(&o, d), Src: r.sources.ID(&o), Ev: int32(o.Frame)}
+	rec := explain.Obs{T: now, Mark: j.markOf(&o, d), Src: j.sources.ID(&o), Ev: int32(o.Frame)}
 	if !o.Kind.Wire() {
 		rec.Ev = int32(o.Line)
 	}
-	if n := len(rs.hist) - rs.burst; rs.invalid == nil && explain.Cuts(n, rs.burstLast, now, r.opt.Skew) {
-		if n == explain.MaxBurst && now-rs.burstLast <= int64(r.opt.Skew) {
+	if n := len(rs.hist) - rs.burst; rs.invalid == nil && explain.Cuts(n, rs.burstLast, now, j.opt.Skew) {
+		if n == explain.MaxBurst && now-rs.burstLast <= int64(j.opt.Skew) {
 			rs.boundHit = true
 		}
-		r.closeBurst(rm, len(rs.hist))
+		j.closeBurst(rm, len(rs.hist))
 	}
 	if rs.invalid != nil {
 		// Kept only for judging the room again (see judge).
@@ -156,22 +153,22 @@ func (r *Replayer) observe(o observe.Observation) *room {
 // match. Log fields the spec does not know stay as they are (they match
 // nothing), unless so many distinct ones came that they would make the
 // table grow with the log.
-func (r *Replayer) markOf(o *observe.Observation, d int) int32 {
-	if o.Kind.Wire() && d < len(r.wireMarks[0]) {
-		p := &r.wireMarks[o.Kind][d]
+func (j *Judge) markOf(o *observe.Observation, d int) int32 {
+	if o.Kind.Wire() && d < len(j.wireMarks[0]) {
+		p := &j.wireMarks[o.Kind][d]
 		if *p == 0 {
-			*p = r.marks.ID(explain.MarkOf(o, d)) + 1
+			*p = j.marks.ID(explain.MarkOf(o, d)) + 1
 		}
 		return *p - 1
 	}
 	m := explain.MarkOf(o, d)
-	if r.marks.Len() >= 1<<16 && !r.marks.Has(m) {
+	if j.marks.Len() >= 1<<16 && !j.marks.Has(m) {
 		m.A, m.B = "?", "?"
 	}
-	return r.marks.ID(m)
+	return j.marks.ID(m)
 }
 
-func (r *Replayer) evidence(rs *roomState, o *observe.Observation) {
+func (j *Judge) evidence(rs *roomState, o *observe.Observation) {
 	ev := int32(o.Frame)
 	if !o.Kind.Wire() {
 		ev = -int32(o.Line)
@@ -179,7 +176,7 @@ func (r *Replayer) evidence(rs *roomState, o *observe.Observation) {
 	if n := len(rs.evidence); ev > 0 && n > 0 && rs.evidence[n-1] == ev {
 		return // another message of the same packet
 	}
-	if len(rs.evidence) < r.opt.MaxEvidence {
+	if len(rs.evidence) < j.opt.MaxEvidence {
 		rs.evidence = append(rs.evidence, ev)
 	} else {
 		rs.more++
@@ -187,9 +184,9 @@ func (r *Replayer) evidence(rs *roomState, o *observe.Observation) {
 }
 
 // invalid makes rm invalid: o is outside its instance.
-func (r *Replayer) invalid(rm *room, o *observe.Observation, why string) {
+func (j *Judge) invalid(rm *room, o *observe.Observation, why string) {
 	rs := &rm.Data
-	r.closeBurst(rm, len(rs.hist))
+	j.closeBurst(rm, len(rs.hist))
 	if rs.invalid != nil {
 		return
 	}
@@ -198,19 +195,19 @@ func (r *Replayer) invalid(rm *room, o *observe.Observation, why string) {
 }
 
 // closeBurst explains the room's open burst (its observations up to end).
-func (r *Replayer) closeBurst(rm *room, end int) {
+func (j *Judge) closeBurst(rm *room, end int) {
 	rs := &rm.Data
 	obs := rs.hist[rs.burst:end]
 	if len(obs) == 0 || rs.invalid != nil {
 		return
 	}
 	n := len(obs)
-	ms, ord := explain.BurstOf(obs, r.opt.Skew)
+	ms, ord := explain.BurstOf(obs, j.opt.Skew)
 	e := rs.inst.Burst(rs.set, ms[:n], ord)
 	rs.depth = max(rs.depth, e.Depth())
 	rs.boundHit = rs.boundHit || e.BoundHit()
 	for _, o := range obs {
-		if r.marks.Mark(o.Mark).Kind == observe.Abort && rs.episode == 0 {
+		if j.marks.Mark(o.Mark).Kind == observe.Abort && rs.episode == 0 {
 			rs.episode = o.T
 		}
 	}
@@ -218,10 +215,10 @@ func (r *Replayer) closeBurst(rm *room, end int) {
 		o := obs[blame]
 		why := "no spec step explains it"
 		if e.BoundHit() {
-			why += fmt.Sprintf(" within the search bound (%d unseen steps, %d states)", r.opt.MaxHidden, r.opt.MaxStates)
+			why += fmt.Sprintf(" within the search bound (%d unseen steps, %d states)", j.opt.MaxHidden, j.opt.MaxStates)
 		}
 		rs.invalid = &invalidity{rec: o, from: from, byMatch: true}
-		rs.invalid.reason = fmt.Sprintf("%s: %s", r.observation(rm, o), why)
+		rs.invalid.reason = fmt.Sprintf("%s: %s", j.observation(rm, o), why)
 		rs.burst = end
 		return
 	}
@@ -266,13 +263,13 @@ func (r *Replayer) closeBurst(rm *room, end int) {
 }
 
 // observation rebuilds the observation of record o of room rm.
-func (r *Replayer) observation(rm *room, o explain.Obs) *observe.Observation {
-	m := r.marks.Mark(o.Mark)
+func (j *Judge) observation(rm *room, o explain.Obs) *observe.Observation {
+	m := j.marks.Mark(o.Mark)
 	out := &observe.Observation{Kind: m.Kind, Time: time.Unix(0, o.T).UTC(), Room: rm.ID}
 	if m.Kind.Wire() {
 		out.Frame = int(o.Ev)
 		if m.Rank >= 0 && m.Rank < rm.Ranks() {
-			out.Rank = r.rooms.RankName(rm, m.Rank)
+			out.Rank = j.rooms.RankName(rm, m.Rank)
 		}
 	} else {
 		out.Line = int(o.Ev)

@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"bytes"
@@ -10,40 +10,41 @@ import (
 	"time"
 )
 
-// watch feeds obs to a Watcher, telling it before each observation that
-// capture time has reached the instant before it, and finishes at end. It
-// returns the events and the capture times Advance was called with.
-func (sc *scenario) watch(t *testing.T, opt Options, obs []Observation, end time.Time) (events []Event, advances []time.Time) {
+// watch feeds obs to a Judge with Options.Overdue, telling it before
+// each observation that capture time has reached the instant before it,
+// and finishes at end. It returns the events and the capture times Tick
+// was called with.
+func (sc *scenario) watch(t *testing.T, opt Options, obs []Observation, end time.Time) (events []Event, ticks []time.Time) {
 	t.Helper()
-	cfg := variantConfig(t, sc.Variant)
-	w, err := NewWatcher(cfg, opt, func(ev Event) { events = append(events, ev) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt.Overdue = true
+	w := newRecorder(t, variantConfig(t, sc.Variant), opt)
 	for _, o := range obs {
 		at := o.Time.Add(-time.Nanosecond)
-		w.Advance(at)
-		advances = append(advances, at)
-		w.Observe(o)
+		w.Tick(at)
+		ticks = append(ticks, at)
+		w.Step(o)
 	}
-	w.Advance(end)
-	advances = append(advances, end)
-	if w.Overdue() != countOpen(events) {
-		t.Errorf("Overdue() = %d, the events leave %d open", w.Overdue(), countOpen(events))
+	w.Tick(end)
+	ticks = append(ticks, end)
+	if w.Overdue() != countOpen(w.events) {
+		t.Errorf("Overdue() = %d, the events leave %d open", w.Overdue(), countOpen(w.events))
 	}
 	w.Finish(end)
 	if w.Overdue() != 0 {
 		t.Errorf("after Finish, Overdue() = %d", w.Overdue())
 	}
-	return events, advances
+	return w.events, ticks
 }
 
-// countOpen counts the Overdue events no later event ended.
+// isOverdue reports whether ev reports a room overdue.
+func isOverdue(ev Event) bool { return ev.Kind == EventPinned || ev.Kind == EventAtRisk }
+
+// countOpen counts the overdue events no later event ended.
 func countOpen(events []Event) int {
 	open := map[uint64]bool{}
 	for _, ev := range events {
 		switch {
-		case ev.Kind == Overdue:
+		case isOverdue(ev):
 			open[ev.Alert] = true
 		case ev.Alert != 0:
 			delete(open, ev.Alert)
@@ -72,7 +73,7 @@ func roomJSON(t *testing.T, rooms []*Room) []string {
 // reported violated at the first capture time at or after its deadline;
 // from the wire alone, overdue rooms are at-risk and are exactly the
 // at-risk rooms whose deadline passed before the capture's end.
-func TestWatcherScenarios(t *testing.T) {
+func TestOverdueScenarios(t *testing.T) {
 	for _, sc := range loadScenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			for _, log := range []bool{true, false} {
@@ -81,21 +82,24 @@ func TestWatcherScenarios(t *testing.T) {
 					obs = Merge(sc.wire, sc.log)
 				}
 				want := sc.replay(t, log, obs, sc.end)
-				events, advances := sc.watch(t, Options{Deadline: sc.deadline, Log: log}, obs, sc.end)
+				events, ticks := sc.watch(t, Options{Deadline: sc.deadline, Log: log}, obs, sc.end)
 				var judged []*Room
-				overdue := map[int64]Event{}
+				reported := map[int64]Event{}
 				for _, ev := range events {
 					switch ev.Kind {
-					case Judged:
+					case EventVerdict:
 						if ev.Room.Aborted || ev.Room.Verdict == Invalid {
 							judged = append(judged, ev.Room)
 						}
-					case Overdue:
-						if _, dup := overdue[ev.Room.Room]; dup {
+					case EventPinned, EventAtRisk:
+						if _, dup := reported[ev.Room.Room]; dup {
 							t.Errorf("log %v: room %d reported overdue twice", log, ev.Room.Room)
 						}
-						overdue[ev.Room.Room] = ev
-					case Released:
+						if (ev.Kind == EventAtRisk) != (ev.Room.Verdict == AtRisk) {
+							t.Errorf("log %v: room %d reported %s, %s", log, ev.Room.Room, ev.Kind, ev.Room.Verdict)
+						}
+						reported[ev.Room.Room] = ev
+					case EventReleased:
 						t.Errorf("log %v: room %d released after its deadline: %s", log, ev.Room.Room, ev.Room.Reason)
 					}
 				}
@@ -103,7 +107,7 @@ func TestWatcherScenarios(t *testing.T) {
 					t.Errorf("log %v: final verdicts differ from replay's:\n got %q\nwant %q", log, got, want)
 				}
 				for _, room := range want.Reported() {
-					ev, ok := overdue[room.Room]
+					ev, ok := reported[room.Room]
 					wantOverdue := room.Verdict == Violated || room.Verdict == AtRisk && sc.end.Sub(room.AbortTime) >= sc.deadline
 					if log && wantOverdue != (sc.WithLog[strconv.FormatInt(room.Room, 10)] == "violated") {
 						t.Errorf("room %d: %s at the end, expected %s", room.Room, room.Verdict, sc.WithLog[strconv.FormatInt(room.Room, 10)])
@@ -119,7 +123,7 @@ func TestWatcherScenarios(t *testing.T) {
 						t.Errorf("log %v: room %d overdue as %s, finally %s", log, room.Room, ev.Room.Verdict, room.Verdict)
 					}
 					due := room.AbortTime.Add(sc.deadline)
-					first := advances[slices.IndexFunc(advances, func(a time.Time) bool { return !a.Before(due) })]
+					first := ticks[slices.IndexFunc(ticks, func(a time.Time) bool { return !a.Before(due) })]
 					if !ev.At.Equal(first) {
 						t.Errorf("log %v: room %d overdue at %v, want %v (abort %v + deadline)", log, room.Room, ev.At, first, room.AbortTime)
 					}
@@ -129,12 +133,12 @@ func TestWatcherScenarios(t *testing.T) {
 	}
 }
 
-// TestWatcherReleased: under the fixed variant every aborted room is let
+// TestOverdueReleased: under the fixed variant every aborted room is let
 // go, but later than a deadline of 50 ms: each is reported overdue at its
 // deadline, then released with the latency its final verdict gives. (Rooms
 // are kept for a minute: the default, twice the deadline, would forget them
 // between their abort and their release.)
-func TestWatcherReleased(t *testing.T) {
+func TestOverdueReleased(t *testing.T) {
 	var sc *scenario
 	for _, s := range loadScenarios(t) {
 		if s.Name == "storm-fixed" {
@@ -146,18 +150,20 @@ func TestWatcherReleased(t *testing.T) {
 	}
 	const deadline = 50 * time.Millisecond
 	events, _ := sc.watch(t, Options{Deadline: deadline, Idle: time.Minute, Log: true}, Merge(sc.wire, sc.log), sc.end)
-	overdue := map[uint64]*Room{}
+	alerts := map[uint64]*Room{}
 	released := map[int64]*Room{}
 	judged := 0
 	for _, ev := range events {
 		switch ev.Kind {
-		case Overdue:
+		case EventAtRisk:
+			t.Errorf("room %d at-risk with the log", ev.Room.Room)
+		case EventPinned:
 			if ev.Room.Verdict != Violated || ev.At.Sub(ev.Room.AbortTime) < deadline {
 				t.Errorf("room %d overdue at %v: %s, aborted %v", ev.Room.Room, ev.At, ev.Room.Verdict, ev.Room.AbortTime)
 			}
-			overdue[ev.Alert] = ev.Room
-		case Released:
-			o := overdue[ev.Alert]
+			alerts[ev.Alert] = ev.Room
+		case EventReleased:
+			o := alerts[ev.Alert]
 			if o == nil || o.Room != ev.Room.Room {
 				t.Fatalf("room %d released under alert %d, which is not its", ev.Room.Room, ev.Alert)
 			}
@@ -165,7 +171,7 @@ func TestWatcherReleased(t *testing.T) {
 				t.Errorf("room %d released: %s, latency %v", ev.Room.Room, ev.Room.Verdict, ev.Room.Latency)
 			}
 			released[ev.Room.Room] = ev.Room
-		case Judged:
+		case EventVerdict:
 			if !ev.Room.Aborted {
 				continue
 			}
@@ -185,18 +191,34 @@ func TestWatcherReleased(t *testing.T) {
 	}
 }
 
-func TestWatcherRejectsOnRoom(t *testing.T) {
-	cfg := variantConfig(t, "fixed")
-	if _, err := NewWatcher(cfg, Options{OnRoom: func(*Room) {}}, nil); err == nil {
-		t.Error("NewWatcher took Options.OnRoom")
+// TestTickWithoutOverdue: without Options.Overdue, Tick reports nothing
+// (replay), and a room's verdict is given when its observations are over.
+func TestTickWithoutOverdue(t *testing.T) {
+	var sc *scenario
+	for _, s := range loadScenarios(t) {
+		if s.Name == "storm-fork" {
+			sc = s
+		}
+	}
+	r := newRecorder(t, variantConfig(t, sc.Variant), Options{Deadline: sc.deadline})
+	for _, o := range sc.wire {
+		r.Tick(o.Time.Add(-time.Nanosecond))
+		r.Step(o)
+	}
+	r.Tick(sc.end.Add(time.Hour))
+	if len(r.events) != 0 {
+		t.Fatalf("%d events before Finish, the first %s", len(r.events), r.events[0].Kind)
+	}
+	if rep := r.Finish(sc.end); len(rep.Rooms) != len(sc.WithLog) {
+		t.Fatalf("%d verdicts, want %d", len(rep.Rooms), len(sc.WithLog))
 	}
 }
 
-// With a log, a Watcher reports no room before the log has been checked
+// With a log, a Judge reports no room before the log has been checked
 // against the capture: under a 50 ms deadline storm-fixed's rooms are all
 // overdue, but with another scenario's log, or one a day late, none is
 // reported, and Err says why.
-func TestWatcherHoldsRoomsForTheLogCheck(t *testing.T) {
+func TestOverdueHeldForTheLogCheck(t *testing.T) {
 	scs := map[string]*scenario{}
 	for _, sc := range loadScenarios(t) {
 		scs[sc.Name] = sc
@@ -216,18 +238,16 @@ func TestWatcherHoldsRoomsForTheLogCheck(t *testing.T) {
 		{"a day late", late, "apart, more than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var events []Event
-			w, err := NewWatcher(variantConfig(t, fixed.Variant), opt, func(ev Event) { events = append(events, ev) })
-			if err != nil {
-				t.Fatal(err)
-			}
+			o := opt
+			o.Overdue = true
+			w := newRecorder(t, variantConfig(t, fixed.Variant), o)
 			for _, o := range Merge(fixed.wire, tc.log) {
-				w.Advance(o.Time.Add(-time.Nanosecond))
-				w.Observe(o)
+				w.Tick(o.Time.Add(-time.Nanosecond))
+				w.Step(o)
 			}
-			w.Advance(fixed.end)
+			w.Tick(fixed.end)
 			w.Finish(fixed.end)
-			if len(events) != 0 {
+			if events := w.events; len(events) != 0 {
 				t.Errorf("%d events on a log that does not belong, the first %s room %d", len(events), events[0].Kind, events[0].Room.Room)
 			}
 			if err := w.Err(); !errors.Is(err, ErrLogMismatch) || !strings.Contains(err.Error(), tc.want) {
@@ -237,13 +257,13 @@ func TestWatcherHoldsRoomsForTheLogCheck(t *testing.T) {
 	}
 	// Its own log: every aborted room overdue.
 	events, _ := fixed.watch(t, opt, Merge(fixed.wire, fixed.log), fixed.end)
-	overdue := 0
+	n := 0
 	for _, ev := range events {
-		if ev.Kind == Overdue {
-			overdue++
+		if isOverdue(ev) {
+			n++
 		}
 	}
-	if overdue != len(fixed.WithLog) {
-		t.Errorf("%d rooms overdue with the capture's own log, want %d", overdue, len(fixed.WithLog))
+	if n != len(fixed.WithLog) {
+		t.Errorf("%d rooms overdue with the capture's own log, want %d", n, len(fixed.WithLog))
 	}
 }

@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"fmt"
@@ -109,15 +109,14 @@ func replay(t testing.TB, variant string, opt Options, obs []Observation, end ti
 	return rep.Rooms[0]
 }
 
-// replayAll replays obs and returns the report and the Replayer's Err.
+// replayAll judges obs (every room reported) and returns the report and
+// the Judge's Err.
 func replayAll(t testing.TB, variant string, opt Options, obs []Observation, end time.Time) (*Report, error) {
 	t.Helper()
-	r, err := New(variantConfig(t, variant), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	opt.AllRooms = true
+	r := newRecorder(t, variantConfig(t, variant), opt)
 	for _, o := range obs {
-		r.Observe(o)
+		r.Step(o)
 	}
 	rep := r.Finish(end)
 	return rep, r.Err()
@@ -251,10 +250,7 @@ func TestLiveRooms(t *testing.T) {
 		if log {
 			one = Merge(w, l)
 		}
-		r, err := New(variantConfig(t, "upstream"), Options{Log: log, Deadline: 5 * time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := newRecorder(t, variantConfig(t, "upstream"), Options{Log: log, Deadline: 5 * time.Minute, AllRooms: true})
 		const rooms = 1500
 		most := 0
 		var last time.Time
@@ -263,8 +259,8 @@ func TestLiveRooms(t *testing.T) {
 				o.Room = int64(g)
 				o.Time = o.Time.Add(time.Duration(g) * 10 * time.Second)
 				last = o.Time
-				r.Observe(o)
-				most = max(most, r.Live())
+				r.Step(o)
+				most = max(most, r.Stats().Held)
 			}
 		}
 		// Idle is twice the deadline: the rooms of the last 10 minutes.

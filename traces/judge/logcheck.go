@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ var ErrLogMismatch = errors.New("the event log does not belong to the capture")
 // A log that belongs to another capture (or to none) would judge every
 // room on evidence that is not its own: rooms "never released" because
 // the log never shows them, or released a day late. So before the first
-// room is judged the Replayer checks, on what it has seen by then, that
+// room is judged the Judge checks, on what it has seen by then, that
 // the log and the capture describe the same rooms on the same clock:
 //
 //   - the log shows some event of prefill, and some room the capture
@@ -56,8 +56,8 @@ type heldRoom struct {
 }
 
 // observeLog records o (of room rm) for the check.
-func (r *Replayer) observeLog(rm *room, o *observe.Observation, now int64) {
-	lc := &r.logCheck
+func (j *Judge) observeLog(rm *room, o *observe.Observation, now int64) {
+	lc := &j.logCheck
 	if lc.decided || !rm.OnLogEndpoint() {
 		return
 	}
@@ -101,9 +101,9 @@ func (r *Replayer) observeLog(rm *room, o *observe.Observation, now int64) {
 
 // hold reports whether rm, due to be judged at end, must wait for the
 // log check; it judges the rooms held so far once the check is decided.
-func (r *Replayer) hold(rm *room, end int64, finishing bool) bool {
-	lc := &r.logCheck
-	if !r.opt.Log || lc.decided {
+func (j *Judge) hold(rm *room, end int64, finishing bool) bool {
+	lc := &j.logCheck
+	if !j.opt.Log || lc.decided {
 		return false
 	}
 	if !finishing && (lc.events == 0 || len(lc.wireRooms) == 0) {
@@ -111,14 +111,14 @@ func (r *Replayer) hold(rm *room, end int64, finishing bool) bool {
 		return true
 	}
 	lc.decided = true
-	r.err = r.checkLog()
+	j.err = j.checkLog()
 	held := lc.held
 	*lc = logCheck{decided: true}
-	if r.err != nil {
+	if j.err != nil {
 		return true
 	}
 	for _, h := range held {
-		r.emit(h.rm, h.end)
+		j.forgotten(h.rm, h.end)
 	}
 	return false
 }
@@ -127,20 +127,20 @@ func (r *Replayer) hold(rm *room, end int64, finishing bool) bool {
 // log, or it was checked against the capture and belongs to it. It
 // decides the check as soon as both the log and the capture have shown a
 // room, judging the rooms held so far; decided is false while it cannot.
-func (r *Replayer) logChecked() (ok, decided bool) {
-	lc := &r.logCheck
-	if !r.opt.Log {
+func (j *Judge) logChecked() (ok, decided bool) {
+	lc := &j.logCheck
+	if !j.opt.Log {
 		return true, true
 	}
 	if !lc.decided && lc.events > 0 && len(lc.wireRooms) > 0 {
-		r.hold(nil, 0, true)
+		j.hold(nil, 0, true)
 	}
-	return lc.decided && r.err == nil, lc.decided
+	return lc.decided && j.err == nil, lc.decided
 }
 
 // checkLog decides whether the log belongs to the capture.
-func (r *Replayer) checkLog() error {
-	lc := &r.logCheck
+func (j *Judge) checkLog() error {
+	lc := &j.logCheck
 	if lc.events == 0 {
 		return fmt.Errorf("%w: the log shows no event of prefill", ErrLogMismatch)
 	}
@@ -164,15 +164,15 @@ func (r *Replayer) checkLog() error {
 		return fmt.Errorf("%w: the log shows rooms %s (its first at line %d), the capture rooms %s on the log's prefill endpoint: none in common",
 			ErrLogMismatch, few(logOnly), lc.logLines[slices.Min(logOnly)], few(wireOnly))
 	}
-	skew := int64(r.opt.Skew)
+	skew := int64(j.opt.Skew)
 	if b := lc.behind; b.lag < -skew {
 		return fmt.Errorf("%w: the log's clock is behind the capture's by at least %v (room %d is WaitingForInput at log line %d, %v before the capture saw the TransferInfo that completes it, frame %d; the skew is %v)",
-			ErrLogMismatch, time.Duration(-b.lag), b.room, b.line, time.Duration(-b.lag), b.frame, r.opt.Skew)
+			ErrLogMismatch, time.Duration(-b.lag), b.room, b.line, time.Duration(-b.lag), b.frame, j.opt.Skew)
 	}
-	dl := int64(r.opt.Deadline)
+	dl := int64(j.opt.Deadline)
 	if gap := max(lc.logFirst-lc.wireLast, lc.wireFirst-lc.logLast); gap > dl {
 		return fmt.Errorf("%w: the log's events (%s to %s) and the capture's messages (%s to %s) are %v apart, more than the %v deadline: the two clocks are offset",
-			ErrLogMismatch, stamp(stamp64(lc.logFirst)), stamp(stamp64(lc.logLast)), stamp(stamp64(lc.wireFirst)), stamp(stamp64(lc.wireLast)), time.Duration(gap), r.opt.Deadline)
+			ErrLogMismatch, stamp(stamp64(lc.logFirst)), stamp(stamp64(lc.logLast)), stamp(stamp64(lc.wireFirst)), stamp(stamp64(lc.wireLast)), time.Duration(gap), j.opt.Deadline)
 	}
 	return nil
 }
@@ -190,6 +190,6 @@ func few(ids []int64) string {
 	return s
 }
 
-// Err returns why the Replayer judged no room: ErrLogMismatch (wrapped,
+// Err returns why the Judge judged no room: ErrLogMismatch (wrapped,
 // with what does not match) when the log does not belong to the capture.
-func (r *Replayer) Err() error { return r.err }
+func (j *Judge) Err() error { return j.err }

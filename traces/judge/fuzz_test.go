@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"net/netip"
@@ -26,20 +26,8 @@ func FuzzReplay(f *testing.F) {
 		}
 		cfg := variantConfig(t, variants[int(data[0])%len(variants)])
 		log, mid, two := data[0]&0x80 != 0, data[0]&0x40 != 0, data[0]&0x20 != 0
-		streamed := 0
-		opt := Options{Log: log, MaxHidden: 12, MaxStates: 5000, Deadline: time.Second}
-		if data[0]&0x10 != 0 {
-			opt.OnRoom = func(room *Room) {
-				if room.Verdict == "" {
-					t.Fatalf("room %d streamed without a verdict", room.Room)
-				}
-				streamed++
-			}
-		}
-		r, err := New(cfg, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		opt := Options{Log: log, MaxHidden: 12, MaxStates: 5000, Deadline: time.Second, AllRooms: data[0]&0x10 != 0}
+		r := newRecorder(t, cfg, opt)
 		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		for i := 1; i+4 <= len(data); i += 4 {
 			b := data[i : i+4]
@@ -56,7 +44,7 @@ func FuzzReplay(f *testing.F) {
 			if two && b[2]&0x80 != 0 {
 				o.Dst = netip.MustParseAddrPort("10.1.0.2:5000")
 			}
-			r.Observe(o)
+			r.Step(o)
 		}
 		rep := r.Finish(now.Add(time.Duration(data[0]) * time.Second))
 		for _, room := range rep.Rooms {
@@ -64,8 +52,8 @@ func FuzzReplay(f *testing.F) {
 				t.Fatalf("room %d has no verdict", room.Room)
 			}
 		}
-		if opt.OnRoom != nil && (streamed < rep.Aborted || streamed > rep.Total) {
-			t.Fatalf("%d rooms streamed; %d aborted of %d", streamed, rep.Aborted, rep.Total)
+		if n := len(rep.Rooms); n < rep.Aborted || n > rep.Total || opt.AllRooms && n != rep.Total {
+			t.Fatalf("%d rooms given a verdict (all %v); %d aborted of %d", n, opt.AllRooms, rep.Aborted, rep.Total)
 		}
 		total := 0
 		for _, n := range rep.Verdicts {

@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"math"
@@ -27,7 +27,7 @@ type scenario struct {
 
 func loadScenarios(t *testing.T) []*scenario {
 	t.Helper()
-	all, err := scenarios.All(filepath.Join("..", "..", "testdata", "scenarios"))
+	all, err := scenarios.All(filepath.Join("..", "testdata", "scenarios"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,14 +73,7 @@ func loadScenarios(t *testing.T) []*scenario {
 func (sc *scenario) replay(t *testing.T, log bool, obs []Observation, end time.Time) *Report {
 	t.Helper()
 	cfg := variantConfig(t, sc.Variant)
-	r, err := New(cfg, Options{Deadline: sc.deadline, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range obs {
-		r.Observe(o)
-	}
-	return r.Finish(end)
+	return judgeAll(t, cfg, Options{Deadline: sc.deadline, Log: log}, obs, end)
 }
 
 func verdicts(rep *Report) map[string]string {

@@ -1,4 +1,4 @@
-package replay
+package judge
 
 import (
 	"bytes"
@@ -36,15 +36,16 @@ func BenchmarkReplay(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	msgs := 0
 	for b.Loop() {
-		r, err := New(cfg, Options{OnRoom: func(*Room) {}})
+		r, err := New(cfg, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		most := 0
 		sum, err := decode.Run(bytes.NewReader(data), decode.Options{Reuse: true}, func(m *decode.Message) {
 			if o, ok := FromMessage(m); ok {
-				r.Observe(o)
-				most = max(most, r.Live())
+				r.Step(o)
+				r.Ready()
+				most = max(most, r.Stats().Held)
 			}
 		}, nil)
 		if err != nil {
@@ -78,13 +79,14 @@ func BenchmarkRatio(b *testing.B) {
 			}
 		})
 		rep.Time(func() {
-			r, err := New(cfg, Options{OnRoom: func(*Room) {}})
+			r, err := New(cfg, Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			sum, err := decode.Run(bytes.NewReader(data), decode.Options{Reuse: true}, func(m *decode.Message) {
 				if o, ok := FromMessage(m); ok {
-					r.Observe(o)
+					r.Step(o)
+					r.Ready()
 				}
 			}, nil)
 			if err != nil {
@@ -125,14 +127,7 @@ func BenchmarkSearch(b *testing.B) {
 	cfg := variantConfig(b, "upstream")
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := New(cfg, Options{Log: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, o := range obs {
-			r.Observe(o)
-		}
-		rep := r.Finish(obs[len(obs)-1].Time)
+		rep := judgeReported(b, cfg, Options{Log: true}, obs, obs[len(obs)-1].Time)
 		if n := rep.Count(Satisfied); n != 1000 {
 			b.Fatalf("%d satisfied", n)
 		}
