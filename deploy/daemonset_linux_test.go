@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -207,6 +208,16 @@ func TestDaemonSetCaptures(t *testing.T) {
 		t.Fatalf("tcpdump, run as the manifest says, exited at once (%v):\n%s", err, tdStderr)
 	case <-time.After(15 * time.Second):
 		t.Fatalf("tcpdump did not start listening in 15 s:\n%s", tdStderr)
+	}
+
+	// Capturing, tcpdump holds no privilege: Debian's becomes its own user
+	// with no capability left.
+	if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tcpdump.Process.Pid)); err == nil {
+		uid := regexp.MustCompile(`(?m)^Uid:\s+(\d+)`).FindSubmatch(status)
+		eff := regexp.MustCompile(`(?m)^CapEff:\s+(\w+)`).FindSubmatch(status)
+		if uid == nil || string(uid[1]) == "0" || eff == nil || strings.Trim(string(eff[1]), "0") != "" {
+			t.Errorf("tcpdump captures as uid %s with capabilities %s, want an unprivileged user with none", uid, eff)
+		}
 	}
 
 	// The watcher.
