@@ -1,4 +1,4 @@
-"""Tests of roomlog against the Python implementation of the variants
+"""Tests of roomspec_instrument against the Python implementation of the variants
 (conformance/python/prefill.py). Standard library only:
 
     python3 -m unittest discover -s traces/instrument
@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "conformance", "python"))
 sys.path.insert(0, HERE)
 
 import prefill as P  # noqa: E402
-import roomlog  # noqa: E402
+import roomspec_instrument as ri  # noqa: E402
 
 
 def ti(room, agent, required=2):
@@ -34,8 +34,8 @@ class RoomlogTest(unittest.TestCase):
             ns[0] += 1000
             return ns[0]
 
-        log = roomlog.EventLog(buf, host="h", role="prefill", rank=0, clock=clock)
-        undo = roomlog.instrument(P, log)
+        log = ri.EventLog(buf, host="h", role="prefill", rank=0, clock=clock)
+        undo = ri.instrument(P, log)
         try:
             mgr = P.NixlKVManager(P.VARIANTS[variant], P.Clock(), 1)
             sched = P.Scheduler(mgr)
@@ -100,7 +100,7 @@ class RoomlogTest(unittest.TestCase):
 
     def test_undo(self):
         orig = P.NixlKVManager.update_status
-        undo = roomlog.instrument(P, roomlog.EventLog(io.StringIO()))
+        undo = ri.instrument(P, ri.EventLog(io.StringIO()))
         self.assertIsNot(P.NixlKVManager.update_status, orig)
         undo()
         self.assertIs(P.NixlKVManager.update_status, orig)
