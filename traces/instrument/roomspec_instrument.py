@@ -122,15 +122,13 @@ class EventLog:
         self.clock = clock
         self.lock = threading.Lock()
         self.broken = False
+        self._secs, self._secs_text = None, ""
 
     def emit(self, event, room, **fields):
         if self.broken:
             return
         try:
-            obj = {"ts": rfc3339_ns(self.clock()), "host": self.host, "role": self.role, "rank": self.rank,
-                   "thread": threading.current_thread().name, "event": event, "room": int(room)}
-            obj.update(fields)
-            line = json.dumps(obj, separators=(",", ":")) + "\n"
+            line = self._line(event, room, fields)
             with self.lock:
                 if self.f is not None:
                     self.f.write(line)
@@ -145,6 +143,33 @@ class EventLog:
         except Exception as e:  # the log never breaks the prefill
             self.broken = True
             _warn("event log %s: %s; no more events are written" % (self.path or self.f, e))
+
+    def _line(self, event, room, fields):
+        """The JSON line, as json.dumps would write it (compact), without
+        its cost per line: the few strings a log repeats are encoded once,
+        and the timestamp's seconds once a second."""
+        ns = self.clock()
+        secs, frac = divmod(ns, 1_000_000_000)
+        if secs != self._secs:
+            self._secs, self._secs_text = secs, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
+        parts = ['{"ts":"%s.%09dZ","host":%s,"role":%s,"rank":%d,"thread":%s,"event":%s,"room":%d' % (
+            self._secs_text, frac, _js(self.host), _js(self.role), self.rank, _js(threading.current_thread().name),
+            _js(event), room)]
+        for k, v in fields.items():
+            if type(v) is int:
+                parts.append(',%s:%d' % (_js(k), v))
+            elif type(v) is str:
+                parts.append(',%s:%s' % (_js(k), _js(v)))
+            else:
+                parts.append(',%s:%s' % (_js(k), json.dumps(v, separators=(",", ":"))))
+        parts.append("}\n")
+        return "".join(parts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _js(text):
+    """text as a JSON string."""
+    return json.dumps(text)
 
 
 class InstrumentError(Exception):
@@ -198,11 +223,13 @@ class _Recorder:
 
     def update_status(self, orig, status_dict):
         rec = self
+        # update_status(room, status), whatever the parameter names
+        room_of, status_of = _argument(orig, index=0), _argument(orig, index=1)
 
         def w(self, *args, **kwargs):
             if not rec.keep(self):
                 return orig(self, *args, **kwargs)
-            room, status = _room_and_status(orig, self, args, kwargs)
+            room, status = room_of(args, kwargs), status_of(args, kwargs)
             statuses = status_dict(self)
             with rec.lock:
                 before = statuses.get(room)
@@ -281,14 +308,35 @@ class _Recorder:
         return w
 
 
-def _room_and_status(fn, self, args, kwargs):
-    """update_status(room, status), whatever the parameter names."""
+_arguments = {}
+
+
+def _argument(fn, name=None, index=None):
+    """A reader of one argument of the calls of method fn (self left out):
+    the parameter named name, or the index-th after self, found once in
+    fn's signature (reading it per call would cost more than the line)."""
+    key = (fn, name, index)
+    if key in _arguments:
+        return _arguments[key]
     try:
-        bound = inspect.signature(fn).bind(self, *args, **kwargs)
-        vals = list(bound.arguments.values())[1:]
-        return vals[0], vals[1] if len(vals) > 1 else None
-    except TypeError:
-        return (args + (None, None))[0], (args + (None, None))[1]
+        params = list(inspect.signature(fn).parameters.values())[1:]
+    except (TypeError, ValueError):
+        params = []
+    pos = index
+    if name is not None:
+        pos = next((i for i, p in enumerate(params) if p.name == name), None)
+    elif index is not None and index < len(params):
+        name = params[index].name
+    default = None
+    if pos is not None and pos < len(params) and params[pos].default is not inspect.Parameter.empty:
+        default = params[pos].default
+
+    def get(args, kwargs):
+        if pos is not None and pos < len(args):
+            return args[pos]
+        return kwargs.get(name, default)
+    _arguments[key] = get
+    return get
 
 
 def instrument(mod, log):
@@ -368,10 +416,12 @@ def instrument_sglang(prefill, nixl_conn, common_utils, log, prefill_only=False)
         p.add(mgr_cls, "__init__", manager_init)
 
     def add_transfer_request(orig):
+        room_of = _argument(orig, name="bootstrap_room")
+
         def w(self, *args, **kwargs):
             if not rec.keep(self):
                 return orig(self, *args, **kwargs)
-            room = inspect.signature(orig).bind(self, *args, **kwargs).arguments.get("bootstrap_room")
+            room = room_of(args, kwargs)
             with rec.lock:
                 before = sum(_queue_len(q) for q in getattr(self, "transfer_queues", []))
                 out = orig(self, *args, **kwargs)
@@ -407,7 +457,7 @@ def instrument_sglang(prefill, nixl_conn, common_utils, log, prefill_only=False)
         return w
 
     def sender_room(fn, self, args, kwargs):
-        return inspect.signature(fn).bind(self, *args, **kwargs).arguments["bootstrap_room"]
+        return _argument(fn, name="bootstrap_room")(args, kwargs)
 
     def sender_statuses(args, kwargs):
         mgr = kwargs.get("mgr", args[0] if args else None)
