@@ -115,7 +115,8 @@ func TestLauncherUsage(t *testing.T) {
 	}
 }
 
-// TestLauncherReachesSpawnedChildren: under the launcher, the hook is on in
+// TestLauncherReachesSpawnedChildren: under the launcher (the one file,
+// copied alone elsewhere and run as a script), the hook is on in
 // the process it starts and in a child started with multiprocessing's
 // spawn (as SGLang starts its schedulers), a sitecustomize the launcher's
 // folder hides still runs in both, and a process that never imports
@@ -131,8 +132,25 @@ func TestLauncherReachesSpawnedChildren(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(site, "sitecustomize.py"), []byte("import builtins\nbuiltins.ROOMSPEC_TEST_SITECUSTOMIZE = True\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The one file, copied alone elsewhere (as an operator may install it).
+	copied := filepath.Join(dir, "opt", module)
+	src, err := os.ReadFile(module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(copied), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join("testdata", "spawn_plain.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	logPath := filepath.Join(dir, "events.jsonl")
-	cmd := exec.Command(py, module, "--log", logPath, "--", py, filepath.Join("testdata", "spawn_plain.py"))
+	cmd := exec.Command(py, copied, "--log", logPath, "--", py, script)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+site)
 	out := run(t, time.Minute, cmd)
 	var got struct {

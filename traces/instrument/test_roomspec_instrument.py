@@ -25,7 +25,7 @@ def ti(room, agent, required=2):
             b"", b"0", str(required).encode(), b"", b"0", b"0"]
 
 
-class RoomlogTest(unittest.TestCase):
+class RoomspecInstrumentTest(unittest.TestCase):
     def run_room(self, variant, abort_first):
         buf = io.StringIO()
         ns = [1_700_000_000_000_000_000]
