@@ -119,41 +119,45 @@ type podSample struct {
 	buildInfo, captureTimed bool
 }
 
-// TestDaemonSetCaptures runs the DaemonSet's two containers as the
-// manifest says (the images' entrypoints with the manifest's args, each
-// under its securityContext: user, capabilities, read-only root; the
-// pod's volumes at their paths) on a node of their own (a network
-// namespace, loopback only), with real libzmq emulators making traffic and
-// writing the prefill's event log into the log volume, while the test
-// scrapes /metrics as Prometheus would. It checks that tcpdump keeps
-// running and writes the files the watcher reads, that the watcher judges
-// every room of the traffic as roomspec replay judges the same files and
-// log (and as the emulators expect), and that Prometheus's scrapes alone
-// keep packets coming on an idle node. Then it kills tcpdump: the
-// dead-capture alert of the PrometheusRule must fire on the series the
-// scrapes recorded (promtool test rules, the series' time stretched from
-// the test's 1 s scrapes to Prometheus's 15 s), and on none before.
-func TestDaemonSetCaptures(t *testing.T) {
+// podRun is the DaemonSet's pod run on a node of its own (see
+// pod_linux_test.go), with the test playing Prometheus.
+type podRun struct {
+	t       *testing.T
+	n       *node
+	pod     corev1.PodSpec
+	d       *dockerfile
+	rule    *monitoringv1.PrometheusRule
+	volumes map[string]string
+	fields  map[string]string
+	td, rs  corev1.Container
+	client  *http.Client
+	base    string
+
+	mu      sync.Mutex
+	samples []podSample
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+const podIP = "127.0.0.1" // hostNetwork: the node's address
+
+func newPodRun(t *testing.T) *podRun {
+	t.Helper()
 	needPods(t)
+	p := &podRun{t: t, d: parseDockerfile(t), volumes: map[string]string{}, fields: map[string]string{"status.podIP": podIP}}
 	var ds *appsv1.DaemonSet
-	var rule *monitoringv1.PrometheusRule
 	for _, o := range manifests(t) {
 		switch o := o.(type) {
 		case *appsv1.DaemonSet:
 			ds = o
 		case *monitoringv1.PrometheusRule:
-			rule = o
+			p.rule = o
 		}
 	}
-	pod := ds.Spec.Template.Spec
-	d := parseDockerfile(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-
+	p.pod = ds.Spec.Template.Spec
 	// The pod's volumes: an emptyDir is a world-writable directory, a
 	// hostPath DirectoryOrCreate one the kubelet creates as root.
-	volumes := map[string]string{}
-	for _, v := range pod.Volumes {
+	for _, v := range p.pod.Volumes {
 		dir := filepath.Join(t.TempDir(), v.Name)
 		mode := os.FileMode(0o755)
 		if v.EmptyDir != nil {
@@ -163,45 +167,166 @@ func TestDaemonSetCaptures(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.Chmod(dir, mode)
-		volumes[v.Name] = dir
+		p.volumes[v.Name] = dir
 	}
-	containers := map[string]corev1.Container{}
-	for _, c := range pod.Containers {
-		containers[c.Name] = c
+	for _, c := range p.pod.Containers {
+		switch c.Name {
+		case "tcpdump":
+			p.td = c
+		case "roomspec":
+			p.rs = c
+		}
 	}
-	td, rs := containers["tcpdump"], containers["roomspec"]
-	captures := volumes[mountedVolume(t, td, flagValues(td.Args)["-w"])]
-	logPath := flagValues(rs.Args[1:])["-log"]
-	logDir := volumes[mountedVolume(t, rs, logPath)]
+	p.n = newNode(t)
+	p.client = p.n.httpClient()
+	return p
+}
 
-	n := newNode(t)
-	const podIP = "127.0.0.1" // hostNetwork: the node's address
-	fields := map[string]string{"status.podIP": podIP}
-
-	// tcpdump.
-	tcpdump := n.container(t, pod, td, imageOf(t, d, td.Image), volumes, fields)
-	tdStderr := &lockedBuffer{}
-	tdPipe, err := tcpdump.StderrPipe()
+// startTcpdump starts the tcpdump container c (the manifest's, or one
+// changed by the test); exited receives its end.
+func (p *podRun) startTcpdump(c corev1.Container) (cmd *exec.Cmd, stderr *lockedBuffer, listening <-chan struct{}, exited <-chan error) {
+	t := p.t
+	t.Helper()
+	cmd = p.n.container(t, p.pod, c, imageOf(t, p.d, c.Image), p.volumes, p.fields)
+	stderr = &lockedBuffer{}
+	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tcpdump.Start(); err != nil {
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	tdExited := make(chan error, 1)
-	listening := make(chan struct{})
+	ex := make(chan error, 1)
+	ls := make(chan struct{})
 	go func() {
-		sc := bufio.NewScanner(tdPipe)
+		sc := bufio.NewScanner(pipe)
 		once := sync.Once{}
 		for sc.Scan() {
-			tdStderr.add(sc.Text())
+			stderr.add(sc.Text())
 			if strings.Contains(sc.Text(), "listening on") {
-				once.Do(func() { close(listening) })
+				once.Do(func() { close(ls) })
 			}
 		}
-		tdExited <- tcpdump.Wait()
+		ex <- cmd.Wait()
 	}()
-	t.Cleanup(func() { syscall.Kill(-tcpdump.Process.Pid, syscall.SIGKILL) })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	return cmd, stderr, ls, ex
+}
+
+// startWatcher starts the roomspec container and waits for its /healthz;
+// events receives its output lines once it has ended.
+func (p *podRun) startWatcher() (cmd *exec.Cmd, stderr *lockedBuffer, events <-chan []string) {
+	t := p.t
+	t.Helper()
+	cmd = p.n.container(t, p.pod, p.rs, imageOf(t, p.d, p.rs.Image), p.volumes, p.fields)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr = &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	ev := make(chan []string, 1)
+	go func() {
+		var ls []string
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			ls = append(ls, sc.Text())
+		}
+		ev <- ls
+	}()
+	var metricsPort int32
+	for _, port := range p.rs.Ports {
+		if port.Name == "metrics" {
+			metricsPort = port.ContainerPort
+		}
+	}
+	p.base = fmt.Sprintf("http://%s:%d", podIP, metricsPort)
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if resp, err := p.client.Get(p.base + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher did not serve /healthz in 15 s:\n%s", stderr)
+		}
+	}
+	return cmd, stderr, ev
+}
+
+// scrape plays Prometheus: a scrape of the watcher every scrapeInterval,
+// until stopScraping.
+func (p *podRun) scrape() {
+	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.stopped)
+		tick := time.NewTicker(scrapeInterval)
+		defer tick.Stop()
+		for {
+			s := scrapeWatcher(p.client, p.base+"/metrics")
+			p.mu.Lock()
+			p.samples = append(p.samples, s)
+			p.mu.Unlock()
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+func (p *podRun) stopScraping() []podSample {
+	close(p.stop)
+	<-p.stopped
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.samples)
+}
+
+func (p *podRun) last() podSample {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.samples[len(p.samples)-1]
+}
+
+func (p *podRun) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.samples)
+}
+
+// TestDaemonSetCaptures runs the DaemonSet's two containers as the
+// manifest says (the images' entrypoints with the manifest's args, each
+// under its securityContext: user, capabilities, read-only root; the
+// pod's volumes at their paths) on a node of their own (a network
+// namespace, loopback only), with real libzmq emulators making traffic and
+// writing the prefill's event log into the log volume, while the test
+// scrapes /metrics as Prometheus would. It checks that tcpdump keeps
+// running, as an unprivileged user, and writes the files the watcher
+// reads, that the watcher judges every room of the traffic as roomspec
+// replay judges the same files and log (and as the emulators expect), and
+// that Prometheus's scrapes alone keep packets coming on an idle node.
+// Then it kills tcpdump: the dead-capture alert of the PrometheusRule must
+// fire on the series the scrapes recorded (promtool test rules, the
+// series' time stretched from the test's 1 s scrapes to Prometheus's
+// 15 s), and on none before.
+func TestDaemonSetCaptures(t *testing.T) {
+	p := newPodRun(t)
+	td, rs := p.td, p.rs
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	captures := p.volumes[mountedVolume(t, td, flagValues(td.Args)["-w"])]
+	logPath := flagValues(rs.Args[1:])["-log"]
+	logDir := p.volumes[mountedVolume(t, rs, logPath)]
+
+	tcpdump, tdStderr, listening, tdExited := p.startTcpdump(td)
 	select {
 	case <-listening:
 	case err := <-tdExited:
@@ -209,7 +334,6 @@ func TestDaemonSetCaptures(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatalf("tcpdump did not start listening in 15 s:\n%s", tdStderr)
 	}
-
 	// Capturing, tcpdump holds no privilege: Debian's becomes its own user
 	// with no capability left.
 	if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tcpdump.Process.Pid)); err == nil {
@@ -219,80 +343,8 @@ func TestDaemonSetCaptures(t *testing.T) {
 			t.Errorf("tcpdump captures as uid %s with capabilities %s, want an unprivileged user with none", uid, eff)
 		}
 	}
-
-	// The watcher.
-	watch := n.container(t, pod, rs, imageOf(t, d, rs.Image), volumes, fields)
-	wOut, err := watch.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wErr := &lockedBuffer{}
-	watch.Stderr = wErr
-	if err := watch.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(-watch.Process.Pid, syscall.SIGKILL) })
-	events := make(chan []string, 1)
-	go func() {
-		var ls []string
-		sc := bufio.NewScanner(wOut)
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			ls = append(ls, sc.Text())
-		}
-		events <- ls
-	}()
-	var metricsPort int32
-	for _, p := range rs.Ports {
-		if p.Name == "metrics" {
-			metricsPort = p.ContainerPort
-		}
-	}
-	client := n.httpClient()
-	base := fmt.Sprintf("http://%s:%d", podIP, metricsPort)
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if resp, err := client.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the watcher did not serve /healthz in 15 s:\n%s", wErr)
-		}
-	}
-
-	// Prometheus: a scrape every second.
-	var mu sync.Mutex
-	var samples []podSample
-	stopScrape := make(chan struct{})
-	scraped := make(chan struct{})
-	go func() {
-		defer close(scraped)
-		tick := time.NewTicker(scrapeInterval)
-		defer tick.Stop()
-		for {
-			s := scrapeWatcher(client, base+"/metrics")
-			mu.Lock()
-			samples = append(samples, s)
-			mu.Unlock()
-			select {
-			case <-stopScrape:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	last := func() podSample {
-		mu.Lock()
-		defer mu.Unlock()
-		return samples[len(samples)-1]
-	}
-	count := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(samples)
-	}
+	watch, wErr, events := p.startWatcher()
+	p.scrape()
 
 	// The traffic: decode and prefill emulators on the node, the prefill's
 	// event log in the log volume (a link at the manifest's -log path).
@@ -300,16 +352,16 @@ func TestDaemonSetCaptures(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := 32768 + rand.IntN(60999-32768) // an ephemeral port, as ZeroMQ's
-	py := n.command("/usr/bin/python3", makeScenarios, "--live", logDir, "--port", strconv.Itoa(port), podScenario)
+	py := p.n.command("/usr/bin/python3", makeScenarios, "--live", logDir, "--port", strconv.Itoa(port), podScenario)
 	py.Dir = "."
 	out, err := runWithin(ctx, py, 90*time.Second)
 	if err != nil {
 		t.Fatalf("emulators: %v\n%s", err, out)
 	}
 	// Idle: Prometheus's scrapes are the only traffic.
-	idleFrom := last()
+	idleFrom := p.last()
 	time.Sleep(6 * scrapeInterval)
-	idle := last()
+	idle := p.last()
 
 	files, _ := filepath.Glob(filepath.Join(captures, filepath.Base(flagValues(td.Args)["-w"])+"*"))
 	if len(files) == 0 {
@@ -329,16 +381,15 @@ func TestDaemonSetCaptures(t *testing.T) {
 	}
 
 	// tcpdump dies.
-	killedAt := count()
+	killedAt := p.count()
 	if err := syscall.Kill(tcpdump.Process.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	<-tdExited
 	time.Sleep(25 * scrapeInterval)
-	close(stopScrape)
-	<-scraped
+	samples := p.stopScraping()
 	// (What tcpdump wrote as it died is read within a scrape or two.)
-	if dead, settled := last(), samples[killedAt+2]; dead.packets != settled.packets {
+	if dead, settled := samples[len(samples)-1], samples[killedAt+2]; dead.packets != settled.packets {
 		t.Errorf("packets read after tcpdump died: %v, then %v", settled.packets, dead.packets)
 	}
 
@@ -394,9 +445,36 @@ func TestDaemonSetCaptures(t *testing.T) {
 			strings.Join(verdicts, "\n        "), strings.Join(want, "\n        "))
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
-	promtoolDeadCapture(t, rule, samples, killedAt)
+	promtoolDeadCapture(t, p.rule, samples, killedAt)
+}
+
+// TestDaemonSetCaptureNeverStarts: the failure of issue 22, tcpdump run
+// with the capabilities the manifest used to give it (NET_RAW and
+// NET_ADMIN: Debian's tcpdump cannot then become its own user and exits
+// at once) while the watcher serves on. The dead-capture alert must fire
+// on what Prometheus scrapes (the lag counts from the watcher's start,
+// before any packet).
+func TestDaemonSetCaptureNeverStarts(t *testing.T) {
+	p := newPodRun(t)
+	td := *p.td.DeepCopy()
+	td.SecurityContext.Capabilities.Add = []corev1.Capability{"NET_RAW", "NET_ADMIN"}
+	_, tdStderr, _, tdExited := p.startTcpdump(td)
+	select {
+	case <-tdExited:
+		t.Logf("tcpdump exited at once, as in issue 22: %s", strings.TrimSpace(tdStderr.String()))
+	case <-time.After(15 * time.Second):
+		t.Fatalf("tcpdump with NET_RAW and NET_ADMIN only did not fail (the test no longer shows the failure):\n%s", tdStderr)
+	}
+	watch, _, _ := p.startWatcher()
+	p.scrape()
+	time.Sleep(20 * scrapeInterval)
+	samples := p.stopScraping()
+	watch.Process.Signal(syscall.SIGTERM)
+	watch.Wait()
+	if s := samples[len(samples)-1]; !s.ok || s.packets != 0 || s.captureTimed {
+		t.Errorf("no capture, yet the watcher reports %+v", s)
+	}
+	promtoolDeadCapture(t, p.rule, samples, 0)
 }
 
 // promtoolDeadCapture runs promtool's rule unit test on the series the
