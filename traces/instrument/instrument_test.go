@@ -73,7 +73,7 @@ func output(limit time.Duration, cmd *exec.Cmd) ([]byte, error) {
 // TestPythonUnitTests runs every Python unit test of this folder
 // (test_*.py).
 func TestPythonUnitTests(t *testing.T) {
-	cmd := exec.Command(python(t), "-B", "-m", "unittest", "discover", "-s", ".", "-p", "test_*.py", "-v")
+	cmd := exec.Command(python(t), strings.Fields("-B -m unittest discover -s . -p test_*.py -v")...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
