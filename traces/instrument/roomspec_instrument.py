@@ -525,6 +525,7 @@ def activate(environ=None):
                            role="prefill", rank=0)
         _when_imported(SGLANG_MODULES, _instrument_loaded)
     except Exception as e:
+        _active = None
         _warn("not active: %s" % e)
         return False
     return True
@@ -553,11 +554,19 @@ def _when_imported(names, callback):
     (CPython 3.4 to 3.13): a meta path finder would not see the modules
     that another finder placed in front of it serves."""
     done = [False]
+    lock = threading.Lock()
+
+    def loaded(name):
+        # In sys.modules and done executing (a module that imports another
+        # is in sys.modules, half run, while the other runs).
+        m = sys.modules.get(name)
+        return m is not None and not getattr(getattr(m, "__spec__", None), "_initializing", False)
 
     def check():
-        if done[0] or not all(n in sys.modules for n in names):
-            return
-        done[0] = True
+        with lock:
+            if done[0] or not all(loaded(n) for n in names):
+                return
+            done[0] = True
         callback({n: sys.modules[n] for n in names})
 
     check()
