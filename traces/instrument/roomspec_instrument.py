@@ -124,11 +124,13 @@ class EventLog:
         self.broken = False
         self._secs, self._secs_text = None, ""
 
-    def emit(self, event, room, **fields):
+    def emit(self, event, room, at=None, **fields):
+        """Write the event's line; at is its time (clock()'s, taken before
+        the operation it records), now if None."""
         if self.broken:
             return
         try:
-            line = self._line(event, room, fields)
+            line = self._line(event, room, fields, at)
             with self.lock:
                 if self.f is not None:
                     self.f.write(line)
@@ -144,11 +146,11 @@ class EventLog:
             self.broken = True
             _warn("event log %s: %s; no more events are written" % (self.path or self.f, e))
 
-    def _line(self, event, room, fields):
+    def _line(self, event, room, fields, at=None):
         """The JSON line, as json.dumps would write it (compact), without
         its cost per line: the few strings a log repeats are encoded once,
         and the timestamp's seconds once a second."""
-        ns = self.clock()
+        ns = self.clock() if at is None else at
         secs, frac = divmod(ns, 1_000_000_000)
         if secs != self._secs:
             self._secs, self._secs_text = secs, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs))
@@ -232,11 +234,15 @@ class _Recorder:
             room, status = room_of(args, kwargs), status_of(args, kwargs)
             statuses = status_dict(self)
             with rec.lock:
+                # The change's time is taken before it is made: a thread
+                # that sees it (and sends a message the capture stamps)
+                # may run before this one reads the clock again.
+                at = rec.log.clock()
                 before = statuses.get(room)
                 out = orig(self, *args, **kwargs)
                 after = statuses.get(room)
                 if after != before and not getattr(rec.local, "quiet", False):
-                    rec.log.emit("status", room, **{"from": status_name(before), "to": status_name(after)})
+                    rec.log.emit("status", room, at, **{"from": status_name(before), "to": status_name(after)})
             if status is not None and status_name(status) == "Transferring":
                 # A worker marks its room Transferring as it posts a
                 # chunk's writes: that chunk was not skipped.
