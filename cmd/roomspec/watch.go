@@ -91,7 +91,7 @@ func runWatch(e *env, args []string) int {
 	if err != nil {
 		return bad("%v", err)
 	}
-	metrics, stopMetrics, err := serveMetrics(e, *listen, *public)
+	metrics, stopMetrics, err := serveMetrics(e, *listen, *public, *jf.variant, opt.Deadline)
 	if err != nil {
 		return bad("-listen: %v", err)
 	}
@@ -148,14 +148,16 @@ Prometheus metrics on /metrics (roomspec_rooms_pinned, roomspec_rooms_judged_tot
 Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
 that does not belong to the capture).`
 
-// serveMetrics registers the watch's metrics and, with -listen, serves
-// them; stop ends the server.
-func serveMetrics(e *env, listen string, public bool) (m *watch.Metrics, stop func(), err error) {
+// serveMetrics registers the watch's metrics (build_info naming the
+// variant and deadline) and, with -listen, serves them; stop ends the
+// server.
+func serveMetrics(e *env, listen string, public bool, variant string, deadline time.Duration) (m *watch.Metrics, stop func(), err error) {
 	// Metrics first: opening the source may wait (for tcpdump's header,
 	// for a capture file to appear).
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m = watch.NewMetrics(reg, nil)
+	m.SetBuild(buildVersion(), variant, deadline)
 	if listen == "" {
 		return m, func() {}, nil
 	}

@@ -75,6 +75,11 @@ func (j *Judge) final(rm *room, end int64) {
 		}
 	}
 	out := j.judge(rm, end, true)
+	if j.opt.Overdue && !rs.noted && out.Latency >= 0 {
+		// Released, but only an explanation from another start (or from
+		// the wire alone) sees it: noted now.
+		j.noteRelease(out.Latency)
+	}
 	if !j.opt.AllRooms && !out.Aborted && out.Verdict != Invalid {
 		// Judged again from its start (see verdictFromStart), it is
 		// valid after all: counted, not reported.

@@ -188,9 +188,15 @@ type Judge struct {
 	// finished: Finish was called at end (unix nanoseconds).
 	finished bool
 	end      int64
-	// ready holds the events decided since Ready was last called.
-	ready []Event
+	// ready holds the events decided since Ready was last called,
+	// releases the release latencies since Releases was (Overdue only).
+	ready    []Event
+	releases []time.Duration
 }
+
+// maxReleases bounds the release latencies a Judge keeps for a caller
+// that does not take them.
+const maxReleases = 4096
 
 // New returns a Judge for the variant c (a configuration of one room:
 // its rooms are checked on instances of it with their own decode ranks).
@@ -250,6 +256,19 @@ func (j *Judge) Finish(end time.Time) *Report {
 func (j *Judge) Ready() []Event {
 	out := j.ready
 	j.ready = nil
+	return out
+}
+
+// Releases returns how long after its abort each aborted room was let go,
+// for the releases seen since it was last called, in the order they were
+// seen: with Options.Overdue, as soon as a release is seen (the log shows
+// it), not at the room's final verdict (but for a room that only an
+// explanation from another start explains: at its verdict), and every
+// release, within the deadline or not. At most 4096 are kept between two
+// calls.
+func (j *Judge) Releases() []time.Duration {
+	out := j.releases
+	j.releases = nil
 	return out
 }
 

@@ -267,3 +267,52 @@ func TestOverdueHeldForTheLogCheck(t *testing.T) {
 		t.Errorf("%d rooms overdue with the capture's own log, want %d", n, len(fixed.WithLog))
 	}
 }
+
+// TestReleases: with Options.Overdue, each release of an aborted room is
+// noted once, as it is seen, whatever the room is judged again from
+// later (a blind or unknown start): as many releases as rooms whose
+// verdict has a latency, on every scenario without room reuse.
+func TestReleases(t *testing.T) {
+	for _, sc := range loadScenarios(t) {
+		if strings.Contains(sc.Variant, "reuse") {
+			continue // a room may be released once per incarnation
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			r := newRecorder(t, variantConfig(t, sc.Variant), Options{Deadline: sc.deadline, Log: true, Overdue: true})
+			var released []time.Duration
+			for _, o := range Merge(sc.wire, sc.log) {
+				r.Tick(o.Time.Add(-time.Nanosecond))
+				r.Step(o)
+				released = append(released, r.Releases()...)
+			}
+			rep := r.Finish(sc.end)
+			released = append(released, r.Releases()...)
+			var want []time.Duration
+			for _, room := range rep.Rooms {
+				if room.Latency >= 0 {
+					want = append(want, room.Latency)
+				}
+			}
+			slices.Sort(want)
+			slices.Sort(released)
+			if !slices.Equal(released, want) {
+				t.Errorf("releases %v, the verdicts' latencies %v", released, want)
+			}
+		})
+	}
+	// Without Overdue (replay), none is kept.
+	var sc *scenario
+	for _, s := range loadScenarios(t) {
+		if s.Name == "storm-fixed" {
+			sc = s
+		}
+	}
+	r := newRecorder(t, variantConfig(t, sc.Variant), Options{Deadline: sc.deadline, Log: true})
+	for _, o := range Merge(sc.wire, sc.log) {
+		r.Step(o)
+	}
+	r.Finish(sc.end)
+	if n := len(r.Releases()); n != 0 {
+		t.Errorf("%d releases kept without Options.Overdue", n)
+	}
+}

@@ -50,6 +50,10 @@ type roomState struct {
 	invalid *invalidity
 	// logSeen: the log showed the room.
 	logSeen bool
+	// again: the room's history is being explained again (from another
+	// start, or from the wire alone); its releases were noted already.
+	// noted: a release of the room was noted (Releases).
+	again, noted bool
 	// For the log check: the room's first WaitingForInput in the log
 	// (time, line), and its TransferInfos in the capture (how many, and
 	// the time and frame of the one that completes them).
@@ -233,13 +237,17 @@ func (j *Judge) closeBurst(rm *room, end int) {
 	s := e.Final()
 	switch {
 	case s.Closed() && rs.open:
-		rs.latency = max(rs.latency, at(e.ClosedAt())-rs.episode)
+		l := at(e.ClosedAt()) - rs.episode
+		rs.latency = max(rs.latency, l)
+		j.released(rs, l)
 		rs.open, rs.episode = false, 0
 	case s.Closed():
 		if rs.episode != 0 {
 			// Aborted and let go within the burst, or let go before it was
 			// aborted (a wait of 0).
-			rs.latency = max(rs.latency, at(e.ClosedAt())-rs.episode, 0)
+			l := max(at(e.ClosedAt())-rs.episode, 0)
+			rs.latency = max(rs.latency, l)
+			j.released(rs, l)
 		}
 		rs.episode = 0
 	case s.Aborted() && !rs.open && rs.episode != 0:
@@ -259,6 +267,23 @@ func (j *Judge) closeBurst(rm *room, end int) {
 		// Keep the open burst only; the behaviour can no longer be rebuilt.
 		rs.hist = slices.Delete(rs.hist, 0, end)
 		rs.burst, rs.histLost = 0, true
+	}
+}
+
+// released notes the release of an aborted room, latency nanoseconds
+// after its abort, for Releases: with Options.Overdue, as its live
+// explanation sees it (not again when the room is judged again from
+// another start).
+func (j *Judge) released(rs *roomState, latency int64) {
+	if j.opt.Overdue && !rs.again {
+		j.noteRelease(time.Duration(latency))
+		rs.noted = true
+	}
+}
+
+func (j *Judge) noteRelease(latency time.Duration) {
+	if len(j.releases) < maxReleases {
+		j.releases = append(j.releases, latency)
 	}
 }
 

@@ -66,7 +66,7 @@ func (j *Judge) uncovered(rm *room) bool {
 	// assignment clears: clone them.)
 	*rs = roomState{inst: inst, set: inst.Start(), hist: slices.Clone(rs.hist), evidence: slices.Clone(rs.evidence), more: rs.more,
 		aborted: rs.aborted, abortTime: rs.abortTime, abortFrame: rs.abortFrame, latency: -1,
-		startWindow: rs.startWindow, preCapture: rs.preCapture, boundHit: rs.boundHit}
+		startWindow: rs.startWindow, preCapture: rs.preCapture, boundHit: rs.boundHit, again: true, noted: rs.noted}
 	begin := 0
 	for end := range explain.Bursts(rs.hist, j.opt.Skew) {
 		rs.burst = begin
@@ -111,7 +111,7 @@ func (j *Judge) rejudge(rm *room, start Start, end int64) *Room {
 	again := *rm
 	again.Data = roomState{log: rs.log, inst: rs.inst, set: set, hist: rs.hist, aborted: rs.aborted,
 		abortTime: rs.abortTime, abortFrame: rs.abortFrame, latency: -1, evidence: rs.evidence, more: rs.more,
-		start: start, boundHit: !complete}
+		start: start, boundHit: !complete, again: true}
 	// Burst by burst, as Step cut them.
 	begin := 0
 	for end := range explain.Bursts(rs.hist, j.opt.Skew) {
