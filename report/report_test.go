@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/internal/browser"
+	"github.com/roomspec/roomspec/internal/golden"
 	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec"
@@ -25,8 +25,6 @@ import (
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden HTML files")
 
 func allScenarios(t testing.TB) []scenarios.Scenario {
 	t.Helper()
@@ -173,23 +171,7 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := bytes.Replace(bytes.Replace(b.Bytes(), css, []byte("/* page.css */"), 1), js, []byte("/* page.js */"), 1)
-		path := filepath.Join("testdata", "golden", name+".html")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test -update writes it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: the page differs from the golden file (go test ./report -update rewrites it)", path)
-		}
+		golden.Check(t, filepath.Join("testdata", "golden", name+".html"), got)
 	}
 }
 

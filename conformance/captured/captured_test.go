@@ -3,7 +3,6 @@ package captured
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,12 +11,12 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/impl"
+	"github.com/roomspec/roomspec/internal/golden"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge"
 )
 
 var (
-	update      = flag.Bool("update", false, "rewrite testdata/*.itf.json from fresh runs")
 	scenarioDir = filepath.Join("..", "..", "traces", "testdata", "scenarios")
 )
 
@@ -208,11 +207,8 @@ func TestITFReplays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", strings.TrimSuffix(sc.name, ".pcap")+"-room101.itf.json")
-			if *update {
-				if err := os.WriteFile(golden, append(data, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if golden.Updating() {
+				golden.Write(t, filepath.Join("testdata", strings.TrimSuffix(sc.name, ".pcap")+"-room101.itf.json"), append(data, '\n'))
 			}
 			checkSaved(t, data)
 			if !bytes.Contains(data, []byte(`"room": 101`)) || !bytes.Contains(data, []byte(`"frames": [`)) {

@@ -2,13 +2,11 @@ package judge
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden report files")
+	"github.com/roomspec/roomspec/internal/golden"
+)
 
 // TestReportGolden holds the three report formats of each scenario (with
 // its log) to testdata/golden; -update rewrites them.
@@ -29,23 +27,7 @@ func TestReportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "golden", sc.Name+"."+format)
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("%s differs from the report:\n%s", path, b.Bytes())
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", sc.Name+"."+format), b.Bytes())
 		}
 	}
 }
