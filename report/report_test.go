@@ -28,7 +28,7 @@ import (
 
 func allScenarios(t testing.TB) []scenarios.Scenario {
 	t.Helper()
-	all, err := scenarios.All("../traces/testdata/scenarios")
+	all, err := scenarios.All(scenarios.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}

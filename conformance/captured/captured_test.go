@@ -2,7 +2,6 @@ package captured
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,12 +11,9 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/internal/golden"
+	scen "github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge"
-)
-
-var (
-	scenarioDir = filepath.Join("..", "..", "traces", "testdata", "scenarios")
 )
 
 // scenario is a bundled capture with the variant it was recorded under.
@@ -25,28 +21,17 @@ type scenario struct {
 	name, path, log, variant string
 }
 
+// scenarios lists the bundled scenarios, the captured suite's own too
+// (internal/scenarios).
 func scenarios(t *testing.T) []scenario {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.pcap"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no captures in %s: %v", scenarioDir, err)
+	all, err := scen.WithCaptured(scen.Dir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	var out []scenario
-	for _, f := range files {
-		base := strings.TrimSuffix(f, ".pcap")
-		sc := scenario{name: filepath.Base(f), path: f, log: base + ".events.jsonl"}
-		var exp struct {
-			Variant string `json:"variant"`
-		}
-		b, err := os.ReadFile(base + ".expected.json")
-		if err != nil {
-			b, err = os.ReadFile(base + ".captured.json")
-		}
-		if err != nil || json.Unmarshal(b, &exp) != nil || exp.Variant == "" {
-			t.Fatalf("%s: no expected variant (%v)", f, err)
-		}
-		sc.variant = exp.Variant
-		out = append(out, sc)
+	for _, s := range all {
+		out = append(out, scenario{name: filepath.Base(s.Capture()), path: s.Capture(), log: s.Log(), variant: s.Variant})
 	}
 	return out
 }
@@ -147,7 +132,7 @@ func table(t *testing.T, res *Result) string {
 // as recorded, the fork's port pins room 40 on some schedule, whatever
 // the seed; the proposed fix's port holds on every schedule.
 func TestHealthyPinnable(t *testing.T) {
-	sc := scenario{name: "healthy-pinnable.pcap", path: filepath.Join(scenarioDir, "healthy-pinnable.pcap")}
+	sc := scenario{name: "healthy-pinnable.pcap", path: filepath.Join(scen.Dir(), "healthy-pinnable.pcap")}
 	for _, tc := range []struct {
 		impl string
 		pins bool

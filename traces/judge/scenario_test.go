@@ -2,8 +2,6 @@ package judge
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,8 +9,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/internal/scenarios"
-	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/eventlog"
 )
 
 // scenario is a capture made by traces/testdata/scenarios/make_scenarios.py
@@ -27,7 +23,7 @@ type scenario struct {
 
 func loadScenarios(t *testing.T) []*scenario {
 	t.Helper()
-	all, err := scenarios.All(filepath.Join("..", "testdata", "scenarios"))
+	all, err := scenarios.All(scenarios.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,33 +33,8 @@ func loadScenarios(t *testing.T) []*scenario {
 		if sc.deadline, err = sc.DeadlineDuration(); err != nil {
 			t.Fatal(err)
 		}
-		pf, err := os.Open(sc.Capture())
-		if err != nil {
+		if sc.wire, sc.log, sc.end, err = sc.Observations(); err != nil {
 			t.Fatal(err)
-		}
-		sum, err := decode.Run(pf, decode.Options{}, func(m *decode.Message) {
-			if o, ok := FromMessage(m); ok {
-				sc.wire = append(sc.wire, o)
-			}
-		}, func(decode.Diagnostic) {})
-		pf.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.end = sum.End
-		lf, err := os.Open(sc.Log())
-		if err != nil {
-			t.Fatal(err)
-		}
-		events, err := eventlog.ReadAll(lf)
-		lf.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range events {
-			if o, ok := FromEvent(&events[i]); ok {
-				sc.log = append(sc.log, o)
-			}
 		}
 		out = append(out, sc)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/source"
@@ -47,7 +45,7 @@ type record struct {
 
 func loadScenarios(t *testing.T) []*scenario {
 	t.Helper()
-	all, err := scenarios.All(filepath.Join("..", "..", "testdata", "scenarios"))
+	all, err := scenarios.All(scenarios.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,19 +85,8 @@ func loadScenarios(t *testing.T) []*scenario {
 		}
 		sc.end = sum.End
 		sc.held = sum.OutOfOrder
-		lf, err := os.Open(sc.Log())
-		if err != nil {
+		if _, sc.log, _, err = sc.Observations(); err != nil {
 			t.Fatal(err)
-		}
-		events, err := eventlog.ReadAll(lf)
-		lf.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range events {
-			if o, ok := observe.FromEvent(&events[i]); ok {
-				sc.log = append(sc.log, o)
-			}
 		}
 		out = append(out, sc)
 	}
