@@ -58,7 +58,8 @@ func runMutate(e *env, args []string) int {
 	}
 	defer onSignal(subprocess.KillAll)()
 	ctx := context.Background()
-	rc, err := loadRealCode(ctx, given, sglang.LoadOptions{Env: sglang.Env(sglangEnv), Variant: *variant, Base: *base})
+	rc, err := loadRealCode(ctx, given, sglang.LoadOptions{Env: sglang.Env(sglangEnv), Variant: *variant, Base: *base,
+		Warn: warnTo(e.stderr, "roomspec mutate")})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec mutate: %v\n", err)
 		return exitBadInput

@@ -51,14 +51,16 @@ func (rc *realCode) config() (*model.Config, error) {
 	return rc.Config()
 }
 
+// warnTo prints the source's warnings (sglang.LoadOptions.Warn) on w.
+func warnTo(w io.Writer, prefix string) func(string) {
+	return func(s string) { fmt.Fprintf(w, "%s: warning: %s\n", prefix, s) }
+}
+
 // report prints where the expectation comes from (or that there is
-// none) and the source's warnings on stderr, and each difference between
-// the probe and the expectation on stdout, with the verdicts; it returns
-// whether there is one.
+// none) on stderr, and each difference between the probe and the
+// expectation on stdout, with the verdicts; it returns whether there is
+// one.
 func (rc *realCode) report(stdout, stderr io.Writer, prefix string) (differs bool) {
-	for _, w := range rc.Source.Warnings {
-		fmt.Fprintf(stderr, "%s: warning: %s\n", prefix, w)
-	}
 	if rc.Expect == nil {
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, rc.NoExpectation)
 		return false

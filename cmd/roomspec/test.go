@@ -101,7 +101,8 @@ func runTest(e *env, args []string) int {
 		v := *variant
 		if given, ok := strings.CutPrefix(name, "sglang:"); ok {
 			var err error
-			rc, err = loadRealCode(context.Background(), given, sglang.LoadOptions{Env: sglang.Env(sglangEnv), Variant: v, Base: *base})
+			rc, err = loadRealCode(context.Background(), given, sglang.LoadOptions{Env: sglang.Env(sglangEnv), Variant: v, Base: *base,
+				Warn: warnTo(e.stderr, "roomspec test")})
 			if err != nil {
 				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput

@@ -49,6 +49,9 @@ type LoadOptions struct {
 	// commit (history: the newest), so a key this code does not read is
 	// no error.
 	EnvChecked bool
+	// Warn, if set, is told each of the source's warnings as soon as they
+	// are known (before anything else can fail).
+	Warn func(string)
 }
 
 // Load resolves given, checks env against the variables the code reads,
@@ -67,6 +70,11 @@ func Load(ctx context.Context, given string, opt LoadOptions) (*Code, error) {
 	src, err := Resolve(ctx, given, cache)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Warn != nil {
+		for _, w := range src.Warnings {
+			opt.Warn(w)
+		}
 	}
 	if !opt.EnvChecked {
 		if err := CheckEnv(src, opt.Env); err != nil {
