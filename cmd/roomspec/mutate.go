@@ -67,7 +67,11 @@ func runMutate(e *env, args []string) int {
 	rc.report(e.stderr, e.stderr, "roomspec mutate: "+*implName)
 	opt := mutate.Options{Code: rc.Code, Seed: *seed, Cases: *cases, Workers: *jobs, Timeout: *timeout, All: *all,
 		Progress: func(done, total int, r mutate.Result) {
-			fmt.Fprintf(e.stderr, "roomspec mutate: [%d/%d] %s %s %s (%.1fs)\n", done, total, strings.ToUpper(r.Verdict), r.ID, r.What, r.Seconds)
+			how, _, _ := strings.Cut(r.How, ":") // probe, refinement, liveness, error
+			if how != "" {
+				how += ", "
+			}
+			fmt.Fprintf(e.stderr, "roomspec mutate: [%d/%d] %s %s %s (%s%.1fs)\n", done, total, strings.ToUpper(r.Verdict), r.ID, r.What, how, r.Seconds)
 		}}
 	if *only != "" {
 		opt.Only = strings.Split(*only, ",")

@@ -61,7 +61,10 @@ type Result struct {
 	// not run it: the real code raised, a thread died, a timeout).
 	How string `json:"how,omitempty"`
 	// Reason a survivor is equivalent (Equivalents).
-	Reason  string  `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Timeout: killed by a timeout, twice (the second time with four
+	// times the time): the mutant hangs, or the machine is very busy.
+	Timeout bool    `json:"timeout,omitempty"`
 	Seconds float64 `json:"seconds"`
 }
 

@@ -18,8 +18,18 @@ func (r *Report) Score() float64 {
 
 // Summary is the campaign in one line.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("%d mutants: %d killed, %d survived, %d equivalent; score %d/%d = %.1f%% (%d mutations on lines the suite never runs not made)",
-		len(r.Results), r.Killed, r.Survived, r.Equivalent, r.Killed, r.Killed+r.Survived, 100*r.Score(), r.NotReached)
+	timeouts := 0
+	for _, m := range r.Results {
+		if m.Verdict == Killed && m.Timeout {
+			timeouts++
+		}
+	}
+	killed := fmt.Sprint(r.Killed)
+	if timeouts > 0 {
+		killed = fmt.Sprintf("%d (%d by a timeout)", r.Killed, timeouts)
+	}
+	return fmt.Sprintf("%d mutants: %s killed, %d survived, %d equivalent; score %d/%d = %.1f%% (%d mutations on lines the suite never runs not made)",
+		len(r.Results), killed, r.Survived, r.Equivalent, r.Killed, r.Killed+r.Survived, 100*r.Score(), r.NotReached)
 }
 
 // WriteText prints the campaign: what was mutated and against what, one

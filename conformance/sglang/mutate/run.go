@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -112,11 +113,24 @@ func mergeCoverage(out string, files ...string) error {
 	return os.WriteFile(out, b, 0o644)
 }
 
+// errMutantTimeout: a mutant ran longer than Options.MutantTimeout.
+var errMutantTimeout = errors.New("timeout")
+
 // runMutant writes the mutant into a copy of the source and runs it.
 func runMutant(ctx context.Context, m Mutant, work, keys string, base Baseline, opt Options) Result {
 	start := time.Now()
 	r := Result{Mutant: m, Verdict: Killed}
 	how, err := judge(ctx, m, work, keys, base, opt)
+	if errors.Is(err, subprocess.ErrTimeout) || errors.Is(err, errMutantTimeout) {
+		// A busy machine, or the mutant hangs: once more, with four
+		// times the time; a mutant that times out again is killed by
+		// the timeout, and says so.
+		r.Timeout = true
+		slow := opt
+		slow.Timeout, slow.MutantTimeout = 4*opt.Timeout, 4*opt.MutantTimeout
+		how, err = judge(ctx, m, work, keys, base, slow)
+		r.Timeout = errors.Is(err, subprocess.ErrTimeout) || errors.Is(err, errMutantTimeout)
+	}
 	switch {
 	case err != nil:
 		r.How = "error: " + err.Error()
@@ -161,7 +175,7 @@ func judge(ctx context.Context, m Mutant, work, keys string, base Baseline, opt 
 	stop()
 	im.Close()
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("timeout: the mutant ran longer than %v", opt.MutantTimeout)
+		return "", fmt.Errorf("%w: it ran longer than %v", errMutantTimeout, opt.MutantTimeout)
 	}
 	if err != nil {
 		return "", err
