@@ -161,6 +161,21 @@ func TestEnvBool(t *testing.T) {
 	}
 }
 
+// gitIn returns a runner of git in dir, its commits dated *date.
+func gitIn(t *testing.T, dir string, date *string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=roomspec", "-c", "user.email=roomspec@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_DATE="+*date, "GIT_COMMITTER_DATE="+*date)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+}
+
 // PRsIn finds the lifecycle PRs by the "(#N)" of subjects, a revert
 // taking one out; ExpectCommit tells a commit older than the modelled
 // range from one of a history roomspec does not know.
@@ -170,17 +185,7 @@ func TestPRsIn(t *testing.T) {
 	}
 	dir := t.TempDir()
 	date := "2026-05-01T10:00:00Z"
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=roomspec", "-c", "user.email=roomspec@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gitIn(t, dir, &date)
 	git("init", "-q")
 	commit := func(subject string) string {
 		git("commit", "-q", "--allow-empty", "-m", subject)

@@ -1,11 +1,13 @@
 package sglang
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/roomspec/roomspec/conformance"
@@ -111,26 +113,10 @@ func expectationOf(ctx context.Context, src Source, opt LoadOptions) (*Expectati
 	case opt.Variant != "":
 		return ExpectVariant(opt.Variant)
 	case opt.Base != "":
-		gitDir, commit := src.GitDir, opt.Base
-		if i := strings.LastIndex(opt.Base, "@"); i > 0 {
-			repo, err := Repository(ctx, opt.Base[:i])
-			if err != nil {
-				return nil, fmt.Errorf("-base %s: %w", opt.Base, err)
-			}
-			gitDir, commit = repo.GitDir, opt.Base[i+1:]
-		}
-		if gitDir == "" {
-			return nil, fmt.Errorf("-base %s: %s is in no git repository: give -base GITDIR@COMMIT", opt.Base, src.Given)
-		}
-		sha, err := Git(ctx, gitDir, "rev-parse", "--verify", "--quiet", commit+"^{commit}")
-		if err != nil || sha == "" {
-			return nil, fmt.Errorf("-base %s: no commit %q in %s", opt.Base, commit, gitDir)
-		}
-		e, err := ExpectCommit(ctx, gitDir, sha, opt.Env)
+		e, err := expectBase(ctx, src, opt)
 		if err != nil {
 			return nil, fmt.Errorf("-base %s: %w", opt.Base, err)
 		}
-		e.From = "-base " + opt.Base + ": " + e.From
 		return e, nil
 	case src.Commit != "":
 		return ExpectCommit(ctx, src.GitDir, src.Commit, opt.Env)
@@ -143,6 +129,60 @@ func expectationOf(ctx context.Context, src Source, opt LoadOptions) (*Expectati
 	}
 	return nil, fmt.Errorf("%w: %s is of no known commit; the probe chose the configuration from the code itself (give -variant or -base GITDIR@COMMIT to check it against one)",
 		ErrNoExpectation, src.Given)
+}
+
+// expectBase is the expectation of -base: what the lifecycle PRs of the
+// base commit bring, and those of the source's own commit where it has
+// one (a fork's commit may cherry-pick a PR its base lacks).
+func expectBase(ctx context.Context, src Source, opt LoadOptions) (*Expectation, error) {
+	gitDir, commit := src.GitDir, opt.Base
+	if i := strings.LastIndex(opt.Base, "@"); i > 0 {
+		repo, err := Repository(ctx, opt.Base[:i])
+		if err != nil {
+			return nil, err
+		}
+		gitDir, commit = repo.GitDir, opt.Base[i+1:]
+	}
+	if gitDir == "" {
+		return nil, fmt.Errorf("%s is in no git repository: give -base GITDIR@COMMIT", src.Given)
+	}
+	sha, err := Git(ctx, gitDir, "rev-parse", "--verify", "--quiet", commit+"^{commit}")
+	if err != nil || sha == "" {
+		return nil, fmt.Errorf("no commit %q in %s", commit, gitDir)
+	}
+	e, err := ExpectCommit(ctx, gitDir, sha, opt.Env)
+	if err != nil {
+		return nil, err
+	}
+	from := "-base " + opt.Base + ": " + e.From
+	own := cmp.Or(src.Commit, src.Head)
+	if own == "" || src.GitDir == "" {
+		e.From = from
+		return e, nil
+	}
+	prs, err := PRsIn(ctx, src.GitDir, own)
+	if err != nil {
+		return nil, err
+	}
+	var more []string
+	for _, p := range e.PRs {
+		prs[p] = true
+	}
+	prs[Floor.Number] = true
+	for _, p := range Lifecycle {
+		if prs[p.Number] && !slices.Contains(e.PRs, p.Number) {
+			more = append(more, "#"+p.Number)
+		}
+	}
+	if len(more) == 0 {
+		e.From = from
+		return e, nil
+	}
+	if e, err = Expect(prs, opt.Env); err != nil {
+		return nil, err
+	}
+	e.From = fmt.Sprintf("%s, and %s in the history of %.12s", from, strings.Join(more, " "), own)
+	return e, nil
 }
 
 // Config is the configuration the suite checks the code against,

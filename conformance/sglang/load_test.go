@@ -3,6 +3,7 @@ package sglang
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,5 +37,41 @@ func TestArgv(t *testing.T) {
 		"--env", "SGLANG_X=a b", "--env", "Y='z'", "--env", "Z=$HOME"}
 	if !slices.Equal(got, want) {
 		t.Errorf("the harness got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// -base gives what the base commit's lifecycle PRs bring, and those of
+// the fork's own commit too: a fork that cherry-picked a PR its base
+// lacks must have its behaviour.
+func TestExpectBase(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found")
+	}
+	date := "2026-06-01T10:00:00Z"
+	up, fork := t.TempDir(), t.TempDir()
+	ug, fg := gitIn(t, up, &date), gitIn(t, fork, &date)
+	ug("init", "-q")
+	ug("commit", "-q", "--allow-empty", "-m", "[Disagg][NIXL] Add staging buffer support (#22536)")
+	ug("commit", "-q", "--allow-empty", "-m", "[Bugfix] Clean up failed NIXL sender state (#27011)")
+	fg("init", "-q")
+	fg("commit", "-q", "--allow-empty", "-m", "The fork's tree")
+	plain := fg("rev-parse", "HEAD")
+	fg("commit", "-q", "--allow-empty", "-m", "[PD] Add the missing Prefill bootstrap timeout for NIXL (#34692)")
+	picked := fg("rev-parse", "HEAD")
+	ctx := context.Background()
+	opt := LoadOptions{Base: up + "@HEAD"}
+	e, err := expectBase(ctx, Source{Given: "f", GitDir: filepath.Join(fork, ".git"), Commit: plain}, opt)
+	if err != nil || e.Variant != "sglang-27011" || e.From != "-base "+up+"@HEAD: PRs #27011 in the history of "+ug("rev-parse", "HEAD")[:12] {
+		t.Errorf("the fork's first commit: %+v, %v", e, err)
+	}
+	e, err = expectBase(ctx, Source{Given: "f", GitDir: filepath.Join(fork, ".git"), Commit: picked}, opt)
+	if err != nil || !e.Switches["HasBootstrapTimeout"] || !e.Switches["FailureClears"] || !strings.HasSuffix(e.From, ", and #34692 in the history of "+picked[:12]) {
+		t.Errorf("the cherry-pick: %+v, %v", e, err)
+	}
+	if _, err := expectBase(ctx, Source{Given: "tree"}, LoadOptions{Base: "abc"}); err == nil || !strings.Contains(err.Error(), "give -base GITDIR@COMMIT") {
+		t.Errorf("-base COMMIT of a tree of no repository: %v", err)
+	}
+	if _, err := expectBase(ctx, Source{Given: "tree"}, LoadOptions{Base: up + "@nosuch"}); err == nil || !strings.Contains(err.Error(), `no commit "nosuch"`) {
+		t.Errorf("-base of a commit that is not there: %v", err)
 	}
 }
