@@ -130,6 +130,9 @@ func Commit(ctx context.Context, gitDir, commit string, prev *Row, opt Options) 
 		Base: opt.Base, Variant: opt.Variant, Cache: opt.Cache})
 	if err != nil {
 		row.Error = err.Error()
+		if meta, gerr := sglang.Git(ctx, gitDir, "log", "-1", "--format=%ad%x00%s", "--date=short", commit, "--"); gerr == nil {
+			row.Date, row.Subject, _ = strings.Cut(meta, "\x00")
+		}
 		return row
 	}
 	src := code.Source
