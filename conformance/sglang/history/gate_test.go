@@ -107,7 +107,7 @@ func TestWriteGate(t *testing.T) {
 	var b bytes.Buffer
 	WriteText(&b, rows)
 	out := b.String()
-	assert.Contains(t, out, "GATE: FAILS: 1 of the 2 commits make something worse")
+	assert.Contains(t, out, "GATE: FAILS: 1 of 2 commits make something worse")
 	assert.Contains(t, out, "FAILS b  broken\n  - cannot run: load: its stderr ends:\n    Traceback\n      line 2\n")
 	assert.Regexp(t, `\nb +- +- +cannot run \(GATE below\) +broken\n`, out)
 
@@ -115,5 +115,5 @@ func TestWriteGate(t *testing.T) {
 	Gate(rows)
 	b.Reset()
 	WriteText(&b, rows)
-	assert.Contains(t, b.String(), "GATE: passes: none of the 2 commits makes anything worse than the commit before it")
+	assert.Contains(t, b.String(), "GATE: passes: none of 2 commits makes anything worse than the commit before it")
 }

@@ -119,10 +119,13 @@ func writeGate(w io.Writer, rows []*Row) {
 			failing++
 		}
 	}
-	if failing == 0 {
-		fmt.Fprintf(w, "GATE: passes: none of the %d commits makes anything worse than the commit before it\n", len(rows))
-	} else {
-		fmt.Fprintf(w, "GATE: FAILS: %d of the %d commits make something worse than the commit before them\n", failing, len(rows))
+	switch {
+	case failing > 0:
+		fmt.Fprintf(w, "GATE: FAILS: %d of %d commits make something worse than the commit before them\n", failing, len(rows))
+	case len(rows) == 1:
+		fmt.Fprintln(w, "GATE: passes: the commit makes nothing worse (no commit before it)")
+	default:
+		fmt.Fprintf(w, "GATE: passes: none of %d commits makes anything worse than the commit before it\n", len(rows))
 	}
 	for _, r := range rows {
 		if len(r.Worse) == 0 && r.NoExpectation == "" && len(r.Warnings) == 0 {
