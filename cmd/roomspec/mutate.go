@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 
@@ -46,10 +47,14 @@ func runMutate(e *env, args []string) int {
 	only := fs.String("only", "", "run only these mutant `IDs` (comma-separated, as the report names them)")
 	all := fs.Bool("all", false, "also mutate lines the suite never runs on the unmutated code")
 	listOnly := fs.Bool("list", false, "list the mutants (after the unmutated run) and exit")
+	rejudge := fs.String("rejudge", "", "run nothing: read a campaign's JSON report from `FILE` and judge its survivors again with the current table of equivalent mutants")
 	format := fs.String("format", "text", "output `format`: text or json")
 	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "the longest wait for one reply of the harness")
 	if code, ok := fs.parse(args); !ok {
 		return code
+	}
+	if *rejudge != "" {
+		return rejudgeReport(e, *rejudge, *format)
 	}
 	given, ok := strings.CutPrefix(*implName, "sglang:")
 	if fs.NArg() != 0 || !ok || given == "" || (*format != "text" && *format != "json") {
@@ -84,7 +89,13 @@ func runMutate(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "roomspec mutate: %v\n", err)
 		return exitBadInput
 	}
-	if *format == "json" {
+	return writeCampaign(e, rep, *format)
+}
+
+// writeCampaign prints the report; exit status 1 while a mutant survives
+// that is not shown equivalent.
+func writeCampaign(e *env, rep *mutate.Report, format string) int {
+	if format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
@@ -97,6 +108,22 @@ func runMutate(e *env, args []string) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// rejudgeReport judges a saved campaign's survivors again.
+func rejudgeReport(e *env, file, format string) int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "roomspec mutate: %v\n", err)
+		return exitBadInput
+	}
+	var rep mutate.Report
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Results == nil {
+		fmt.Fprintf(e.stderr, "roomspec mutate: %s: not a campaign's JSON report (roomspec mutate -format json): %v\n", file, err)
+		return exitBadInput
+	}
+	rep.Rejudge(mutate.Equivalents)
+	return writeCampaign(e, &rep, format)
 }
 
 // listMutants prints the mutants a campaign would run.

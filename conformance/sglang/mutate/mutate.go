@@ -145,23 +145,33 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		opt.MutantTimeout = max(2*time.Minute, time.Duration(10*rep.Baseline.Seconds*float64(time.Second)))
 	}
 	rep.Results = runAll(ctx, mutants, work, keys, rep.Baseline, opt)
-	for i := range rep.Results {
-		r := &rep.Results[i]
-		if r.Verdict == Survived {
-			if reason, ok := equivalent(opt.Equivalents, r.Mutant); ok {
-				r.Verdict, r.Reason = Equivalent, reason
+	rep.Rejudge(opt.Equivalents)
+	return rep, nil
+}
+
+// Rejudge applies table to the mutants that were not killed (a survivor
+// it matches is equivalent, an equivalent it no longer matches survived)
+// and counts the verdicts again: a reviewed entry added to the table
+// takes effect on a saved report without running any mutant again.
+func (r *Report) Rejudge(table []Equivalence) {
+	r.Killed, r.Survived, r.Equivalent = 0, 0, 0
+	for i := range r.Results {
+		m := &r.Results[i]
+		if m.Verdict != Killed {
+			m.Verdict, m.Reason = Survived, ""
+			if reason, ok := equivalent(table, m.Mutant); ok {
+				m.Verdict, m.Reason = Equivalent, reason
 			}
 		}
-		switch r.Verdict {
+		switch m.Verdict {
 		case Killed:
-			rep.Killed++
+			r.Killed++
 		case Survived:
-			rep.Survived++
+			r.Survived++
 		case Equivalent:
-			rep.Equivalent++
+			r.Equivalent++
 		}
 	}
-	return rep, nil
 }
 
 // List runs the unmutated code (what the mutants are held to, and which

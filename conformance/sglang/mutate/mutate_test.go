@@ -17,17 +17,19 @@ import (
 
 func TestEquivalent(t *testing.T) {
 	table := []Equivalence{
-		{File: "sglang/srt/environ.py", Operator: "change-number", What: "SGLANG_DISAGGREGATION_QUEUE_SIZE default", Reason: "one room, one queue: only rooms on several queues could tell"},
-		{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", What: "delete self._metric", Reason: "a metric"},
+		{Function: "Envs", Operator: "change-number", What: "SGLANG_DISAGGREGATION_QUEUE_SIZE default", Reason: "one room, one queue"},
+		{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", Source: "self._metric = ", Reason: "a metric"},
 	}
+	diff := "--- a/x.py\n+++ b/x.py\n@@ -3,3 +3,3 @@\n x = 1\n-        self._metric = 1\n+        pass\n"
 	for _, tc := range []struct {
 		m      Mutant
 		reason string
 	}{
-		{Mutant{File: "sglang/srt/environ.py", Function: "Envs", Operator: "change-number", What: "SGLANG_DISAGGREGATION_QUEUE_SIZE default 4 -> 5"}, "one room, one queue: only rooms on several queues could tell"},
-		{Mutant{File: "sglang/srt/environ.py", Function: "Envs", Operator: "change-number", What: "SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT default 300 -> 301"}, ""},
-		{Mutant{File: "x.py", Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", What: "delete self._metric = 1"}, "a metric"},
-		{Mutant{File: "x.py", Function: "NixlKVManager.transfer_worker", Operator: "delete-call", What: "delete self._metric = 1"}, ""},
+		{Mutant{Function: "Envs", Operator: "change-number", What: "SGLANG_DISAGGREGATION_QUEUE_SIZE default 4 -> 5"}, "one room, one queue"},
+		{Mutant{Function: "Envs", Operator: "change-number", What: "SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT default 300 -> 301"}, ""},
+		{Mutant{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", What: "delete self._metric = 1", Diff: diff}, "a metric"},
+		{Mutant{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", What: "delete x = 1", Diff: strings.Replace(diff, "-        self._metric", "+        self._metric", 1)}, ""},
+		{Mutant{Function: "NixlKVManager.transfer_worker", Operator: "delete-call", What: "delete self._metric = 1", Diff: diff}, ""},
 	} {
 		reason, ok := equivalent(table, tc.m)
 		assert.Equal(t, tc.reason != "", ok, tc.m.What)
@@ -35,7 +37,18 @@ func TestEquivalent(t *testing.T) {
 	}
 	for _, e := range Equivalents {
 		assert.NotEmpty(t, e.Reason, "an equivalent mutant needs its reason: %+v", e)
-		assert.NotEmpty(t, e.Operator+e.What, "an entry that matches every mutant: %+v", e)
+		assert.NotEmpty(t, e.Operator+e.What+e.Source, "an entry that matches every mutant of a function: %+v", e)
+	}
+	// The kills a reviewer checked by hand are never marked equivalent.
+	for _, m := range []Mutant{
+		{Function: "NixlKVSender.failure_exception", Operator: "delete-call", What: "delete the call self.clear()", Diff: "-        self.clear()\n"},
+		{Function: "NixlKVManager._handle_abort_notification", Operator: "swap-kvpoll", What: "KVPoll.Failed -> KVPoll.Transferring", Diff: "-            self.update_status(room_to_be_aborted, KVPoll.Failed)\n"},
+		{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "delete-call", What: "delete the call release_kv_cache(req, self.tree_cache)", Diff: "-                release_kv_cache(req, self.tree_cache)\n"},
+		{Function: "NixlKVManager.transfer_worker", Operator: "delete-call", What: "delete the call self._staging_outstanding.pop(room, None)", Diff: "-                    self._staging_outstanding.pop(room, None)\n"},
+	} {
+		if reason, ok := equivalent(Equivalents, m); ok {
+			t.Errorf("%s (%s) is marked equivalent: %s", m.What, m.Function, reason)
+		}
 	}
 }
 
