@@ -38,10 +38,12 @@ var Equivalents = []Equivalence{
 	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "negate-cond", What: "negate `metrics`", Reason: metricsOnly},
 	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "drop-cond", What: "`metrics` always true", Reason: metricsOnly},
 	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", What: "FAKE_BOOTSTRAP_HOST", Reason: "the loop after the queue's poll computes metrics only (the fake transfer backend of warm-up requests is skipped there); no configuration could tell"},
-	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", What: "is_dummy_cp_rank", Reason: "the loop after the queue's poll computes metrics only (context parallelism's dummy ranks are skipped there); no configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Source: "is_dummy_cp_rank", Reason: "the loop after the queue's poll computes metrics only (context parallelism's dummy ranks are skipped there); no configuration could tell"},
 	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "delete-stmt", What: "delete continue", Source: "continue", Reason: "the loop after the queue's poll computes metrics only; an aborted request's metrics being computed changes nothing else"},
 	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", What: "isinstance(req.finished_reason, FINISH_ABORT)`", Source: "if isinstance(req.finished_reason, FINISH_ABORT):", Reason: "the loop after the queue's poll computes metrics only; no configuration could tell"},
 	{Function: "NixlKVSender.send", Source: "_transfer_start_time", Reason: metricsOnly},
+	{Function: "NixlKVSender.send", Source: "len(kv_indices) > 0 or state_indices is not None", Reason: metricsOnly + " (the test guards the transfer's start time)"},
+	{Function: "CommonKVSender.__init__", Source: "self._transfer_num_", Reason: metricsOnly},
 	{Function: "NixlKVSender.send", What: "_record_transfer_indices", Reason: metricsOnly},
 	{Function: "NixlKVSender.poll", Source: "_transfer_metric.transfer_latency_s", Reason: metricsOnly},
 	{Function: "PrefillBootstrapQueue.create_sender", What: "delete the call self._process_req(req)", Reason: "sets the request's max_new_tokens to 1 for the prefill adder's memory estimate; the room lifecycle does not read it, and Room.tla models no generation"},
@@ -98,6 +100,11 @@ var Equivalents = []Equivalence{
 	{Function: "CommonKVSender.clear", Source: `hasattr(self.kv_mgr, "req_to_decode_prefix_len")`, Reason: prefixOnly},
 	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", What: "resolve_kv_replica_factor", Reason: "the KV replica factor of several prefill ranks: Room.tla models one prefill rank; only a configuration with replicated KV could tell"},
 	{Function: "Envs", What: "SGLANG_DISAGGREGATION_QUEUE_SIZE default", Reason: "the number of transfer worker queues: one room is sharded to one queue either way; only rooms on several queues could tell, which Room.tla does not model"},
+
+	// Tests that always hold for NIXL.
+	{Function: "CommonKVSender.clear", Operator: "drop-cond", Source: `hasattr(self.kv_mgr, "transfer_infos")`, Reason: "NIXL's manager has transfer_infos: the test always holds"},
+	{Function: "CommonKVSender.clear", Operator: "drop-cond", Source: `hasattr(self.kv_mgr, "_deferred_ack_targets")`, Reason: "NIXL's manager has _deferred_ack_targets since PR #35049: the test always holds"},
+	{Function: "CommonKVSender.__init__", Source: "self.bootstrap_server_url = bootstrap_addr", Reason: "read only to register a prefill DP rank with the bootstrap server (dp_size > 1), off in every configuration; only a DP configuration could tell"},
 
 	// Assertions that hold on every path.
 	{Function: "PrefillBootstrapQueue.finalize_bootstrap", Operator: "delete-stmt", Source: "assert req.pending_bootstrap", Reason: "pop_bootstrapped calls finalize_bootstrap once per request, at its first WaitingForInput poll: the assertion always holds, so deleting it changes nothing"},
