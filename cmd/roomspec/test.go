@@ -35,6 +35,7 @@ func runTest(e *env, args []string) int {
 	var sglangEnv envList
 	fs.Var(&sglangEnv, "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	variant := fs.String("variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
+	base := fs.String("base", "", "with sglang: code of no known commit (a fork's tree): expect what the lifecycle PRs of `COMMIT` bring (a commit of the source's repository, or GITDIR@COMMIT)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
 	cases := fs.PositiveInt("cases", 100, "generated `cases` per property")
@@ -101,7 +102,8 @@ func runTest(e *env, args []string) int {
 		v := *variant
 		if given, ok := strings.CutPrefix(name, "sglang:"); ok {
 			var err error
-			rc, err = loadRealCode(context.Background(), given, sglang.Env(sglangEnv), v)
+			rc, err = loadRealCode(context.Background(), given, sglang.LoadOptions{Env: sglang.Env(sglangEnv), Variant: v, Base: *base,
+				Warn: warnTo(e.stderr, "roomspec test")})
 			if err != nil {
 				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput
@@ -110,8 +112,11 @@ func runTest(e *env, args []string) int {
 				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput
 			}
-			v = rc.variant
-			fmt.Fprintf(e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.src.Label(), v)
+			v = rc.Variant
+			fmt.Fprintf(e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.Source.Label(), v)
+			if rc.report(e.stdout, e.stderr, "roomspec test: "+name) {
+				code = exitViolation
+			}
 			im = rc.implementation(subprocess.Options{Timeout: *timeout, StartTimeout: *startTimeout})
 			defer onSignal(subprocess.KillAll)()
 		} else if cmd, ok := strings.CutPrefix(name, "exec:"); ok {
