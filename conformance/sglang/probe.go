@@ -154,9 +154,22 @@ func family() ([]bundledCfg, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", v, err)
 		}
+		if !oneRequest(c) {
+			continue
+		}
 		out = append(out, bundledCfg{v, text, c})
 	}
 	return out, nil
+}
+
+// oneRequest reports whether c has the family's shape: one room, no reuse
+// (one request). The other sglang-* configurations (two rooms, a reused
+// room) run a member's code under more requests; they are chosen with
+// -variant, never told apart by a probe of the code.
+func oneRequest(c *cfg.Config) bool {
+	rooms, reuse := constant(c, "Rooms"), constant(c, "RoomReuse")
+	return rooms != nil && rooms.Value != nil && rooms.Value.Kind == cfg.Set && len(rooms.Value.Elem) == 1 &&
+		(reuse == nil || reuse.Value == nil || reuse.Value.Kind != cfg.Bool || !reuse.Value.Bool)
 }
 
 // specConfig is the text of the bundled configuration name.

@@ -52,7 +52,10 @@ func switchesOf(t *testing.T, c *cfg.Config) map[string]bool {
 func bundledFamily(t *testing.T) []string {
 	var names []string
 	for _, v := range spec.Variants() {
-		if strings.HasPrefix(v, "sglang-") {
+		if !strings.HasPrefix(v, "sglang-") {
+			continue
+		}
+		if _, c := parseBundled(t, v); oneRequest(c) {
 			names = append(names, v)
 		}
 	}
