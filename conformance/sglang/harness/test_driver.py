@@ -167,6 +167,20 @@ class DriverTest(SandboxTest):
                     h.apply(action, params)
                 self.assertIn(why, str(cm.exception))
                 self.assertEqual(h.observe(), after)
+        # Bootstrapped: no poll of it reads the clock any more, so the
+        # clock does not move for it (the spec's Tick needs Bootstrapping).
+        for d in range(2):
+            h.apply("DecodeSendTransferInfo", [d, 0])
+            h.apply("BootstrapRecvTransferInfo", [d])
+        after = h.observe()
+        for action, params, why in [
+            ("Tick", [0], "its room reads WaitingForInput: no poll of it reads the clock"),
+        ]:
+            with self.subTest(action):
+                with self.assertRaises(Refused) as cm:
+                    h.apply(action, params)
+                self.assertIn(why, str(cm.exception))
+                self.assertEqual(h.observe(), after)
         h.apply("DecodeAbort", [0])
         with self.assertRaises(Refused):
             h.apply("DecodeAbort", [0])

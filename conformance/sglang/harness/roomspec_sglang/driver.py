@@ -573,6 +573,11 @@ class Harness:
         init = getattr(sender, "init_time", None)
         if init is None or self.bootstrap_timeout is None:
             raise Refused("this code's sender keeps no init_time: it has no bootstrap timeout")
+        # Only a poll that reads Bootstrapping reads the clock
+        # (nixl/conn.py:2831): for any other, time passing changes nothing
+        # a later poll can tell, and the spec moves the clock only then.
+        if self._room_status(req) != "Bootstrapping":
+            raise Refused(f"its room reads {self._room_status(req)}: no poll of it reads the clock")
         t = int(self.bootstrap_timeout)
         elapsed = self.clock.now - init
         if elapsed < t - 1:
