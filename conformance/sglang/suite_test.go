@@ -154,3 +154,38 @@ func TestRealCode(t *testing.T) {
 			l.src.Label(), live.Holds, l.variant, want, report(live))
 	}
 }
+
+// More than one request on SGLang's real code (ROOMSPEC_SGLANG at PR
+// #35360 or later): two requests in two rooms, and a room id reused (decode
+// re-bootstraps), polled as whole queues by prefill.py's own functions. The
+// code refines each shape of sglang-35360, and its liveness verdict is the
+// model checker's: under reuse both say a room is pinned.
+func TestRealCodeMoreRequests(t *testing.T) {
+	t.Parallel()
+	l := load(t, realSource(t), nil)
+	if l.variant != "sglang-35360" {
+		t.Skipf("%s: the probe chooses %s; the two-request shapes are of sglang-35360", l.src.Label(), l.variant)
+	}
+	for _, shape := range []string{"sglang-35360-rooms", "sglang-35360-reuse"} {
+		text, err := specConfig(shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Config(shape, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sl := *l
+		sl.variant, sl.config = shape, c
+		r := sl.check(t, conformance.Refinement, 1, 100)
+		if !r.Holds {
+			t.Fatalf("SGLang %s does not refine %s:\n%s", l.src.Label(), shape, report(r))
+		}
+		live := sl.check(t, conformance.Liveness, 1, 50)
+		if want := checkerVerdict(t, shape, "AbortedRoomsTerminate"); live.Holds != want {
+			t.Fatalf("liveness on SGLang %s: holds=%v, the model checker's AbortedRoomsTerminate on %s: %v\n%s",
+				l.src.Label(), live.Holds, shape, want, report(live))
+		}
+		t.Logf("%s: refinement holds (%d cases), liveness %v as the checker says", shape, r.Cases, live.Holds)
+	}
+}
