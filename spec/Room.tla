@@ -220,6 +220,9 @@ CONSTANTS
                             \*   exception path uncounts; clear() keeps the
                             \*   targets of a room still counted
     RecordTombstones,       \* fix: ABORT of an absent room leaves a tombstone
+    FailureTombstones,      \* fix: a failure that clears its room leaves a
+                            \*   tombstone too, so that the request's late
+                            \*   TransferInfos and ABORTs find it
     WorkerSkipsMissing,     \* fork 90a52f44a: worker skips chunks of rooms
                             \*   missing from transfer_infos (else asserts)
     FailureClears,          \* PR #27011: failure_exception() calls clear()
@@ -545,6 +548,15 @@ PassRooms(C, F) ==
            [r \in Rooms |-> IF r \in C /\ ~(AckOnDrainFixed /\ outstanding[r] > 0)
                             THEN {} ELSE ack_target[r]]
 
+\* The tombstones after a pass that fails the requests in D: where
+\* FailureTombstones (the fix), a failure that clears its room records a
+\* tombstone for it, as an ABORT of an absent room does: a TransferInfo or
+\* ABORT of that request arriving late is dropped instead of re-inserting a
+\* room no request will clear again.
+FailureTombstoned(D) ==
+    IF FailureTombstones /\ FailureClears THEN tombstones \cup RoomsOf(D)
+    ELSE tombstones
+
 \* The prefill process dies (an exception escaped the event loop).  The
 \* loop raises at the first request whose poll it cannot handle; every
 \* request a pass polls reads its room, and in the model's configurations
@@ -553,7 +565,7 @@ PassRooms(C, F) ==
 Crash ==
     /\ prefill_crashed' = TRUE
     /\ UNCHANGED << sender, request_status, transfer_infos, ack_target,
-                    elapsed, kvpool >>
+                    tombstones, elapsed, kvpool >>
 
 \* The bootstrap-queue pass: every request of the queue is polled, then
 \* each acts on its poll.  Bootstrapping: keeps waiting.  Failed (an ABORT,
@@ -589,8 +601,9 @@ SchedulerPollBootstrap ==
                                   IF q \in Fail THEN 0 ELSE elapsed[q]]
                 /\ PassRooms(IF FailureClears THEN RoomsOf(Fail) ELSE {},
                              TimeoutRooms("BootstrapQueue"))
+                /\ tombstones' = FailureTombstoned(Fail)
                 /\ UNCHANGED << prefill_crashed, kvpool >>
-    /\ UNCHANGED << tombstones, outstanding, bootstrap_alive, wqueue,
+    /\ UNCHANGED << outstanding, bootstrap_alive, wqueue,
                     posted, chan, ack_chan, ti_sent, aborted,
                     pages_released >>
 
@@ -657,8 +670,9 @@ SchedulerPollInFlight ==
                 /\ PassRooms(RoomsOf(Succ)
                                \cup (IF FailureClears THEN RoomsOf(Fail) ELSE {}),
                              TimeoutRooms("InflightQueue"))
+                /\ tombstones' = FailureTombstoned(Fail)
                 /\ UNCHANGED prefill_crashed
-    /\ UNCHANGED << tombstones, outstanding, bootstrap_alive, wqueue,
+    /\ UNCHANGED << outstanding, bootstrap_alive, wqueue,
                     posted, chan, ack_chan, ti_sent, aborted,
                     pages_released >>
 

@@ -85,6 +85,7 @@ func TestForkSeedRacePinsTheRoom(t *testing.T) {
     AbortAckSent = FALSE
     AckWaitsForWrites = FALSE
     RecordTombstones = FALSE
+    FailureTombstones = FALSE
     WorkerSkipsMissing = TRUE
     AckOnDrain = FALSE
     AckOnDrainFixed = FALSE

@@ -72,7 +72,7 @@ func (s Source) Label() string {
 
 // unprobed are the switches no shipped SGLang commit has: the proposed
 // fixes and the fork's. Real code reads them FALSE.
-var unprobed = []string{"AbsentLiveSenderFails", "AckWaitsForWrites", "AckOnDrainFixed", "RecordTombstones", "WorkerSkipsMissing"}
+var unprobed = []string{"AbsentLiveSenderFails", "AckWaitsForWrites", "AckOnDrainFixed", "RecordTombstones", "FailureTombstones", "WorkerSkipsMissing"}
 
 // familyPrefix names the bundled configurations Choose picks from:
 // SGLang's commit ranges, two chunks per request, one room id per request.

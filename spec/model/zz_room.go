@@ -16,7 +16,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "c94ac35e9c1baf3b3988c29ee9a07771123a183b20733659d75c6ae690c140c4"
+const SourceSHA256 = "f8d768ba4682a9ca0284edfeb96030254321479e598464465a31acf209d24eb8"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -142,6 +142,7 @@ type Config struct {
 	AckOnDrain                  bool
 	AckOnDrainFixed             bool
 	RecordTombstones            bool
+	FailureTombstones           bool
 	WorkerSkipsMissing          bool
 	FailureClears               bool
 	InflightBootstrappingRaises bool
@@ -231,6 +232,9 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 		return nil, err
 	}
 	if c.RecordTombstones, err = k.Bool("RecordTombstones"); err != nil {
+		return nil, err
+	}
+	if c.FailureTombstones, err = k.Bool("FailureTombstones"); err != nil {
 		return nil, err
 	}
 	if c.WorkerSkipsMissing, err = k.Bool("WorkerSkipsMissing"); err != nil {
@@ -360,7 +364,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:321:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:324:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -515,6 +519,20 @@ func (c *Config) RoomsOf(s *State, p_D uint64) uint64 {
 			}
 		}
 		return set65
+	}()
+}
+
+// FailureTombstoned: The tombstones after a pass that fails the requests in D: where
+// FailureTombstones (the fix), a failure that clears its room records a
+// tombstone for it, as an ABORT of an absent room does: a TransferInfo or
+// ABORT of that request arriving late is dropped instead of re-inserting a
+// room no request will clear again.
+func (c *Config) FailureTombstoned(s *State, p_D uint64) uint64 {
+	return func() uint64 {
+		if c.FailureTombstones && c.FailureClears {
+			return (s.Tombstones | c.RoomsOf(s, p_D))
+		}
+		return s.Tombstones
 	}()
 }
 
@@ -1075,10 +1093,10 @@ func (c *Config) actSchedulerPollBootstrap(s, t *State, yield func(*State) bool)
 		t.RequestStatus = s.RequestStatus
 		t.TransferInfos = s.TransferInfos
 		t.AckTarget = s.AckTarget
+		t.Tombstones = s.Tombstones
 		t.Elapsed = s.Elapsed
 		t.KvHeld = s.KvHeld
 		t.KvFrees = s.KvFrees
-		t.Tombstones = s.Tombstones
 		t.Outstanding = s.Outstanding
 		t.BootstrapAlive = s.BootstrapAlive
 		t.Wqueue = s.Wqueue
@@ -1180,10 +1198,10 @@ func (c *Config) actSchedulerPollBootstrap(s, t *State, yield func(*State) bool)
 			}
 			return r73
 		}()
+		t.Tombstones = c.FailureTombstoned(s, l40())
 		t.PrefillCrashed = s.PrefillCrashed
 		t.KvHeld = s.KvHeld
 		t.KvFrees = s.KvFrees
-		t.Tombstones = s.Tombstones
 		t.Outstanding = s.Outstanding
 		t.BootstrapAlive = s.BootstrapAlive
 		t.Wqueue = s.Wqueue
@@ -1336,10 +1354,10 @@ func (c *Config) actSchedulerPollInFlight(s, t *State, yield func(*State) bool) 
 		t.RequestStatus = s.RequestStatus
 		t.TransferInfos = s.TransferInfos
 		t.AckTarget = s.AckTarget
+		t.Tombstones = s.Tombstones
 		t.Elapsed = s.Elapsed
 		t.KvHeld = s.KvHeld
 		t.KvFrees = s.KvFrees
-		t.Tombstones = s.Tombstones
 		t.Outstanding = s.Outstanding
 		t.BootstrapAlive = s.BootstrapAlive
 		t.Wqueue = s.Wqueue
@@ -1464,8 +1482,8 @@ func (c *Config) actSchedulerPollInFlight(s, t *State, yield func(*State) bool) 
 			}
 			return r111
 		}()
+		t.Tombstones = c.FailureTombstoned(s, l87())
 		t.PrefillCrashed = s.PrefillCrashed
-		t.Tombstones = s.Tombstones
 		t.Outstanding = s.Outstanding
 		t.BootstrapAlive = s.BootstrapAlive
 		t.Wqueue = s.Wqueue
