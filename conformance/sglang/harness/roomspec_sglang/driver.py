@@ -535,6 +535,10 @@ class Harness:
         """The forward pass of req (a batch of one) and its KV sent."""
         self.sched.waiting_queue.remove(req)
         self.pool.alloc(req)
+        # The tokens the forward pass filled (Req.init_next_round_input:
+        # fill_ids = origin_input_ids + output_ids): send_kv_chunk's last
+        # chunk ends there in commits before extend_range (June 2026).
+        req.fill_ids = list(req.origin_input_ids) + list(req.output_ids)
         for k in range(1, self.num_chunks):
             self.sched.send_kv_chunk(req, last_chunk=False, end_idx=k * TOKENS_PER_CHUNK)
         self._batch_result(req)
