@@ -130,13 +130,13 @@ var healthy = []string{
 	"SchedulerCreateSender(<<r, 1>>)",
 	"BootstrapRecvTransferInfo(d1)",
 	"BootstrapRecvTransferInfo(d2)",
-	"SchedulerPollBootstrap(<<r, 1>>)",
+	"SchedulerPollBootstrap",
 	"SchedulerSend(<<r, 1>>)",
 	"DecodeAbort(<<r, 1>>)",
 	"BootstrapRecvAbort(d1)",
 	"WorkerPost(<<r, 1>>)",
 	"BootstrapRecvAbort(d2)",
-	"SchedulerPollInFlight(<<r, 1>>)",
+	"SchedulerPollInFlight",
 }
 
 func TestVerdicts(t *testing.T) {
