@@ -125,7 +125,14 @@ func TestStatusMachine(t *testing.T) {
 		}
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
-			want, got := interpretedStatus(t, v), statusMachine(t, v)
+			got := statusMachine(t, v)
+			if c, err := conformance.LoadVariant(v); err == nil && c.Rooms.Size() != 1 {
+				if got != nil {
+					t.Errorf("a status machine for %d rooms; StatusMachine draws one room's", c.Rooms.Size())
+				}
+				return // more than one room: no status machine to draw
+			}
+			want := interpretedStatus(t, v)
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("compiled (+) and interpreted (-) status machines differ:\n%s", d)
 			}
