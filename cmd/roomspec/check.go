@@ -240,13 +240,13 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 	if err := conf.Validate(); err != nil {
 		return fail(err)
 	}
-	var genErr error
-	if modSrc, err := os.ReadFile(cr.module); err == nil {
-		genErr = genAnalysis(mods, modSrc, conf)
-	}
 	m, err := check.Build(mods, conf)
 	if err != nil {
 		return fail(err)
+	}
+	var genErr error
+	if modSrc, err := os.ReadFile(cr.module); err == nil {
+		genErr = genAnalysis(mods, modSrc, conf)
 	}
 	cr.vars = m.Spec.Vars
 	if cr.matchITF != "" {
@@ -300,6 +300,20 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 	return r
 }
 
+// errorsOf lists the errors err stands for: each of the resolver's, one
+// per line, or err itself.
+func errorsOf(err error) []error {
+	var list tla.ErrorList
+	if errors.As(err, &list) {
+		out := make([]error, len(list))
+		for i, e := range list {
+			out[i] = e
+		}
+		return out
+	}
+	return []error{err}
+}
+
 // jsonStep is one step of a trace in JSON output.
 type jsonStep struct {
 	Action string            `json:"action"`
@@ -342,7 +356,11 @@ func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
 		Stopped: r.Stopped, Queue: r.Queue,
 	}
 	if r.Err != nil {
-		jr.Error = r.Err.Error()
+		var lines []string
+		for _, err := range errorsOf(r.Err) {
+			lines = append(lines, err.Error())
+		}
+		jr.Error = strings.Join(lines, "\n")
 	}
 	if cr.cause != nil {
 		jr.Cause = cr.cause.Error()
@@ -355,12 +373,14 @@ func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
 func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 	switch r.Outcome {
 	case check.Failure:
-		var te *tla.Error
-		if errors.As(r.Err, &te) && te.File != "" && !filepath.IsAbs(te.File) && !strings.Contains(te.File, "/") {
-			// Name files as the user wrote them, relative to the module's folder.
-			te.File = filepath.Join(filepath.Dir(cr.module), te.File)
+		for _, err := range errorsOf(r.Err) {
+			var te *tla.Error
+			if errors.As(err, &te) && te.File != "" && !filepath.IsAbs(te.File) && !strings.Contains(te.File, "/") {
+				// Name files as the user wrote them, relative to the module's folder.
+				te.File = filepath.Join(filepath.Dir(cr.module), te.File)
+			}
+			fmt.Fprintf(w, "Error: %v\n", err)
 		}
-		fmt.Fprintf(w, "Error: %v\n", r.Err)
 		return
 	}
 	if cr.cause != nil {

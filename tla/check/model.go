@@ -122,11 +122,11 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		}
 		bindings = append(bindings, b)
 	}
-	lookup := func(name string) (*tla.Module, bool) {
-		m, ok := mods.ByName[name]
-		return m, ok
+	info, err := tla.Resolve(mods)
+	if err != nil {
+		return nil, err
 	}
-	sp, err := eval.NewSpec(mods.Root, lookup, bindings)
+	sp, err := eval.NewSpec(info, bindings)
 	if err != nil {
 		return nil, err
 	}
