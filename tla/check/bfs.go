@@ -192,9 +192,28 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		}
 		c.res.Outcome = Failure
 		c.res.Err = err
+		var in *inState
+		if errors.As(err, &in) {
+			// The behaviour that led to the state the error is in, as TLC
+			// prints it: its last step is the action that made the state.
+			c.res.Err = in.err
+			if trace, terr := c.trace(in.id); terr == nil {
+				c.res.Trace = trace
+			}
+		}
 	}
 	return c.res
 }
+
+// inState is an error met evaluating something in (or out of) a state the
+// search reached, id.
+type inState struct {
+	id  int32
+	err error
+}
+
+func (e *inState) Error() string { return e.err.Error() }
+func (e *inState) Unwrap() error { return e.err }
 
 // stopped ends a search that reached a bound or was interrupted.
 type stopped struct {
@@ -446,7 +465,10 @@ func (c *checker) expand(q *queue, frontier []int32, lo, hi int) ([]succList, er
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		return c.successors(c.levelState(q, frontier, lo+i), &out[i], &c.workers[w])
+		if err := c.successors(c.levelState(q, frontier, lo+i), &out[i], &c.workers[w]); err != nil {
+			return &inState{frontier[lo+i], err}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

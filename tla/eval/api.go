@@ -121,6 +121,12 @@ func (sp *Spec) Next(f *Formula, s State, yield func(State, *Action)) (err error
 	en := &enumerator{target: target, primed: true}
 	c.enum(f.e, en, func() bool {
 		if i := slices.Index(target, nil); i >= 0 {
+			if en.labelled {
+				// Blame the action below the relation that made the
+				// successor, where it is defined.
+				panic(evalPanic{&tla.Error{File: en.labelCtx.sc.file, Pos: en.labelAt,
+					Msg: fmt.Sprintf("a successor state is not completely specified: the action %s does not assign %s'", en.labelName, sp.Vars[i])}})
+			}
 			c.fail(pos(f.e), "a successor state is not completely specified: the action does not assign %s'", sp.Vars[i])
 		}
 		a := en.action()
