@@ -307,12 +307,15 @@ func (c *ctx) applyBuiltinValues(op tla.Op, a []value.Value, at tla.Pos) value.V
 			return s + t
 		}
 		x, y := c.asSeq(a[0], at), c.asSeq(a[1], at)
+		c.reserve(2 * (x.Len() + y.Len()))
 		vals := make([]value.Value, 0, x.Len()+y.Len())
 		vals = append(vals, x.Vals()...)
 		vals = append(vals, y.Vals()...)
 		return value.NewTuple(vals...)
 	case tla.OpAppend:
-		return c.asSeq(a[0], at).Append(a[1])
+		s := c.asSeq(a[0], at)
+		c.reserve(2 * s.Len())
+		return s.Append(a[1])
 	case tla.OpHead:
 		s := c.asSeq(a[0], at)
 		if s.Len() == 0 {
@@ -324,6 +327,7 @@ func (c *ctx) applyBuiltinValues(op tla.Op, a []value.Value, at tla.Pos) value.V
 		if s.Len() == 0 {
 			c.fail(at, "Tail of the empty sequence")
 		}
+		c.reserve(2 * s.Len())
 		return value.NewTuple(append([]value.Value(nil), s.Vals()[1:]...)...)
 	case tla.OpSubSeq:
 		s := c.asSeq(a[0], at)
@@ -352,6 +356,14 @@ func (c *ctx) applyBuiltinValues(op tla.Op, a []value.Value, at tla.Pos) value.V
 		return value.String(value.Format(a[0]))
 	case tla.OpPermutations:
 		s := c.enumerateValue(at, c.asSet(a[0], at))
+		n, count := s.Len(), 1
+		for i := 2; i <= n && count <= value.MaxEnumerate; i++ {
+			count *= i
+		}
+		if count > value.MaxEnumerate {
+			c.fail(at, "Permutations of a set of %d elements: %v", n, value.ErrTooLarge)
+		}
+		c.reserve(count * (1 + n))
 		return permutations(s)
 	case tla.OpPrint:
 		c.print(value.Format(a[0]))

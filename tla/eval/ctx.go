@@ -159,6 +159,7 @@ func (c *ctx) call(sc *scope, env *env, at tla.Pos) *ctx {
 	if c.depth >= maxDepth {
 		c.fail(at, "more than %d nested operator or function calls: a recursion without end?", maxDepth)
 	}
+	c.poll()
 	return &ctx{sc: sc, env: env, states: c.states, depth: c.depth + 1}
 }
 

@@ -131,6 +131,7 @@ func (c *ctx) enum(e expr, en *enumerator, k func() bool) bool {
 			if idx, ok := c.assignable(a[0], en); ok {
 				s := c.enumerate(a[1])
 				for _, v := range s.Elems() {
+					c.poll()
 					if c.assign(en, idx, v, k) {
 						return true
 					}

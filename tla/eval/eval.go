@@ -285,8 +285,11 @@ func (c *ctx) enumerate(e expr) *value.Set {
 }
 
 func (c *ctx) enumerateValue(at tla.Pos, s value.SetValue) *value.Set {
-	es, err := s.Enumerate()
+	es, err := value.EnumerateWithin(s, c)
 	if err != nil {
+		if c.stopError(err) {
+			panic(evalPanic{err})
+		}
 		c.fail(at, "%v", err)
 	}
 	return es
@@ -364,6 +367,7 @@ func (c *ctx) forBound(b *binder, f func(*ctx, value.Value) bool) {
 	c2 := *c
 	c2.env = c.env.push(b.slots)
 	for _, elem := range s.Elems() {
+		c.poll()
 		c2.bindBound(bd, elem)
 		if f(&c2, elem) {
 			return
@@ -421,6 +425,7 @@ func (c *ctx) bounds(b *binder, fresh bool, f func(*ctx) bool) {
 		}
 		c2 := c.with(elems[0])
 		for _, elem := range elems {
+			c.poll()
 			c2.env.slots[0].val = elem
 			if f(c2) {
 				return
@@ -464,6 +469,7 @@ func (c *ctx) bounds(b *binder, fresh bool, f func(*ctx) bool) {
 		}
 		sl := slots[i]
 		for _, elem := range sets[i].Elems() {
+			c.poll()
 			if sl.name < 0 {
 				c2.bindBound(sl.bd, elem)
 			} else {

@@ -52,6 +52,7 @@ type Spec struct {
 	// are reproducible.
 	rngMu sync.Mutex
 	rng   *rand.Rand
+	guard guard
 }
 
 // random returns a pseudo-random number in [0, n), the same sequence in
