@@ -132,9 +132,12 @@ func runModule(e *env, fl *checkFlags, module string) int {
 		config = strings.TrimSuffix(module, ".tla") + ".cfg"
 	}
 	run := checkRun{module: module, config: config, workers: fl.workers, stderr: e.stderr, bounds: fl.bounds, matchITF: fl.matchITF, stdout: e.stdout}
-	// SIGINT or SIGTERM stops the search; what was explored is reported.
+	// SIGINT or SIGTERM stops the search, even inside one long
+	// expression; what was explored is reported. A second signal is not
+	// caught: it ends roomspec at once, as it would any program.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	r := run.do(ctx)
 	switch {
 	case run.matched:
