@@ -22,9 +22,9 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge/watch"
 	"github.com/roomspec/roomspec/traces/source"
-	"github.com/roomspec/roomspec/traces/watch"
 )
 
 func init() {
@@ -150,6 +150,7 @@ that does not belong to the capture).`)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := watch.NewMetrics(reg, nil)
+	metrics.SetBuild(buildVersion(), *variant, *deadline)
 	if ln != nil {
 		srv := metricsServer(reg)
 		go srv.Serve(ln)

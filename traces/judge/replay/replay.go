@@ -7,7 +7,7 @@
 // Replayer in time order and call Finish with the capture's end time.
 // Rooms are grouped as traces/observe groups them (a room is a room id on
 // one prefill endpoint), and their observations are explained by spec
-// steps as traces/explain searches them: through the @wire annotations of
+// steps as traces/judge/explain searches them: through the @wire annotations of
 // the spec, with unseen steps searched (bounded) between observations,
 // and observations of different sources within Options.Skew tried in
 // either order.
@@ -67,7 +67,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
@@ -280,6 +280,9 @@ type Replayer struct {
 	err      error
 	// witnesses holds the witnesses rebuilt per room pattern (witness.go).
 	witnesses map[string]*Witness
+	// onRelease, if set, is told the latency of each release of an
+	// aborted room as its burst is closed (a Watcher's Releases).
+	onRelease func(latency time.Duration)
 }
 
 // New returns a Replayer for the variant c (a configuration of one room:
