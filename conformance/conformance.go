@@ -97,8 +97,8 @@ type Result struct {
 	Variant  string `json:"variant"`
 	Property string `json:"property"`
 	Holds    bool   `json:"holds"`
-	// Cases is the number of generated cases run (passed ones, plus the
-	// failing one).
+	// Cases is the number of random cases run (passed ones, plus the
+	// failing one); the tour's are in Coverage.Tour.
 	Cases int   `json:"cases"`
 	Seed  int64 `json:"seed"`
 	// Steps is the minimized counterexample (empty when the property holds).
@@ -116,10 +116,13 @@ type Result struct {
 	// rounds any case needed to quiesce.
 	Bound     int `json:"bound,omitempty"`
 	MaxRounds int `json:"max_rounds,omitempty"`
-	// Shrunk is the length of gopter's shrunk counterexample before the
-	// final 1-minimization.
+	// FoundBy says which part of the run found the counterexample: "tour"
+	// or "random".
+	FoundBy string `json:"found_by,omitempty"`
+	// Shrunk is the length of the counterexample before the final
+	// 1-minimization: gopter's shrunk case, or the tour's case.
 	Shrunk int `json:"shrunk,omitempty"`
-	// ShrunkSeq is gopter's shrunk counterexample itself.
+	// ShrunkSeq is that counterexample itself.
 	ShrunkSeq []model.Action `json:"-"`
 	// InvalidCases counts cases, generated or shrunk, that took an action
 	// the spec does not enable there (always 0: gopter's sieve re-checks
@@ -130,6 +133,8 @@ type Result struct {
 	// under this configuration (roomspec check reports them too), so they
 	// say nothing against the implementation and do not fail refinement.
 	SpecViolations []string `json:"spec_violations,omitempty"`
+	// Coverage is what the run took of the spec's state graph.
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Config is the configuration the run used (for printing).
 	Config *model.Config `json:"-"`
 }

@@ -146,6 +146,19 @@ func (g *Graph) Ways(from int32, a model.Action) int {
 	return n
 }
 
+// AtRest reports whether the implementation has nothing left to do in
+// state n: every action enabled there is the environment's (@action
+// environment), or none is.
+func (g *Graph) AtRest(n int32) bool {
+	lo, hi := g.Out(n)
+	for e := lo; e < hi; e++ {
+		if !model.Actions[g.Edges[e].Action.ID].Environment() {
+			return false
+		}
+	}
+	return true
+}
+
 // Depth is node n's distance from an initial state.
 func (g *Graph) Depth(n int32) int { return int(g.depth[n]) }
 

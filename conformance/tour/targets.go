@@ -1,35 +1,26 @@
 package tour
 
-import (
-	"slices"
+import "slices"
 
-	"github.com/roomspec/roomspec/spec/model"
-)
-
-// Targets are the kinds of ending the graph has, for random cases to
-// aim at: its deadlocks (states no action leaves) grouped by a key (the
-// conformance suite's: the rooms' statuses), and for each group every
-// node's distance to it. A random case that first draws a group, then
-// only steps where the group stays within reach, ends in each group about
-// equally often, however many more ways the graph has to end in one
-// than in another (an abort from decode is enabled from the first step:
-// drawn uniformly among enabled actions, nearly every case aborts).
+// Targets are goals for random cases: groups of states, and for each
+// group every node's distance to it. A random case that first draws a
+// group, then only steps where the group stays within reach, gets there
+// about as often as it draws it, however many more ways the graph has to
+// go elsewhere (decode's abort is enabled from the first step: drawn
+// uniformly among enabled steps, nearly every case aborts).
 type Targets struct {
 	g *Graph
 	// Names are the groups' keys, sorted.
 	Names []string
-	// Deadlocks are the deadlocks of each group.
-	Deadlocks [][]int32
-	dist      [][]int32 // per group, per node: steps to a deadlock of the group (-1: none)
+	dist  [][]int32 // per group, per node: steps to a state of the group (-1: none)
 }
 
-// NewTargets groups g's deadlocks by key; nil if g has none (every
-// state has a successor: then there is no ending to aim at).
-func NewTargets(g *Graph, key func(*model.State) string) *Targets {
+// NewTargets groups g's states by key (a state with key "" is in no
+// group); nil if no state is in one.
+func NewTargets(g *Graph, key func(n int32) string) *Targets {
 	group := map[string][]int32{}
 	for n := range g.States {
-		if lo, hi := g.Out(int32(n)); lo == hi {
-			k := key(&g.States[n])
+		if k := key(int32(n)); k != "" {
 			group[k] = append(group[k], int32(n))
 		}
 	}
@@ -60,8 +51,7 @@ func NewTargets(g *Graph, key func(*model.State) string) *Targets {
 		for i := range d {
 			d[i] = -1
 		}
-		t.Deadlocks = append(t.Deadlocks, group[k])
-		queue := slices.Clone(group[k])
+		queue := group[k]
 		for _, n := range queue {
 			d[n] = 0
 		}
@@ -79,7 +69,7 @@ func NewTargets(g *Graph, key func(*model.State) string) *Targets {
 	return t
 }
 
-// Toward appends to buf the edges out of node n after which a deadlock of
+// Toward appends to buf the edges out of node n after which a state of
 // group k can be reached within left more steps, or, if none can, those
 // on a shortest way there (none if the group is out of reach).
 func (t *Targets) Toward(k int, n int32, left int, buf []int32) []int32 {
@@ -103,10 +93,10 @@ func (t *Targets) Toward(k int, n int32, left int, buf []int32) []int32 {
 	return buf
 }
 
-// Reachable reports whether a deadlock of group k can be reached from
-// node n.
+// Reachable reports whether a state of group k can be reached from node
+// n.
 func (t *Targets) Reachable(k int, n int32) bool { return t.dist[k][n] >= 0 }
 
-// Distance is the number of steps from node n to the nearest deadlock of
+// Distance is the number of steps from node n to the nearest state of
 // group k (-1: out of reach).
 func (t *Targets) Distance(k int, n int32) int { return int(t.dist[k][n]) }
