@@ -45,7 +45,7 @@ func suiteCommands(r *run) *commands.ProtoCommands {
 			return func(p *gopter.GenParameters) *gopter.GenResult {
 				cmd := stepCommand{r: r, stutter: true}
 				if cands := r.candidates(g); len(cands) > 0 {
-					cmd = stepCommand{r: r, a: cands[p.Rng.Intn(len(cands))]}
+					cmd = stepCommand{r: r, a: cands[p.Rng.Intn(len(cands))], last: g.left <= 1}
 				}
 				return gopter.NewGenResult(cmd, gopter.NoShrinker)
 			}

@@ -108,13 +108,19 @@ type run struct {
 
 // caseRun is the system under test of one generated case.
 type caseRun struct {
-	seq    []model.Action
-	spec   model.State // the spec's state after seq
-	obs    model.State // the implementation's, observed
-	node   int32       // the spec graph's node of obs, -1: unknown
-	failed bool
-	err    error
-	out    outcome
+	seq  []model.Action
+	spec model.State // the spec's state after seq
+	obs  model.State // the implementation's, observed
+	node int32       // the spec graph's node of obs, -1: unknown
+	// checked is how many steps of seq the liveness condition was last
+	// checked after.
+	checked int
+	// diverged: the implementation took a successor of a nondeterministic
+	// action other than the one the case was generated for.
+	diverged bool
+	failed   bool
+	err      error
+	out      outcome
 }
 
 // genState is the state of a generated case: the spec's state, its node
@@ -128,10 +134,12 @@ type genState struct {
 }
 
 // stepCommand is one generated command: a spec action (or a stutter).
+// last marks the last command of the case as generated.
 type stepCommand struct {
 	r       *run
 	a       model.Action
 	stutter bool
+	last    bool
 }
 
 // stepResult is what running a command on the implementation gave.
@@ -175,6 +183,20 @@ func (r *run) endCase(cr *caseRun) {
 	} else if r.lastFail == nil {
 		r.outcomes.count(r.cfg, cr)
 	}
+}
+
+// follow moves the case's spec state along a (taken by the
+// implementation, observed in cr.obs) and returns it.
+func (r *run) follow(cr *caseRun, a model.Action) model.State {
+	spec, _ := successor(r.cfg, &cr.spec, a, &cr.obs)
+	if !model.Actions[a.ID].Deterministic {
+		if first, _ := r.cfg.Step(&cr.spec, a); !first.Equal(&spec) {
+			cr.diverged = true // the generator assumed the first successor
+		}
+	}
+	cr.spec = spec
+	cr.out.step(&spec)
+	return spec
 }
 
 // took records a step of a random case whose observed state is the
@@ -237,21 +259,25 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		return stepResult{msg: cr.err.Error()}
 	}
 	if cmd.stutter {
+		if r.property == Liveness && cr.checked < len(cr.seq) {
+			return stepResult{msg: r.liveCheck(cr)}
+		}
 		return stepResult{}
 	}
-	cr.seq = append(cr.seq, cmd.a)
-	spec, ok := r.cfg.Step(&cr.spec, cmd.a)
-	if !ok {
+	if _, ok := r.cfg.Step(&cr.spec, cmd.a); !ok {
+		if cr.diverged {
+			return stepResult{} // generated for the successor the implementation did not take
+		}
 		r.invalid++
 		cr.fail()
 		return stepResult{msg: "generated action not enabled in the spec"}
 	}
-	cr.spec = spec
-	cr.out.step(&spec)
+	cr.seq = append(cr.seq, cmd.a)
 	if r.property == Liveness {
-		return stepResult{msg: r.liveAfter(cr, cmd.a)}
+		return stepResult{msg: r.liveStep(cr, cmd.a, cmd.last)}
 	}
-	// Refinement: the spec's successor, the implementation's step, and
+	// Refinement: the implementation's step, the spec's successor (the
+	// one the implementation took, where the action has several), and
 	// the comparison, here (Run is the only place that sees the case).
 	res := stepResult{}
 	prev := cr.obs
@@ -264,6 +290,7 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		res.msg = "observe: " + err.Error()
 	}
 	cr.obs = obs
+	spec := r.follow(cr, cmd.a)
 	if res.msg == "" {
 		var sv []string
 		res.msg, sv = r.k.judge(&prev, &obs, &spec)
@@ -287,10 +314,11 @@ func (cmd stepCommand) PostCondition(st commands.State, result commands.Result) 
 // fail marks the case failed: endCase records its sequence.
 func (cr *caseRun) fail() { cr.failed = true }
 
-// liveAfter checks the liveness condition after the case's sequence so
-// far: on a copy of the implementation when it can copy itself, else by
-// replaying the sequence from a reset.
-func (r *run) liveAfter(cr *caseRun, a model.Action) string {
+// liveStep takes a step of a liveness case. The liveness condition is
+// checked after it where the implementation can copy itself (on the
+// copy), else at the end of the case (on the implementation itself: the
+// case goes no further).
+func (r *run) liveStep(cr *caseRun, a model.Action, last bool) string {
 	impl := r.k.impl
 	if err := impl.Apply(a); err != nil {
 		cr.fail()
@@ -302,25 +330,28 @@ func (r *run) liveAfter(cr *caseRun, a model.Action) string {
 		return "observe: " + err.Error()
 	}
 	cr.obs = obs
+	r.follow(cr, a)
 	if obs.Equal(&cr.spec) {
 		r.took(cr, a)
 	} else {
 		cr.node = -1
 	}
-	spec := cr.spec
-	var quietImpl Implementation
-	if cl, ok := impl.(Cloner); ok {
-		quietImpl = cl.Clone()
-	} else {
-		// Quiesce the implementation itself, then restore it by replaying.
-		quietImpl = impl
-		defer func() {
-			if err := replay(impl, r.cfg, cr.seq); err != nil {
-				cr.err = err
-			}
-		}()
+	if _, ok := impl.(Cloner); ok || last {
+		return r.liveCheck(cr)
 	}
-	_, end, rounds, err := r.k.quiesce(quietImpl, obs, spec)
+	return ""
+}
+
+// liveCheck stops the environment after the case so far and lets the
+// implementation's threads run fair round-robin: every aborted request
+// must end terminated.
+func (r *run) liveCheck(cr *caseRun) string {
+	cr.checked = len(cr.seq)
+	quiet := r.k.impl
+	if cl, ok := quiet.(Cloner); ok {
+		quiet = cl.Clone()
+	}
+	_, end, rounds, err := r.k.quiesce(quiet, cr.obs, cr.spec)
 	if err != nil {
 		cr.fail()
 		return "quiesce: " + err.Error()
@@ -335,18 +366,6 @@ func (r *run) liveAfter(cr *caseRun, a model.Action) string {
 		return fmt.Sprintf("no quiescence within %d rounds", r.k.bound)
 	}
 	return ""
-}
-
-func replay(impl Implementation, c *model.Config, seq []model.Action) error {
-	if err := impl.Reset(c); err != nil {
-		return err
-	}
-	for _, a := range seq {
-		if err := impl.Apply(a); err != nil {
-			return fmt.Errorf("replaying %s: %w", c.ActionString(a), err)
-		}
-	}
-	return nil
 }
 
 // Check runs property on the target: first the tour (every edge of the
