@@ -154,3 +154,25 @@ func TestRandomCasesComplete(t *testing.T) {
 		}
 	}
 }
+
+// An edge the implementation refuses is a failure with its step table,
+// not an edge skipped: the tour reaches every DecodeAbort there is, and
+// fails refinement at the first, whatever the seed.
+func TestTourRefusalFails(t *testing.T) {
+	c, err := LoadVariant("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seed := range []int64{1, 2} {
+		r, err := Target{Name: "refuses-aborts", Impl: refusing{NewPort(impl.Fixed), model.ActDecodeAbort}, Config: c}.Check(Refinement, Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Holds || r.FoundBy != "tour" || !strings.HasPrefix(r.Failure, "implementation refused the step") {
+			t.Fatalf("seed %d: holds=%v found by %q: %s", seed, r.Holds, r.FoundBy, r.Failure)
+		}
+		if n := len(r.Steps); n == 0 || r.Steps[r.FailStep].Action.ID != model.ActDecodeAbort || r.Steps[r.FailStep].ImplErr == "" {
+			t.Errorf("seed %d: the step table does not end in the refused DecodeAbort:\n%s", seed, text(r))
+		}
+	}
+}
