@@ -10,6 +10,7 @@ package tour
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/roomspec/roomspec/spec/model"
 )
@@ -164,15 +165,17 @@ func (g *Graph) Depth(n int32) int { return int(g.depth[n]) }
 
 // PathTo returns the edges of a shortest path from an initial state to
 // node n, and that initial state.
-func (g *Graph) PathTo(n int32) (init int32, path []int32) {
-	for g.parent[n] >= 0 {
-		e := g.parent[n]
+func (g *Graph) PathTo(n int32) (init int32, path []int32) { return g.pathOver(g.parent, n) }
+
+// pathOver follows parent (the edge reaching each node on a shortest
+// path, -1 at its start) back from node n.
+func (g *Graph) pathOver(parent []int32, n int32) (start int32, path []int32) {
+	for parent[n] >= 0 {
+		e := parent[n]
 		path = append(path, e)
 		n = g.Edges[e].From
 	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
+	slices.Reverse(path)
 	return n, path
 }
 

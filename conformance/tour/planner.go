@@ -190,16 +190,9 @@ func (p *Planner) reroute() {
 
 // pathTo returns the edges of a shortest path to node n from an initial
 // state, over the edges not given up, and that initial state.
-func (p *Planner) pathTo(n int32) (init int32, path []int32) {
-	for p.parent[n] >= 0 {
-		e := p.parent[n]
-		path = append(path, e)
-		n = p.g.Edges[e].From
-	}
-	slices.Reverse(path)
-	return n, path
-}
+func (p *Planner) pathTo(n int32) (init int32, path []int32) { return p.g.pathOver(p.parent, n) }
 
+// done counts edge e as no longer to take.
 func (p *Planner) done(e int32) {
 	p.left[p.g.Edges[e].From]--
 	p.pending--
