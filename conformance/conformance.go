@@ -33,8 +33,8 @@
 // and replayed (SaveITF, LoadITF, Replay).
 //
 // Related packages: conformance/impl holds Go ports of each variant,
-// conformance/itf the trace format, conformance/captured runs the
-// properties on the schedules a captured room allows.
+// spec/itf the trace format, conformance/captured runs the properties on
+// the schedules a captured room allows.
 package conformance
 
 import (

@@ -81,7 +81,7 @@ func (m keepsFailedInfos) Apply(a model.Action) error {
 		return m.port.Apply(a)
 	}
 	s := km.Senders[a.Params[0]]
-	if s == nil || km.RequestStatus[s.Room] != impl.Failed || slices.Contains(km.TransferQueue, a.Params[0]) {
+	if s == nil || km.RequestStatus[s.Room].String() != "Failed" || slices.Contains(km.TransferQueue, a.Params[0]) {
 		return m.port.Apply(a)
 	}
 	infos, had := km.TransferInfos[s.Room]

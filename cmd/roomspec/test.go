@@ -44,6 +44,7 @@ type testRun struct {
 	opt       conformance.Options
 	variant   string
 	sglangEnv sglang.Env
+	base      string // with sglang: the commit whose lifecycle PRs a fork's tree is expected to have
 	proc      subprocess.Options
 	json      *json.Encoder // nil: text
 	itfDir    string
@@ -56,6 +57,7 @@ func runTest(e *env, args []string) int {
 	tr := &testRun{e: e}
 	fs.Var((*envList)(&tr.sglangEnv), "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	fs.StringVar(&tr.variant, "variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
+	fs.StringVar(&tr.base, "base", "", "with sglang: code of no known commit (a fork's tree): expect what the lifecycle PRs of `COMMIT` bring (a commit of the source's repository, or GITDIR@COMMIT)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
 	cases := fs.PositiveInt("cases", 100, "random `cases` per property, after the tour")
@@ -68,7 +70,7 @@ func runTest(e *env, args []string) int {
 	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
 	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "exec: the longest wait for a reply")
 	startTimeout := fs.PositiveDuration("start-timeout", subprocess.DefaultStartTimeout, "exec: the longest wait for the first reply (the process starting)")
-	skew := fs.Duration("skew", captured.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	skew := skewFlag(fs) // with -captures, as replay's and watch's
 	schedules := fs.PositiveInt("schedules", captured.DefaultMaxSchedules, "with -captures: the schedules of a room enumerated before random ones (-cases of them) are generated")
 	fs.StringVar(&tr.htmlDir, "html", "", "write each counterexample as a sequence diagram (HTML) into `DIR` (with -captures: DIR/captures.html, every room)")
 	if code, ok := fs.parse(args); !ok {
@@ -85,7 +87,7 @@ func runTest(e *env, args []string) int {
 		names = []string{*implName}
 	}
 	if *captures != "" {
-		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound, MaxSchedules: *schedules}
+		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: skewOption(*skew), Bound: *bound, MaxSchedules: *schedules}
 		return runCaptures(e, names, *captures, opt, tr.htmlDir, args)
 	}
 	tr.opt = conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound, NoTour: *noTour, MaxStates: *maxStates}
@@ -158,6 +160,11 @@ func (tr *testRun) one(name string) int {
 		}
 	}()
 	code := exitOK
+	// The probe's findings beside what the commit is expected to hold: a
+	// difference is a failure, whatever the properties say.
+	if rc != nil && rc.report(tr.e.stdout, tr.e.stderr, "roomspec test: "+name) {
+		code = exitViolation
+	}
 	for _, p := range tr.props {
 		r, err := t.Check(p, tr.opt)
 		if err != nil {
@@ -186,13 +193,15 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 	switch {
 	case strings.HasPrefix(name, "sglang:"):
 		var err error
-		if rc, err = loadRealCode(context.Background(), strings.TrimPrefix(name, "sglang:"), tr.sglangEnv, v); err != nil {
+		rc, err = loadRealCode(context.Background(), strings.TrimPrefix(name, "sglang:"), sglang.LoadOptions{Env: tr.sglangEnv,
+			Variant: v, Base: tr.base, Warn: warnTo(tr.e.stderr, "roomspec test")})
+		if err != nil {
 			return t, nil, err
 		}
 		if t.Config, err = rc.config(); err != nil {
 			return t, nil, err
 		}
-		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.src.Label(), rc.variant)
+		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.Source.Label(), rc.Variant)
 		t.Impl = rc.implementation(tr.proc)
 		return t, rc, nil
 	case strings.HasPrefix(name, "exec:"):

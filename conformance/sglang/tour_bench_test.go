@@ -31,7 +31,7 @@ func BenchmarkDefaultRun(b *testing.B) {
 	for b.Loop() {
 		for i, start := range []func() conformance.Implementation{
 			func() conformance.Implementation {
-				return subprocess.New(Command(dir, l.src, nil), subprocess.Options{})
+				return (&Code{Source: l.src, Harness: dir}).Implementation(subprocess.Options{})
 			},
 			func() conformance.Implementation {
 				return subprocess.New(needPython(b)+" ../python/prefill.py --variant "+emulatorVariant(l.variant), subprocess.Options{})
