@@ -397,7 +397,12 @@ func (m *kvManager) PollInflight() error {
 // request with a deadline ahead of it can name one.
 func (m *kvManager) Tick(q int) error {
 	s, ok := m.Senders[q]
-	if m.Crashed || !ok || s.Position == released {
+	if m.Crashed || !ok || s.Position == released || !m.v.BootstrapTimeout || s.SendFailed {
+		return errNotEnabled
+	}
+	// Only a poll that reads Bootstrapping reads the clock (nixl/conn.py:2831):
+	// the clock moves for such a request only, as the spec's Tick.
+	if st, err := m.poll(s.Room); err != nil || st != bootstrapping {
 		return errNotEnabled
 	}
 	e := m.Now - s.InitTime

@@ -452,9 +452,17 @@ class Scheduler:
     def tick(self, req_id, clock):
         # The clock moves to one second before req_id's bootstrap timeout
         # expires, or from there to the instant it expires.
-        if self.position(req_id) in ("NoSender", "Released"):
+        if self.position(req_id) in ("NoSender", "Released") or not self.kv_mgr.variant.bootstrap_timeout:
             raise NotEnabled("no deadline")
-        elapsed = clock.now - self.senders[req_id].init_time
+        sender = self.senders[req_id]
+        # Only a poll that reads Bootstrapping reads the clock (the spec's Tick).
+        try:
+            status = sender.kv_mgr.check_status(sender.bootstrap_room)
+        except KeyError:
+            raise NotEnabled("its room is absent")
+        if sender._send_failed or status != KVPoll.Bootstrapping:
+            raise NotEnabled("no poll of it reads the clock")
+        elapsed = clock.now - sender.init_time
         if elapsed < BOOTSTRAP_TIMEOUT - 1:
             clock.now += BOOTSTRAP_TIMEOUT - 1 - elapsed
         elif elapsed < BOOTSTRAP_TIMEOUT:
