@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/check"
@@ -20,11 +19,15 @@ import (
 // model.
 func variant(tb testing.TB, name string) (*check.Model, *model.Config) {
 	tb.Helper()
-	m, conf, err := bundled.Variant(name)
+	v, err := spec.Load(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c, err := model.FromCfg(conf)
+	m, err := v.Model()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := v.Compiled()
 	if err != nil {
 		tb.Fatal(err)
 	}

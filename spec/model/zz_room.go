@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/roomspec/roomspec/tla/cfg"
 	"github.com/roomspec/roomspec/tla/gen/specrt"
 	"github.com/roomspec/roomspec/tla/value"
 )
@@ -116,12 +115,79 @@ type State struct {
 // Vars are the spec's variables in declaration order.
 var Vars = []string{"request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "chan", "ack_chan", "ti_sent", "aborted", "pages_released"}
 
-// Config holds the constants of one model configuration (.cfg) and the
-// constant definitions computed from them.
+// The descriptions of the types of the spec's values, from which specrt
+// hashes, compares, prints and reads them.
+var (
+	typeStr         = specrt.Strings[Str](strNames[:])
+	typeDecodeRanks = specrt.Elem[DecodeRanks]("DecodeRanks")
+	typeRooms       = specrt.Elem[Rooms]("Rooms")
+	typeRequests    = specrt.Elem[Requests]("Requests")
+	typeBatch       = specrt.Record[Batch](
+		specrt.Field{Name: "left", Type: specrt.Int},
+		specrt.Field{Name: "req", Type: typeRequests},
+	)
+	typeMsg = specrt.Record[Msg](
+		specrt.Field{Name: "rank", Type: typeDecodeRanks},
+		specrt.Field{Name: "room", Type: typeRooms},
+		specrt.Field{Name: "type", Type: typeStr},
+	)
+	typeState = specrt.Record[State](
+		specrt.Field{Name: "request_status", Type: specrt.Func("Rooms", typeStr)},
+		specrt.Field{Name: "transfer_infos", Type: specrt.Func("Rooms", specrt.Set(typeDecodeRanks))},
+		specrt.Field{Name: "tombstones", Type: specrt.Set(typeRooms)},
+		specrt.Field{Name: "outstanding", Type: specrt.Func("Rooms", specrt.Int)},
+		specrt.Field{Name: "ack_target", Type: specrt.Func("Rooms", specrt.Set(typeDecodeRanks))},
+		specrt.Field{Name: "bootstrap_alive", Type: specrt.Bool},
+		specrt.Field{Name: "prefill_crashed", Type: specrt.Bool},
+		specrt.Field{Name: "sender", Type: specrt.Func("Requests", typeStr)},
+		specrt.Field{Name: "wqueue", Type: specrt.Seq(typeBatch)},
+		specrt.Field{Name: "posted", Type: specrt.Func("Requests", specrt.Bool)},
+		specrt.Field{Name: "chan", Type: specrt.Func("DecodeRanks", specrt.Seq(typeMsg))},
+		specrt.Field{Name: "ack_chan", Type: specrt.Func("DecodeRanks", specrt.Seq(typeMsg))},
+		specrt.Field{Name: "ti_sent", Type: specrt.Func("Requests", specrt.Set(typeDecodeRanks))},
+		specrt.Field{Name: "aborted", Type: specrt.Func("Requests", specrt.Bool)},
+		specrt.Field{Name: "pages_released", Type: specrt.Func("Requests", specrt.Set(typeDecodeRanks))},
+	)
+)
+
+// Constants are the values a model configuration gives the spec's
+// CONSTANTS, one field per constant, tagged with its name: a set of model
+// values as their names, a set of integers as its elements. NewConfig
+// builds a Config from them (package tla/gen/constants reads them from a
+// .cfg file).
+type Constants struct {
+	Rooms                       []string `tla:"Rooms"`
+	DecodeRanks                 []string `tla:"DecodeRanks"`
+	RequiredDstInfoNum          int      `tla:"RequiredDstInfoNum"`
+	NumChunks                   int      `tla:"NumChunks"`
+	HasBootstrapTimeout         bool     `tla:"HasBootstrapTimeout"`
+	AbortPopsTransferInfos      bool     `tla:"AbortPopsTransferInfos"`
+	AbsentReadsWaiting          bool     `tla:"AbsentReadsWaiting"`
+	AbsentLiveSenderFails       bool     `tla:"AbsentLiveSenderFails"`
+	FailedSticky                bool     `tla:"FailedSticky"`
+	AbortSparesSuccess          bool     `tla:"AbortSparesSuccess"`
+	AbortKillsBootstrap         bool     `tla:"AbortKillsBootstrap"`
+	AbortAckSent                bool     `tla:"AbortAckSent"`
+	AckWaitsForWrites           bool     `tla:"AckWaitsForWrites"`
+	AckOnDrain                  bool     `tla:"AckOnDrain"`
+	AckOnDrainFixed             bool     `tla:"AckOnDrainFixed"`
+	RecordTombstones            bool     `tla:"RecordTombstones"`
+	WorkerSkipsMissing          bool     `tla:"WorkerSkipsMissing"`
+	FailureClears               bool     `tla:"FailureClears"`
+	InflightBootstrappingRaises bool     `tla:"InflightBootstrappingRaises"`
+	CountsOutstanding           bool     `tla:"CountsOutstanding"`
+	CountsAtDequeue             bool     `tla:"CountsAtDequeue"`
+	RoomReuse                   bool     `tla:"RoomReuse"`
+	TimeoutsFair                bool     `tla:"TimeoutsFair"`
+}
+
+// Config holds the constants of one model configuration and the constant
+// definitions computed from them.
 type Config struct {
-	// Name is the configuration's name: its file name without .cfg
-	// (empty when it was read without one).
-	Name                        string
+	// Name is the configuration's name (a .cfg file's name without .cfg).
+	Name string
+	// Constants are the values the Config was built from.
+	Constants                   Constants
 	Rooms                       *specrt.Domain
 	DecodeRanks                 *specrt.Domain
 	RequiredDstInfoNum          int
@@ -156,102 +222,43 @@ type Config struct {
 	TimeoutFairRequests uint64
 	// Invariants and Properties are the names the configuration checks.
 	Invariants, Properties []string
-	// constants are the cfg's values, for With.
-	constants *specrt.Constants
+	// codec prints, converts and reads states over the domains above.
+	codec *specrt.Codec[State]
 }
 
-// LoadConfig reads a model configuration (.cfg text) into a Config.
-func LoadConfig(text []byte) (*Config, error) {
-	conf, err := cfg.Parse("", text)
-	if err != nil {
-		return nil, err
-	}
-	return FromCfg(conf)
-}
-
-// FromCfg builds a Config from a parsed configuration: every constant of
-// the spec must be given a plain value of the kind gen saw in the bundled
-// configurations.
-func FromCfg(conf *cfg.Config) (_ *Config, err error) {
-	k, err := specrt.ConstantsOf(conf)
-	if err != nil {
-		return nil, err
-	}
-	c := &Config{Name: k.Name(), constants: k}
-	if c.Rooms, err = k.Models("Rooms"); err != nil {
-		return nil, err
-	}
-	if c.DecodeRanks, err = k.Models("DecodeRanks"); err != nil {
-		return nil, err
-	}
-	if c.RequiredDstInfoNum, err = k.Int("RequiredDstInfoNum"); err != nil {
-		return nil, err
-	}
-	if c.NumChunks, err = k.Int("NumChunks"); err != nil {
-		return nil, err
-	}
-	if c.HasBootstrapTimeout, err = k.Bool("HasBootstrapTimeout"); err != nil {
-		return nil, err
-	}
-	if c.AbortPopsTransferInfos, err = k.Bool("AbortPopsTransferInfos"); err != nil {
-		return nil, err
-	}
-	if c.AbsentReadsWaiting, err = k.Bool("AbsentReadsWaiting"); err != nil {
-		return nil, err
-	}
-	if c.AbsentLiveSenderFails, err = k.Bool("AbsentLiveSenderFails"); err != nil {
-		return nil, err
-	}
-	if c.FailedSticky, err = k.Bool("FailedSticky"); err != nil {
-		return nil, err
-	}
-	if c.AbortSparesSuccess, err = k.Bool("AbortSparesSuccess"); err != nil {
-		return nil, err
-	}
-	if c.AbortKillsBootstrap, err = k.Bool("AbortKillsBootstrap"); err != nil {
-		return nil, err
-	}
-	if c.AbortAckSent, err = k.Bool("AbortAckSent"); err != nil {
-		return nil, err
-	}
-	if c.AckWaitsForWrites, err = k.Bool("AckWaitsForWrites"); err != nil {
-		return nil, err
-	}
-	if c.AckOnDrain, err = k.Bool("AckOnDrain"); err != nil {
-		return nil, err
-	}
-	if c.AckOnDrainFixed, err = k.Bool("AckOnDrainFixed"); err != nil {
-		return nil, err
-	}
-	if c.RecordTombstones, err = k.Bool("RecordTombstones"); err != nil {
-		return nil, err
-	}
-	if c.WorkerSkipsMissing, err = k.Bool("WorkerSkipsMissing"); err != nil {
-		return nil, err
-	}
-	if c.FailureClears, err = k.Bool("FailureClears"); err != nil {
-		return nil, err
-	}
-	if c.InflightBootstrappingRaises, err = k.Bool("InflightBootstrappingRaises"); err != nil {
-		return nil, err
-	}
-	if c.CountsOutstanding, err = k.Bool("CountsOutstanding"); err != nil {
-		return nil, err
-	}
-	if c.CountsAtDequeue, err = k.Bool("CountsAtDequeue"); err != nil {
-		return nil, err
-	}
-	if c.RoomReuse, err = k.Bool("RoomReuse"); err != nil {
-		return nil, err
-	}
-	if c.TimeoutsFair, err = k.Bool("TimeoutsFair"); err != nil {
-		return nil, err
-	}
+// NewConfig builds the Config of the constants k: their domains and the
+// constant definitions computed from them. Its Name, Invariants and
+// Properties are the caller's to set.
+func NewConfig(k Constants) (_ *Config, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("model: computing the constant definitions: %v", r)
 		}
 	}()
+	c := &Config{Constants: k}
+	c.Rooms = specrt.NewModels("Rooms", k.Rooms)
+	c.DecodeRanks = specrt.NewModels("DecodeRanks", k.DecodeRanks)
+	c.RequiredDstInfoNum = k.RequiredDstInfoNum
+	c.NumChunks = k.NumChunks
+	c.HasBootstrapTimeout = k.HasBootstrapTimeout
+	c.AbortPopsTransferInfos = k.AbortPopsTransferInfos
+	c.AbsentReadsWaiting = k.AbsentReadsWaiting
+	c.AbsentLiveSenderFails = k.AbsentLiveSenderFails
+	c.FailedSticky = k.FailedSticky
+	c.AbortSparesSuccess = k.AbortSparesSuccess
+	c.AbortKillsBootstrap = k.AbortKillsBootstrap
+	c.AbortAckSent = k.AbortAckSent
+	c.AckWaitsForWrites = k.AckWaitsForWrites
+	c.AckOnDrain = k.AckOnDrain
+	c.AckOnDrainFixed = k.AckOnDrainFixed
+	c.RecordTombstones = k.RecordTombstones
+	c.WorkerSkipsMissing = k.WorkerSkipsMissing
+	c.FailureClears = k.FailureClears
+	c.InflightBootstrappingRaises = k.InflightBootstrappingRaises
+	c.CountsOutstanding = k.CountsOutstanding
+	c.CountsAtDequeue = k.CountsAtDequeue
+	c.RoomReuse = k.RoomReuse
+	c.TimeoutsFair = k.TimeoutsFair
 	c.Incarnations = func() *specrt.Domain {
 		if c.RoomReuse {
 			return specrt.NewInts("Incarnations", 1, 2)
@@ -279,25 +286,22 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	if c.Requests.Size() > 64 {
 		return nil, fmt.Errorf("model: %s has %d elements; sets of its elements are 64-bit sets", "Requests", c.Requests.Size())
 	}
-	for _, n := range conf.Invariants {
-		c.Invariants = append(c.Invariants, n.Name)
-	}
-	for _, n := range conf.Properties {
-		c.Properties = append(c.Properties, n.Name)
+	if c.codec, err = typeState.Bind(c.Domain); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-// With returns a Config with c's constants but those named in values,
-// which get the values given (as a .cfg would write them), and the
-// constant definitions computed again: an instance of the same
-// configuration with, say, other constant sets.
-func (c *Config) With(values map[string]*cfg.Value) (*Config, error) {
-	conf, err := c.constants.With(values)
+// With returns the Config of the constants k under c's name, invariants
+// and properties: an instance of the same configuration with, say, other
+// constant sets.
+func (c *Config) With(k Constants) (*Config, error) {
+	w, err := NewConfig(k)
 	if err != nil {
 		return nil, err
 	}
-	return FromCfg(conf)
+	w.Name, w.Invariants, w.Properties = c.Name, c.Invariants, c.Properties
+	return w, nil
 }
 
 // Domain returns the constant set (a CONSTANT or a constant definition
@@ -2284,76 +2288,28 @@ func (c *Config) FairActions(buf []Action) []Action {
 	return buf
 }
 
+// actionParams are the types of each action's parameters.
+var actionParams = [...][]specrt.AnyType{
+	ActSchedulerCreateSender:     {typeRequests},
+	ActSchedulerPollBootstrap:    {typeRequests},
+	ActSchedulerSend:             {typeRequests},
+	ActSchedulerPollInFlight:     {typeRequests},
+	ActBootstrapRecvTransferInfo: {typeDecodeRanks},
+	ActBootstrapRecvAbort:        {typeDecodeRanks},
+	ActWorkerPost:                {typeRequests},
+	ActWorkerComplete:            {typeRequests},
+	ActBootstrapTimeout:          {typeRequests},
+	ActDecodeSendTransferInfo:    {typeDecodeRanks, typeRequests},
+	ActDecodeAbort:               {typeRequests},
+	ActDecodeRecvAbortAck:        {typeDecodeRanks},
+}
+
 // ActionString prints a as the interpreter's eval.Action does: Name(p1, p2).
 func (c *Config) ActionString(a Action) string {
-	var b strings.Builder
-	switch a.ID {
-	case ActSchedulerCreateSender:
-		b.WriteString("SchedulerCreateSender")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActSchedulerPollBootstrap:
-		b.WriteString("SchedulerPollBootstrap")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActSchedulerSend:
-		b.WriteString("SchedulerSend")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActSchedulerPollInFlight:
-		b.WriteString("SchedulerPollInFlight")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActBootstrapRecvTransferInfo:
-		b.WriteString("BootstrapRecvTransferInfo")
-		b.WriteByte('(')
-		c.fmt31(&b, DecodeRanks(a.Params[0]))
-		b.WriteByte(')')
-	case ActBootstrapRecvAbort:
-		b.WriteString("BootstrapRecvAbort")
-		b.WriteByte('(')
-		c.fmt31(&b, DecodeRanks(a.Params[0]))
-		b.WriteByte(')')
-	case ActWorkerPost:
-		b.WriteString("WorkerPost")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActWorkerComplete:
-		b.WriteString("WorkerComplete")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActBootstrapTimeout:
-		b.WriteString("BootstrapTimeout")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActDecodeSendTransferInfo:
-		b.WriteString("DecodeSendTransferInfo")
-		b.WriteByte('(')
-		c.fmt31(&b, DecodeRanks(a.Params[0]))
-		b.WriteString(", ")
-		c.fmt76(&b, Requests(a.Params[1]))
-		b.WriteByte(')')
-	case ActDecodeAbort:
-		b.WriteString("DecodeAbort")
-		b.WriteByte('(')
-		c.fmt76(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActDecodeRecvAbortAck:
-		b.WriteString("DecodeRecvAbortAck")
-		b.WriteByte('(')
-		c.fmt31(&b, DecodeRanks(a.Params[0]))
-		b.WriteByte(')')
-	default:
-		fmt.Fprintf(&b, "Action(%d)", a.ID)
+	if a.ID < 0 || int(a.ID) >= len(Actions) {
+		return fmt.Sprintf("Action(%d)", a.ID)
 	}
-	return b.String()
+	return c.codec.FormatAction(Actions[a.ID].Name, actionParams[a.ID], a.Params[:])
 }
 
 // WireMessage is a message an action puts on or takes off the wire when
@@ -2712,7 +2668,7 @@ func (c *Config) NoWriteAfterAbortReceived(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
+	}() || (slices.Equal(s.RequestStatus, t.RequestStatus) && slices.Equal(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && slices.Equal(s.Outstanding, t.Outstanding) && slices.Equal(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && slices.Equal(s.Sender, t.Sender) && slices.Equal(s.Wqueue, t.Wqueue) && slices.Equal(s.Posted, t.Posted) && slices.EqualFunc(s.Chan, t.Chan, slices.Equal[[]Msg]) && slices.EqualFunc(s.AckChan, t.AckChan, slices.Equal[[]Msg]) && slices.Equal(s.TiSent, t.TiSent) && slices.Equal(s.Aborted, t.Aborted) && slices.Equal(s.PagesReleased, t.PagesReleased))
 }
 
 // FailedStaysFailed: NIXL's claim (where FailedSticky): a Failed room stays Failed until its
@@ -2725,7 +2681,7 @@ func (c *Config) FailedStaysFailed(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
+	}() || (slices.Equal(s.RequestStatus, t.RequestStatus) && slices.Equal(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && slices.Equal(s.Outstanding, t.Outstanding) && slices.Equal(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && slices.Equal(s.Sender, t.Sender) && slices.Equal(s.Wqueue, t.Wqueue) && slices.Equal(s.Posted, t.Posted) && slices.EqualFunc(s.Chan, t.Chan, slices.Equal[[]Msg]) && slices.EqualFunc(s.AckChan, t.AckChan, slices.Equal[[]Msg]) && slices.Equal(s.TiSent, t.TiSent) && slices.Equal(s.Aborted, t.Aborted) && slices.Equal(s.PagesReleased, t.PagesReleased))
 }
 
 // NoTransferForFailedRoom: The worker's claim: no KV chunk is posted for a room that is Failed.
@@ -2737,7 +2693,7 @@ func (c *Config) NoTransferForFailedRoom(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Chan, t.Chan) && eq14(s.AckChan, t.AckChan) && eq18(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq18(s.PagesReleased, t.PagesReleased))
+	}() || (slices.Equal(s.RequestStatus, t.RequestStatus) && slices.Equal(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && slices.Equal(s.Outstanding, t.Outstanding) && slices.Equal(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && slices.Equal(s.Sender, t.Sender) && slices.Equal(s.Wqueue, t.Wqueue) && slices.Equal(s.Posted, t.Posted) && slices.EqualFunc(s.Chan, t.Chan, slices.Equal[[]Msg]) && slices.EqualFunc(s.AckChan, t.AckChan, slices.Equal[[]Msg]) && slices.Equal(s.TiSent, t.TiSent) && slices.Equal(s.Aborted, t.Aborted) && slices.Equal(s.PagesReleased, t.PagesReleased))
 }
 
 // Invariant returns the state predicate of an invariant (or of a
@@ -2769,913 +2725,32 @@ func (c *Config) StepProperty(name string) (func(s, t *State) bool, bool) {
 
 // Format prints s as the interpreter does (eval.Spec.Format): one
 // "/\\ var = value" line per variable.
-func (c *Config) Format(s *State) string {
-	var b strings.Builder
-	b.WriteString("/\\ request_status = ")
-	c.fmt19(&b, s.RequestStatus)
-	b.WriteString("\n" + "/\\ transfer_infos = ")
-	c.fmt29(&b, s.TransferInfos)
-	b.WriteString("\n" + "/\\ tombstones = ")
-	c.fmt44(&b, s.Tombstones)
-	b.WriteString("\n" + "/\\ outstanding = ")
-	c.fmt54(&b, s.Outstanding)
-	b.WriteString("\n" + "/\\ ack_target = ")
-	c.fmt29(&b, s.AckTarget)
-	b.WriteString("\n" + "/\\ bootstrap_alive = ")
-	c.fmt64(&b, s.BootstrapAlive)
-	b.WriteString("\n" + "/\\ prefill_crashed = ")
-	c.fmt64(&b, s.PrefillCrashed)
-	b.WriteString("\n" + "/\\ sender = ")
-	c.fmt69(&b, s.Sender)
-	b.WriteString("\n" + "/\\ wqueue = ")
-	c.fmt74(&b, s.Wqueue)
-	b.WriteString("\n" + "/\\ posted = ")
-	c.fmt89(&b, s.Posted)
-	b.WriteString("\n" + "/\\ chan = ")
-	c.fmt94(&b, s.Chan)
-	b.WriteString("\n" + "/\\ ack_chan = ")
-	c.fmt94(&b, s.AckChan)
-	b.WriteString("\n" + "/\\ ti_sent = ")
-	c.fmt109(&b, s.TiSent)
-	b.WriteString("\n" + "/\\ aborted = ")
-	c.fmt89(&b, s.Aborted)
-	b.WriteString("\n" + "/\\ pages_released = ")
-	c.fmt109(&b, s.PagesReleased)
-	return b.String()
-}
+func (c *Config) Format(s *State) string { return c.codec.FormatState(s) }
 
 // Hash is a fingerprint of s: equal states hash equally.
-func (s *State) Hash() uint64 {
-	h := uint64(0xcbf29ce484222325)
-	h = hash21(h, s.RequestStatus)
-	h = hash32(h, s.TransferInfos)
-	h = hash46(h, s.Tombstones)
-	h = hash56(h, s.Outstanding)
-	h = hash32(h, s.AckTarget)
-	h = hash65(h, s.BootstrapAlive)
-	h = hash65(h, s.PrefillCrashed)
-	h = hash70(h, s.Sender)
-	h = hash77(h, s.Wqueue)
-	h = hash90(h, s.Posted)
-	h = hash97(h, s.Chan)
-	h = hash97(h, s.AckChan)
-	h = hash110(h, s.TiSent)
-	h = hash90(h, s.Aborted)
-	h = hash110(h, s.PagesReleased)
-	return h
-}
+func (s *State) Hash() uint64 { return typeState.Hash(s) }
 
 // Equal reports whether s and o are the same state.
-func (s *State) Equal(o *State) bool {
-	return eq1(s.RequestStatus, o.RequestStatus) &&
-		eq3(s.TransferInfos, o.TransferInfos) &&
-		(s.Tombstones == o.Tombstones) &&
-		eq6(s.Outstanding, o.Outstanding) &&
-		eq3(s.AckTarget, o.AckTarget) &&
-		(s.BootstrapAlive == o.BootstrapAlive) &&
-		(s.PrefillCrashed == o.PrefillCrashed) &&
-		eq8(s.Sender, o.Sender) &&
-		eq9(s.Wqueue, o.Wqueue) &&
-		eq12(s.Posted, o.Posted) &&
-		eq14(s.Chan, o.Chan) &&
-		eq14(s.AckChan, o.AckChan) &&
-		eq18(s.TiSent, o.TiSent) &&
-		eq12(s.Aborted, o.Aborted) &&
-		eq18(s.PagesReleased, o.PagesReleased)
-}
+func (s *State) Equal(o *State) bool { return typeState.Equal(s, o) }
 
 // WriteITF writes s as an ITF state object (Apalache's Informal Trace
 // Format) with its index, its variables in name order. Model values are
 // written as strings.
 func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
-	fmt.Fprintf(b, `{"#meta":{"index":%d}`, index)
-	b.WriteString(",\"aborted\":")
-	c.itf91(b, s.Aborted)
-	b.WriteString(",\"ack_chan\":")
-	c.itf100(b, s.AckChan)
-	b.WriteString(",\"ack_target\":")
-	c.itf35(b, s.AckTarget)
-	b.WriteString(",\"bootstrap_alive\":")
-	c.itf66(b, s.BootstrapAlive)
-	b.WriteString(",\"chan\":")
-	c.itf100(b, s.Chan)
-	b.WriteString(",\"outstanding\":")
-	c.itf58(b, s.Outstanding)
-	b.WriteString(",\"pages_released\":")
-	c.itf111(b, s.PagesReleased)
-	b.WriteString(",\"posted\":")
-	c.itf91(b, s.Posted)
-	b.WriteString(",\"prefill_crashed\":")
-	c.itf66(b, s.PrefillCrashed)
-	b.WriteString(",\"request_status\":")
-	c.itf23(b, s.RequestStatus)
-	b.WriteString(",\"sender\":")
-	c.itf71(b, s.Sender)
-	b.WriteString(",\"ti_sent\":")
-	c.itf111(b, s.TiSent)
-	b.WriteString(",\"tombstones\":")
-	c.itf48(b, s.Tombstones)
-	b.WriteString(",\"transfer_infos\":")
-	c.itf35(b, s.TransferInfos)
-	b.WriteString(",\"wqueue\":")
-	c.itf80(b, s.Wqueue)
-	b.WriteByte('}')
+	c.codec.WriteITFState(b, s, index)
 }
 
 // Values converts s to the interpreter's values, one per variable in
 // Vars order (an eval.State), e.g. to evaluate with the interpreter what
 // the compiled model does not cover.
-func (c *Config) Values(s *State) []value.Value {
-	return []value.Value{
-		c.val25(s.RequestStatus),
-		c.val38(s.TransferInfos),
-		c.val50(s.Tombstones),
-		c.val60(s.Outstanding),
-		c.val38(s.AckTarget),
-		c.val67(s.BootstrapAlive),
-		c.val67(s.PrefillCrashed),
-		c.val72(s.Sender),
-		c.val83(s.Wqueue),
-		c.val92(s.Posted),
-		c.val103(s.Chan),
-		c.val103(s.AckChan),
-		c.val112(s.TiSent),
-		c.val92(s.Aborted),
-		c.val112(s.PagesReleased),
-	}
-}
+func (c *Config) Values(s *State) []value.Value { return c.codec.Values(s) }
 
 // ReadState reads a state written as plain JSON: an object with one field
 // per variable, elements of constant sets as their indices, sets as
 // lists, functions over constant sets as the lists of their values in
 // index order, records as objects (conformance/PROTOCOL.md).
-func (c *Config) ReadState(data []byte) (State, error) {
-	return c.readState(data, false)
-}
+func (c *Config) ReadState(data []byte) (State, error) { return c.codec.ReadState(data, false) }
 
 // ReadITFState reads a state object of an ITF trace, as WriteITF writes
 // it (its "#meta" is ignored).
-func (c *Config) ReadITFState(data []byte) (State, error) {
-	return c.readState(data, true)
-}
-
-func (c *Config) readState(data []byte, itf bool) (State, error) {
-	var s State
-	m, err := specrt.ReadStateObject(data, itf, "request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "chan", "ack_chan", "ti_sent", "aborted", "pages_released")
-	if err != nil {
-		return s, err
-	}
-	if s.RequestStatus, err = c.read27(m["request_status"], "state.request_status", itf); err != nil {
-		return s, err
-	}
-	if s.TransferInfos, err = c.read41(m["transfer_infos"], "state.transfer_infos", itf); err != nil {
-		return s, err
-	}
-	if s.Tombstones, err = c.read52(m["tombstones"], "state.tombstones", itf); err != nil {
-		return s, err
-	}
-	if s.Outstanding, err = c.read62(m["outstanding"], "state.outstanding", itf); err != nil {
-		return s, err
-	}
-	if s.AckTarget, err = c.read41(m["ack_target"], "state.ack_target", itf); err != nil {
-		return s, err
-	}
-	if s.BootstrapAlive, err = c.read68(m["bootstrap_alive"], "state.bootstrap_alive", itf); err != nil {
-		return s, err
-	}
-	if s.PrefillCrashed, err = c.read68(m["prefill_crashed"], "state.prefill_crashed", itf); err != nil {
-		return s, err
-	}
-	if s.Sender, err = c.read73(m["sender"], "state.sender", itf); err != nil {
-		return s, err
-	}
-	if s.Wqueue, err = c.read86(m["wqueue"], "state.wqueue", itf); err != nil {
-		return s, err
-	}
-	if s.Posted, err = c.read93(m["posted"], "state.posted", itf); err != nil {
-		return s, err
-	}
-	if s.Chan, err = c.read106(m["chan"], "state.chan", itf); err != nil {
-		return s, err
-	}
-	if s.AckChan, err = c.read106(m["ack_chan"], "state.ack_chan", itf); err != nil {
-		return s, err
-	}
-	if s.TiSent, err = c.read113(m["ti_sent"], "state.ti_sent", itf); err != nil {
-		return s, err
-	}
-	if s.Aborted, err = c.read93(m["aborted"], "state.aborted", itf); err != nil {
-		return s, err
-	}
-	if s.PagesReleased, err = c.read113(m["pages_released"], "state.pages_released", itf); err != nil {
-		return s, err
-	}
-	return s, nil
-}
-
-func eq2(a, b Str) bool {
-	return a == b
-}
-
-func eq1(a, b []Str) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq5(a, b DecodeRanks) bool {
-	return a == b
-}
-
-func eq4(a, b uint64) bool {
-	return a == b
-}
-
-func eq3(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq7(a, b int) bool {
-	return a == b
-}
-
-func eq6(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq8(a, b []Str) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq11(a, b Requests) bool {
-	return a == b
-}
-
-func eq10(a, b Batch) bool {
-	return (a.Left == b.Left) && (a.Req == b.Req)
-}
-
-func eq9(a, b []Batch) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq13(a, b bool) bool {
-	return a == b
-}
-
-func eq12(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq17(a, b Rooms) bool {
-	return a == b
-}
-
-func eq16(a, b Msg) bool {
-	return (a.Rank == b.Rank) && (a.Room == b.Room) && (a.Type == b.Type)
-}
-
-func eq15(a, b []Msg) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq14(a, b [][]Msg) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(eq15(a[i], b[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq18(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func (c *Config) fmt20(b *strings.Builder, v Str) {
-	specrt.FormatString(b, v.String())
-}
-
-func (c *Config) fmt19(b *strings.Builder, v []Str) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt20)
-}
-
-func hash22(h uint64, v Str) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash21(h uint64, v []Str) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash22(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf24(b *strings.Builder, v Str) {
-	specrt.ITFString(b, v.String())
-}
-
-func (c *Config) itf23(b *strings.Builder, v []Str) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf24)
-}
-
-func (c *Config) val26(v Str) value.Value {
-	return value.String(v.String())
-}
-
-func (c *Config) val25(v []Str) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val26(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read28(v any, path string, itf bool) (Str, error) {
-	s, err := specrt.ReadString(v, path)
-	if err != nil {
-		return 0, err
-	}
-	x, ok := StrOf(s)
-	if !ok {
-		return 0, fmt.Errorf("%w: %s: %q is no string of the spec", specrt.ErrDecode, path, s)
-	}
-	return x, nil
-}
-
-func (c *Config) read27(v any, path string, itf bool) ([]Str, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (Str, error) { return c.read28(x, at, itf) })
-}
-
-func (c *Config) fmt31(b *strings.Builder, v DecodeRanks) {
-	c.DecodeRanks.Format(b, int(v))
-}
-
-func (c *Config) fmt30(b *strings.Builder, v uint64) {
-	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt31(b, DecodeRanks(i)) })
-}
-
-func (c *Config) fmt29(b *strings.Builder, v []uint64) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt30)
-}
-
-func hash34(h uint64, v DecodeRanks) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash33(h uint64, v uint64) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash32(h uint64, v []uint64) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash33(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf37(b *strings.Builder, v DecodeRanks) {
-	c.DecodeRanks.ITF(b, int(v))
-}
-
-func (c *Config) itf36(b *strings.Builder, v uint64) {
-	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf37(b, DecodeRanks(i)) })
-}
-
-func (c *Config) itf35(b *strings.Builder, v []uint64) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf36)
-}
-
-func (c *Config) val40(v DecodeRanks) value.Value {
-	return c.DecodeRanks.Value(int(v))
-}
-
-func (c *Config) val39(v uint64) value.Value {
-	var es []value.Value
-	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val40(DecodeRanks(bits.TrailingZeros64(bs))))
-	}
-	return value.NewSetOwned(es)
-}
-
-func (c *Config) val38(v []uint64) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val39(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read43(v any, path string, itf bool) (DecodeRanks, error) {
-	read := c.DecodeRanks.ReadJSON
-	if itf {
-		read = c.DecodeRanks.ReadITF
-	}
-	i, err := read(v, path)
-	return DecodeRanks(i), err
-}
-
-func (c *Config) read42(v any, path string, itf bool) (uint64, error) {
-	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
-		e, err := c.read43(x, at, itf)
-		return int(e), err
-	})
-}
-
-func (c *Config) read41(v any, path string, itf bool) ([]uint64, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (uint64, error) { return c.read42(x, at, itf) })
-}
-
-func (c *Config) fmt45(b *strings.Builder, v Rooms) {
-	c.Rooms.Format(b, int(v))
-}
-
-func (c *Config) fmt44(b *strings.Builder, v uint64) {
-	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt45(b, Rooms(i)) })
-}
-
-func hash47(h uint64, v Rooms) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash46(h uint64, v uint64) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func (c *Config) itf49(b *strings.Builder, v Rooms) {
-	c.Rooms.ITF(b, int(v))
-}
-
-func (c *Config) itf48(b *strings.Builder, v uint64) {
-	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf49(b, Rooms(i)) })
-}
-
-func (c *Config) val51(v Rooms) value.Value {
-	return c.Rooms.Value(int(v))
-}
-
-func (c *Config) val50(v uint64) value.Value {
-	var es []value.Value
-	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val51(Rooms(bits.TrailingZeros64(bs))))
-	}
-	return value.NewSetOwned(es)
-}
-
-func (c *Config) read53(v any, path string, itf bool) (Rooms, error) {
-	read := c.Rooms.ReadJSON
-	if itf {
-		read = c.Rooms.ReadITF
-	}
-	i, err := read(v, path)
-	return Rooms(i), err
-}
-
-func (c *Config) read52(v any, path string, itf bool) (uint64, error) {
-	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
-		e, err := c.read53(x, at, itf)
-		return int(e), err
-	})
-}
-
-func (c *Config) fmt55(b *strings.Builder, v int) {
-	specrt.FormatInt(b, v)
-}
-
-func (c *Config) fmt54(b *strings.Builder, v []int) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt55)
-}
-
-func hash57(h uint64, v int) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash56(h uint64, v []int) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash57(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf59(b *strings.Builder, v int) {
-	specrt.ITFInt(b, v)
-}
-
-func (c *Config) itf58(b *strings.Builder, v []int) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf59)
-}
-
-func (c *Config) val61(v int) value.Value {
-	return value.Int(v)
-}
-
-func (c *Config) val60(v []int) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val61(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read63(v any, path string, itf bool) (int, error) {
-	if itf {
-		return specrt.ReadITFInt(v, path)
-	}
-	return specrt.ReadInt(v, path)
-}
-
-func (c *Config) read62(v any, path string, itf bool) ([]int, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (int, error) { return c.read63(x, at, itf) })
-}
-
-func (c *Config) fmt64(b *strings.Builder, v bool) {
-	specrt.FormatBool(b, v)
-}
-
-func hash65(h uint64, v bool) uint64 {
-	if v {
-		return specrt.Mix(h, 1)
-	}
-	return specrt.Mix(h, 2)
-}
-
-func (c *Config) itf66(b *strings.Builder, v bool) {
-	specrt.ITFBool(b, v)
-}
-
-func (c *Config) val67(v bool) value.Value {
-	return value.Bool(v)
-}
-
-func (c *Config) read68(v any, path string, itf bool) (bool, error) {
-	return specrt.ReadBool(v, path)
-}
-
-func (c *Config) fmt69(b *strings.Builder, v []Str) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt20)
-}
-
-func hash70(h uint64, v []Str) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash22(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf71(b *strings.Builder, v []Str) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf24)
-}
-
-func (c *Config) val72(v []Str) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val26(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read73(v any, path string, itf bool) ([]Str, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (Str, error) { return c.read28(x, at, itf) })
-}
-
-func (c *Config) fmt76(b *strings.Builder, v Requests) {
-	c.Requests.Format(b, int(v))
-}
-
-func (c *Config) fmt75(b *strings.Builder, v Batch) {
-	b.WriteByte('[')
-	b.WriteString("left |-> ")
-	c.fmt55(b, v.Left)
-	b.WriteString(", req |-> ")
-	c.fmt76(b, v.Req)
-	b.WriteByte(']')
-}
-
-func (c *Config) fmt74(b *strings.Builder, v []Batch) {
-	specrt.FormatSeq(b, v, c.fmt75)
-}
-
-func hash79(h uint64, v Requests) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash78(h uint64, v Batch) uint64 {
-	h = hash57(h, v.Left)
-	h = hash79(h, v.Req)
-	return h
-}
-
-func hash77(h uint64, v []Batch) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash78(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf82(b *strings.Builder, v Requests) {
-	c.Requests.ITF(b, int(v))
-}
-
-func (c *Config) itf81(b *strings.Builder, v Batch) {
-	b.WriteByte('{')
-	b.WriteString("\"left\":")
-	c.itf59(b, v.Left)
-	b.WriteString(",\"req\":")
-	c.itf82(b, v.Req)
-	b.WriteByte('}')
-}
-
-func (c *Config) itf80(b *strings.Builder, v []Batch) {
-	specrt.ITFSeq(b, v, c.itf81)
-}
-
-func (c *Config) val85(v Requests) value.Value {
-	return c.Requests.Value(int(v))
-}
-
-func (c *Config) val84(v Batch) value.Value {
-	return value.NewRecord([]string{"left", "req"}, []value.Value{c.val61(v.Left), c.val85(v.Req)})
-}
-
-func (c *Config) val83(v []Batch) value.Value {
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		es[i] = c.val84(e)
-	}
-	return value.NewTuple(es...)
-}
-
-func (c *Config) read88(v any, path string, itf bool) (Requests, error) {
-	read := c.Requests.ReadJSON
-	if itf {
-		read = c.Requests.ReadITF
-	}
-	i, err := read(v, path)
-	return Requests(i), err
-}
-
-func (c *Config) read87(v any, path string, itf bool) (Batch, error) {
-	var r Batch
-	m, err := specrt.ReadObject(v, path, "left", "req")
-	if err != nil {
-		return r, err
-	}
-	if r.Left, err = c.read63(m["left"], path+".left", itf); err != nil {
-		return r, err
-	}
-	if r.Req, err = c.read88(m["req"], path+".req", itf); err != nil {
-		return r, err
-	}
-	return r, nil
-}
-
-func (c *Config) read86(v any, path string, itf bool) ([]Batch, error) {
-	return specrt.ReadList(v, path, -1, func(x any, at string) (Batch, error) { return c.read87(x, at, itf) })
-}
-
-func (c *Config) fmt89(b *strings.Builder, v []bool) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt64)
-}
-
-func hash90(h uint64, v []bool) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash65(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf91(b *strings.Builder, v []bool) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf66)
-}
-
-func (c *Config) val92(v []bool) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val67(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read93(v any, path string, itf bool) ([]bool, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (bool, error) { return c.read68(x, at, itf) })
-}
-
-func (c *Config) fmt96(b *strings.Builder, v Msg) {
-	b.WriteByte('[')
-	b.WriteString("rank |-> ")
-	c.fmt31(b, v.Rank)
-	b.WriteString(", room |-> ")
-	c.fmt45(b, v.Room)
-	b.WriteString(", type |-> ")
-	c.fmt20(b, v.Type)
-	b.WriteByte(']')
-}
-
-func (c *Config) fmt95(b *strings.Builder, v []Msg) {
-	specrt.FormatSeq(b, v, c.fmt96)
-}
-
-func (c *Config) fmt94(b *strings.Builder, v [][]Msg) {
-	specrt.FormatFunc(b, c.DecodeRanks, v, c.fmt95)
-}
-
-func hash99(h uint64, v Msg) uint64 {
-	h = hash34(h, v.Rank)
-	h = hash47(h, v.Room)
-	h = hash22(h, v.Type)
-	return h
-}
-
-func hash98(h uint64, v []Msg) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash99(h, e)
-	}
-	return h
-}
-
-func hash97(h uint64, v [][]Msg) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash98(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf102(b *strings.Builder, v Msg) {
-	b.WriteByte('{')
-	b.WriteString("\"rank\":")
-	c.itf37(b, v.Rank)
-	b.WriteString(",\"room\":")
-	c.itf49(b, v.Room)
-	b.WriteString(",\"type\":")
-	c.itf24(b, v.Type)
-	b.WriteByte('}')
-}
-
-func (c *Config) itf101(b *strings.Builder, v []Msg) {
-	specrt.ITFSeq(b, v, c.itf102)
-}
-
-func (c *Config) itf100(b *strings.Builder, v [][]Msg) {
-	specrt.ITFFunc(b, c.DecodeRanks, v, c.itf101)
-}
-
-func (c *Config) val105(v Msg) value.Value {
-	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val40(v.Rank), c.val51(v.Room), c.val26(v.Type)})
-}
-
-func (c *Config) val104(v []Msg) value.Value {
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		es[i] = c.val105(e)
-	}
-	return value.NewTuple(es...)
-}
-
-func (c *Config) val103(v [][]Msg) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.DecodeRanks.Value(i)
-		es[i] = c.val104(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read108(v any, path string, itf bool) (Msg, error) {
-	var r Msg
-	m, err := specrt.ReadObject(v, path, "rank", "room", "type")
-	if err != nil {
-		return r, err
-	}
-	if r.Rank, err = c.read43(m["rank"], path+".rank", itf); err != nil {
-		return r, err
-	}
-	if r.Room, err = c.read53(m["room"], path+".room", itf); err != nil {
-		return r, err
-	}
-	if r.Type, err = c.read28(m["type"], path+".type", itf); err != nil {
-		return r, err
-	}
-	return r, nil
-}
-
-func (c *Config) read107(v any, path string, itf bool) ([]Msg, error) {
-	return specrt.ReadList(v, path, -1, func(x any, at string) (Msg, error) { return c.read108(x, at, itf) })
-}
-
-func (c *Config) read106(v any, path string, itf bool) ([][]Msg, error) {
-	return specrt.ReadFunc(v, path, c.DecodeRanks, itf, func(x any, at string) ([]Msg, error) { return c.read107(x, at, itf) })
-}
-
-func (c *Config) fmt109(b *strings.Builder, v []uint64) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt30)
-}
-
-func hash110(h uint64, v []uint64) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash33(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf111(b *strings.Builder, v []uint64) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf36)
-}
-
-func (c *Config) val112(v []uint64) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val39(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read113(v any, path string, itf bool) ([]uint64, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (uint64, error) { return c.read42(x, at, itf) })
-}
+func (c *Config) ReadITFState(data []byte) (State, error) { return c.codec.ReadState(data, true) }

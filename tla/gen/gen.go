@@ -167,21 +167,23 @@ type gen struct {
 	varIdx map[string]*varInfo
 	varsOK bool
 
-	domains    map[string]*domain
-	domList    []*domain
-	strs       map[string]bool
-	records    map[string]*typ
-	recList    []*typ
-	ops        map[string]*opInst // the first instance of each operator
-	opInsts    map[string]*opInst // by name and argument types
-	opBusy     map[string]bool
-	opCount    map[string]int
-	opList     []*opInst
-	constDefs  map[string]*constDef
-	constList  []*constDef
-	constBusy  map[string]bool
-	helpers    map[string]string
-	helperList []string
+	domains   map[string]*domain
+	domList   []*domain
+	strs      map[string]bool
+	records   map[string]*typ
+	recList   []*typ
+	ops       map[string]*opInst // the first instance of each operator
+	opInsts   map[string]*opInst // by name and argument types
+	opBusy    map[string]bool
+	opCount   map[string]int
+	opList    []*opInst
+	constDefs map[string]*constDef
+	constList []*constDef
+	constBusy map[string]bool
+	// typeNames and typeDecls are the named type descriptions declared
+	// (typeExpr).
+	typeNames map[string]bool
+	typeDecls []typeDecl
 
 	actions   []*actionInfo
 	actByName map[string]*actionInfo
@@ -216,7 +218,7 @@ func newGen(in Input) *gen {
 		defs: map[string]*tla.OpDef{}, consts: map[string]constKind{}, cpos: map[string]tla.Pos{},
 		varIdx: map[string]*varInfo{}, domains: map[string]*domain{}, strs: map[string]bool{},
 		records: map[string]*typ{}, ops: map[string]*opInst{}, opInsts: map[string]*opInst{}, opBusy: map[string]bool{}, opCount: map[string]int{}, constDefs: map[string]*constDef{},
-		constBusy: map[string]bool{}, helpers: map[string]string{}, actByName: map[string]*actionInfo{},
+		constBusy: map[string]bool{}, typeNames: map[string]bool{}, actByName: map[string]*actionInfo{},
 	}
 }
 
