@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance/impl"
-	"github.com/roomspec/roomspec/spec/bundled"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 )
@@ -26,7 +26,7 @@ func loadBuiltin(t testing.TB, name string) (Implementation, string, *model.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,11 @@ func shortestPrefix(t *testing.T, variant string) int {
 	if v, ok := prefixOnce.Load(variant); ok {
 		return v.(int)
 	}
-	m, _, err := bundled.Variant(variant)
+	v, err := spec.Load(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := v.Model()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +162,7 @@ func notSticky() *impl.Variant {
 }
 
 func TestMutantFailsRefinementAtTheWrongStep(t *testing.T) {
-	c, err := LoadVariant("upstream")
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +234,7 @@ func TestReplayITF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := LoadVariant(h.Variant)
+		c, err := spec.Compiled(h.Variant)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +282,7 @@ func writeCases(t *testing.T) {
 		} else {
 			im = replayImpl(t, tc.name)
 		}
-		c, err := LoadVariant(variant)
+		c, err := spec.Compiled(variant)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +341,7 @@ func (r refusing) Apply(a model.Action) error {
 // "minimized liveness counterexample does not fail"): the failure names
 // the refused step.
 func TestLivenessFailsOnARefusal(t *testing.T) {
-	c, err := LoadVariant("fixed")
+	c, err := spec.Compiled("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +368,7 @@ func TestLivenessFailsOnARefusal(t *testing.T) {
 // it fair.
 func TestFairRoundRobin(t *testing.T) {
 	for _, variant := range []string{"sglang-35360-deferred", "mooncake", "upstream"} {
-		c, err := LoadVariant(variant)
+		c, err := spec.Compiled(variant)
 		if err != nil {
 			t.Fatal(err)
 		}

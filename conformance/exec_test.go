@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/roomspec/roomspec/spec"
 )
 
 const python = "/usr/bin/python3"
@@ -14,7 +16,7 @@ func TestPythonUpstreamThroughExec(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("%s not found: the out-of-process adapter test needs python3 (.ci/run installs it)", python)
 	}
-	c, err := LoadVariant("upstream")
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +49,7 @@ func TestPythonUpstreamReusePins(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("%s not found", python)
 	}
-	c, err := LoadVariant("upstream-reuse")
+	c, err := spec.Compiled("upstream-reuse")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestPythonUpstreamIsNotTheFork(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("%s not found", python)
 	}
-	c, err := LoadVariant("fork-90a52f44a")
+	c, err := spec.Compiled("fork-90a52f44a")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/roomspec/roomspec/internal/browser"
 	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/spec/bundled"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/traces/decode"
@@ -70,7 +70,7 @@ func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *rep
 			}
 		}
 	}
-	cfg, err := conformance.LoadVariant(sc.Variant)
+	cfg, err := spec.Compiled(sc.Variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +92,12 @@ func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *rep
 // status, as roomspec diagram does.
 func statusMachine(t testing.TB, variant string) *check.Projection {
 	t.Helper()
-	conf, err := bundled.Config(variant)
+	v, err := spec.Load(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf.Invariants, conf.Properties = nil, nil
-	m, err := bundled.Model(conf)
+	v.Cfg.Invariants, v.Cfg.Properties = nil, nil
+	m, err := v.Model()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func forkLiveness(t testing.TB) *conformance.Result {
 		t.Fatal(err)
 	}
 	defer impl.Close()
-	c, err := conformance.LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestReadITF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := conformance.LoadVariant(head.Variant)
+		c, err := spec.Compiled(head.Variant)
 		if err != nil {
 			t.Fatal(err)
 		}

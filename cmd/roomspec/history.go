@@ -14,6 +14,7 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/tla/check"
 )
@@ -234,7 +235,12 @@ func historyOf(ctx context.Context, e *env, given string, env sglang.Env, cases 
 	im := rc.implementation(subprocess.Options{Timeout: timeout})
 	defer im.Close()
 	for _, run := range runs {
-		c, err := sglang.Config(run.cfgName, run.cfgText)
+		sv, err := spec.Parse(run.cfgName, run.cfgText)
+		if err != nil {
+			row.Error = oneLine(err)
+			return row
+		}
+		c, err := sv.Compiled()
 		if err != nil {
 			row.Error = oneLine(err)
 			return row
@@ -289,7 +295,12 @@ func historyOf(ctx context.Context, e *env, given string, env sglang.Env, cases 
 	// prompt one's PromptTermination), run on the real code: what the
 	// model says of SGLang is then what SGLang does.
 	for _, run := range runs[1:] {
-		c, err := sglang.Config(run.cfgName, run.cfgText)
+		sv, err := spec.Parse(run.cfgName, run.cfgText)
+		if err != nil {
+			row.Error = oneLine(err)
+			return row
+		}
+		c, err := sv.Compiled()
 		if err != nil {
 			row.Error = oneLine(err)
 			return row

@@ -27,11 +27,11 @@ func TestReplayCounterexample(t *testing.T) {
 		{"sglang-34692", "sglang-35360-deferred", false},
 	} {
 		t.Run(tc.variant+"/"+tc.port, func(t *testing.T) {
-			src, err := spec.Config(tc.variant)
+			sv, err := spec.Load(tc.variant)
 			require.NoError(t, err)
-			vr, err := checkConfigText(tc.variant, src, 2, false, io.Discard)
+			vr, err := checkConfigText(tc.variant, sv.Text, 2, false, io.Discard)
 			require.NoError(t, err)
-			c, err := conformance.LoadVariant(tc.variant)
+			c, err := spec.Compiled(tc.variant)
 			require.NoError(t, err)
 			im, _, err := conformance.Builtin(tc.port)
 			require.NoError(t, err)

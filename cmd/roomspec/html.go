@@ -9,6 +9,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/tla/check"
 )
 
@@ -61,7 +62,7 @@ func writeCheckHTML(dir string, results []variantResult) error {
 	}
 	index := report.NewDiagramPage("roomspec check: counterexamples", "roomspec check -html "+dir)
 	for _, r := range results {
-		c, err := conformance.LoadVariant(r.variant)
+		c, err := spec.Compiled(r.variant)
 		if err != nil {
 			return err
 		}

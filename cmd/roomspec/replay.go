@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 )
@@ -66,7 +66,7 @@ the damage are still judged and reported).`)
 		fs.Usage()
 		return bad("no capture files given")
 	}
-	c, err := conformance.LoadVariant(*variant)
+	c, err := spec.Compiled(*variant)
 	if err != nil {
 		return bad("unknown variant %q (see roomspec check -list)", *variant)
 	}

@@ -76,7 +76,11 @@ func (rc *realCode) implementation(opt subprocess.Options) conformance.Implement
 
 // config is the chosen configuration, compiled.
 func (rc *realCode) config() (*model.Config, error) {
-	return sglang.Config(rc.variant, rc.cfgText)
+	v, err := spec.Parse(rc.variant, rc.cfgText)
+	if err != nil {
+		return nil, err
+	}
+	return v.Compiled()
 }
 
 // annotate adds what JSON readers of a real-code run need: the chosen
@@ -94,9 +98,9 @@ func (rc *realCode) annotate(j conformance.JSONResult) any {
 }
 
 func conformanceVariantText(name string) ([]byte, error) {
-	text, err := spec.Config(name)
+	v, err := spec.Load(name)
 	if err != nil {
-		return nil, fmt.Errorf("unknown variant %q: %w", name, err)
+		return nil, err
 	}
-	return text, nil
+	return v.Text, nil
 }

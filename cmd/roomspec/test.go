@@ -13,6 +13,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -132,7 +133,7 @@ func runTest(e *env, args []string) int {
 		}
 		if c == nil {
 			var err error
-			if c, err = conformance.LoadVariant(v); err != nil {
+			if c, err = spec.Compiled(v); err != nil {
 				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
@@ -66,7 +67,7 @@ func (cr *capturedRun) run(files []string) int {
 				fmt.Fprintf(cr.e.stderr, "roomspec test: %v (built-in: %s)\n", err, strings.Join(conformance.BuiltinNames(), ", "))
 				return exitBadInput
 			}
-			c, err := conformance.LoadVariant(variant)
+			c, err := spec.Compiled(variant)
 			if err != nil {
 				fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput

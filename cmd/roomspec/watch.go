@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/replay"
@@ -127,7 +127,7 @@ that does not belong to the capture).`)
 	case *hold <= 0 || *deadline <= 0:
 		return bad("-hold and -deadline must be positive")
 	}
-	c, err := conformance.LoadVariant(*variant)
+	c, err := spec.Compiled(*variant)
 	if err != nil {
 		return bad("unknown variant %q (see roomspec check -list)", *variant)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/explain"
 )
 
@@ -13,7 +14,7 @@ func healthyRoom40(tb testing.TB, impl string) (conformance.Target, *Room) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c, err := conformance.LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		tb.Fatal(err)
 	}

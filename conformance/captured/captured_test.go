@@ -12,6 +12,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/impl"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/replay"
 )
@@ -57,7 +58,7 @@ func builtinFor(t *testing.T, variant string) (string, conformance.Implementatio
 	t.Helper()
 	for _, b := range impl.Builtins {
 		if b.Cfg == variant {
-			c, err := conformance.LoadVariant(variant)
+			c, err := spec.Compiled(variant)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +158,7 @@ func TestHealthyPinnable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := conformance.LoadVariant(variant)
+		c, err := spec.Compiled(variant)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +245,7 @@ func checkSaved(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := conformance.LoadVariant(h.Variant)
+	c, err := spec.Compiled(h.Variant)
 	if err != nil {
 		t.Fatal(err)
 	}

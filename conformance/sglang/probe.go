@@ -13,7 +13,6 @@ import (
 
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/cfg"
 )
 
@@ -79,20 +78,6 @@ var unprobed = []string{"AbsentLiveSenderFails", "AckWaitsForWrites", "AckOnDrai
 // ranges, two chunks per request, one room id per request.
 const family = "sglang-"
 
-// Config compiles the configuration text Choose (or a bundled cfg)
-// gives, named name: the suite labels its results with the name.
-func Config(name string, text []byte) (*model.Config, error) {
-	conf, err := cfg.Parse(name+".cfg", text)
-	if err != nil {
-		return nil, fmt.Errorf("sglang: configuration %s: %w", name, err)
-	}
-	c, err := model.FromCfg(conf)
-	if err != nil {
-		return nil, fmt.Errorf("sglang: configuration %s: %w", name, err)
-	}
-	return c, nil
-}
-
 // Choose returns the bundled configuration that models the ingredients
 // (the sglang-* family: the one whose switches all agree), or, where none
 // does, a configuration of the family's shape with those switches, named
@@ -114,17 +99,13 @@ func Choose(ing Ingredients) (name string, src []byte, err error) {
 	sort.Strings(candidates)
 	var template *cfg.Config
 	for _, v := range candidates {
-		text, err := spec.Config(v)
-		if err != nil {
-			return "", nil, err
-		}
-		c, err := cfg.Parse(v+".cfg", text)
+		bv, err := spec.Load(v)
 		if err != nil {
 			return "", nil, fmt.Errorf("sglang: bundled %s.cfg: %w", v, err)
 		}
-		template = c
-		if agrees(c, want) {
-			return v, text, nil
+		template = bv.Cfg
+		if agrees(bv.Cfg, want) {
+			return v, bv.Text, nil
 		}
 	}
 	if template == nil {

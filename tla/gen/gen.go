@@ -4,10 +4,16 @@
 // as the interpreter does, the invariants and action properties of the
 // model configurations, fingerprints and TLA+/ITF printing.
 //
-// Constants stay run-time values (a Config built from a .cfg), so one
-// generated package serves every configuration of the spec. Whatever gen
-// does not support is an error at the TLA+ source position; gen never
-// emits code that means something else than the spec.
+// Constants stay run-time values, so one generated package serves every
+// configuration of the spec: the package declares them as a typed struct
+// (Constants, one field per CONSTANT, of the kind the configurations
+// give it), from which NewConfig builds a Config; package constants reads
+// one from a .cfg. The generated package imports nothing of the TLA+
+// front end. Values are hashed, compared, printed and read by the runtime
+// (specrt) from the descriptions of their types, which the package
+// declares as data. Whatever gen does not support is an error at the
+// TLA+ source position; gen never emits code that means something else
+// than the spec.
 //
 // # The subset
 //

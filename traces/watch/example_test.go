@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
 	"github.com/roomspec/roomspec/traces/watch"
@@ -19,11 +18,7 @@ import (
 // it, at the next tick); the source's end gives its final verdict, judged at
 // the capture's last packet as replay judges it.
 func ExampleEngine() {
-	text, err := spec.Config("fork-90a52f44a")
-	if err != nil {
-		panic(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled("fork-90a52f44a")
 	if err != nil {
 		panic(err)
 	}
