@@ -253,6 +253,3 @@ func (d *Domain) ITF(b *strings.Builder, i int) {
 		itfString(b, d.Names[i])
 	}
 }
-
-// ITFSet writes the whole domain as an ITF set.
-func (d *Domain) ITFSet(b *strings.Builder) { writeAll(b, `{"#set":[`, ",", "]}", upTo(d.size), d.ITF) }

@@ -444,3 +444,39 @@ func TestFormatAction(t *testing.T) {
 		t.Errorf("FormatAction = %s", got)
 	}
 }
+
+// FuzzReadState: whatever the bytes, reading a state of every shape (ITF
+// or plain JSON) never panics; what reads back as a state prints, and
+// writes and reads back the same.
+func FuzzReadState(f *testing.F) {
+	c, err := tState.Bind(newDomains().domain)
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := sample()
+	var b strings.Builder
+	c.WriteITFState(&b, &s, 0)
+	f.Add([]byte(b.String()), true)
+	f.Add([]byte(`{"flag": true, "n": -3, "s": "b\"c", "r": 2, "q": 1, "set": [0, 2], "sset": ["a", "b\"c"],
+		"fb": [true, false, true], "fi": [7, 8], "fs": ["a", "z", "b\"c"], "fe": [2, 0], "ft": [[], [1], [0, 1, 2]],
+		"sq": [[{"a": 1, "b": ["a"]}], [], [{"a": 2, "b": []}, {"a": 3, "b": ["z", "b\"c"]}]],
+		"ss": [["z"], []], "si": [4], "rec": {"a": 5, "b": ["b\"c"]}}`), false)
+	f.Add([]byte(`{"fe": {"#map": [[{"#tup": ["r", {"#bigint": "9"}]}, "d1"]]}, "set": [64]}`), true)
+	f.Fuzz(func(t *testing.T, data []byte, itf bool) {
+		s, err := c.ReadState(data, itf)
+		if err != nil {
+			if !errors.Is(err, specrt.ErrDecode) {
+				t.Fatalf("%s: an error that is not ErrDecode: %v", data, err)
+			}
+			return
+		}
+		c.FormatState(&s)
+		c.Values(&s)
+		var b strings.Builder
+		c.WriteITFState(&b, &s, 0)
+		back, err := c.ReadState([]byte(b.String()), true)
+		if err != nil || !tState.Equal(&back, &s) || tState.Hash(&back) != tState.Hash(&s) {
+			t.Fatalf("%s read as a state that does not read back (%v)", data, err)
+		}
+	})
+}
