@@ -12,8 +12,8 @@ import (
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // capturedRun is `roomspec test -captures`: the property suite on the

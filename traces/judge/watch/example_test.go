@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge/watch"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
-	"github.com/roomspec/roomspec/traces/watch"
 )
 
 // A room aborted by decode on both ranks, watched from the wire alone
