@@ -3,6 +3,7 @@ package model_test
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -358,4 +359,22 @@ func stepFormulas(tb testing.TB, sp *eval.Spec, names []string) map[string]*eval
 		tb.Fatalf("no [][A]_v among %v", names)
 	}
 	return out
+}
+
+// The compiled model runs without the TLA+ front end: neither the parser
+// (tla) nor the configuration reader (tla/cfg) is among what it links.
+func TestImportsNoFrontEnd(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/roomspec/roomspec/tla/gen/specrt") {
+		t.Fatalf("go list -deps does not list specrt: %v", deps)
+	}
+	for _, front := range []string{"github.com/roomspec/roomspec/tla", "github.com/roomspec/roomspec/tla/cfg"} {
+		if slices.Contains(deps, front) {
+			t.Errorf("spec/model links %s", front)
+		}
+	}
 }
