@@ -150,6 +150,7 @@ that does not belong to the capture).`)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := watch.NewMetrics(reg, nil)
+	metrics.SetBuild(buildVersion(), *variant, *deadline)
 	if ln != nil {
 		srv := metricsServer(reg)
 		go srv.Serve(ln)

@@ -50,7 +50,14 @@ type Watcher struct {
 	// finishing: Finish is judging every room.
 	finishing bool
 	end       int64
+	// releases holds the latencies of the releases not yet taken
+	// (Releases), at most maxReleases.
+	releases []time.Duration
 }
+
+// maxReleases bounds the release latencies a Watcher keeps for a caller
+// that does not take them.
+const maxReleases = 4096
 
 // EventKind says what a Watcher event reports.
 type EventKind int
@@ -126,8 +133,24 @@ func NewWatcher(c *model.Config, opt Options, onEvent func(Event)) (*Watcher, er
 	if err != nil {
 		return nil, err
 	}
+	r.onRelease = func(l time.Duration) {
+		if len(w.releases) < maxReleases {
+			w.releases = append(w.releases, l)
+		}
+	}
 	w.r = r
 	return w, nil
+}
+
+// Releases returns how long after its abort each aborted room let go since
+// the last call was released, in the order the releases were judged: as
+// soon as a release is seen (the log shows it), not at the room's final
+// verdict, and for every release, within the deadline or not. At most
+// 4096 are kept between two calls.
+func (w *Watcher) Releases() []time.Duration {
+	out := w.releases
+	w.releases = nil
+	return out
 }
 
 // Observe feeds the next observation (in time order), as Replayer.Observe.

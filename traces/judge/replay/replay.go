@@ -280,6 +280,9 @@ type Replayer struct {
 	err      error
 	// witnesses holds the witnesses rebuilt per room pattern (witness.go).
 	witnesses map[string]*Witness
+	// onRelease, if set, is told the latency of each release of an
+	// aborted room as its burst is closed (a Watcher's Releases).
+	onRelease func(latency time.Duration)
 }
 
 // New returns a Replayer for the variant c (a configuration of one room:

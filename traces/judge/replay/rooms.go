@@ -236,13 +236,17 @@ func (r *Replayer) closeBurst(rm *room, end int) {
 	s := e.Final()
 	switch {
 	case s.Closed() && rs.open:
-		rs.latency = max(rs.latency, at(e.ClosedAt())-rs.episode)
+		l := at(e.ClosedAt()) - rs.episode
+		rs.latency = max(rs.latency, l)
+		r.released(l)
 		rs.open, rs.episode = false, 0
 	case s.Closed():
 		if rs.episode != 0 {
 			// Aborted and let go within the burst, or let go before it was
 			// aborted (a wait of 0).
-			rs.latency = max(rs.latency, at(e.ClosedAt())-rs.episode, 0)
+			l := max(at(e.ClosedAt())-rs.episode, 0)
+			rs.latency = max(rs.latency, l)
+			r.released(l)
 		}
 		rs.episode = 0
 	case s.Aborted() && !rs.open && rs.episode != 0:
@@ -262,6 +266,14 @@ func (r *Replayer) closeBurst(rm *room, end int) {
 		// Keep the open burst only; the behaviour can no longer be rebuilt.
 		rs.hist = slices.Delete(rs.hist, 0, end)
 		rs.burst, rs.histLost = 0, true
+	}
+}
+
+// released reports the release of an aborted room, latency nanoseconds
+// after its abort.
+func (r *Replayer) released(latency int64) {
+	if r.onRelease != nil {
+		r.onRelease(time.Duration(latency))
 	}
 }
 
