@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -74,51 +73,87 @@ func (s Source) Label() string {
 // fixes and the fork's. Real code reads them FALSE.
 var unprobed = []string{"AbsentLiveSenderFails", "AckWaitsForWrites", "AckOnDrainFixed", "RecordTombstones", "WorkerSkipsMissing"}
 
-// family is the bundled configurations Choose picks from: SGLang's commit
-// ranges, two chunks per request, one room id per request.
-const family = "sglang-"
+// familyPrefix names the bundled configurations Choose picks from:
+// SGLang's commit ranges, two chunks per request, one room id per request.
+const familyPrefix = "sglang-"
 
 // Choose returns the bundled configuration that models the ingredients
 // (the sglang-* family: the one whose switches all agree), or, where none
 // does, a configuration of the family's shape with those switches, named
-// "probed".
+// "probed". It is the code choosing its own configuration: what runs
+// where no expectation exists (Expectation says what code must refine).
 func Choose(ing Ingredients) (name string, src []byte, err error) {
-	want := map[string]bool{}
-	for k, v := range ing.Switches {
-		want[k] = v
-	}
+	return configFor(ing.Switches, "probed", "probed: the switches roomspec's probe found in the loaded code")
+}
+
+// configFor returns the bundled sglang-* configuration whose switches
+// agree with sw (the unprobed ones FALSE), or else one of the family's
+// shape with those switches, named name under header.
+func configFor(sw map[string]bool, name, header string) (string, []byte, error) {
+	want := maps.Clone(sw)
 	for _, k := range unprobed {
 		want[k] = false
 	}
-	var candidates []string
-	for _, v := range spec.Variants() {
-		if strings.HasPrefix(v, family) {
-			candidates = append(candidates, v)
-		}
+	candidates, err := family()
+	if err != nil {
+		return "", nil, err
 	}
-	sort.Strings(candidates)
 	var template *cfg.Config
 	for _, v := range candidates {
-		bv, err := spec.Load(v)
-		if err != nil {
-			return "", nil, fmt.Errorf("sglang: bundled %s.cfg: %w", v, err)
-		}
-		template = bv.Cfg
-		if agrees(bv.Cfg, want) {
-			return v, bv.Text, nil
+		template = v.Cfg
+		if agrees(v.Cfg, want) {
+			return v.Name, v.Text, nil
 		}
 	}
 	if template == nil {
-		return "", nil, fmt.Errorf("sglang: no bundled %s* configuration", family)
+		return "", nil, fmt.Errorf("sglang: no bundled %s* configuration", familyPrefix)
 	}
 	// A switch the spec does not have would be left out of the rendered
 	// configuration, and the code checked against a model of other code.
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if d := constant(template, k); d == nil || d.Value == nil || d.Value.Kind != cfg.Bool {
-			return "", nil, fmt.Errorf("sglang: the probe reports %s, which is not a switch of spec/Room.tla's %s* configurations", k, family)
+			return "", nil, fmt.Errorf("sglang: %s is not a switch of spec/Room.tla's %s* configurations", k, familyPrefix)
 		}
 	}
-	return "probed", Render(template, "probed: the switches roomspec's probe found in the loaded code", want), nil
+	return name, Render(template, header, want), nil
+}
+
+// family returns the bundled sglang-* configurations, in name order.
+func family() ([]*spec.Variant, error) {
+	var out []*spec.Variant
+	for _, name := range slices.Sorted(slices.Values(spec.Variants())) {
+		if !strings.HasPrefix(name, familyPrefix) {
+			continue
+		}
+		v, err := spec.Load(name)
+		if err != nil {
+			return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", name, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// bundled loads the bundled configuration name with its switches: the
+// boolean constants that the probe reports (Behaviour's keys).
+func bundled(name string) (*spec.Variant, map[string]bool, error) {
+	v, err := spec.Load(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sglang: %w", err)
+	}
+	sw := map[string]bool{}
+	for k := range Behaviour {
+		if d := constant(v.Cfg, k); d != nil && d.Value != nil && d.Value.Kind == cfg.Bool {
+			sw[k] = d.Value.Bool
+		}
+	}
+	return v, sw, nil
+}
+
+// bundledSwitches are the switches of the bundled configuration name.
+func bundledSwitches(name string) (map[string]bool, error) {
+	_, sw, err := bundled(name)
+	return sw, err
 }
 
 // agrees reports whether every switch of want has that value in c.
