@@ -149,7 +149,7 @@ type opInst struct {
 type constDef struct {
 	name, goName string
 	t            *typ
-	code         string // Go expression computing it (in LoadConfig)
+	code         string // Go expression computing it (in NewConfig)
 	dom          *domain
 }
 
