@@ -13,7 +13,6 @@ import (
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/compiled"
-	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/cfg"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/tla/eval"
@@ -31,7 +30,7 @@ type variantResult struct {
 // states with the compiled model (spec/model) when it was generated from
 // this very spec text, unless interpret is set.
 func checkBundled(variants []string, workers int, interpret bool, stderr io.Writer) ([]variantResult, error) {
-	mods, err := tla.Load(spec.Files, spec.Module)
+	mods, err := spec.Modules()
 	if err != nil {
 		return nil, err
 	}
