@@ -57,15 +57,9 @@ func Compiled(name string) (*model.Config, error) {
 	return v.Compiled()
 }
 
-// Modules parses the bundled Room.tla: the modules the checker builds a
-// variant's model from, and gen reads.
-func Modules() (*tla.Modules, error) {
-	return tla.Load(Files, Module)
-}
-
 // Model builds the model checker's model of Room.tla under v.
 func (v *Variant) Model() (*check.Model, error) {
-	mods, err := Modules()
+	mods, err := tla.Load(Files, Module)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/compiled"
-	"github.com/roomspec/roomspec/tla/cfg"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/tla/eval"
 )
@@ -30,28 +29,8 @@ type variantResult struct {
 // states with the compiled model (spec/model) when it was generated from
 // this very spec text, unless interpret is set.
 func checkBundled(variants []string, workers int, interpret bool, stderr io.Writer) ([]variantResult, error) {
-	mods, err := spec.Modules()
-	if err != nil {
-		return nil, err
-	}
-	text, err := spec.Files.ReadFile(spec.Module + ".tla")
-	if err != nil {
-		return nil, err
-	}
-	if !compiled.Matches(text) {
-		// The compiled model was generated from another text: what gen
-		// would find in this one is found now, at its action.
-		var confs []*cfg.Config
-		for _, v := range spec.Variants() {
-			if bv, err := spec.Load(v); err == nil {
-				confs = append(confs, bv.Cfg)
-			}
-		}
-		if err := genAnalysis(mods, text, confs...); err != nil {
-			return nil, err
-		}
-	}
 	loaded := make([]*spec.Variant, len(variants))
+	var err error
 	for i, v := range variants {
 		if loaded[i], err = spec.Load(v); err != nil {
 			return nil, err
