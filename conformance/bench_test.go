@@ -5,6 +5,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/roomspec/roomspec/spec"
 )
 
 // BenchmarkCases measures random cases per second, per property, on the
@@ -32,7 +34,7 @@ func BenchmarkPythonCases(b *testing.B) {
 	if _, err := os.Stat(python); err != nil {
 		b.Skip("no python3")
 	}
-	c, err := LoadVariant("upstream")
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		b.Fatal(err)
 	}

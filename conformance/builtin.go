@@ -5,9 +5,7 @@ import (
 	"fmt"
 
 	"github.com/roomspec/roomspec/conformance/impl"
-	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/tla/cfg"
 )
 
 // port adapts an impl.Port to Cloner.
@@ -35,24 +33,6 @@ func BuiltinNames() []string {
 		out = append(out, b.Name)
 	}
 	return out
-}
-
-// LoadVariant returns the compiled configuration of a bundled variant
-// (its Name is the variant).
-func LoadVariant(variant string) (*model.Config, error) {
-	src, err := spec.Config(variant)
-	if err != nil {
-		return nil, fmt.Errorf("conformance: variant %q: %w", variant, err)
-	}
-	conf, err := cfg.Parse(variant+".cfg", src)
-	if err != nil {
-		return nil, fmt.Errorf("conformance: variant %q: %w", variant, err)
-	}
-	c, err := model.FromCfg(conf)
-	if err != nil {
-		return nil, fmt.Errorf("conformance: variant %q: %w", variant, err)
-	}
-	return c, nil
 }
 
 // Spec is the spec itself as an Implementation: its steps are the spec's,

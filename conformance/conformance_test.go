@@ -13,7 +13,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/internal/golden"
-	"github.com/roomspec/roomspec/spec/bundled"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
@@ -25,7 +25,7 @@ func loadBuiltin(t testing.TB, name string) (Implementation, string, *model.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +42,15 @@ func checkerResult(t *testing.T, variant string) *check.Result {
 	if r, ok := checked.Load(variant); ok {
 		return r.(*check.Result)
 	}
-	m, conf, err := bundled.Variant(variant)
+	v, err := spec.Load(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := model.FromCfg(conf)
+	m, err := v.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := v.Compiled()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +171,7 @@ func notSticky() *impl.Variant {
 }
 
 func TestMutantFailsRefinementAtTheWrongStep(t *testing.T) {
-	c, err := LoadVariant("upstream")
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +243,7 @@ func TestReplayITF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := LoadVariant(h.Variant)
+		c, err := spec.Compiled(h.Variant)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +291,7 @@ func writeCases(t *testing.T) {
 		} else {
 			im = replayImpl(t, tc.name)
 		}
-		c, err := LoadVariant(variant)
+		c, err := spec.Compiled(variant)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +348,7 @@ func (r refusing) Apply(a model.Action) error {
 // "minimized liveness counterexample does not fail"): the failure names
 // the refused step.
 func TestLivenessFailsOnARefusal(t *testing.T) {
-	c, err := LoadVariant("fixed")
+	c, err := spec.Compiled("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +375,7 @@ func TestLivenessFailsOnARefusal(t *testing.T) {
 // it fair.
 func TestFairRoundRobin(t *testing.T) {
 	for _, variant := range []string{"sglang-35360-deferred", "mooncake", "upstream"} {
-		c, err := LoadVariant(variant)
+		c, err := spec.Compiled(variant)
 		if err != nil {
 			t.Fatal(err)
 		}

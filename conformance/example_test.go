@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/spec"
 )
 
 // Run the liveness property on the fork's Go port: decode's ABORTs reach
@@ -16,7 +17,7 @@ func ExampleTarget_Check() {
 	if err != nil {
 		panic(err)
 	}
-	c, err := conformance.LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		panic(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/roomspec/roomspec/spec"
 )
 
 const python = "/usr/bin/python3"
@@ -15,7 +17,7 @@ func TestPythonUpstreamThroughExec(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("%s not found: the out-of-process adapter test needs python3 (.ci/run installs it)", python)
 	}
-	c, err := LoadVariant("upstream")
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestPythonUpstreamReusePins(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("%s not found", python)
 	}
-	c, err := LoadVariant("upstream-reuse")
+	c, err := spec.Compiled("upstream-reuse")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func TestPythonUpstreamIsNotTheFork(t *testing.T) {
 	if _, err := os.Stat(python); err != nil {
 		t.Skipf("%s not found", python)
 	}
-	c, err := LoadVariant("fork-90a52f44a")
+	c, err := spec.Compiled("fork-90a52f44a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestPythonVariants(t *testing.T) {
 			if tc.config == "upstream-reuse" && !*slow {
 				t.Skip("upstream-reuse's graph has 128,179 edges: run with -slow")
 			}
-			c, err := LoadVariant(tc.config)
+			c, err := spec.Compiled(tc.config)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/roomspec/roomspec/spec"
 )
 
 // FuzzLoadITF: a saved case never crashes the loader, whatever the bytes.
@@ -25,7 +27,7 @@ func FuzzLoadITF(f *testing.F) {
 		if err != nil {
 			return
 		}
-		c, err := LoadVariant(h.Variant)
+		c, err := spec.Compiled(h.Variant)
 		if err != nil {
 			return
 		}

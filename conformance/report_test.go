@@ -3,12 +3,14 @@ package conformance
 import (
 	"strings"
 	"testing"
+
+	"github.com/roomspec/roomspec/spec"
 )
 
 // An implementation state that differs from the spec's in one entry of
 // one function is reported as that entry only.
 func TestDiffVars(t *testing.T) {
-	c, err := LoadVariant("upstream")
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance/impl"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -96,7 +97,7 @@ func (m keepsFailedInfos) Apply(a model.Action) error {
 // seed 1 (the default budget), and with ten times more; the tour catches
 // it on every seed, at the edge it mutates.
 func TestTourCatchesWhatRandomMisses(t *testing.T) {
-	c, err := LoadVariant("sglang-35360")
+	c, err := spec.Compiled("sglang-35360")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestRandomCasesComplete(t *testing.T) {
 // not an edge skipped: the tour reaches every DecodeAbort there is, and
 // fails refinement at the first, whatever the seed.
 func TestTourRefusalFails(t *testing.T) {
-	c, err := LoadVariant("fixed")
+	c, err := spec.Compiled("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}

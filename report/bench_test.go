@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/internal/browser"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
 )
@@ -116,7 +116,7 @@ func benchmarkLoad(b *testing.B, capture []byte) {
 
 // largePage replays a capture of many rooms into a page.
 func largePage(b *testing.B, capture []byte) (*report.Page, int) {
-	cfg, err := conformance.LoadVariant("fixed-deferred")
+	cfg, err := spec.Compiled("fixed-deferred")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
@@ -18,7 +18,7 @@ import (
 // TransferInfo, from the wire alone, under the fork, with its witness.
 func forkRoom() (*judge.Report, *judge.Room) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	cfg, err := conformance.LoadVariant("fork-90a52f44a")
+	cfg, err := spec.Compiled("fork-90a52f44a")
 	if err != nil {
 		panic(err)
 	}

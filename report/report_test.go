@@ -19,7 +19,6 @@ import (
 	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/traces/judge"
@@ -53,7 +52,7 @@ func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *jud
 		defer lf.Close()
 		in.Log, in.LogName = lf, sc.Log()
 	}
-	cfg, err := conformance.LoadVariant(sc.Variant)
+	cfg, err := spec.Compiled(sc.Variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +81,12 @@ func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *jud
 // room's status with the interpreter, as roomspec diagram does.
 func interpretedStatus(t testing.TB, variant string) *check.Projection {
 	t.Helper()
-	conf, err := bundled.Config(variant)
+	v, err := spec.Load(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf.Invariants, conf.Properties = nil, nil
-	m, err := bundled.Model(conf)
+	v.Cfg.Invariants, v.Cfg.Properties = nil, nil
+	m, err := v.Model()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +106,7 @@ func interpretedStatus(t testing.TB, variant string) *check.Projection {
 // model's).
 func statusMachine(t testing.TB, variant string) *check.Projection {
 	t.Helper()
-	c, err := conformance.LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +125,7 @@ func TestStatusMachine(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			got := statusMachine(t, v)
-			if c, err := conformance.LoadVariant(v); err == nil && c.Rooms.Size() != 1 {
+			if c, err := spec.Compiled(v); err == nil && c.Rooms.Size() != 1 {
 				if got != nil {
 					t.Errorf("a status machine for %d rooms; StatusMachine draws one room's", c.Rooms.Size())
 				}
@@ -198,7 +197,7 @@ func forkLiveness(t testing.TB) *conformance.Result {
 		t.Fatal(err)
 	}
 	defer impl.Close()
-	c, err := conformance.LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +276,7 @@ func TestReadITF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := conformance.LoadVariant(head.Variant)
+		c, err := spec.Compiled(head.Variant)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -392,11 +392,11 @@ func ReadITF(data []byte, variant string) (*ITF, error) {
 	var found *ITF
 	var fits []string
 	for _, v := range variants {
-		text, err := spec.Config(v)
+		bv, err := spec.Load(v)
 		if err != nil {
 			return nil, fmt.Errorf("report: unknown variant %q", v)
 		}
-		base, err := model.LoadConfig(text)
+		base, err := bv.Compiled()
 		if err != nil {
 			return nil, fmt.Errorf("report: variant %s: %w", v, err)
 		}

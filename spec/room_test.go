@@ -19,7 +19,6 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/tla"
-	"github.com/roomspec/roomspec/tla/cfg"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/tla/eval"
 	"github.com/roomspec/roomspec/tla/value"
@@ -38,21 +37,18 @@ IN `
 // values": Failed=0 ... Success=4).
 var statuses = []string{"Failed", "Bootstrapping", "WaitingForInput", "Transferring", "Success"}
 
-// buildModel loads module Room from fsys and binds it to variant's cfg.
+// buildModel loads module Room from fsys (a mutant of the bundled one)
+// and binds it to variant's cfg.
 func buildModel(fsys fs.FS, variant string) (*check.Model, error) {
 	mods, err := tla.Load(fsys, spec.Module)
 	if err != nil {
 		return nil, err
 	}
-	src, err := spec.Config(variant)
+	v, err := spec.Load(variant)
 	if err != nil {
 		return nil, err
 	}
-	conf, err := cfg.Parse(variant+".cfg", src)
-	if err != nil {
-		return nil, err
-	}
-	return check.Build(mods, conf)
+	return check.Build(mods, v.Cfg)
 }
 
 var models = map[string]*check.Model{}
@@ -63,7 +59,9 @@ func model(t testing.TB, variant string) *check.Model {
 	if m, ok := models[variant]; ok {
 		return m
 	}
-	m, err := buildModel(spec.Files, variant)
+	v, err := spec.Load(variant)
+	require.NoError(t, err, "variant %s", variant)
+	m, err := v.Model()
 	require.NoError(t, err, "variant %s", variant)
 	models[variant] = m
 	return m

@@ -1,6 +1,9 @@
 // Package spec bundles the room-lifecycle specification, Room.tla, with one
 // TLC configuration per implementation variant, so that the roomspec binary
-// can check them without the source tree.
+// can check them without the source tree, and loads a variant (Load, or
+// Parse for configuration text) as the model checker's model or as the
+// compiled model's configuration (package spec/model): the one place a
+// variant is read.
 package spec
 
 import (
@@ -45,9 +48,4 @@ func Variants() []string {
 		}
 	}
 	return append(out, rest...)
-}
-
-// Config returns the text of a variant's configuration.
-func Config(variant string) ([]byte, error) {
-	return Files.ReadFile(variant + ".cfg")
 }

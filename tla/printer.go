@@ -3,6 +3,8 @@ package tla
 import (
 	"fmt"
 	"strings"
+
+	"github.com/roomspec/roomspec/tla/literal"
 )
 
 // Print renders an expression as TLA+ text on one line. Compound operands
@@ -14,31 +16,9 @@ func Print(x Expr) string {
 	return b.String()
 }
 
-// Quote renders s as a TLA+ string literal. Only the escapes TLA+ knows are
-// used (\" \\ \n \t \r \f); every other byte is written as is.
-func Quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// Quote renders s as a TLA+ string literal (literal.Quote, which the
+// packages below the parser share).
+func Quote(s string) string { return literal.Quote(s) }
 
 // atomic reports whether x prints as a single syntactic unit that never needs
 // parentheses as an operand.

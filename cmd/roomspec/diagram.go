@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/roomspec/roomspec/spec/bundled"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/tla/check"
 )
 
@@ -50,13 +50,13 @@ func runDiagram(e *env, args []string) int {
 }
 
 func projectBundled(variant, expr string) (*check.Projection, error) {
-	conf, err := bundled.Config(variant)
+	v, err := spec.Load(variant)
 	if err != nil {
 		return nil, err
 	}
 	// The diagram needs the graph only, not the verdicts.
-	conf.Invariants, conf.Properties = nil, nil
-	m, err := bundled.Model(conf)
+	v.Cfg.Invariants, v.Cfg.Properties = nil, nil
+	m, err := v.Model()
 	if err != nil {
 		return nil, err
 	}

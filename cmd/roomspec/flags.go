@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge"
 )
@@ -226,7 +226,7 @@ func addJudgeFlags(fs *flagSet) *judgeFlags {
 // load returns the variant's configuration and the options rooms are
 // judged with, or an error that names the flag at fault.
 func (f *judgeFlags) load() (*model.Config, judge.Options, error) {
-	c, err := conformance.LoadVariant(*f.variant)
+	c, err := spec.Compiled(*f.variant)
 	if err != nil {
 		return nil, judge.Options{}, fmt.Errorf("unknown variant %q (see roomspec check -list)", *f.variant)
 	}

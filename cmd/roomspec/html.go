@@ -9,6 +9,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/tla/check"
 )
 
@@ -50,7 +51,7 @@ func writeCheckHTML(dir string, results []variantResult) error {
 	}
 	index := report.NewDiagramPage("roomspec check: counterexamples", "roomspec check -html "+dir)
 	for _, r := range results {
-		c, err := conformance.LoadVariant(r.variant)
+		c, err := spec.Compiled(r.variant)
 		if err != nil {
 			return err
 		}
@@ -98,7 +99,7 @@ func capturedPage(impls []string, seed int64, cases int, args []string) *report.
 	var status *check.Projection
 	if len(impls) > 0 {
 		if _, variant, err := conformance.Builtin(impls[0]); err == nil {
-			if c, err := conformance.LoadVariant(variant); err == nil {
+			if c, err := spec.Compiled(variant); err == nil {
 				status = report.StatusMachine(c)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/conformance/tour"
+	"github.com/roomspec/roomspec/spec"
 )
 
 const testHelp = "Runs the property suite generated from Room.tla against an implementation:\n" +
@@ -219,7 +220,7 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 			v = own
 		}
 	}
-	c, err := conformance.LoadVariant(v)
+	c, err := spec.Compiled(v)
 	if err != nil {
 		t.Impl.Close()
 		return t, nil, err

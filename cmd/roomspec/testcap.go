@@ -10,6 +10,7 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 )
 
 // capturedRun is `roomspec test -captures`: the property suite on the
@@ -86,7 +87,7 @@ func (cr *capturedRun) targets() ([]conformance.Target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (built-in: %s)", err, strings.Join(conformance.BuiltinNames(), ", "))
 		}
-		c, err := conformance.LoadVariant(variant)
+		c, err := spec.Compiled(variant)
 		if err != nil {
 			return nil, err
 		}

@@ -12,10 +12,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/sglang/history"
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/compiled"
-	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/tla/cfg"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/tla/eval"
 )
@@ -32,10 +29,10 @@ type variantResult struct {
 // states with the compiled model (spec/model) when it was generated from
 // this very spec text, unless interpret is set.
 func checkBundled(variants []string, workers int, interpret bool, stderr io.Writer) ([]variantResult, error) {
-	confs := make([]*cfg.Config, len(variants))
+	loaded := make([]*spec.Variant, len(variants))
 	var err error
 	for i, v := range variants {
-		if confs[i], err = bundled.Config(v); err != nil {
+		if loaded[i], err = spec.Load(v); err != nil {
 			return nil, err
 		}
 	}
@@ -51,12 +48,12 @@ func checkBundled(variants []string, workers int, interpret bool, stderr io.Writ
 	}
 	sem := make(chan struct{}, at)
 	var wg sync.WaitGroup
-	for i, v := range variants {
+	for i, v := range loaded {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i], errs[i] = checkConfig(v, confs[i], workers, interpret, stderr)
+			out[i], errs[i] = checkConfig(v, workers, interpret, stderr)
 		}()
 	}
 	wg.Wait()
@@ -72,15 +69,16 @@ func checkBundled(variants []string, workers int, interpret bool, stderr io.Writ
 // given as cfg text (a bundled variant's, or one built from probed
 // ingredients), every invariant and property to a verdict.
 func checkConfigText(name string, src []byte, workers int, interpret bool, stderr io.Writer) (variantResult, error) {
-	conf, err := bundled.Parse(name, src)
+	v, err := spec.Parse(name, src)
 	if err != nil {
 		return variantResult{}, err
 	}
-	return checkConfig(name, conf, workers, interpret, stderr)
+	return checkConfig(v, workers, interpret, stderr)
 }
 
-// checkConfig is checkConfigText on a parsed configuration.
-func checkConfig(name string, conf *cfg.Config, workers int, interpret bool, stderr io.Writer) (variantResult, error) {
+// checkConfig is checkConfigText on a loaded configuration.
+func checkConfig(v *spec.Variant, workers int, interpret bool, stderr io.Writer) (variantResult, error) {
+	name := v.Name
 	text, err := spec.Files.ReadFile(spec.Module + ".tla")
 	if err != nil {
 		return variantResult{}, err
@@ -91,13 +89,13 @@ func checkConfig(name string, conf *cfg.Config, workers int, interpret bool, std
 			fmt.Fprintln(stderr, "roomspec check: the compiled model is out of date with Room.tla (run go generate ./spec/model); using the interpreter")
 		})
 	}
-	m, err := bundled.Model(conf)
+	m, err := v.Model()
 	if err != nil {
 		return variantResult{}, err
 	}
 	opts := check.Options{Workers: workers, All: true}
 	if useCompiled {
-		mc, err := model.FromCfg(conf)
+		mc, err := v.Compiled()
 		if err != nil {
 			return variantResult{}, fmt.Errorf("variant %s: %w", name, err)
 		}

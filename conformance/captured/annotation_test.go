@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
@@ -40,7 +41,7 @@ func ackRoom(t *testing.T) (judge.Verdict, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := conformance.LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	scen "github.com/roomspec/roomspec/internal/scenarios"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/judge/explain"
 )
 
@@ -14,7 +15,7 @@ func healthyRoom40(tb testing.TB, impl string) (conformance.Target, *Room) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c, err := conformance.LoadVariant(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/internal/golden"
 	scen "github.com/roomspec/roomspec/internal/scenarios"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge"
 )
@@ -41,7 +42,7 @@ func builtinFor(t *testing.T, variant string) (string, conformance.Implementatio
 	t.Helper()
 	for _, b := range impl.Builtins {
 		if b.Cfg == variant {
-			c, err := conformance.LoadVariant(variant)
+			c, err := spec.Compiled(variant)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +142,7 @@ func TestHealthyPinnable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := conformance.LoadVariant(variant)
+		c, err := spec.Compiled(variant)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +226,7 @@ func checkSaved(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := conformance.LoadVariant(h.Variant)
+	c, err := spec.Compiled(h.Variant)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/captured"
+	"github.com/roomspec/roomspec/spec"
 )
 
 // Room 101 of the storm-fork scenario was aborted before decode sent its
@@ -15,7 +16,7 @@ import (
 // steps around the captured ABORTs pins it.
 func ExampleRun() {
 	impl, variant, _ := conformance.Builtin("fork-90a52f44a")
-	c, _ := conformance.LoadVariant(variant)
+	c, _ := spec.Compiled(variant)
 	f, err := os.Open(filepath.Join("..", "..", "traces", "testdata", "scenarios", "storm-fork.pcap"))
 	if err != nil {
 		fmt.Println(err)

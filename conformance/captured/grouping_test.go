@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
@@ -40,7 +40,7 @@ func TestGroupingMatchesReplay(t *testing.T) {
 		ti(60, 6, c2, d2, p2), abort(70, 6, c2, p2), abort(71, 6, c1, p2),
 		abort(80, 5, c1, p2), abort(81, 5, c2, p2),
 	}
-	c, err := conformance.LoadVariant("fixed")
+	c, err := spec.Compiled("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -69,7 +70,7 @@ func TestCheckStatusOfAbsentRoom(t *testing.T) {
 // before the sender exists, each pops the partial transfer_infos, and the
 // sender then sits in Bootstrapping with nothing to move it.
 func TestForkSeedRacePinsTheRoom(t *testing.T) {
-	c, err := model.LoadConfig([]byte(`CONSTANTS
+	v, err := spec.Parse("fork-seed-race", []byte(`CONSTANTS
     Rooms = {r}
     DecodeRanks = {d1, d2}
     RequiredDstInfoNum = 2
@@ -97,6 +98,10 @@ func TestForkSeedRacePinsTheRoom(t *testing.T) {
     TimeoutsFair = TRUE
 SPECIFICATION Spec
 `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.Compiled()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -244,15 +244,11 @@ func prefixed(prs []string) []string {
 // ExpectVariant is the expectation that code refines the bundled
 // configuration name (roomspec's -variant).
 func ExpectVariant(name string) (*Expectation, error) {
-	sw, err := bundledSwitches(name)
+	v, sw, err := bundled(name)
 	if err != nil {
 		return nil, err
 	}
-	text, err := specConfig(name)
-	if err != nil {
-		return nil, err
-	}
-	return &Expectation{Variant: name, Text: text, Switches: sw, From: "-variant " + name}, nil
+	return &Expectation{Variant: name, Text: v.Text, Switches: sw, From: "-variant " + name}, nil
 }
 
 // A Difference is a probed switch whose value in the code is not the

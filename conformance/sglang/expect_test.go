@@ -103,7 +103,7 @@ func TestExpect(t *testing.T) {
 			if e.Variant != tc.variant {
 				t.Errorf("variant %s, want %s", e.Variant, tc.variant)
 			}
-			c, err := Config(e.Variant, e.Text)
+			c, err := (&Code{Variant: e.Variant, ConfigText: e.Text}).Config()
 			if err != nil {
 				t.Fatalf("the expected configuration does not compile: %v\n%s", err, e.Text)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/subprocess"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -188,7 +189,15 @@ func expectBase(ctx context.Context, src Source, opt LoadOptions) (*Expectation,
 // Config is the configuration the suite checks the code against,
 // compiled.
 func (c *Code) Config() (*model.Config, error) {
-	return Config(c.Variant, c.ConfigText)
+	v, err := spec.Parse(c.Variant, c.ConfigText)
+	if err != nil {
+		return nil, fmt.Errorf("sglang: configuration %s: %w", c.Variant, err)
+	}
+	m, err := v.Compiled()
+	if err != nil {
+		return nil, fmt.Errorf("sglang: configuration %s: %w", c.Variant, err)
+	}
+	return m, nil
 }
 
 // Argv is the harness's command line and environment for the code

@@ -12,7 +12,6 @@ import (
 
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/cfg"
 )
 
@@ -78,20 +77,6 @@ var unprobed = []string{"AbsentLiveSenderFails", "AckWaitsForWrites", "AckOnDrai
 // SGLang's commit ranges, two chunks per request, one room id per request.
 const familyPrefix = "sglang-"
 
-// Config compiles the configuration text Choose (or a bundled cfg)
-// gives, named name: the suite labels its results with the name.
-func Config(name string, text []byte) (*model.Config, error) {
-	conf, err := cfg.Parse(name+".cfg", text)
-	if err != nil {
-		return nil, fmt.Errorf("sglang: configuration %s: %w", name, err)
-	}
-	c, err := model.FromCfg(conf)
-	if err != nil {
-		return nil, fmt.Errorf("sglang: configuration %s: %w", name, err)
-	}
-	return c, nil
-}
-
 // Choose returns the bundled configuration that models the ingredients
 // (the sglang-* family: the one whose switches all agree), or, where none
 // does, a configuration of the family's shape with those switches, named
@@ -115,9 +100,9 @@ func configFor(sw map[string]bool, name, header string) (string, []byte, error) 
 	}
 	var template *cfg.Config
 	for _, v := range candidates {
-		template = v.cfg
-		if agrees(v.cfg, want) {
-			return v.name, v.text, nil
+		template = v.Cfg
+		if agrees(v.Cfg, want) {
+			return v.Name, v.Text, nil
 		}
 	}
 	if template == nil {
@@ -133,31 +118,21 @@ func configFor(sw map[string]bool, name, header string) (string, []byte, error) 
 	return name, Render(template, header, want), nil
 }
 
-type bundledCfg struct {
-	name string
-	text []byte
-	cfg  *cfg.Config
-}
-
 // family returns the bundled sglang-* configurations, in name order.
-func family() ([]bundledCfg, error) {
-	var out []bundledCfg
-	for _, v := range slices.Sorted(slices.Values(spec.Variants())) {
-		if !strings.HasPrefix(v, familyPrefix) {
+func family() ([]*spec.Variant, error) {
+	var out []*spec.Variant
+	for _, name := range slices.Sorted(slices.Values(spec.Variants())) {
+		if !strings.HasPrefix(name, familyPrefix) {
 			continue
 		}
-		text, err := spec.Config(v)
+		v, err := spec.Load(name)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", name, err)
 		}
-		c, err := cfg.Parse(v+".cfg", text)
-		if err != nil {
-			return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", v, err)
-		}
-		if !oneRequest(c) {
+		if !oneRequest(v.Cfg) {
 			continue
 		}
-		out = append(out, bundledCfg{v, text, c})
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -172,33 +147,26 @@ func oneRequest(c *cfg.Config) bool {
 		(reuse == nil || reuse.Value == nil || reuse.Value.Kind != cfg.Bool || !reuse.Value.Bool)
 }
 
-// specConfig is the text of the bundled configuration name.
-func specConfig(name string) ([]byte, error) {
-	text, err := spec.Config(name)
+// bundled loads the bundled configuration name with its switches: the
+// boolean constants that the probe reports (Behaviour's keys).
+func bundled(name string) (*spec.Variant, map[string]bool, error) {
+	v, err := spec.Load(name)
 	if err != nil {
-		return nil, fmt.Errorf("sglang: unknown variant %q: %w", name, err)
-	}
-	return text, nil
-}
-
-// bundledSwitches are the boolean constants of the bundled configuration
-// name that the probe reports (Behaviour's keys).
-func bundledSwitches(name string) (map[string]bool, error) {
-	text, err := specConfig(name)
-	if err != nil {
-		return nil, err
-	}
-	c, err := cfg.Parse(name+".cfg", text)
-	if err != nil {
-		return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", name, err)
+		return nil, nil, fmt.Errorf("sglang: %w", err)
 	}
 	sw := map[string]bool{}
 	for k := range Behaviour {
-		if d := constant(c, k); d != nil && d.Value != nil && d.Value.Kind == cfg.Bool {
+		if d := constant(v.Cfg, k); d != nil && d.Value != nil && d.Value.Kind == cfg.Bool {
 			sw[k] = d.Value.Bool
 		}
 	}
-	return sw, nil
+	return v, sw, nil
+}
+
+// bundledSwitches are the switches of the bundled configuration name.
+func bundledSwitches(name string) (map[string]bool, error) {
+	_, sw, err := bundled(name)
+	return sw, err
 }
 
 // agrees reports whether every switch of want has that value in c.

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/cfg"
 )
 
@@ -23,15 +22,11 @@ var probedSwitches = []string{
 
 func parseBundled(t *testing.T, name string) ([]byte, *cfg.Config) {
 	t.Helper()
-	text, err := spec.Config(name)
+	v, err := spec.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cfg.Parse(name+".cfg", text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return text, c
+	return v.Text, v.Cfg
 }
 
 // switchesOf are the probed switches' values in c, as a probe of code
@@ -126,9 +121,13 @@ func TestChooseProbed(t *testing.T) {
 					t.Errorf("%s = %s, want the family's %s", k, constant(c, k), constant(base, k))
 				}
 			}
-			m, err := model.LoadConfig(text)
+			v, err := spec.Parse(name, text)
 			if err != nil {
-				t.Fatalf("model.LoadConfig: %v", err)
+				t.Fatal(err)
+			}
+			m, err := v.Compiled()
+			if err != nil {
+				t.Fatalf("compiling %s: %v", name, err)
 			}
 			if m.AbsentReadsWaiting != sw["AbsentReadsWaiting"] || m.FailedSticky != sw["FailedSticky"] ||
 				m.HasBootstrapTimeout != sw["HasBootstrapTimeout"] || m.AbortPopsTransferInfos != sw["AbortPopsTransferInfos"] {
@@ -221,7 +220,11 @@ func TestPrompt(t *testing.T) {
 					t.Errorf("%s, want %s", got, wantDef)
 				}
 			}
-			m, err := model.LoadConfig(ptext)
+			v, err := spec.Parse(pname, ptext)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := v.Compiled()
 			if err != nil {
 				t.Fatal(err)
 			}

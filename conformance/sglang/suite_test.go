@@ -9,7 +9,7 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/subprocess"
-	"github.com/roomspec/roomspec/spec/bundled"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
@@ -45,7 +45,11 @@ func load(t testing.TB, given string, env Env) *loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Config(name, text)
+	v, err := spec.Parse(name, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.Compiled()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,11 +110,15 @@ func realSource(t testing.TB) string {
 // bundled configuration variant.
 func checkerVerdict(t *testing.T, variant, property string) bool {
 	t.Helper()
-	m, conf, err := bundled.Variant(variant)
+	v, err := spec.Load(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := model.FromCfg(conf)
+	m, err := v.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := v.Compiled()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,11 +194,7 @@ func TestRealCodeMoreRequests(t *testing.T) {
 		t.Skipf("%s: the probe chooses %s; the two-request shapes are of sglang-35360", l.src.Label(), l.variant)
 	}
 	for _, shape := range []string{"sglang-35360-rooms", "sglang-35360-reuse"} {
-		text, err := specConfig(shape)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := Config(shape, text)
+		c, err := spec.Compiled(shape)
 		if err != nil {
 			t.Fatal(err)
 		}

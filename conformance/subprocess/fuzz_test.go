@@ -14,11 +14,7 @@ import (
 
 func loadConfig(tb testing.TB, variant string) *model.Config {
 	tb.Helper()
-	src, err := spec.Config(variant)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := model.LoadConfig(src)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
@@ -16,15 +15,10 @@ import (
 
 func load(t testing.TB, variant string) *model.Config {
 	t.Helper()
-	conf, err := bundled.Config(variant)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := model.FromCfg(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Name = variant
 	return c
 }
 
@@ -69,7 +63,11 @@ func TestGraphIsTheCheckers(t *testing.T) {
 		if len(g.States) > 1000 {
 			continue
 		}
-		m, _, err := bundled.Variant(v)
+		bv, err := spec.Load(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := bv.Model()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,11 +12,7 @@ import (
 // Next starts from the state the checker handed back, not from another
 // one of the same fingerprint.
 func TestFingerprintCollision(t *testing.T) {
-	text, err := spec.Config("upstream")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +37,7 @@ func TestFingerprintCollision(t *testing.T) {
 // (the checker then compares them at once), and a state is found from
 // those values, or from a copy of them, which takes the fingerprint path.
 func TestValuesReused(t *testing.T) {
-	text, err := spec.Config("upstream")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		t.Fatal(err)
 	}

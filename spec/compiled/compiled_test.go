@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
@@ -23,15 +22,25 @@ func TestMatchesBundledSpec(t *testing.T) {
 	assert.False(t, compiled.Matches(append(text, '\n')))
 }
 
+// load returns the checker's model and the compiled model of a bundled
+// variant.
+func load(t *testing.T, variant string) (*check.Model, *model.Config) {
+	t.Helper()
+	v, err := spec.Load(variant)
+	require.NoError(t, err)
+	m, err := v.Model()
+	require.NoError(t, err)
+	mc, err := v.Compiled()
+	require.NoError(t, err)
+	return m, mc
+}
+
 // TestSameVerdicts checks variants with the compiled successors and with
 // the interpreter: same states, same verdicts, same counterexamples.
 func TestSameVerdicts(t *testing.T) {
 	for _, v := range []string{"upstream", "fork-90a52f44a", "mooncake", "fixed-deferred"} {
 		t.Run(v, func(t *testing.T) {
-			m, conf, err := bundled.Variant(v)
-			require.NoError(t, err)
-			mc, err := model.FromCfg(conf)
-			require.NoError(t, err)
+			m, mc := load(t, v)
 			want := check.Check(context.Background(), m, check.Options{All: true})
 			got := check.Check(context.Background(), m, check.Options{All: true, Successors: compiled.New(mc)})
 			require.NoError(t, want.Err)
@@ -59,10 +68,7 @@ func TestSameVerdicts(t *testing.T) {
 func TestBehaviour(t *testing.T) {
 	for _, v := range []string{"upstream", "fork-90a52f44a", "sglang-35360-deferred"} {
 		t.Run(v, func(t *testing.T) {
-			m, conf, err := bundled.Variant(v)
-			require.NoError(t, err)
-			mc, err := model.FromCfg(conf)
-			require.NoError(t, err)
+			m, mc := load(t, v)
 			r := check.Check(context.Background(), m, check.Options{All: true, Successors: compiled.New(mc)})
 			require.NoError(t, r.Err)
 			violated := 0

@@ -11,11 +11,7 @@ import (
 
 func config(t *testing.T, variant string) *model.Config {
 	t.Helper()
-	text, err := spec.Config(variant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}

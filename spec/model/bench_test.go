@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,5 +149,54 @@ func report(b *testing.B, n int, cpu0 time.Duration) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "succ/s")
 	if cpu := cpuTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(n)/cpu.Seconds(), "succ/cpu-s")
+	}
+}
+
+// BenchmarkCodec runs what specrt does from the types' descriptions over
+// every reachable state of the largest cfgs: fingerprints (Hash),
+// comparisons (Equal), the interpreter's values (Values: what the
+// checker's compiled successors build for each new state), printing
+// (Format), and ITF written and read back. ns/state is per state.
+func BenchmarkCodec(b *testing.B) {
+	for _, name := range benchVariants {
+		_, c := variant(b, name)
+		var cs []model.State
+		exploreFast(c, func(s *model.State) { cs = append(cs, *s) })
+		copies := slices.Clone(cs)
+		itf := make([]string, len(cs))
+		for i := range cs {
+			var w strings.Builder
+			c.WriteITF(&w, &cs[i], 0)
+			itf[i] = w.String()
+		}
+		perState := func(b *testing.B, f func(i int)) {
+			for b.Loop() {
+				for i := range cs {
+					f(i)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cs)), "ns/state")
+		}
+		var sink uint64
+		b.Run(name+"/hash", func(b *testing.B) { perState(b, func(i int) { sink += cs[i].Hash() }) })
+		b.Run(name+"/equal", func(b *testing.B) {
+			perState(b, func(i int) {
+				if !cs[i].Equal(&copies[i]) {
+					b.Fatal("a state differs from its copy")
+				}
+			})
+		})
+		b.Run(name+"/values", func(b *testing.B) { perState(b, func(i int) { c.Values(&cs[i]) }) })
+		b.Run(name+"/format", func(b *testing.B) { perState(b, func(i int) { sink += uint64(len(c.Format(&cs[i]))) }) })
+		b.Run(name+"/itf", func(b *testing.B) {
+			perState(b, func(i int) {
+				var w strings.Builder
+				c.WriteITF(&w, &cs[i], 0)
+				if _, err := c.ReadITFState([]byte(itf[i])); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		_ = sink
 	}
 }

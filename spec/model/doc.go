@@ -8,10 +8,12 @@
 // spec/Room.tla and run go generate. What is not specific to Room.tla
 // (constant sets, checked arithmetic, value I/O) is in tla/gen/specrt.
 //
-// One package serves every configuration: build a Config from a cfg
-// (LoadConfig, FromCfg; Config.With for the same configuration with other
-// constants), then explore with Init/Inits and Next, or take one action
-// with Step.
+// One package serves every configuration: build a Config from typed
+// constants (NewConfig from a Constants; Config.With for the same
+// configuration with other constants; spec.Load reads a bundled variant's
+// .cfg into them), then explore with Init/Inits and Next, or take one
+// action with Step. The package imports nothing of the TLA+ front end
+// (the parser, tla/cfg).
 package model
 
 //go:generate go run ../../tla/gen/cmd/gen -spec ../Room.tla -name spec/Room.tla -out zz_room.go

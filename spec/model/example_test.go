@@ -7,15 +7,11 @@ import (
 	"github.com/roomspec/roomspec/spec/model"
 )
 
-// A Config comes from a bundled cfg; Init and Next explore the spec, and
-// each successor names its action as the interpreter does.
+// A Config comes from a bundled cfg (spec.Compiled reads its typed
+// Constants); Init and Next explore the spec, and each successor names its
+// action as the interpreter does.
 func ExampleConfig_Next() {
-	text, err := spec.Config("upstream")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -39,8 +35,7 @@ func ExampleConfig_Next() {
 // A deterministic action is a method returning the successor and whether
 // the action is enabled; Format prints states as TLA+.
 func ExampleConfig_SchedulerCreateSender() {
-	text, _ := spec.Config("upstream")
-	c, _ := model.LoadConfig(text)
+	c, _ := spec.Compiled("upstream")
 	s := c.Init()
 	t, ok := c.SchedulerCreateSender(&s, 0)
 	fmt.Println(ok, t.Sender[0], t.RequestStatus[0])
@@ -49,4 +44,30 @@ func ExampleConfig_SchedulerCreateSender() {
 	// Output:
 	// true BootstrapQueue Bootstrapping
 	// false
+}
+
+// A Config is built from typed constants: here the upstream variant's,
+// with three decode ranks required instead of two.
+func ExampleConfig_With() {
+	c, _ := spec.Compiled("upstream")
+	k := c.Constants
+	k.DecodeRanks = []string{"d1", "d2", "d3"}
+	k.RequiredDstInfoNum = 3
+	w, err := c.With(k)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(w.Name, w.DecodeRanks.Size(), c.DecodeRanks.Size())
+	// Too many rooms for the compiled model's 64-bit sets of requests.
+	k = c.Constants
+	k.Rooms = nil
+	for i := range 65 {
+		k.Rooms = append(k.Rooms, fmt.Sprint("r", i))
+	}
+	_, err = model.NewConfig(k)
+	fmt.Println(err)
+	// Output:
+	// upstream 3 2
+	// model: computing the constant definitions: model: Requests has 65 elements; sets hold at most 64
 }

@@ -3,12 +3,12 @@ package model_test
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/check"
@@ -20,11 +20,15 @@ import (
 // model.
 func variant(tb testing.TB, name string) (*check.Model, *model.Config) {
 	tb.Helper()
-	m, conf, err := bundled.Variant(name)
+	v, err := spec.Load(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c, err := model.FromCfg(conf)
+	m, err := v.Model()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := v.Compiled()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -356,4 +360,22 @@ func stepFormulas(tb testing.TB, sp *eval.Spec, names []string) map[string]*eval
 		tb.Fatalf("no [][A]_v among %v", names)
 	}
 	return out
+}
+
+// The compiled model runs without the TLA+ front end: neither the parser
+// (tla) nor the configuration reader (tla/cfg) is among what it links.
+func TestImportsNoFrontEnd(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/roomspec/roomspec/tla/gen/specrt") {
+		t.Fatalf("go list -deps does not list specrt: %v", deps)
+	}
+	for _, front := range []string{"github.com/roomspec/roomspec/tla", "github.com/roomspec/roomspec/tla/cfg"} {
+		if slices.Contains(deps, front) {
+			t.Errorf("spec/model links %s", front)
+		}
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/roomspec/roomspec/tla/cfg"
 	"github.com/roomspec/roomspec/tla/gen/specrt"
 	"github.com/roomspec/roomspec/tla/value"
 )
@@ -119,12 +118,84 @@ type State struct {
 // Vars are the spec's variables in declaration order.
 var Vars = []string{"request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "elapsed", "kv_held", "kv_frees", "chan", "ack_chan", "ti_sent", "aborted", "pages_released"}
 
-// Config holds the constants of one model configuration (.cfg) and the
-// constant definitions computed from them.
+// The descriptions of the types of the spec's values, from which specrt
+// hashes, compares, prints and reads them.
+var (
+	typeStr         = specrt.Strings[Str](strNames[:])
+	typeDecodeRanks = specrt.Elem[DecodeRanks]("DecodeRanks")
+	typeRooms       = specrt.Elem[Rooms]("Rooms")
+	typeRequests    = specrt.Elem[Requests]("Requests")
+	typeBatch       = specrt.Record[Batch](
+		specrt.Field{Name: "left", Type: specrt.Int},
+		specrt.Field{Name: "req", Type: typeRequests},
+	)
+	typeMsg = specrt.Record[Msg](
+		specrt.Field{Name: "rank", Type: typeDecodeRanks},
+		specrt.Field{Name: "room", Type: typeRooms},
+		specrt.Field{Name: "type", Type: typeStr},
+	)
+	typeState = specrt.Record[State](
+		specrt.Field{Name: "request_status", Type: specrt.Func("Rooms", typeStr)},
+		specrt.Field{Name: "transfer_infos", Type: specrt.Func("Rooms", specrt.Set(typeDecodeRanks))},
+		specrt.Field{Name: "tombstones", Type: specrt.Set(typeRooms)},
+		specrt.Field{Name: "outstanding", Type: specrt.Func("Rooms", specrt.Int)},
+		specrt.Field{Name: "ack_target", Type: specrt.Func("Rooms", specrt.Set(typeDecodeRanks))},
+		specrt.Field{Name: "bootstrap_alive", Type: specrt.Bool},
+		specrt.Field{Name: "prefill_crashed", Type: specrt.Bool},
+		specrt.Field{Name: "sender", Type: specrt.Func("Requests", typeStr)},
+		specrt.Field{Name: "wqueue", Type: specrt.Seq(typeBatch)},
+		specrt.Field{Name: "posted", Type: specrt.Func("Requests", specrt.Bool)},
+		specrt.Field{Name: "elapsed", Type: specrt.Func("Requests", specrt.Int)},
+		specrt.Field{Name: "kv_held", Type: specrt.Func("Requests", specrt.Bool)},
+		specrt.Field{Name: "kv_frees", Type: specrt.Func("Requests", specrt.Int)},
+		specrt.Field{Name: "chan", Type: specrt.Func("DecodeRanks", specrt.Seq(typeMsg))},
+		specrt.Field{Name: "ack_chan", Type: specrt.Func("DecodeRanks", specrt.Seq(typeMsg))},
+		specrt.Field{Name: "ti_sent", Type: specrt.Func("Requests", specrt.Set(typeDecodeRanks))},
+		specrt.Field{Name: "aborted", Type: specrt.Func("Requests", specrt.Bool)},
+		specrt.Field{Name: "pages_released", Type: specrt.Func("Requests", specrt.Set(typeDecodeRanks))},
+	)
+)
+
+// Constants are the values a model configuration gives the spec's
+// CONSTANTS, one field per constant, tagged with its name: a set of model
+// values as their names, a set of integers as its elements. NewConfig
+// builds a Config from them (package tla/gen/constants reads them from a
+// .cfg file).
+type Constants struct {
+	Rooms                       []string `tla:"Rooms"`
+	DecodeRanks                 []string `tla:"DecodeRanks"`
+	RequiredDstInfoNum          int      `tla:"RequiredDstInfoNum"`
+	NumChunks                   int      `tla:"NumChunks"`
+	BootstrapTimeoutSecs        int      `tla:"BootstrapTimeoutSecs"`
+	HasBootstrapTimeout         bool     `tla:"HasBootstrapTimeout"`
+	AbortPopsTransferInfos      bool     `tla:"AbortPopsTransferInfos"`
+	AbsentReadsWaiting          bool     `tla:"AbsentReadsWaiting"`
+	AbsentLiveSenderFails       bool     `tla:"AbsentLiveSenderFails"`
+	FailedSticky                bool     `tla:"FailedSticky"`
+	AbortSparesSuccess          bool     `tla:"AbortSparesSuccess"`
+	AbortKillsBootstrap         bool     `tla:"AbortKillsBootstrap"`
+	AbortAckSent                bool     `tla:"AbortAckSent"`
+	AckWaitsForWrites           bool     `tla:"AckWaitsForWrites"`
+	AckOnDrain                  bool     `tla:"AckOnDrain"`
+	AckOnDrainFixed             bool     `tla:"AckOnDrainFixed"`
+	RecordTombstones            bool     `tla:"RecordTombstones"`
+	FailureTombstones           bool     `tla:"FailureTombstones"`
+	WorkerSkipsMissing          bool     `tla:"WorkerSkipsMissing"`
+	FailureClears               bool     `tla:"FailureClears"`
+	InflightBootstrappingRaises bool     `tla:"InflightBootstrappingRaises"`
+	CountsOutstanding           bool     `tla:"CountsOutstanding"`
+	CountsAtDequeue             bool     `tla:"CountsAtDequeue"`
+	RoomReuse                   bool     `tla:"RoomReuse"`
+	TimeoutsFair                bool     `tla:"TimeoutsFair"`
+}
+
+// Config holds the constants of one model configuration and the constant
+// definitions computed from them.
 type Config struct {
-	// Name is the configuration's name: its file name without .cfg
-	// (empty when it was read without one).
-	Name                        string
+	// Name is the configuration's name (a .cfg file's name without .cfg).
+	Name string
+	// Constants are the values the Config was built from.
+	Constants                   Constants
 	Rooms                       *specrt.Domain
 	DecodeRanks                 *specrt.Domain
 	RequiredDstInfoNum          int
@@ -161,108 +232,45 @@ type Config struct {
 	TimeoutFairRequests uint64
 	// Invariants and Properties are the names the configuration checks.
 	Invariants, Properties []string
-	// constants are the cfg's values, for With.
-	constants *specrt.Constants
+	// codec prints, converts and reads states over the domains above.
+	codec *specrt.Codec[State]
 }
 
-// LoadConfig reads a model configuration (.cfg text) into a Config.
-func LoadConfig(text []byte) (*Config, error) {
-	conf, err := cfg.Parse("", text)
-	if err != nil {
-		return nil, err
-	}
-	return FromCfg(conf)
-}
-
-// FromCfg builds a Config from a parsed configuration: every constant of
-// the spec must be given a plain value of the kind gen saw in the bundled
-// configurations.
-func FromCfg(conf *cfg.Config) (_ *Config, err error) {
-	k, err := specrt.ConstantsOf(conf)
-	if err != nil {
-		return nil, err
-	}
-	c := &Config{Name: k.Name(), constants: k}
-	if c.Rooms, err = k.Models("Rooms"); err != nil {
-		return nil, err
-	}
-	if c.DecodeRanks, err = k.Models("DecodeRanks"); err != nil {
-		return nil, err
-	}
-	if c.RequiredDstInfoNum, err = k.Int("RequiredDstInfoNum"); err != nil {
-		return nil, err
-	}
-	if c.NumChunks, err = k.Int("NumChunks"); err != nil {
-		return nil, err
-	}
-	if c.BootstrapTimeoutSecs, err = k.Int("BootstrapTimeoutSecs"); err != nil {
-		return nil, err
-	}
-	if c.HasBootstrapTimeout, err = k.Bool("HasBootstrapTimeout"); err != nil {
-		return nil, err
-	}
-	if c.AbortPopsTransferInfos, err = k.Bool("AbortPopsTransferInfos"); err != nil {
-		return nil, err
-	}
-	if c.AbsentReadsWaiting, err = k.Bool("AbsentReadsWaiting"); err != nil {
-		return nil, err
-	}
-	if c.AbsentLiveSenderFails, err = k.Bool("AbsentLiveSenderFails"); err != nil {
-		return nil, err
-	}
-	if c.FailedSticky, err = k.Bool("FailedSticky"); err != nil {
-		return nil, err
-	}
-	if c.AbortSparesSuccess, err = k.Bool("AbortSparesSuccess"); err != nil {
-		return nil, err
-	}
-	if c.AbortKillsBootstrap, err = k.Bool("AbortKillsBootstrap"); err != nil {
-		return nil, err
-	}
-	if c.AbortAckSent, err = k.Bool("AbortAckSent"); err != nil {
-		return nil, err
-	}
-	if c.AckWaitsForWrites, err = k.Bool("AckWaitsForWrites"); err != nil {
-		return nil, err
-	}
-	if c.AckOnDrain, err = k.Bool("AckOnDrain"); err != nil {
-		return nil, err
-	}
-	if c.AckOnDrainFixed, err = k.Bool("AckOnDrainFixed"); err != nil {
-		return nil, err
-	}
-	if c.RecordTombstones, err = k.Bool("RecordTombstones"); err != nil {
-		return nil, err
-	}
-	if c.FailureTombstones, err = k.Bool("FailureTombstones"); err != nil {
-		return nil, err
-	}
-	if c.WorkerSkipsMissing, err = k.Bool("WorkerSkipsMissing"); err != nil {
-		return nil, err
-	}
-	if c.FailureClears, err = k.Bool("FailureClears"); err != nil {
-		return nil, err
-	}
-	if c.InflightBootstrappingRaises, err = k.Bool("InflightBootstrappingRaises"); err != nil {
-		return nil, err
-	}
-	if c.CountsOutstanding, err = k.Bool("CountsOutstanding"); err != nil {
-		return nil, err
-	}
-	if c.CountsAtDequeue, err = k.Bool("CountsAtDequeue"); err != nil {
-		return nil, err
-	}
-	if c.RoomReuse, err = k.Bool("RoomReuse"); err != nil {
-		return nil, err
-	}
-	if c.TimeoutsFair, err = k.Bool("TimeoutsFair"); err != nil {
-		return nil, err
-	}
+// NewConfig builds the Config of the constants k: their domains and the
+// constant definitions computed from them. Its Name, Invariants and
+// Properties are the caller's to set.
+func NewConfig(k Constants) (_ *Config, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("model: computing the constant definitions: %v", r)
 		}
 	}()
+	c := &Config{Constants: k}
+	c.Rooms = specrt.NewModels("Rooms", k.Rooms)
+	c.DecodeRanks = specrt.NewModels("DecodeRanks", k.DecodeRanks)
+	c.RequiredDstInfoNum = k.RequiredDstInfoNum
+	c.NumChunks = k.NumChunks
+	c.BootstrapTimeoutSecs = k.BootstrapTimeoutSecs
+	c.HasBootstrapTimeout = k.HasBootstrapTimeout
+	c.AbortPopsTransferInfos = k.AbortPopsTransferInfos
+	c.AbsentReadsWaiting = k.AbsentReadsWaiting
+	c.AbsentLiveSenderFails = k.AbsentLiveSenderFails
+	c.FailedSticky = k.FailedSticky
+	c.AbortSparesSuccess = k.AbortSparesSuccess
+	c.AbortKillsBootstrap = k.AbortKillsBootstrap
+	c.AbortAckSent = k.AbortAckSent
+	c.AckWaitsForWrites = k.AckWaitsForWrites
+	c.AckOnDrain = k.AckOnDrain
+	c.AckOnDrainFixed = k.AckOnDrainFixed
+	c.RecordTombstones = k.RecordTombstones
+	c.FailureTombstones = k.FailureTombstones
+	c.WorkerSkipsMissing = k.WorkerSkipsMissing
+	c.FailureClears = k.FailureClears
+	c.InflightBootstrappingRaises = k.InflightBootstrappingRaises
+	c.CountsOutstanding = k.CountsOutstanding
+	c.CountsAtDequeue = k.CountsAtDequeue
+	c.RoomReuse = k.RoomReuse
+	c.TimeoutsFair = k.TimeoutsFair
 	c.Incarnations = func() *specrt.Domain {
 		if c.RoomReuse {
 			return specrt.NewInts("Incarnations", 1, 2)
@@ -290,25 +298,22 @@ func FromCfg(conf *cfg.Config) (_ *Config, err error) {
 	if c.Requests.Size() > 64 {
 		return nil, fmt.Errorf("model: %s has %d elements; sets of its elements are 64-bit sets", "Requests", c.Requests.Size())
 	}
-	for _, n := range conf.Invariants {
-		c.Invariants = append(c.Invariants, n.Name)
-	}
-	for _, n := range conf.Properties {
-		c.Properties = append(c.Properties, n.Name)
+	if c.codec, err = typeState.Bind(c.Domain); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-// With returns a Config with c's constants but those named in values,
-// which get the values given (as a .cfg would write them), and the
-// constant definitions computed again: an instance of the same
-// configuration with, say, other constant sets.
-func (c *Config) With(values map[string]*cfg.Value) (*Config, error) {
-	conf, err := c.constants.With(values)
+// With returns the Config of the constants k under c's name, invariants
+// and properties: an instance of the same configuration with, say, other
+// constant sets.
+func (c *Config) With(k Constants) (*Config, error) {
+	w, err := NewConfig(k)
 	if err != nil {
 		return nil, err
 	}
-	return FromCfg(conf)
+	w.Name, w.Invariants, w.Properties = c.Name, c.Invariants, c.Properties
+	return w, nil
 }
 
 // Domain returns the constant set (a CONSTANT or a constant definition
@@ -2643,70 +2648,28 @@ func (c *Config) FairActions(buf []Action) []Action {
 	return buf
 }
 
+// actionParams are the types of each action's parameters.
+var actionParams = [...][]specrt.AnyType{
+	ActSchedulerCreateSender:     {typeRequests},
+	ActSchedulerPollBootstrap:    {},
+	ActSchedulerSend:             {typeRequests},
+	ActSchedulerPollInFlight:     {},
+	ActBootstrapRecvTransferInfo: {typeDecodeRanks},
+	ActBootstrapRecvAbort:        {typeDecodeRanks},
+	ActWorkerPost:                {typeRequests},
+	ActWorkerComplete:            {typeRequests},
+	ActTick:                      {typeRequests},
+	ActDecodeSendTransferInfo:    {typeDecodeRanks, typeRequests},
+	ActDecodeAbort:               {typeRequests},
+	ActDecodeRecvAbortAck:        {typeDecodeRanks},
+}
+
 // ActionString prints a as the interpreter's eval.Action does: Name(p1, p2).
 func (c *Config) ActionString(a Action) string {
-	var b strings.Builder
-	switch a.ID {
-	case ActSchedulerCreateSender:
-		b.WriteString("SchedulerCreateSender")
-		b.WriteByte('(')
-		c.fmt77(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActSchedulerPollBootstrap:
-		b.WriteString("SchedulerPollBootstrap")
-	case ActSchedulerSend:
-		b.WriteString("SchedulerSend")
-		b.WriteByte('(')
-		c.fmt77(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActSchedulerPollInFlight:
-		b.WriteString("SchedulerPollInFlight")
-	case ActBootstrapRecvTransferInfo:
-		b.WriteString("BootstrapRecvTransferInfo")
-		b.WriteByte('(')
-		c.fmt32(&b, DecodeRanks(a.Params[0]))
-		b.WriteByte(')')
-	case ActBootstrapRecvAbort:
-		b.WriteString("BootstrapRecvAbort")
-		b.WriteByte('(')
-		c.fmt32(&b, DecodeRanks(a.Params[0]))
-		b.WriteByte(')')
-	case ActWorkerPost:
-		b.WriteString("WorkerPost")
-		b.WriteByte('(')
-		c.fmt77(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActWorkerComplete:
-		b.WriteString("WorkerComplete")
-		b.WriteByte('(')
-		c.fmt77(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActTick:
-		b.WriteString("Tick")
-		b.WriteByte('(')
-		c.fmt77(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActDecodeSendTransferInfo:
-		b.WriteString("DecodeSendTransferInfo")
-		b.WriteByte('(')
-		c.fmt32(&b, DecodeRanks(a.Params[0]))
-		b.WriteString(", ")
-		c.fmt77(&b, Requests(a.Params[1]))
-		b.WriteByte(')')
-	case ActDecodeAbort:
-		b.WriteString("DecodeAbort")
-		b.WriteByte('(')
-		c.fmt77(&b, Requests(a.Params[0]))
-		b.WriteByte(')')
-	case ActDecodeRecvAbortAck:
-		b.WriteString("DecodeRecvAbortAck")
-		b.WriteByte('(')
-		c.fmt32(&b, DecodeRanks(a.Params[0]))
-		b.WriteByte(')')
-	default:
-		fmt.Fprintf(&b, "Action(%d)", a.ID)
+	if a.ID < 0 || int(a.ID) >= len(Actions) {
+		return fmt.Sprintf("Action(%d)", a.ID)
 	}
-	return b.String()
+	return c.codec.FormatAction(Actions[a.ID].Name, actionParams[a.ID], a.Params[:])
 }
 
 // WireMessage is a message an action puts on or takes off the wire when
@@ -3095,7 +3058,7 @@ func (c *Config) NoWriteAfterAbortReceived(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Elapsed, t.Elapsed) && eq12(s.KvHeld, t.KvHeld) && eq14(s.KvFrees, t.KvFrees) && eq15(s.Chan, t.Chan) && eq15(s.AckChan, t.AckChan) && eq19(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq19(s.PagesReleased, t.PagesReleased))
+	}() || (slices.Equal(s.RequestStatus, t.RequestStatus) && slices.Equal(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && slices.Equal(s.Outstanding, t.Outstanding) && slices.Equal(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && slices.Equal(s.Sender, t.Sender) && slices.Equal(s.Wqueue, t.Wqueue) && slices.Equal(s.Posted, t.Posted) && slices.Equal(s.Elapsed, t.Elapsed) && slices.Equal(s.KvHeld, t.KvHeld) && slices.Equal(s.KvFrees, t.KvFrees) && slices.EqualFunc(s.Chan, t.Chan, slices.Equal[[]Msg]) && slices.EqualFunc(s.AckChan, t.AckChan, slices.Equal[[]Msg]) && slices.Equal(s.TiSent, t.TiSent) && slices.Equal(s.Aborted, t.Aborted) && slices.Equal(s.PagesReleased, t.PagesReleased))
 }
 
 // FailedStaysFailed: NIXL's claim (where FailedSticky): a Failed room stays Failed until its
@@ -3108,7 +3071,7 @@ func (c *Config) FailedStaysFailed(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Elapsed, t.Elapsed) && eq12(s.KvHeld, t.KvHeld) && eq14(s.KvFrees, t.KvFrees) && eq15(s.Chan, t.Chan) && eq15(s.AckChan, t.AckChan) && eq19(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq19(s.PagesReleased, t.PagesReleased))
+	}() || (slices.Equal(s.RequestStatus, t.RequestStatus) && slices.Equal(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && slices.Equal(s.Outstanding, t.Outstanding) && slices.Equal(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && slices.Equal(s.Sender, t.Sender) && slices.Equal(s.Wqueue, t.Wqueue) && slices.Equal(s.Posted, t.Posted) && slices.Equal(s.Elapsed, t.Elapsed) && slices.Equal(s.KvHeld, t.KvHeld) && slices.Equal(s.KvFrees, t.KvFrees) && slices.EqualFunc(s.Chan, t.Chan, slices.Equal[[]Msg]) && slices.EqualFunc(s.AckChan, t.AckChan, slices.Equal[[]Msg]) && slices.Equal(s.TiSent, t.TiSent) && slices.Equal(s.Aborted, t.Aborted) && slices.Equal(s.PagesReleased, t.PagesReleased))
 }
 
 // NoTransferForFailedRoom: The worker's claim: no KV chunk is posted for a room that is Failed.
@@ -3120,7 +3083,7 @@ func (c *Config) NoTransferForFailedRoom(s, t *State) bool {
 			}
 		}
 		return true
-	}() || (eq1(s.RequestStatus, t.RequestStatus) && eq3(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && eq6(s.Outstanding, t.Outstanding) && eq3(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && eq8(s.Sender, t.Sender) && eq9(s.Wqueue, t.Wqueue) && eq12(s.Posted, t.Posted) && eq14(s.Elapsed, t.Elapsed) && eq12(s.KvHeld, t.KvHeld) && eq14(s.KvFrees, t.KvFrees) && eq15(s.Chan, t.Chan) && eq15(s.AckChan, t.AckChan) && eq19(s.TiSent, t.TiSent) && eq12(s.Aborted, t.Aborted) && eq19(s.PagesReleased, t.PagesReleased))
+	}() || (slices.Equal(s.RequestStatus, t.RequestStatus) && slices.Equal(s.TransferInfos, t.TransferInfos) && (s.Tombstones == t.Tombstones) && slices.Equal(s.Outstanding, t.Outstanding) && slices.Equal(s.AckTarget, t.AckTarget) && (s.BootstrapAlive == t.BootstrapAlive) && (s.PrefillCrashed == t.PrefillCrashed) && slices.Equal(s.Sender, t.Sender) && slices.Equal(s.Wqueue, t.Wqueue) && slices.Equal(s.Posted, t.Posted) && slices.Equal(s.Elapsed, t.Elapsed) && slices.Equal(s.KvHeld, t.KvHeld) && slices.Equal(s.KvFrees, t.KvFrees) && slices.EqualFunc(s.Chan, t.Chan, slices.Equal[[]Msg]) && slices.EqualFunc(s.AckChan, t.AckChan, slices.Equal[[]Msg]) && slices.Equal(s.TiSent, t.TiSent) && slices.Equal(s.Aborted, t.Aborted) && slices.Equal(s.PagesReleased, t.PagesReleased))
 }
 
 // Invariant returns the state predicate of an invariant (or of a
@@ -3156,985 +3119,32 @@ func (c *Config) StepProperty(name string) (func(s, t *State) bool, bool) {
 
 // Format prints s as the interpreter does (eval.Spec.Format): one
 // "/\\ var = value" line per variable.
-func (c *Config) Format(s *State) string {
-	var b strings.Builder
-	b.WriteString("/\\ request_status = ")
-	c.fmt20(&b, s.RequestStatus)
-	b.WriteString("\n" + "/\\ transfer_infos = ")
-	c.fmt30(&b, s.TransferInfos)
-	b.WriteString("\n" + "/\\ tombstones = ")
-	c.fmt45(&b, s.Tombstones)
-	b.WriteString("\n" + "/\\ outstanding = ")
-	c.fmt55(&b, s.Outstanding)
-	b.WriteString("\n" + "/\\ ack_target = ")
-	c.fmt30(&b, s.AckTarget)
-	b.WriteString("\n" + "/\\ bootstrap_alive = ")
-	c.fmt65(&b, s.BootstrapAlive)
-	b.WriteString("\n" + "/\\ prefill_crashed = ")
-	c.fmt65(&b, s.PrefillCrashed)
-	b.WriteString("\n" + "/\\ sender = ")
-	c.fmt70(&b, s.Sender)
-	b.WriteString("\n" + "/\\ wqueue = ")
-	c.fmt75(&b, s.Wqueue)
-	b.WriteString("\n" + "/\\ posted = ")
-	c.fmt90(&b, s.Posted)
-	b.WriteString("\n" + "/\\ elapsed = ")
-	c.fmt95(&b, s.Elapsed)
-	b.WriteString("\n" + "/\\ kv_held = ")
-	c.fmt90(&b, s.KvHeld)
-	b.WriteString("\n" + "/\\ kv_frees = ")
-	c.fmt95(&b, s.KvFrees)
-	b.WriteString("\n" + "/\\ chan = ")
-	c.fmt100(&b, s.Chan)
-	b.WriteString("\n" + "/\\ ack_chan = ")
-	c.fmt100(&b, s.AckChan)
-	b.WriteString("\n" + "/\\ ti_sent = ")
-	c.fmt115(&b, s.TiSent)
-	b.WriteString("\n" + "/\\ aborted = ")
-	c.fmt90(&b, s.Aborted)
-	b.WriteString("\n" + "/\\ pages_released = ")
-	c.fmt115(&b, s.PagesReleased)
-	return b.String()
-}
+func (c *Config) Format(s *State) string { return c.codec.FormatState(s) }
 
 // Hash is a fingerprint of s: equal states hash equally.
-func (s *State) Hash() uint64 {
-	h := uint64(0xcbf29ce484222325)
-	h = hash22(h, s.RequestStatus)
-	h = hash33(h, s.TransferInfos)
-	h = hash47(h, s.Tombstones)
-	h = hash57(h, s.Outstanding)
-	h = hash33(h, s.AckTarget)
-	h = hash66(h, s.BootstrapAlive)
-	h = hash66(h, s.PrefillCrashed)
-	h = hash71(h, s.Sender)
-	h = hash78(h, s.Wqueue)
-	h = hash91(h, s.Posted)
-	h = hash96(h, s.Elapsed)
-	h = hash91(h, s.KvHeld)
-	h = hash96(h, s.KvFrees)
-	h = hash103(h, s.Chan)
-	h = hash103(h, s.AckChan)
-	h = hash116(h, s.TiSent)
-	h = hash91(h, s.Aborted)
-	h = hash116(h, s.PagesReleased)
-	return h
-}
+func (s *State) Hash() uint64 { return typeState.Hash(s) }
 
 // Equal reports whether s and o are the same state.
-func (s *State) Equal(o *State) bool {
-	return eq1(s.RequestStatus, o.RequestStatus) &&
-		eq3(s.TransferInfos, o.TransferInfos) &&
-		(s.Tombstones == o.Tombstones) &&
-		eq6(s.Outstanding, o.Outstanding) &&
-		eq3(s.AckTarget, o.AckTarget) &&
-		(s.BootstrapAlive == o.BootstrapAlive) &&
-		(s.PrefillCrashed == o.PrefillCrashed) &&
-		eq8(s.Sender, o.Sender) &&
-		eq9(s.Wqueue, o.Wqueue) &&
-		eq12(s.Posted, o.Posted) &&
-		eq14(s.Elapsed, o.Elapsed) &&
-		eq12(s.KvHeld, o.KvHeld) &&
-		eq14(s.KvFrees, o.KvFrees) &&
-		eq15(s.Chan, o.Chan) &&
-		eq15(s.AckChan, o.AckChan) &&
-		eq19(s.TiSent, o.TiSent) &&
-		eq12(s.Aborted, o.Aborted) &&
-		eq19(s.PagesReleased, o.PagesReleased)
-}
+func (s *State) Equal(o *State) bool { return typeState.Equal(s, o) }
 
 // WriteITF writes s as an ITF state object (Apalache's Informal Trace
 // Format) with its index, its variables in name order. Model values are
 // written as strings.
 func (c *Config) WriteITF(b *strings.Builder, s *State, index int) {
-	fmt.Fprintf(b, `{"#meta":{"index":%d}`, index)
-	b.WriteString(",\"aborted\":")
-	c.itf92(b, s.Aborted)
-	b.WriteString(",\"ack_chan\":")
-	c.itf106(b, s.AckChan)
-	b.WriteString(",\"ack_target\":")
-	c.itf36(b, s.AckTarget)
-	b.WriteString(",\"bootstrap_alive\":")
-	c.itf67(b, s.BootstrapAlive)
-	b.WriteString(",\"chan\":")
-	c.itf106(b, s.Chan)
-	b.WriteString(",\"elapsed\":")
-	c.itf97(b, s.Elapsed)
-	b.WriteString(",\"kv_frees\":")
-	c.itf97(b, s.KvFrees)
-	b.WriteString(",\"kv_held\":")
-	c.itf92(b, s.KvHeld)
-	b.WriteString(",\"outstanding\":")
-	c.itf59(b, s.Outstanding)
-	b.WriteString(",\"pages_released\":")
-	c.itf117(b, s.PagesReleased)
-	b.WriteString(",\"posted\":")
-	c.itf92(b, s.Posted)
-	b.WriteString(",\"prefill_crashed\":")
-	c.itf67(b, s.PrefillCrashed)
-	b.WriteString(",\"request_status\":")
-	c.itf24(b, s.RequestStatus)
-	b.WriteString(",\"sender\":")
-	c.itf72(b, s.Sender)
-	b.WriteString(",\"ti_sent\":")
-	c.itf117(b, s.TiSent)
-	b.WriteString(",\"tombstones\":")
-	c.itf49(b, s.Tombstones)
-	b.WriteString(",\"transfer_infos\":")
-	c.itf36(b, s.TransferInfos)
-	b.WriteString(",\"wqueue\":")
-	c.itf81(b, s.Wqueue)
-	b.WriteByte('}')
+	c.codec.WriteITFState(b, s, index)
 }
 
 // Values converts s to the interpreter's values, one per variable in
 // Vars order (an eval.State), e.g. to evaluate with the interpreter what
 // the compiled model does not cover.
-func (c *Config) Values(s *State) []value.Value {
-	return []value.Value{
-		c.val26(s.RequestStatus),
-		c.val39(s.TransferInfos),
-		c.val51(s.Tombstones),
-		c.val61(s.Outstanding),
-		c.val39(s.AckTarget),
-		c.val68(s.BootstrapAlive),
-		c.val68(s.PrefillCrashed),
-		c.val73(s.Sender),
-		c.val84(s.Wqueue),
-		c.val93(s.Posted),
-		c.val98(s.Elapsed),
-		c.val93(s.KvHeld),
-		c.val98(s.KvFrees),
-		c.val109(s.Chan),
-		c.val109(s.AckChan),
-		c.val118(s.TiSent),
-		c.val93(s.Aborted),
-		c.val118(s.PagesReleased),
-	}
-}
+func (c *Config) Values(s *State) []value.Value { return c.codec.Values(s) }
 
 // ReadState reads a state written as plain JSON: an object with one field
 // per variable, elements of constant sets as their indices, sets as
 // lists, functions over constant sets as the lists of their values in
 // index order, records as objects (conformance/PROTOCOL.md).
-func (c *Config) ReadState(data []byte) (State, error) {
-	return c.readState(data, false)
-}
+func (c *Config) ReadState(data []byte) (State, error) { return c.codec.ReadState(data, false) }
 
 // ReadITFState reads a state object of an ITF trace, as WriteITF writes
 // it (its "#meta" is ignored).
-func (c *Config) ReadITFState(data []byte) (State, error) {
-	return c.readState(data, true)
-}
-
-func (c *Config) readState(data []byte, itf bool) (State, error) {
-	var s State
-	m, err := specrt.ReadStateObject(data, itf, "request_status", "transfer_infos", "tombstones", "outstanding", "ack_target", "bootstrap_alive", "prefill_crashed", "sender", "wqueue", "posted", "elapsed", "kv_held", "kv_frees", "chan", "ack_chan", "ti_sent", "aborted", "pages_released")
-	if err != nil {
-		return s, err
-	}
-	if s.RequestStatus, err = c.read28(m["request_status"], "state.request_status", itf); err != nil {
-		return s, err
-	}
-	if s.TransferInfos, err = c.read42(m["transfer_infos"], "state.transfer_infos", itf); err != nil {
-		return s, err
-	}
-	if s.Tombstones, err = c.read53(m["tombstones"], "state.tombstones", itf); err != nil {
-		return s, err
-	}
-	if s.Outstanding, err = c.read63(m["outstanding"], "state.outstanding", itf); err != nil {
-		return s, err
-	}
-	if s.AckTarget, err = c.read42(m["ack_target"], "state.ack_target", itf); err != nil {
-		return s, err
-	}
-	if s.BootstrapAlive, err = c.read69(m["bootstrap_alive"], "state.bootstrap_alive", itf); err != nil {
-		return s, err
-	}
-	if s.PrefillCrashed, err = c.read69(m["prefill_crashed"], "state.prefill_crashed", itf); err != nil {
-		return s, err
-	}
-	if s.Sender, err = c.read74(m["sender"], "state.sender", itf); err != nil {
-		return s, err
-	}
-	if s.Wqueue, err = c.read87(m["wqueue"], "state.wqueue", itf); err != nil {
-		return s, err
-	}
-	if s.Posted, err = c.read94(m["posted"], "state.posted", itf); err != nil {
-		return s, err
-	}
-	if s.Elapsed, err = c.read99(m["elapsed"], "state.elapsed", itf); err != nil {
-		return s, err
-	}
-	if s.KvHeld, err = c.read94(m["kv_held"], "state.kv_held", itf); err != nil {
-		return s, err
-	}
-	if s.KvFrees, err = c.read99(m["kv_frees"], "state.kv_frees", itf); err != nil {
-		return s, err
-	}
-	if s.Chan, err = c.read112(m["chan"], "state.chan", itf); err != nil {
-		return s, err
-	}
-	if s.AckChan, err = c.read112(m["ack_chan"], "state.ack_chan", itf); err != nil {
-		return s, err
-	}
-	if s.TiSent, err = c.read119(m["ti_sent"], "state.ti_sent", itf); err != nil {
-		return s, err
-	}
-	if s.Aborted, err = c.read94(m["aborted"], "state.aborted", itf); err != nil {
-		return s, err
-	}
-	if s.PagesReleased, err = c.read119(m["pages_released"], "state.pages_released", itf); err != nil {
-		return s, err
-	}
-	return s, nil
-}
-
-func eq2(a, b Str) bool {
-	return a == b
-}
-
-func eq1(a, b []Str) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq5(a, b DecodeRanks) bool {
-	return a == b
-}
-
-func eq4(a, b uint64) bool {
-	return a == b
-}
-
-func eq3(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq7(a, b int) bool {
-	return a == b
-}
-
-func eq6(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq8(a, b []Str) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq11(a, b Requests) bool {
-	return a == b
-}
-
-func eq10(a, b Batch) bool {
-	return (a.Left == b.Left) && (a.Req == b.Req)
-}
-
-func eq9(a, b []Batch) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq13(a, b bool) bool {
-	return a == b
-}
-
-func eq12(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq14(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq18(a, b Rooms) bool {
-	return a == b
-}
-
-func eq17(a, b Msg) bool {
-	return (a.Rank == b.Rank) && (a.Room == b.Room) && (a.Type == b.Type)
-}
-
-func eq16(a, b []Msg) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq15(a, b [][]Msg) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(eq16(a[i], b[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-func eq19(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !(a[i] == b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func (c *Config) fmt21(b *strings.Builder, v Str) {
-	specrt.FormatString(b, v.String())
-}
-
-func (c *Config) fmt20(b *strings.Builder, v []Str) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt21)
-}
-
-func hash23(h uint64, v Str) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash22(h uint64, v []Str) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash23(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf25(b *strings.Builder, v Str) {
-	specrt.ITFString(b, v.String())
-}
-
-func (c *Config) itf24(b *strings.Builder, v []Str) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf25)
-}
-
-func (c *Config) val27(v Str) value.Value {
-	return value.String(v.String())
-}
-
-func (c *Config) val26(v []Str) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val27(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read29(v any, path string, itf bool) (Str, error) {
-	s, err := specrt.ReadString(v, path)
-	if err != nil {
-		return 0, err
-	}
-	x, ok := StrOf(s)
-	if !ok {
-		return 0, fmt.Errorf("%w: %s: %q is no string of the spec", specrt.ErrDecode, path, s)
-	}
-	return x, nil
-}
-
-func (c *Config) read28(v any, path string, itf bool) ([]Str, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (Str, error) { return c.read29(x, at, itf) })
-}
-
-func (c *Config) fmt32(b *strings.Builder, v DecodeRanks) {
-	c.DecodeRanks.Format(b, int(v))
-}
-
-func (c *Config) fmt31(b *strings.Builder, v uint64) {
-	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt32(b, DecodeRanks(i)) })
-}
-
-func (c *Config) fmt30(b *strings.Builder, v []uint64) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt31)
-}
-
-func hash35(h uint64, v DecodeRanks) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash34(h uint64, v uint64) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash33(h uint64, v []uint64) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash34(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf38(b *strings.Builder, v DecodeRanks) {
-	c.DecodeRanks.ITF(b, int(v))
-}
-
-func (c *Config) itf37(b *strings.Builder, v uint64) {
-	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf38(b, DecodeRanks(i)) })
-}
-
-func (c *Config) itf36(b *strings.Builder, v []uint64) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf37)
-}
-
-func (c *Config) val41(v DecodeRanks) value.Value {
-	return c.DecodeRanks.Value(int(v))
-}
-
-func (c *Config) val40(v uint64) value.Value {
-	var es []value.Value
-	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val41(DecodeRanks(bits.TrailingZeros64(bs))))
-	}
-	return value.NewSetOwned(es)
-}
-
-func (c *Config) val39(v []uint64) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val40(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read44(v any, path string, itf bool) (DecodeRanks, error) {
-	read := c.DecodeRanks.ReadJSON
-	if itf {
-		read = c.DecodeRanks.ReadITF
-	}
-	i, err := read(v, path)
-	return DecodeRanks(i), err
-}
-
-func (c *Config) read43(v any, path string, itf bool) (uint64, error) {
-	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
-		e, err := c.read44(x, at, itf)
-		return int(e), err
-	})
-}
-
-func (c *Config) read42(v any, path string, itf bool) ([]uint64, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (uint64, error) { return c.read43(x, at, itf) })
-}
-
-func (c *Config) fmt46(b *strings.Builder, v Rooms) {
-	c.Rooms.Format(b, int(v))
-}
-
-func (c *Config) fmt45(b *strings.Builder, v uint64) {
-	specrt.FormatBits(b, v, func(b *strings.Builder, i int) { c.fmt46(b, Rooms(i)) })
-}
-
-func hash48(h uint64, v Rooms) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash47(h uint64, v uint64) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func (c *Config) itf50(b *strings.Builder, v Rooms) {
-	c.Rooms.ITF(b, int(v))
-}
-
-func (c *Config) itf49(b *strings.Builder, v uint64) {
-	specrt.ITFBits(b, v, func(b *strings.Builder, i int) { c.itf50(b, Rooms(i)) })
-}
-
-func (c *Config) val52(v Rooms) value.Value {
-	return c.Rooms.Value(int(v))
-}
-
-func (c *Config) val51(v uint64) value.Value {
-	var es []value.Value
-	for bs := v; bs != 0; bs &= bs - 1 {
-		es = append(es, c.val52(Rooms(bits.TrailingZeros64(bs))))
-	}
-	return value.NewSetOwned(es)
-}
-
-func (c *Config) read54(v any, path string, itf bool) (Rooms, error) {
-	read := c.Rooms.ReadJSON
-	if itf {
-		read = c.Rooms.ReadITF
-	}
-	i, err := read(v, path)
-	return Rooms(i), err
-}
-
-func (c *Config) read53(v any, path string, itf bool) (uint64, error) {
-	return specrt.ReadBits(v, path, itf, func(x any, at string) (int, error) {
-		e, err := c.read54(x, at, itf)
-		return int(e), err
-	})
-}
-
-func (c *Config) fmt56(b *strings.Builder, v int) {
-	specrt.FormatInt(b, v)
-}
-
-func (c *Config) fmt55(b *strings.Builder, v []int) {
-	specrt.FormatFunc(b, c.Rooms, v, c.fmt56)
-}
-
-func hash58(h uint64, v int) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash57(h uint64, v []int) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash58(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf60(b *strings.Builder, v int) {
-	specrt.ITFInt(b, v)
-}
-
-func (c *Config) itf59(b *strings.Builder, v []int) {
-	specrt.ITFFunc(b, c.Rooms, v, c.itf60)
-}
-
-func (c *Config) val62(v int) value.Value {
-	return value.Int(v)
-}
-
-func (c *Config) val61(v []int) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Rooms.Value(i)
-		es[i] = c.val62(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read64(v any, path string, itf bool) (int, error) {
-	if itf {
-		return specrt.ReadITFInt(v, path)
-	}
-	return specrt.ReadInt(v, path)
-}
-
-func (c *Config) read63(v any, path string, itf bool) ([]int, error) {
-	return specrt.ReadFunc(v, path, c.Rooms, itf, func(x any, at string) (int, error) { return c.read64(x, at, itf) })
-}
-
-func (c *Config) fmt65(b *strings.Builder, v bool) {
-	specrt.FormatBool(b, v)
-}
-
-func hash66(h uint64, v bool) uint64 {
-	if v {
-		return specrt.Mix(h, 1)
-	}
-	return specrt.Mix(h, 2)
-}
-
-func (c *Config) itf67(b *strings.Builder, v bool) {
-	specrt.ITFBool(b, v)
-}
-
-func (c *Config) val68(v bool) value.Value {
-	return value.Bool(v)
-}
-
-func (c *Config) read69(v any, path string, itf bool) (bool, error) {
-	return specrt.ReadBool(v, path)
-}
-
-func (c *Config) fmt70(b *strings.Builder, v []Str) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt21)
-}
-
-func hash71(h uint64, v []Str) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash23(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf72(b *strings.Builder, v []Str) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf25)
-}
-
-func (c *Config) val73(v []Str) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val27(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read74(v any, path string, itf bool) ([]Str, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (Str, error) { return c.read29(x, at, itf) })
-}
-
-func (c *Config) fmt77(b *strings.Builder, v Requests) {
-	c.Requests.Format(b, int(v))
-}
-
-func (c *Config) fmt76(b *strings.Builder, v Batch) {
-	b.WriteByte('[')
-	b.WriteString("left |-> ")
-	c.fmt56(b, v.Left)
-	b.WriteString(", req |-> ")
-	c.fmt77(b, v.Req)
-	b.WriteByte(']')
-}
-
-func (c *Config) fmt75(b *strings.Builder, v []Batch) {
-	specrt.FormatSeq(b, v, c.fmt76)
-}
-
-func hash80(h uint64, v Requests) uint64 {
-	return specrt.Mix(h, uint64(v))
-}
-
-func hash79(h uint64, v Batch) uint64 {
-	h = hash58(h, v.Left)
-	h = hash80(h, v.Req)
-	return h
-}
-
-func hash78(h uint64, v []Batch) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash79(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf83(b *strings.Builder, v Requests) {
-	c.Requests.ITF(b, int(v))
-}
-
-func (c *Config) itf82(b *strings.Builder, v Batch) {
-	b.WriteByte('{')
-	b.WriteString("\"left\":")
-	c.itf60(b, v.Left)
-	b.WriteString(",\"req\":")
-	c.itf83(b, v.Req)
-	b.WriteByte('}')
-}
-
-func (c *Config) itf81(b *strings.Builder, v []Batch) {
-	specrt.ITFSeq(b, v, c.itf82)
-}
-
-func (c *Config) val86(v Requests) value.Value {
-	return c.Requests.Value(int(v))
-}
-
-func (c *Config) val85(v Batch) value.Value {
-	return value.NewRecord([]string{"left", "req"}, []value.Value{c.val62(v.Left), c.val86(v.Req)})
-}
-
-func (c *Config) val84(v []Batch) value.Value {
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		es[i] = c.val85(e)
-	}
-	return value.NewTuple(es...)
-}
-
-func (c *Config) read89(v any, path string, itf bool) (Requests, error) {
-	read := c.Requests.ReadJSON
-	if itf {
-		read = c.Requests.ReadITF
-	}
-	i, err := read(v, path)
-	return Requests(i), err
-}
-
-func (c *Config) read88(v any, path string, itf bool) (Batch, error) {
-	var r Batch
-	m, err := specrt.ReadObject(v, path, "left", "req")
-	if err != nil {
-		return r, err
-	}
-	if r.Left, err = c.read64(m["left"], path+".left", itf); err != nil {
-		return r, err
-	}
-	if r.Req, err = c.read89(m["req"], path+".req", itf); err != nil {
-		return r, err
-	}
-	return r, nil
-}
-
-func (c *Config) read87(v any, path string, itf bool) ([]Batch, error) {
-	return specrt.ReadList(v, path, -1, func(x any, at string) (Batch, error) { return c.read88(x, at, itf) })
-}
-
-func (c *Config) fmt90(b *strings.Builder, v []bool) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt65)
-}
-
-func hash91(h uint64, v []bool) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash66(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf92(b *strings.Builder, v []bool) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf67)
-}
-
-func (c *Config) val93(v []bool) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val68(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read94(v any, path string, itf bool) ([]bool, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (bool, error) { return c.read69(x, at, itf) })
-}
-
-func (c *Config) fmt95(b *strings.Builder, v []int) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt56)
-}
-
-func hash96(h uint64, v []int) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash58(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf97(b *strings.Builder, v []int) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf60)
-}
-
-func (c *Config) val98(v []int) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val62(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read99(v any, path string, itf bool) ([]int, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (int, error) { return c.read64(x, at, itf) })
-}
-
-func (c *Config) fmt102(b *strings.Builder, v Msg) {
-	b.WriteByte('[')
-	b.WriteString("rank |-> ")
-	c.fmt32(b, v.Rank)
-	b.WriteString(", room |-> ")
-	c.fmt46(b, v.Room)
-	b.WriteString(", type |-> ")
-	c.fmt21(b, v.Type)
-	b.WriteByte(']')
-}
-
-func (c *Config) fmt101(b *strings.Builder, v []Msg) {
-	specrt.FormatSeq(b, v, c.fmt102)
-}
-
-func (c *Config) fmt100(b *strings.Builder, v [][]Msg) {
-	specrt.FormatFunc(b, c.DecodeRanks, v, c.fmt101)
-}
-
-func hash105(h uint64, v Msg) uint64 {
-	h = hash35(h, v.Rank)
-	h = hash48(h, v.Room)
-	h = hash23(h, v.Type)
-	return h
-}
-
-func hash104(h uint64, v []Msg) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash105(h, e)
-	}
-	return h
-}
-
-func hash103(h uint64, v [][]Msg) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash104(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf108(b *strings.Builder, v Msg) {
-	b.WriteByte('{')
-	b.WriteString("\"rank\":")
-	c.itf38(b, v.Rank)
-	b.WriteString(",\"room\":")
-	c.itf50(b, v.Room)
-	b.WriteString(",\"type\":")
-	c.itf25(b, v.Type)
-	b.WriteByte('}')
-}
-
-func (c *Config) itf107(b *strings.Builder, v []Msg) {
-	specrt.ITFSeq(b, v, c.itf108)
-}
-
-func (c *Config) itf106(b *strings.Builder, v [][]Msg) {
-	specrt.ITFFunc(b, c.DecodeRanks, v, c.itf107)
-}
-
-func (c *Config) val111(v Msg) value.Value {
-	return value.NewRecord([]string{"rank", "room", "type"}, []value.Value{c.val41(v.Rank), c.val52(v.Room), c.val27(v.Type)})
-}
-
-func (c *Config) val110(v []Msg) value.Value {
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		es[i] = c.val111(e)
-	}
-	return value.NewTuple(es...)
-}
-
-func (c *Config) val109(v [][]Msg) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.DecodeRanks.Value(i)
-		es[i] = c.val110(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read114(v any, path string, itf bool) (Msg, error) {
-	var r Msg
-	m, err := specrt.ReadObject(v, path, "rank", "room", "type")
-	if err != nil {
-		return r, err
-	}
-	if r.Rank, err = c.read44(m["rank"], path+".rank", itf); err != nil {
-		return r, err
-	}
-	if r.Room, err = c.read54(m["room"], path+".room", itf); err != nil {
-		return r, err
-	}
-	if r.Type, err = c.read29(m["type"], path+".type", itf); err != nil {
-		return r, err
-	}
-	return r, nil
-}
-
-func (c *Config) read113(v any, path string, itf bool) ([]Msg, error) {
-	return specrt.ReadList(v, path, -1, func(x any, at string) (Msg, error) { return c.read114(x, at, itf) })
-}
-
-func (c *Config) read112(v any, path string, itf bool) ([][]Msg, error) {
-	return specrt.ReadFunc(v, path, c.DecodeRanks, itf, func(x any, at string) ([]Msg, error) { return c.read113(x, at, itf) })
-}
-
-func (c *Config) fmt115(b *strings.Builder, v []uint64) {
-	specrt.FormatFunc(b, c.Requests, v, c.fmt31)
-}
-
-func hash116(h uint64, v []uint64) uint64 {
-	h = specrt.Mix(h, uint64(len(v)))
-	for _, e := range v {
-		h = hash34(h, e)
-	}
-	return h
-}
-
-func (c *Config) itf117(b *strings.Builder, v []uint64) {
-	specrt.ITFFunc(b, c.Requests, v, c.itf37)
-}
-
-func (c *Config) val118(v []uint64) value.Value {
-	ks := make([]value.Value, len(v))
-	es := make([]value.Value, len(v))
-	for i, e := range v {
-		ks[i] = c.Requests.Value(i)
-		es[i] = c.val40(e)
-	}
-	return value.NewFunc(ks, es)
-}
-
-func (c *Config) read119(v any, path string, itf bool) ([]uint64, error) {
-	return specrt.ReadFunc(v, path, c.Requests, itf, func(x any, at string) (uint64, error) { return c.read43(x, at, itf) })
-}
+func (c *Config) ReadITFState(data []byte) (State, error) { return c.codec.ReadState(data, true) }

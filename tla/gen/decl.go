@@ -283,7 +283,7 @@ func (g *gen) domainOf(e tla.Expr) *domain {
 		d := &domain{name: id.Name, kind: dProduct, comps: comps, goType: exported(id.Name), field: exported(id.Name)}
 		g.domains[id.Name] = d
 		g.domList = append(g.domList, d)
-		// Computed in LoadConfig once its components are.
+		// Computed in NewConfig once its components are.
 		g.registerConstDef(id.Name, &typ{kind: tDomainSet, dom: d}, d)
 		done = true
 		return d

@@ -7,7 +7,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -15,22 +14,17 @@ import (
 	"github.com/roomspec/roomspec/tla"
 )
 
-// The generated package is written from templates (templates/*.tmpl):
-// model.go.tmpl is the file, helpers.go.tmpl the per-type functions. The
-// data they get is prepared here; code compiled from TLA+ (operator and
+// The generated package is written from a template (templates/model.go.tmpl).
+// The data it gets is prepared here; code compiled from TLA+ (operator and
 // action bodies, Next, Init, properties) comes from the compiler as text.
+// Values are hashed, compared, printed and read by specrt from the types'
+// descriptions (specrt.Type), which the file declares as data: no code is
+// generated per type.
 
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"sep": func(i int, s string) string {
-		if i == 0 {
-			return ""
-		}
-		return s
-	},
-}).ParseFS(templateFS, "templates/*.tmpl"))
+var templates = template.Must(template.New("").ParseFS(templateFS, "templates/*.tmpl"))
 
 // exec runs the named template.
 func exec(name string, data any) string {
@@ -41,53 +35,92 @@ func exec(name string, data any) string {
 	return b.String()
 }
 
-var kindNames = map[kind]string{tBool: "bool", tInt: "int", tStr: "str", tElem: "elem", tSet: "set", tFunc: "func",
-	tSeq: "seq", tRec: "rec", tIntSet: "intset", tDomainSet: "domset"}
-
-// helperData is what helpers.go.tmpl gets for one helper.
-type helperData struct {
-	Name, GoType, Kind string
-	Elem, ElemGoType   string
-	Dom                string
-	ElemEq             string
-	Fields             []helperField
-}
-
-type helperField struct {
-	Name, GoName, Helper, Eq string
-}
-
-// helper returns the name of a generated per-type function (eq, hash,
-// fmt, itf, val, read), generating it and the ones it calls on first use.
-func (g *gen) helper(purpose string, t *typ) string {
-	key := purpose + ":" + t.key()
-	if name, ok := g.helpers[key]; ok {
-		return name
-	}
-	name := fmt.Sprintf("%s%d", purpose, len(g.helpers)+1)
-	g.helpers[key] = name
-	d := helperData{Name: name, GoType: g.goType(t), Kind: kindNames[t.kind]}
+// equal compiles x = y for values of t that Go's == does not compare as
+// TLA+ does (slices, constant sets, records holding them).
+func (g *gen) equal(x, y string, t *typ) string {
 	switch t.kind {
-	case tElem:
-		d.Dom = g.domainValue(t.dom)
-	case tSet, tSeq:
-		d.Elem, d.ElemGoType = g.helper(purpose, t.elem), g.goType(t.elem)
-	case tFunc:
-		d.Elem, d.ElemGoType, d.Dom = g.helper(purpose, t.elem), g.goType(t.elem), g.domainValue(t.dom)
-	case tRec:
-		for _, f := range t.fields {
-			hf := helperField{Name: f.name, GoName: f.goName, Helper: g.helper(purpose, f.t)}
-			if purpose == "eq" {
-				hf.Eq = g.eq("a."+f.goName, "b."+f.goName, f.t)
-			}
-			d.Fields = append(d.Fields, hf)
+	case tFunc, tSeq:
+		if t.elem.comparable() {
+			return "slices.Equal(" + x + ", " + y + ")"
 		}
+		return "slices.EqualFunc(" + x + ", " + y + ", " + g.equalFunc(t.elem) + ")"
+	case tIntSet, tDomainSet:
+		return x + ".Equal(" + y + ")"
 	}
-	if purpose == "eq" && (t.kind == tFunc || t.kind == tSeq) {
-		d.ElemEq = paren(g.eq("a[i]", "b[i]", t.elem))
+	return g.equalFunc(t) + "(" + x + ", " + y + ")"
+}
+
+// equalFunc returns a Go function of two values of t reporting whether
+// they are equal.
+func (g *gen) equalFunc(t *typ) string {
+	switch {
+	case (t.kind == tFunc || t.kind == tSeq) && t.elem.comparable():
+		return "slices.Equal[" + g.goType(t) + "]"
+	case t.kind == tIntSet || t.kind == tDomainSet:
+		return "(*specrt.Domain).Equal"
+	case t.kind == tRec:
+		var parts []string
+		for _, f := range t.fields {
+			parts = append(parts, g.eq("a."+f.goName, "b."+f.goName, f.t))
+		}
+		return fmt.Sprintf("func(a, b %s) bool { return %s }", t.name, strings.Join(parts, " && "))
 	}
-	g.helperList = append(g.helperList, exec(purpose, d))
+	return fmt.Sprintf("func(a, b %s) bool { return %s }", g.goType(t), g.eq("a", "b", t))
+}
+
+// typeDecl is a package-level variable holding a specrt.Type.
+type typeDecl struct{ Name, Expr string }
+
+// typeExpr returns the Go expression of t's description (a specrt.Type),
+// declaring a variable for each named type (the spec's strings, the
+// elements of a domain, a record) the first time it is used.
+func (g *gen) typeExpr(t *typ) string {
+	switch t.kind {
+	case tBool:
+		return "specrt.Bool"
+	case tInt:
+		return "specrt.Int"
+	case tStr:
+		return g.typeVar("Str", func() string { return "specrt.Strings[Str](strNames[:])" })
+	case tElem:
+		g.domainValue(t.dom)
+		return g.typeVar(t.dom.goType, func() string { return fmt.Sprintf("specrt.Elem[%s](%q)", t.dom.goType, t.dom.name) })
+	case tSet:
+		return "specrt.Set(" + g.typeExpr(t.elem) + ")"
+	case tFunc:
+		g.domainValue(t.dom)
+		return fmt.Sprintf("specrt.Func(%q, %s)", t.dom.name, g.typeExpr(t.elem))
+	case tSeq:
+		return "specrt.Seq(" + g.typeExpr(t.elem) + ")"
+	case tRec:
+		return g.typeVar(t.name, func() string { return g.recordExpr(t.name, t.fields) })
+	}
+	g.unsupported(g.mod.At, "a value of type %s in a state or as an action parameter", t)
+	return ""
+}
+
+// typeVar returns the variable of the named type's description, declared
+// with the expression def gives on first use.
+func (g *gen) typeVar(goName string, def func() string) string {
+	name := "type" + goName
+	if !g.typeNames[name] {
+		g.typeNames[name] = true
+		expr := def() // declares the types it uses first
+		g.typeDecls = append(g.typeDecls, typeDecl{name, expr})
+	}
 	return name
+}
+
+// recordExpr is the description of the struct goName whose fields are
+// fs, in order.
+func (g *gen) recordExpr(goName string, fs []*field) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "specrt.Record[%s](\n", goName)
+	for _, f := range fs {
+		fmt.Fprintf(&b, "specrt.Field{Name: %q, Type: %s},\n", f.name, g.typeExpr(f.t))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // fileData is what model.go.tmpl gets.
@@ -96,8 +129,9 @@ type fileData struct {
 	Strs                             []struct{ Const, Text string }
 	Domains                          []domainData
 	Records                          []recordData
-	Vars, VarsByName                 []varData
-	StateEq                          string
+	Vars                             []varData
+	Types                            []typeDecl
+	StateType                        string
 	Consts                           []constData
 	ConstDefs                        []constDefData
 	BitsetDomains, DomainFields      []domainData
@@ -110,7 +144,6 @@ type fileData struct {
 	WireFields, LogFields            []recordField
 	Props                            []propData
 	PropCode, Skipped                []string
-	Helpers                          []string
 }
 
 type domainData struct{ Name, GoType, Field, Kind, Comps string }
@@ -122,12 +155,11 @@ type recordData struct {
 
 type recordField struct{ Name, GoName, GoType string }
 
-type varData struct {
-	Name, GoName, GoType, TypeText string
-	Fmt, Hash, ITF, Val, Read      string
-}
+type varData struct{ Name, GoName, GoType, TypeText string }
 
-type constData struct{ Name, GoName, GoType, Reader string }
+// constData is a CONSTANT: its field in Constants (of type KType) and in
+// Config (GoType, computed by FromK from k, the Constants).
+type constData struct{ Name, GoName, GoType, KType, FromK string }
 
 type constDefData struct{ GoName, GoType, Code string }
 
@@ -135,11 +167,13 @@ type actionData struct {
 	Name, GoName, Code, Doc, Info, WireCode, LogCode, IdleCode string
 	Nondet                                                     bool
 	Params                                                     []paramData
+	// ParamTypes are the descriptions of the parameters' types.
+	ParamTypes string
 }
 
 // paramData is an action parameter: Var its variable in generated code,
 // Conv its value read from an Action's Params (a.Params[i]).
-type paramData struct{ Var, GoType, Conv, Fmt string }
+type paramData struct{ Var, GoType, Conv string }
 
 type propData struct{ Name, GoName, Kind string }
 
@@ -181,28 +215,24 @@ func (g *gen) emit() []byte {
 		}
 		d.Records = append(d.Records, rd)
 	}
-	var eqs []string
+	var vars []*field
 	for _, v := range g.vars {
-		vd := varData{Name: v.name, GoName: v.goName, GoType: g.goType(v.t), TypeText: v.typeText,
-			Fmt: g.helper("fmt", v.t), Hash: g.helper("hash", v.t), ITF: g.helper("itf", v.t),
-			Val: g.helper("val", v.t), Read: g.helper("read", v.t)}
-		d.Vars = append(d.Vars, vd)
-		eqs = append(eqs, g.eq("s."+v.goName, "o."+v.goName, v.t))
+		d.Vars = append(d.Vars, varData{Name: v.name, GoName: v.goName, GoType: g.goType(v.t), TypeText: v.typeText})
+		vars = append(vars, &field{name: v.name, goName: v.goName, t: v.t})
 	}
-	d.StateEq = strings.Join(eqs, " &&\n")
-	d.VarsByName = slices.Clone(d.Vars)
-	slices.SortFunc(d.VarsByName, func(a, b varData) int { return strings.Compare(a.Name, b.Name) })
+	d.StateType = g.recordExpr("State", vars)
 	for _, n := range g.cnames {
 		cd := constData{Name: n, GoName: exported(n)}
+		k := "k." + cd.GoName
 		switch g.consts[n] {
 		case cInt:
-			cd.GoType, cd.Reader = "int", "Int"
+			cd.GoType, cd.KType, cd.FromK = "int", "int", k
 		case cBool:
-			cd.GoType, cd.Reader = "bool", "Bool"
+			cd.GoType, cd.KType, cd.FromK = "bool", "bool", k
 		case cModelSet:
-			cd.GoType, cd.Reader = "*specrt.Domain", "Models"
+			cd.GoType, cd.KType, cd.FromK = "*specrt.Domain", "[]string", fmt.Sprintf("specrt.NewModels(%q, %s)", n, k)
 		case cIntSet:
-			cd.GoType, cd.Reader = "*specrt.Domain", "Ints"
+			cd.GoType, cd.KType, cd.FromK = "*specrt.Domain", "[]int", fmt.Sprintf("specrt.NewInts(%q, %s...)", n, k)
 		}
 		d.Consts = append(d.Consts, cd)
 	}
@@ -216,6 +246,8 @@ func (g *gen) emit() []byte {
 	for _, a := range g.actions {
 		d.Actions = append(d.Actions, g.actionData(a))
 	}
+	// Every type the file describes is named by now.
+	d.Types = g.typeDecls
 	for _, p := range g.props {
 		k := map[propKind]string{propInvariant: "StateInvariant", propStep: "StepProperty", propLiveness: "Liveness"}[p.kind]
 		d.Props = append(d.Props, propData{p.name, p.goName, k})
@@ -226,9 +258,6 @@ func (g *gen) emit() []byte {
 			d.Skipped = append(d.Skipped, fmt.Sprintf("Liveness property %s: a state predicate gen cannot compile was\n// skipped: %s", p.name, sk))
 		}
 	}
-	// The file is executed before the helper list is read: the
-	// template's data already named every helper it calls.
-	d.Helpers = g.helperList
 	src := exec("model.go.tmpl", d)
 	return pruneImports([]byte(src))
 }
@@ -237,13 +266,14 @@ func (g *gen) emit() []byte {
 // description (Actions[i]) and its @wire code.
 func (g *gen) actionData(a *actionInfo) actionData {
 	ad := actionData{Name: a.name, GoName: a.goName, Code: a.code, Doc: g.docOf(a.def, a.goName), Nondet: a.nondet, WireCode: a.wireCode, LogCode: a.logCode, IdleCode: a.idleCode}
-	var pn, pt []string
+	var pn, pt, types []string
 	for i, p := range a.def.Params {
 		conv := g.goType(a.params[i]) + "(a.Params[" + strconv.Itoa(i) + "])"
 		if a.params[i].kind == tBool {
 			conv = "a.Params[" + strconv.Itoa(i) + "] != 0"
 		}
-		ad.Params = append(ad.Params, paramData{Var: "p_" + p.Name, GoType: g.goType(a.params[i]), Conv: conv, Fmt: g.helper("fmt", a.params[i])})
+		ad.Params = append(ad.Params, paramData{Var: "p_" + p.Name, GoType: g.goType(a.params[i]), Conv: conv})
+		types = append(types, g.typeExpr(a.params[i]))
 		pn = append(pn, strconv.Quote(p.Name))
 		pt = append(pt, strconv.Quote(g.goType(a.params[i])))
 	}
@@ -257,6 +287,7 @@ func (g *gen) actionData(a *actionInfo) actionData {
 			wires = append(wires, g.parseWire(a, an[1]).literal())
 		}
 	}
+	ad.ParamTypes = "{" + strings.Join(types, ", ") + "}"
 	ad.Info = fmt.Sprintf("{Name: %q, Params: []string{%s}, ParamTypes: []string{%s}, Kind: %q, Actor: %q, Models: []string{%s}, Wire: []specrt.Wire{%s}, Annotations: [][2]string{%s}, Deterministic: %v}",
 		a.name, strings.Join(pn, ", "), strings.Join(pt, ", "), a.kind, a.actor, strings.Join(models, ", "), strings.Join(wires, ", "), strings.Join(annots, ", "), !a.nondet)
 	return ad
@@ -360,10 +391,10 @@ func (g *gen) checkNames() {
 // one of them (or two spec names that map to the same Go name) would not
 // compile, so gen reports it.
 var (
-	reservedTypes = []string{"Str", "State", "Config", "Action", "ActionID", "WireMessage", "LogLine",
+	reservedTypes = []string{"Str", "State", "Config", "Constants", "Action", "ActionID", "WireMessage", "LogLine",
 		"Vars", "Actions", "Properties", "MaxParams", "Module", "SourceName", "SourceSHA256",
-		"StrOf", "LoadConfig", "FromCfg"}
-	reservedMethods = []string{"Name", "Init", "Inits", "Next", "Step", "Enabled", "FairActions", "Format", "Values",
+		"StrOf", "NewConfig"}
+	reservedMethods = []string{"Name", "Constants", "Init", "Inits", "Next", "Step", "Enabled", "FairActions", "Format", "Values",
 		"WriteITF", "ReadState", "ReadITFState", "ActionString", "Invariant", "StepProperty", "AppendWire", "AppendLog", "AppendIdle",
-		"With", "Domain", "Invariants", "Properties", "constants", "readState"}
+		"With", "Domain", "Invariants", "Properties", "codec"}
 )

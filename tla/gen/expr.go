@@ -318,7 +318,7 @@ func (g *gen) ident(cx *ctx, n *tla.Ident, want *typ) (string, *typ) {
 	return "", nil
 }
 
-// constRef refers to a constant-level definition, computed in LoadConfig.
+// constRef refers to a constant-level definition, computed in NewConfig.
 func (g *gen) constRef(n *tla.Ident) (string, *typ) {
 	def := g.defs[n.Name]
 	if _, ok := def.Body.(*tla.Cross); ok {

@@ -4,10 +4,16 @@
 // as the interpreter does, the invariants and action properties of the
 // model configurations, fingerprints and TLA+/ITF printing.
 //
-// Constants stay run-time values (a Config built from a .cfg), so one
-// generated package serves every configuration of the spec. Whatever gen
-// does not support is an error at the TLA+ source position; gen never
-// emits code that means something else than the spec.
+// Constants stay run-time values, so one generated package serves every
+// configuration of the spec: the package declares them as a typed struct
+// (Constants, one field per CONSTANT, of the kind the configurations
+// give it), from which NewConfig builds a Config; package constants reads
+// one from a .cfg. The generated package imports nothing of the TLA+
+// front end. Values are hashed, compared, printed and read by the runtime
+// (specrt) from the descriptions of their types, which the package
+// declares as data. Whatever gen does not support is an error at the
+// TLA+ source position; gen never emits code that means something else
+// than the spec.
 //
 // # The subset
 //
@@ -165,7 +171,7 @@ type opInst struct {
 type constDef struct {
 	name, goName string
 	t            *typ
-	code         string // Go expression computing it (in LoadConfig)
+	code         string // Go expression computing it (in NewConfig)
 	dom          *domain
 }
 
@@ -190,21 +196,23 @@ type gen struct {
 	varIdx map[string]*varInfo
 	varsOK bool
 
-	domains    map[string]*domain
-	domList    []*domain
-	strs       map[string]bool
-	records    map[string]*typ
-	recList    []*typ
-	ops        map[string]*opInst // the first instance of each operator
-	opInsts    map[string]*opInst // by name and argument types
-	opBusy     map[string]bool
-	opCount    map[string]int
-	opList     []*opInst
-	constDefs  map[string]*constDef
-	constList  []*constDef
-	constBusy  map[string]bool
-	helpers    map[string]string
-	helperList []string
+	domains   map[string]*domain
+	domList   []*domain
+	strs      map[string]bool
+	records   map[string]*typ
+	recList   []*typ
+	ops       map[string]*opInst // the first instance of each operator
+	opInsts   map[string]*opInst // by name and argument types
+	opBusy    map[string]bool
+	opCount   map[string]int
+	opList    []*opInst
+	constDefs map[string]*constDef
+	constList []*constDef
+	constBusy map[string]bool
+	// typeNames and typeDecls are the named type descriptions declared
+	// (typeExpr).
+	typeNames map[string]bool
+	typeDecls []typeDecl
 
 	actions   []*actionInfo
 	actByName map[string]*actionInfo
@@ -239,7 +247,7 @@ func newGen(in Input) *gen {
 		defs: map[string]*tla.OpDef{}, consts: map[string]constKind{}, cpos: map[string]tla.Pos{},
 		varIdx: map[string]*varInfo{}, domains: map[string]*domain{}, strs: map[string]bool{},
 		records: map[string]*typ{}, ops: map[string]*opInst{}, opInsts: map[string]*opInst{}, opBusy: map[string]bool{}, opCount: map[string]int{}, constDefs: map[string]*constDef{},
-		constBusy: map[string]bool{}, helpers: map[string]string{}, actByName: map[string]*actionInfo{},
+		constBusy: map[string]bool{}, typeNames: map[string]bool{}, actByName: map[string]*actionInfo{},
 	}
 }
 

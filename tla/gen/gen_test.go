@@ -105,18 +105,35 @@ SchedulerDropWaiting(q) ==
 	}
 	runModule(t, map[string]string{
 		"model/zz_room.go":    string(src),
-		"model/extra_test.go": "package model\n\nimport \"testing\"\n\nconst upstream = `" + string(cfgText) + "`\n" + extraTest,
+		"model/extra_test.go": "package model\n" + extraTest + "\nconst upstream = `" + string(cfgText) + "`\n",
 	})
 }
 
 const extraTest = `
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/roomspec/roomspec/tla/cfg"
+	"github.com/roomspec/roomspec/tla/gen/constants"
+)
+
 // The new action exists, carries its annotations and is reachable.
 func TestExtra(t *testing.T) {
 	info := Actions[ActSchedulerDropWaiting]
 	if info.Kind != "implementation" || info.Actor != "scheduler" || len(info.Models) != 1 {
 		t.Fatalf("annotations: %+v", info)
 	}
-	c, err := LoadConfig([]byte(upstream))
+	conf, err := cfg.Parse("upstream.cfg", []byte(upstream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k Constants
+	if err := constants.Decode(conf, &k); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewConfig(k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +156,19 @@ func TestExtra(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("SchedulerDropWaiting never fires")
+	}
+}
+
+// The compiled package runs without the TLA+ front end.
+func TestImportsNoFrontEnd(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "github.com/roomspec/roomspec/tla" || dep == "github.com/roomspec/roomspec/tla/cfg" {
+			t.Errorf("the compiled package imports %s", dep)
+		}
 	}
 }
 `
@@ -229,6 +259,7 @@ import (
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/cfg"
 	"github.com/roomspec/roomspec/tla/eval"
+	"github.com/roomspec/roomspec/tla/gen/constants"
 	"github.com/roomspec/roomspec/tla/value"
 )
 
@@ -250,9 +281,19 @@ func TestDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := FromCfg(conf)
+		var k Constants
+		if err := constants.Decode(conf, &k); err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewConfig(k)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, n := range conf.Invariants {
+			c.Invariants = append(c.Invariants, n.Name)
+		}
+		for _, n := range conf.Properties {
+			c.Properties = append(c.Properties, n.Name)
 		}
 		sp := m.Spec
 		want := map[string][]string{}

@@ -230,7 +230,7 @@ func (g *gen) eq(x, y string, t *typ) string {
 	if y == "nil" {
 		return "(len(" + x + ") == 0)"
 	}
-	return g.helper("eq", t) + "(" + x + ", " + y + ")"
+	return g.equal(x, y, t)
 }
 
 func (g *gen) quant(cx *ctx, n *tla.Quant) (string, *typ) {

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/literal"
 )
 
 // Format prints v as TLA+ text, the way TLC prints values in traces:
@@ -27,7 +27,7 @@ func write(b *strings.Builder, v Value) {
 	case Int:
 		b.WriteString(strconv.FormatInt(int64(x), 10))
 	case String:
-		b.WriteString(tla.Quote(string(x)))
+		b.WriteString(literal.Quote(string(x)))
 	case *Model:
 		b.WriteString(x.Name)
 	case *Set:

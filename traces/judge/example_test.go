@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
@@ -22,11 +21,7 @@ func Example() {
 		{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")}},
 	}
 	for _, variant := range []string{"fork-90a52f44a", "fixed"} {
-		text, err := spec.Config(variant)
-		if err != nil {
-			panic(err)
-		}
-		c, err := model.LoadConfig(text)
+		c, err := spec.Compiled(variant)
 		if err != nil {
 			panic(err)
 		}

@@ -34,11 +34,7 @@ var (
 // variantConfig loads a bundled variant.
 func variantConfig(t testing.TB, variant string) *model.Config {
 	t.Helper()
-	text, err := spec.Config(variant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled(variant)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
@@ -21,11 +20,7 @@ import (
 // gives its final verdict, judged at the capture's last packet as replay
 // judges it.
 func Example_overdue() {
-	text, err := spec.Config("fork-90a52f44a")
-	if err != nil {
-		panic(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled("fork-90a52f44a")
 	if err != nil {
 		panic(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
@@ -220,8 +221,12 @@ func (row *Row) run(code *sglang.Code, opt Options) error {
 	main := &config{name: code.Variant, text: code.ConfigText}
 	prompt := &config{name: promptName, text: promptText}
 	for _, k := range []*config{main, prompt} {
-		if k.c, err = sglang.Config(k.name, k.text); err != nil {
-			return err
+		v, err := spec.Parse(k.name, k.text)
+		if err != nil {
+			return fmt.Errorf("configuration %s: %w", k.name, err)
+		}
+		if k.c, err = v.Compiled(); err != nil {
+			return fmt.Errorf("configuration %s: %w", k.name, err)
 		}
 		if k.verdicts, err = opt.Check(k.name, k.text); err != nil {
 			return fmt.Errorf("the model checker on %s: %w", k.name, err)

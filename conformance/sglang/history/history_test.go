@@ -8,9 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/roomspec/roomspec/conformance"
-	"github.com/roomspec/roomspec/spec/bundled"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/compiled"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 )
 
@@ -18,9 +17,11 @@ import (
 // roomspec check gives them (the compiled model, every property).
 func verdicts(t *testing.T, variant string) []check.Verdict {
 	t.Helper()
-	m, conf, err := bundled.Variant(variant)
+	v, err := spec.Load(variant)
 	require.NoError(t, err)
-	mc, err := model.FromCfg(conf)
+	m, err := v.Model()
+	require.NoError(t, err)
+	mc, err := v.Compiled()
 	require.NoError(t, err)
 	r := check.Check(context.Background(), m, check.Options{All: true, Workers: 2, Successors: compiled.New(mc)})
 	require.NotEqual(t, check.Failure, r.Outcome, "%v", r.Err)
@@ -43,7 +44,7 @@ func TestReplay(t *testing.T) {
 		{"sglang-34692", "sglang-35360-deferred", false},
 	} {
 		t.Run(tc.variant+"/"+tc.port, func(t *testing.T) {
-			c, err := conformance.LoadVariant(tc.variant)
+			c, err := spec.Compiled(tc.variant)
 			require.NoError(t, err)
 			im, _, err := conformance.Builtin(tc.port)
 			require.NoError(t, err)

@@ -5,16 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // ErrDecode is wrapped by every error of reading a value from JSON.
 var ErrDecode = errors.New("bad value")
 
 // A compiled spec reads its states from JSON in two forms, both decoded
-// by encoding/json into `any` (with UseNumber) and then walked by
-// per-type functions the spec generates on top of the ones here:
+// by encoding/json into `any` (with UseNumber) and then walked along the
+// state's Type:
 //
 //   - plain JSON, the state of an implementation under test
 //     (conformance/PROTOCOL.md): booleans, integers and strings as
@@ -28,8 +30,8 @@ var ErrDecode = errors.New("bad value")
 //
 // Errors name the path of the bad value (state.chan[1][0].type).
 
-// ParseJSON decodes data for the Read functions.
-func ParseJSON(data []byte) (any, error) {
+// parseJSON decodes data for the read functions.
+func parseJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -50,13 +52,13 @@ func bad(path, want string, v any) error {
 	return fmt.Errorf("%w: %s: want %s, got %s", ErrDecode, path, want, got)
 }
 
-// Index returns path[i].
-func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+// index returns path[i].
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
-// ReadStateObject parses data as the JSON object of a state: exactly
-// one field per variable, and in ITF a "#meta" field, which is ignored.
-func ReadStateObject(data []byte, itf bool, vars ...string) (map[string]any, error) {
-	v, err := ParseJSON(data)
+// readStateObject parses data as the JSON object of a state: exactly one
+// field per variable, and in ITF a "#meta" field, which is ignored.
+func readStateObject(data []byte, itf bool, vars []string) (map[string]any, error) {
+	v, err := parseJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
@@ -65,11 +67,10 @@ func ReadStateObject(data []byte, itf bool, vars ...string) (map[string]any, err
 			vars = append(slices.Clone(vars), "#meta")
 		}
 	}
-	return ReadObject(v, "state", vars...)
+	return readObject(v, "state", vars...)
 }
 
-// ReadBool reads a JSON boolean.
-func ReadBool(v any, path string) (bool, error) {
+func readBool(v any, path string) (bool, error) {
 	b, ok := v.(bool)
 	if !ok {
 		return false, bad(path, "a boolean", v)
@@ -77,8 +78,7 @@ func ReadBool(v any, path string) (bool, error) {
 	return b, nil
 }
 
-// ReadInt reads a JSON integer.
-func ReadInt(v any, path string) (int, error) {
+func readInt(v any, path string) (int, error) {
 	n, ok := v.(json.Number)
 	if !ok {
 		return 0, bad(path, "an integer", v)
@@ -90,8 +90,28 @@ func ReadInt(v any, path string) (int, error) {
 	return i, nil
 }
 
-// ReadString reads a JSON string.
-func ReadString(v any, path string) (string, error) {
+// readITFInt reads an ITF integer ({"#bigint":"n"}; a plain JSON integer
+// is accepted too).
+func readITFInt(v any, path string) (int, error) {
+	if _, ok := v.(json.Number); ok {
+		return readInt(v, path)
+	}
+	s, err := unwrap(v, path, "#bigint")
+	if err != nil {
+		return 0, err
+	}
+	str, ok := s.(string)
+	if !ok {
+		return 0, bad(path, "a #bigint string", s)
+	}
+	i, err := strconv.Atoi(str)
+	if err != nil {
+		return 0, bad(path, "an integer", s)
+	}
+	return i, nil
+}
+
+func readString(v any, path string) (string, error) {
 	s, ok := v.(string)
 	if !ok {
 		return "", bad(path, "a string", v)
@@ -99,27 +119,26 @@ func ReadString(v any, path string) (string, error) {
 	return s, nil
 }
 
-// ReadList reads a JSON list of n elements (any number if n < 0).
-func ReadList[T any](v any, path string, n int, elem func(any, string) (T, error)) ([]T, error) {
+// readList reads a JSON list of n elements (any number if n < 0), each
+// by elem (given its position, the value and its path).
+func readList(v any, path string, n int, elem func(i int, x any, at string) error) (int, error) {
 	l, ok := v.([]any)
 	if !ok {
-		return nil, bad(path, "a list", v)
+		return 0, bad(path, "a list", v)
 	}
 	if n >= 0 && len(l) != n {
-		return nil, fmt.Errorf("%w: %s: want %d elements, got %d", ErrDecode, path, n, len(l))
+		return 0, fmt.Errorf("%w: %s: want %d elements, got %d", ErrDecode, path, n, len(l))
 	}
-	out := make([]T, len(l))
 	for i, e := range l {
-		var err error
-		if out[i], err = elem(e, Index(path, i)); err != nil {
-			return nil, err
+		if err := elem(i, e, index(path, i)); err != nil {
+			return 0, err
 		}
 	}
-	return out, nil
+	return len(l), nil
 }
 
-// ReadObject reads a JSON object with exactly the given fields.
-func ReadObject(v any, path string, fields ...string) (map[string]any, error) {
+// readObject reads a JSON object with exactly the given fields.
+func readObject(v any, path string, fields ...string) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, bad(path, "an object", v)
@@ -139,98 +158,169 @@ func ReadObject(v any, path string, fields ...string) (map[string]any, error) {
 	return m, nil
 }
 
-// ReadBits reads a set, listed by elems (a JSON list or an ITF #set), of
-// elements read by elem (their indices), as a bitset.
-func ReadBits(v any, path string, itf bool, elem func(any, string) (int, error)) (uint64, error) {
-	if itf {
-		var err error
-		if v, err = unwrap(v, path, "#set"); err != nil {
-			return 0, err
-		}
-	}
-	xs, err := ReadList(v, path, -1, elem)
-	if err != nil {
-		return 0, err
-	}
-	var set uint64
-	for i, x := range xs {
-		if x < 0 || x >= 64 {
-			return 0, bad(Index(path, i), "an element of a set of at most 64", x)
-		}
-		set |= 1 << uint(x)
-	}
-	return set, nil
-}
-
 // unwrap returns v's only field key ({"#set": [...]} -> the list).
 func unwrap(v any, path, key string) (any, error) {
-	m, err := ReadObject(v, path, key)
+	m, err := readObject(v, path, key)
 	if err != nil {
 		return nil, err
 	}
 	return m[key], nil
 }
 
-// ReadFunc reads a function over d: a list of its values in index order
-// (plain JSON), or an ITF {"#map":[[k,v],...]} with every element of d
-// once.
-func ReadFunc[T any](v any, path string, d *Domain, itf bool, elem func(any, string) (T, error)) ([]T, error) {
-	if !itf {
-		return ReadList(v, path, d.Size(), elem)
+// read reads the value x (at path) of n's type into p.
+func (n *node) read(x any, path string, itf bool, p unsafe.Pointer) error {
+	switch n.kind {
+	case BoolKind:
+		b, err := readBool(x, path)
+		*(*bool)(p) = b
+		return err
+	case IntKind:
+		read := readInt
+		if itf {
+			read = readITFInt
+		}
+		i, err := read(x, path)
+		*(*int)(p) = i
+		return err
+	case StringKind, ElemKind:
+		i, err := n.readIndex(x, path, itf)
+		if n.kind == StringKind {
+			*(*uint8)(p) = uint8(i)
+		} else {
+			*(*int)(p) = i
+		}
+		return err
+	case SetKind:
+		if itf {
+			var err error
+			if x, err = unwrap(x, path, "#set"); err != nil {
+				return err
+			}
+		}
+		var set uint64
+		_, err := readList(x, path, -1, func(i int, e any, at string) error {
+			k, err := n.elem.readIndex(e, at, itf)
+			if err != nil {
+				return err
+			}
+			if k < 0 || k >= 64 {
+				return bad(at, "an element of a set of at most 64", k)
+			}
+			set |= 1 << uint(k)
+			return nil
+		})
+		*(*uint64)(p) = set
+		return err
+	case SeqKind:
+		l, ok := x.([]any)
+		if !ok {
+			return bad(path, "a list", x)
+		}
+		data := n.makeSlice(p, len(l))
+		_, err := readList(l, path, -1, n.elemReader(data, itf))
+		return err
+	case FuncKind:
+		data := n.makeSlice(p, n.dom.Size())
+		if !itf {
+			_, err := readList(x, path, n.dom.Size(), n.elemReader(data, itf))
+			return err
+		}
+		return n.readMap(x, path, data)
+	case RecordKind:
+		names := make([]string, len(n.parts))
+		for i, f := range n.parts {
+			names[i] = f.name
+		}
+		m, err := readObject(x, path, names...)
+		if err != nil {
+			return err
+		}
+		for _, f := range n.parts {
+			if err := f.read(m[f.name], path+"."+f.name, itf, f.at(p)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	m, err := unwrap(v, path, "#map")
+	panic("specrt: reading a " + n.kind.String())
+}
+
+// readIndex reads a string of the spec or an element of a domain as its
+// index.
+func (n *node) readIndex(x any, path string, itf bool) (int, error) {
+	if n.kind == StringKind {
+		s, err := readString(x, path)
+		if err != nil {
+			return 0, err
+		}
+		i, ok := slices.BinarySearch(n.strs, s)
+		if !ok {
+			return 0, fmt.Errorf("%w: %s: %q is no string of the spec", ErrDecode, path, s)
+		}
+		return i, nil
+	}
+	if itf {
+		return n.dom.ReadITF(x, path)
+	}
+	return n.dom.ReadJSON(x, path)
+}
+
+// makeSlice stores at p a new slice of n's Go type with length size and
+// returns its data.
+func (n *node) makeSlice(p unsafe.Pointer, size int) unsafe.Pointer {
+	s := reflect.MakeSlice(n.goType, size, size)
+	reflect.NewAt(n.goType, p).Elem().Set(s)
+	return s.UnsafePointer()
+}
+
+// elemReader reads element i of a slice whose data is data.
+func (n *node) elemReader(data unsafe.Pointer, itf bool) func(i int, x any, at string) error {
+	return func(i int, x any, at string) error {
+		return n.elem.read(x, at, itf, unsafe.Add(data, uintptr(i)*n.elem.size))
+	}
+}
+
+// readMap reads an ITF function, {"#map":[[k,v],...]} with every element
+// of the domain once, into data.
+func (n *node) readMap(x any, path string, data unsafe.Pointer) error {
+	d := n.dom
+	m, err := unwrap(x, path, "#map")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	pairs, err := ReadList(m, path, d.Size(), func(p any, at string) ([]any, error) {
-		return ReadList(p, at, 2, func(x any, _ string) (any, error) { return x, nil })
-	})
-	if err != nil {
-		return nil, err
+	pairs := make([][]any, d.Size())
+	if _, err := readList(m, path, d.Size(), func(i int, p any, at string) error {
+		pair := make([]any, 2)
+		_, err := readList(p, at, 2, func(j int, x any, _ string) error {
+			pair[j] = x
+			return nil
+		})
+		pairs[i] = pair
+		return err
+	}); err != nil {
+		return err
 	}
-	out := make([]T, d.Size())
 	seen := make([]bool, d.Size())
 	for _, p := range pairs {
 		k, err := d.ReadITF(p[0], path+" key")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if seen[k] {
-			return nil, bad(path, "each key once", p[0])
+			return bad(path, "each key once", p[0])
 		}
 		seen[k] = true
 		at := path + "[" + d.String(k) + "]"
-		if out[k], err = elem(p[1], at); err != nil {
-			return nil, err
+		if err := n.elem.read(p[1], at, true, unsafe.Add(data, uintptr(k)*n.elem.size)); err != nil {
+			return err
 		}
 	}
-	return out, nil
-}
-
-// ReadITFInt reads an ITF integer ({"#bigint":"n"}; a plain JSON integer
-// is accepted too).
-func ReadITFInt(v any, path string) (int, error) {
-	if _, ok := v.(json.Number); ok {
-		return ReadInt(v, path)
-	}
-	s, err := unwrap(v, path, "#bigint")
-	if err != nil {
-		return 0, err
-	}
-	str, ok := s.(string)
-	if !ok {
-		return 0, bad(path, "a #bigint string", s)
-	}
-	i, err := strconv.Atoi(str)
-	if err != nil {
-		return 0, bad(path, "an integer", s)
-	}
-	return i, nil
+	return nil
 }
 
 // ReadJSON reads an element of d given by its index.
 func (d *Domain) ReadJSON(v any, path string) (int, error) {
-	i, err := ReadInt(v, path)
+	i, err := readInt(v, path)
 	if err != nil {
 		return 0, err
 	}
@@ -249,13 +339,16 @@ func (d *Domain) ReadITF(v any, path string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		keys, err := ReadList(t, path, len(d.Comps), func(x any, at string) (any, error) { return x, nil })
-		if err != nil {
+		keys := make([]any, len(d.Comps))
+		if _, err := readList(t, path, len(d.Comps), func(i int, x any, _ string) error {
+			keys[i] = x
+			return nil
+		}); err != nil {
 			return 0, err
 		}
 		idx := 0
 		for k, c := range d.Comps {
-			p, err := c.ReadITF(keys[k], Index(path, k))
+			p, err := c.ReadITF(keys[k], index(path, k))
 			if err != nil {
 				return 0, err
 			}
@@ -263,7 +356,7 @@ func (d *Domain) ReadITF(v any, path string) (int, error) {
 		}
 		return idx, nil
 	case d.isInts:
-		x, err := ReadITFInt(v, path)
+		x, err := readITFInt(v, path)
 		if err != nil {
 			return 0, err
 		}
@@ -271,7 +364,7 @@ func (d *Domain) ReadITF(v any, path string) (int, error) {
 			return i, nil
 		}
 	default:
-		s, err := ReadString(v, path)
+		s, err := readString(v, path)
 		if err != nil {
 			return 0, err
 		}

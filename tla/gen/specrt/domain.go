@@ -102,9 +102,6 @@ func NewProduct(name string, comps ...*Domain) *Domain {
 // Value returns element i as an interpreter value.
 func (d *Domain) Value(i int) value.Value { return d.values[i] }
 
-// SetValue returns the whole domain as an interpreter set.
-func (d *Domain) SetValue() value.Value { return value.NewSet(d.values...) }
-
 // IndexOf returns the index of the interpreter value v, or false when v
 // is not an element.
 func (d *Domain) IndexOf(v value.Value) (int, bool) {

@@ -4,21 +4,89 @@ import (
 	"encoding/json"
 	"iter"
 	"math/bits"
-	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
-	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/literal"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
-// The Format functions print values as the interpreter prints them
-// (value.Format): compiled states print exactly as interpreted ones. The
-// ITF functions write them in Apalache's Informal Trace Format. Elements
-// of composite values are printed by the function given, which the
-// compiled spec generates per type.
+// Values print as the interpreter prints them (value.Format), so that
+// compiled states print exactly as interpreted ones, and as Apalache's
+// Informal Trace Format; they convert to the interpreter's values.
 
-// FormatBool prints TRUE or FALSE.
-func FormatBool(b *strings.Builder, v bool) {
+// format prints the value at p as TLA+.
+func (n *node) format(b *strings.Builder, p unsafe.Pointer) {
+	switch n.kind {
+	case BoolKind:
+		formatBool(b, *(*bool)(p))
+	case IntKind:
+		b.WriteString(strconv.Itoa(*(*int)(p)))
+	case StringKind, ElemKind:
+		n.formatIndex(b, n.indexAt(p))
+	case SetKind:
+		writeAll(b, "{", ", ", "}", members(*(*uint64)(p)), n.elem.formatIndex)
+	case SeqKind:
+		n.formatSeq(b, p)
+	case FuncKind:
+		if n.dom.IsSeq() {
+			n.formatSeq(b, p)
+			return
+		}
+		data, size := sliceAt(p)
+		writeAll(b, "(", " @@ ", ")", upTo(size), func(b *strings.Builder, i int) {
+			n.dom.Format(b, i)
+			b.WriteString(" :> ")
+			n.elem.format(b, n.elemAt(data, i))
+		})
+	case RecordKind:
+		writeAll(b, "[", ", ", "]", upTo(len(n.parts)), func(b *strings.Builder, i int) {
+			f := &n.parts[i]
+			b.WriteString(f.name)
+			b.WriteString(" |-> ")
+			f.format(b, f.at(p))
+		})
+	}
+}
+
+func (n *node) formatSeq(b *strings.Builder, p unsafe.Pointer) {
+	data, size := sliceAt(p)
+	writeAll(b, "<<", ", ", ">>", upTo(size), func(b *strings.Builder, i int) { n.elem.format(b, n.elemAt(data, i)) })
+}
+
+// formatIndex prints the string or domain element of index i.
+func (n *node) formatIndex(b *strings.Builder, i int) {
+	if n.kind == StringKind {
+		b.WriteString(literal.Quote(n.str(i)))
+		return
+	}
+	n.dom.Format(b, i)
+}
+
+// indexAt reads the index at p of a string or a domain element.
+func (n *node) indexAt(p unsafe.Pointer) int {
+	if n.kind == StringKind {
+		return int(*(*uint8)(p))
+	}
+	return *(*int)(p)
+}
+
+// str is the text of string i (as the compiled spec's Str.String prints
+// one outside its literals).
+func (n *node) str(i int) string {
+	if i >= 0 && i < len(n.strs) {
+		return n.strs[i]
+	}
+	return "Str(" + strconv.Itoa(i) + ")"
+}
+
+// elemAt is the address of element i of a slice of n's elements.
+func (n *node) elemAt(data unsafe.Pointer, i int) unsafe.Pointer {
+	return unsafe.Add(data, uintptr(i)*n.elem.size)
+}
+
+func formatBool(b *strings.Builder, v bool) {
 	if v {
 		b.WriteString("TRUE")
 	} else {
@@ -26,49 +94,56 @@ func FormatBool(b *strings.Builder, v bool) {
 	}
 }
 
-// FormatInt prints an integer.
-func FormatInt(b *strings.Builder, v int) { b.WriteString(strconv.Itoa(v)) }
-
-// FormatString prints a TLA+ string literal.
-func FormatString(b *strings.Builder, s string) { b.WriteString(tla.Quote(s)) }
-
-// FormatBits prints a bitset as the set of the elements whose bits are
-// set, in index order (the canonical order by construction).
-func FormatBits(b *strings.Builder, set uint64, elem func(*strings.Builder, int)) {
-	writeAll(b, "{", ", ", "}", members(set), elem)
+// itf writes the value at p as ITF.
+func (n *node) itf(b *strings.Builder, p unsafe.Pointer) {
+	switch n.kind {
+	case BoolKind:
+		b.WriteString(strconv.FormatBool(*(*bool)(p)))
+	case IntKind:
+		itfInt(b, *(*int)(p))
+	case StringKind, ElemKind:
+		n.itfIndex(b, n.indexAt(p))
+	case SetKind:
+		writeAll(b, `{"#set":[`, ",", "]}", members(*(*uint64)(p)), n.elem.itfIndex)
+	case SeqKind:
+		data, size := sliceAt(p)
+		writeAll(b, "[", ",", "]", upTo(size), func(b *strings.Builder, i int) { n.elem.itf(b, n.elemAt(data, i)) })
+	case FuncKind:
+		data, size := sliceAt(p)
+		writeAll(b, `{"#map":[`, ",", "]}", upTo(size), func(b *strings.Builder, i int) {
+			b.WriteByte('[')
+			n.dom.ITF(b, i)
+			b.WriteByte(',')
+			n.elem.itf(b, n.elemAt(data, i))
+			b.WriteByte(']')
+		})
+	case RecordKind:
+		writeAll(b, "{", ",", "}", upTo(len(n.parts)), func(b *strings.Builder, i int) {
+			f := &n.parts[i]
+			itfString(b, f.name)
+			b.WriteByte(':')
+			f.itf(b, f.at(p))
+		})
+	}
 }
 
-// FormatSeq prints a sequence as a tuple.
-func FormatSeq[T any](b *strings.Builder, v []T, elem func(*strings.Builder, T)) {
-	writeAll(b, "<<", ", ", ">>", slices.Values(v), elem)
-}
-
-// FormatFunc prints a function over d (v[i] is its value at element i):
-// as a tuple when d is 1..n, else as (k1 :> v1 @@ k2 :> v2).
-func FormatFunc[T any](b *strings.Builder, d *Domain, v []T, elem func(*strings.Builder, T)) {
-	if d.IsSeq() {
-		FormatSeq(b, v, elem)
+func (n *node) itfIndex(b *strings.Builder, i int) {
+	if n.kind == StringKind {
+		itfString(b, n.str(i))
 		return
 	}
-	writeAll(b, "(", " @@ ", ")", upTo(len(v)), func(b *strings.Builder, i int) {
-		d.Format(b, i)
-		b.WriteString(" :> ")
-		elem(b, v[i])
-	})
+	n.dom.ITF(b, i)
 }
 
-// ITFBool writes true or false.
-func ITFBool(b *strings.Builder, v bool) { b.WriteString(strconv.FormatBool(v)) }
-
-// ITFInt writes an integer as {"#bigint":"n"}.
-func ITFInt(b *strings.Builder, v int) {
+// itfInt writes an integer as {"#bigint":"n"}.
+func itfInt(b *strings.Builder, v int) {
 	b.WriteString(`{"#bigint":"`)
 	b.WriteString(strconv.Itoa(v))
 	b.WriteString(`"}`)
 }
 
-// ITFString writes a JSON string.
-func ITFString(b *strings.Builder, s string) {
+// itfString writes a JSON string.
+func itfString(b *strings.Builder, s string) {
 	var w strings.Builder
 	enc := json.NewEncoder(&w)
 	enc.SetEscapeHTML(false)
@@ -76,25 +151,55 @@ func ITFString(b *strings.Builder, s string) {
 	b.WriteString(strings.TrimSuffix(w.String(), "\n"))
 }
 
-// ITFBits writes a bitset as {"#set":[...]}.
-func ITFBits(b *strings.Builder, set uint64, elem func(*strings.Builder, int)) {
-	writeAll(b, `{"#set":[`, ",", "]}", members(set), elem)
+// value converts the value at p to the interpreter's.
+func (n *node) value(p unsafe.Pointer) value.Value {
+	switch n.kind {
+	case BoolKind:
+		return value.Bool(*(*bool)(p))
+	case IntKind:
+		return value.Int(*(*int)(p))
+	case StringKind, ElemKind:
+		return n.indexValue(n.indexAt(p))
+	case SetKind:
+		set := *(*uint64)(p)
+		es := make([]value.Value, 0, bits.OnesCount64(set))
+		for i := range members(set) {
+			es = append(es, n.elem.indexValue(i))
+		}
+		return value.NewSetOwned(es)
+	case SeqKind:
+		data, size := sliceAt(p)
+		es := make([]value.Value, size)
+		for i := range es {
+			es[i] = n.elem.value(n.elemAt(data, i))
+		}
+		return value.NewTuple(es...)
+	case FuncKind:
+		data, size := sliceAt(p)
+		ks := make([]value.Value, size)
+		es := make([]value.Value, size)
+		for i := range es {
+			ks[i] = n.dom.Value(i)
+			es[i] = n.elem.value(n.elemAt(data, i))
+		}
+		return value.NewFunc(ks, es)
+	case RecordKind:
+		var buf [8]value.Value
+		vals := buf[:0]
+		for i := range n.parts {
+			f := &n.parts[i]
+			vals = append(vals, f.value(f.at(p)))
+		}
+		return n.record.Record(vals)
+	}
+	panic("specrt: converting a " + n.kind.String())
 }
 
-// ITFSeq writes a sequence as a JSON list.
-func ITFSeq[T any](b *strings.Builder, v []T, elem func(*strings.Builder, T)) {
-	writeAll(b, "[", ",", "]", slices.Values(v), elem)
-}
-
-// ITFFunc writes a function over d as {"#map":[[k1,v1],...]}.
-func ITFFunc[T any](b *strings.Builder, d *Domain, v []T, elem func(*strings.Builder, T)) {
-	writeAll(b, `{"#map":[`, ",", "]}", upTo(len(v)), func(b *strings.Builder, i int) {
-		b.WriteByte('[')
-		d.ITF(b, i)
-		b.WriteByte(',')
-		elem(b, v[i])
-		b.WriteByte(']')
-	})
+func (n *node) indexValue(i int) value.Value {
+	if n.kind == StringKind {
+		return value.String(n.str(i))
+	}
+	return n.dom.Value(i)
 }
 
 // writeAll writes open, the items (each by elem) separated by sep, and
@@ -143,11 +248,8 @@ func (d *Domain) ITF(b *strings.Builder, i int) {
 			d.Comps[k].ITF(b, i/d.strides[k]%d.Comps[k].size)
 		})
 	case d.isInts:
-		ITFInt(b, d.Ints[i])
+		itfInt(b, d.Ints[i])
 	default:
-		ITFString(b, d.Names[i])
+		itfString(b, d.Names[i])
 	}
 }
-
-// ITFSet writes the whole domain as an ITF set.
-func (d *Domain) ITFSet(b *strings.Builder) { writeAll(b, `{"#set":[`, ",", "]}", upTo(d.size), d.ITF) }

@@ -11,11 +11,7 @@ import (
 // The marks a spec step leaves: decode's abort sends one ABORT per rank;
 // the scheduler's creation of the sender writes two log lines.
 func ExampleMarks() {
-	cfg, err := spec.Config("upstream")
-	if err != nil {
-		panic(err)
-	}
-	c, err := model.LoadConfig(cfg)
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		panic(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/tla/cfg"
-	"github.com/roomspec/roomspec/tla/gen/specrt"
 )
 
 // ErrConfig is wrapped by errors about the variant's configuration.
@@ -63,8 +61,10 @@ func (is *Instances) Get(n int, withLog bool) (*Instance, error) {
 		for i := range names {
 			names[i] = "d" + strconv.Itoa(i+1)
 		}
+		k := is.base.Constants
+		k.DecodeRanks, k.RequiredDstInfoNum = names, n
 		var err error
-		c, err = is.base.With(map[string]*cfg.Value{"DecodeRanks": specrt.ModelSet(names...), "RequiredDstInfoNum": specrt.IntValue(n)})
+		c, err = is.base.With(k)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}

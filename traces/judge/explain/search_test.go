@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
@@ -17,11 +16,7 @@ import (
 // TransferInfo 0 was observed: replay then explained more than the spec
 // allows.)
 func TestStepLeavesItsNodesAlone(t *testing.T) {
-	text, err := spec.Config("upstream")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled("upstream")
 	if err != nil {
 		t.Fatal(err)
 	}

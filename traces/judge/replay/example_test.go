@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
 )
@@ -15,11 +14,7 @@ import (
 // prefill event log: each aborted room's verdict as it is decided, then
 // the counts.
 func Example() {
-	text, err := spec.Config("fork-90a52f44a")
-	if err != nil {
-		panic(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled("fork-90a52f44a")
 	if err != nil {
 		panic(err)
 	}

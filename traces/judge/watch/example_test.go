@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/watch"
 	"github.com/roomspec/roomspec/traces/source"
@@ -19,11 +18,7 @@ import (
 // verdict when the stream ends. (The wall clock is stopped here, so that
 // capture time moves only with the packets.)
 func ExampleRun() {
-	text, err := spec.Config("fork-90a52f44a")
-	if err != nil {
-		panic(err)
-	}
-	c, err := model.LoadConfig(text)
+	c, err := spec.Compiled("fork-90a52f44a")
 	if err != nil {
 		panic(err)
 	}

@@ -55,11 +55,7 @@ func loadScenarios(t *testing.T) []*scenario {
 		if sc.deadline, err = sc.DeadlineDuration(); err != nil {
 			t.Fatal(err)
 		}
-		text, err := spec.Config(sc.Variant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sc.cfg, err = model.LoadConfig(text); err != nil {
+		if sc.cfg, err = spec.Compiled(sc.Variant); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(sc.Capture())
