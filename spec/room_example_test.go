@@ -84,6 +84,6 @@ func ExampleCompiled() {
 	s := c.Init()
 	fmt.Println(strings.SplitN(c.Format(&s), "\n", 2)[0])
 	// Output:
-	// upstream [d1 d2] 2 [TypeOK NoWriteAfterRelease NoEntryAfterRelease]
+	// upstream [d1 d2] 2 [TypeOK NoWriteAfterRelease NoEntryAfterRelease PagesFreedOnce NoFreeWhileWriting]
 	// /\ request_status = (r :> "Absent")
 }
