@@ -234,7 +234,12 @@ CONSTANTS
                             \*   worker's checks), so the exception path
                             \*   leaves it counted
     RoomReuse,              \* a second incarnation reuses each room id
-    TimeoutsFair            \* timeouts are weakly fair (FALSE: *-prompt cfgs)
+    TimeoutsFair,           \* timeouts are weakly fair (FALSE: *-prompt cfgs)
+    TickBeforeTimeout       \* the clock also stops one second before a
+                            \*   timeout expires (TRUE in the real-code
+                            \*   sglang-* cfgs; FALSE: straight to the instant
+                            \*   it expires, where the extra point costs too
+                            \*   many states)
 
 VARIABLES
     \* ---- prefill, shared dicts (nixl/conn.py NixlKVManager) -------------
@@ -857,8 +862,9 @@ Min(a, b) == IF a < b THEN a ELSE b
 \* nixl/conn.py:2785; the timeout fires once elapsed reaches
 \* bootstrap_timeout, common/conn.py:1285-1286), and only in a poll that
 \* reads Bootstrapping (nixl/conn.py:2831): the clock moves to one second
-\* before the timeout of such a request expires or, from there, to the
-\* instant it expires, and every held sender's elapsed time moves as much
+\* before the timeout of such a request expires (only with
+\* TickBeforeTimeout) or, from there, to the instant it expires, and every
+\* held sender's elapsed time moves as much
 \* (capped: beyond the timeout nothing changes).  No behaviour tells two
 \* times between these instants apart, and while no polled request reads
 \* Bootstrapping, time passing changes nothing a later poll can tell
@@ -873,7 +879,7 @@ Tick(q) ==
     /\ sender[q] \in {"BootstrapQueue", "InflightQueue"}
     /\ Poll(q) = "Bootstrapping"
     /\ elapsed[q] < BootstrapTimeoutSecs
-    /\ LET to == IF elapsed[q] < BootstrapTimeoutSecs - 1
+    /\ LET to == IF TickBeforeTimeout /\ elapsed[q] < BootstrapTimeoutSecs - 1
                  THEN BootstrapTimeoutSecs - 1 ELSE BootstrapTimeoutSecs
            d  == to - elapsed[q]
        IN  elapsed' = [p \in Requests |->

@@ -152,6 +152,10 @@ type kvManager struct {
 
 	requiredDstInfoNum int
 	numChunks          int
+	// tickBeforeTimeout: Tick stops the clock one second before a timeout
+	// too (the configuration's TickBeforeTimeout: a choice of instants,
+	// not of the code).
+	tickBeforeTimeout bool
 }
 
 // updateStatus is common/conn.py:327 update_status, with NIXL's
@@ -392,8 +396,8 @@ func (m *kvManager) PollInflight() error {
 }
 
 // Tick moves the clock to one second before q's bootstrap timeout
-// expires or, from there, to the instant it expires (the instants the
-// spec's Tick names). The clock is the world's, not the code's: any held
+// expires (where the configuration stops there) or, from there, to the
+// instant it expires (the instants the spec's Tick names). The clock is the world's, not the code's: any held
 // request with a deadline ahead of it can name one.
 func (m *kvManager) Tick(q int) error {
 	s, ok := m.Senders[q]
@@ -407,7 +411,7 @@ func (m *kvManager) Tick(q int) error {
 	}
 	e := m.Now - s.InitTime
 	switch {
-	case e < BootstrapTimeoutSecs-1:
+	case m.tickBeforeTimeout && e < BootstrapTimeoutSecs-1:
 		m.Now += BootstrapTimeoutSecs - 1 - e
 	case e < BootstrapTimeoutSecs:
 		m.Now += BootstrapTimeoutSecs - e

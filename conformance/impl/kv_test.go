@@ -96,6 +96,7 @@ func TestForkSeedRacePinsTheRoom(t *testing.T) {
     CountsAtDequeue = FALSE
     RoomReuse = FALSE
     TimeoutsFair = TRUE
+    TickBeforeTimeout = TRUE
 SPECIFICATION Spec
 `))
 	if err != nil {

@@ -57,6 +57,7 @@ func (p *Port) Reset(c *model.Config) error {
 		Pool:               KVPool{Held: map[int]bool{}, Frees: map[int]int{}},
 		requiredDstInfoNum: c.RequiredDstInfoNum,
 		numChunks:          c.NumChunks,
+		tickBeforeTimeout:  c.TickBeforeTimeout,
 	}
 	p.reqs = make([]request, c.Requests.Size())
 	for q := range p.reqs {

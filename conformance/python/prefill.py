@@ -449,9 +449,10 @@ class Scheduler:
             raise NotEnabled("nothing moves")
         self.inflight_queue = undone
 
-    def tick(self, req_id, clock):
+    def tick(self, req_id, clock, before=True):
         # The clock moves to one second before req_id's bootstrap timeout
-        # expires, or from there to the instant it expires.
+        # expires (where the configuration stops there: before), or from
+        # there to the instant it expires.
         if self.position(req_id) in ("NoSender", "Released") or not self.kv_mgr.variant.bootstrap_timeout:
             raise NotEnabled("no deadline")
         sender = self.senders[req_id]
@@ -463,7 +464,7 @@ class Scheduler:
         if sender._send_failed or status != KVPoll.Bootstrapping:
             raise NotEnabled("no poll of it reads the clock")
         elapsed = clock.now - sender.init_time
-        if elapsed < BOOTSTRAP_TIMEOUT - 1:
+        if before and elapsed < BOOTSTRAP_TIMEOUT - 1:
             clock.now += BOOTSTRAP_TIMEOUT - 1 - elapsed
         elif elapsed < BOOTSTRAP_TIMEOUT:
             clock.now += BOOTSTRAP_TIMEOUT - elapsed
@@ -486,6 +487,7 @@ class Harness:
         self.requests = [(r["room"], r["incarnation"]) for r in config["requests"]]
         self.required = config["required_dst_info_num"]
         self.clock = Clock()
+        self.tick_before = bool(config.get("clock_before_timeout", True))
         self.mgr = NixlKVManager(self.variant, self.clock, config["num_chunks"])
         self.mgr.pull = {d: [] for d in range(len(self.ranks))}
         self.mgr.ack_push = {d: [] for d in range(len(self.ranks))}
@@ -542,7 +544,7 @@ class Harness:
         elif action == "WorkerComplete":
             m.transfer_worker_complete(p[0])
         elif action == "Tick":
-            s.tick(p[0], self.clock)
+            s.tick(p[0], self.clock, self.tick_before)
         elif action == "DecodeSendTransferInfo":
             d, q = p
             if not self.started(q) or self.aborted[q] or d in self.ti_sent[q]:

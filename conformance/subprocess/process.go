@@ -312,6 +312,9 @@ type execConfig struct {
 	// BootstrapTimeout is the configuration's BootstrapTimeoutSecs: the
 	// implementation checks it against its code's own timeout.
 	BootstrapTimeout int `json:"bootstrap_timeout"`
+	// ClockBeforeTimeout is TickBeforeTimeout: Tick also stops the clock
+	// one second before a timeout expires.
+	ClockBeforeTimeout bool `json:"clock_before_timeout"`
 }
 
 type execRequest struct {
@@ -325,7 +328,8 @@ func (p *Process) Reset(c *model.Config) error {
 	defer p.mu.Unlock()
 	p.cfg = c
 	ec := execConfig{Rooms: c.Rooms.Names, DecodeRanks: c.DecodeRanks.Names,
-		RequiredDstInfoNum: c.RequiredDstInfoNum, NumChunks: c.NumChunks, BootstrapTimeout: c.BootstrapTimeoutSecs}
+		RequiredDstInfoNum: c.RequiredDstInfoNum, NumChunks: c.NumChunks, BootstrapTimeout: c.BootstrapTimeoutSecs,
+		ClockBeforeTimeout: c.TickBeforeTimeout}
 	for q := range c.Requests.Size() {
 		ec.Requests = append(ec.Requests, execRequest{Room: c.Requests.Comp(q, 0), Incarnation: c.Requests.Comp(q, 1)})
 	}

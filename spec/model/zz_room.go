@@ -15,7 +15,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "f8d768ba4682a9ca0284edfeb96030254321479e598464465a31acf209d24eb8"
+const SourceSHA256 = "bfd44104c7ff400ae30d26d410f69a9b4bdac3f3a2bb054a551f985f68f2feda"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -187,6 +187,7 @@ type Constants struct {
 	CountsAtDequeue             bool     `tla:"CountsAtDequeue"`
 	RoomReuse                   bool     `tla:"RoomReuse"`
 	TimeoutsFair                bool     `tla:"TimeoutsFair"`
+	TickBeforeTimeout           bool     `tla:"TickBeforeTimeout"`
 }
 
 // Config holds the constants of one model configuration and the constant
@@ -221,6 +222,7 @@ type Config struct {
 	CountsAtDequeue             bool
 	RoomReuse                   bool
 	TimeoutsFair                bool
+	TickBeforeTimeout           bool
 	// Constant definitions.
 	Incarnations        *specrt.Domain
 	Requests            *specrt.Domain
@@ -271,6 +273,7 @@ func NewConfig(k Constants) (_ *Config, err error) {
 	c.CountsAtDequeue = k.CountsAtDequeue
 	c.RoomReuse = k.RoomReuse
 	c.TimeoutsFair = k.TimeoutsFair
+	c.TickBeforeTimeout = k.TickBeforeTimeout
 	c.Incarnations = func() *specrt.Domain {
 		if c.RoomReuse {
 			return specrt.NewInts("Incarnations", 1, 2)
@@ -369,7 +372,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:324:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:329:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -2098,7 +2101,7 @@ func (c *Config) actTick(s, t *State, p_q Requests, yield func(*State) bool) boo
 	}
 	l211 := func() int {
 		return func() int {
-			if s.Elapsed[p_q] < specrt.SubInt(c.BootstrapTimeoutSecs, 1) {
+			if c.TickBeforeTimeout && (s.Elapsed[p_q] < specrt.SubInt(c.BootstrapTimeoutSecs, 1)) {
 				return specrt.SubInt(c.BootstrapTimeoutSecs, 1)
 			}
 			return c.BootstrapTimeoutSecs
@@ -2151,8 +2154,9 @@ func (c *Config) actTick(s, t *State, p_q Requests, yield func(*State) bool) boo
 // nixl/conn.py:2785; the timeout fires once elapsed reaches
 // bootstrap_timeout, common/conn.py:1285-1286), and only in a poll that
 // reads Bootstrapping (nixl/conn.py:2831): the clock moves to one second
-// before the timeout of such a request expires or, from there, to the
-// instant it expires, and every held sender's elapsed time moves as much
+// before the timeout of such a request expires (only with
+// TickBeforeTimeout) or, from there, to the instant it expires, and every
+// held sender's elapsed time moves as much
 // (capped: beyond the timeout nothing changes).  No behaviour tells two
 // times between these instants apart, and while no polled request reads
 // Bootstrapping, time passing changes nothing a later poll can tell

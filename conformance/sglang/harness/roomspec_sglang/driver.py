@@ -162,6 +162,7 @@ class Harness:
         self.required = int(config["required_dst_info_num"])
         self.num_chunks = int(config["num_chunks"])
         self.bootstrap_timeout = config.get("bootstrap_timeout")
+        self.tick_before = bool(config.get("clock_before_timeout", True))
         self.decode_addr = [(f"10.0.0.{i + 1}", 17000 + i) for i in range(len(self.ranks))]
         self.agent_names = [f"decode-{i}" for i in range(len(self.ranks))]
 
@@ -568,7 +569,8 @@ class Harness:
 
     def do_Tick(self, qi):
         """The clock moves to one second before request qi's bootstrap
-        timeout expires or, from there, to the instant it expires
+        timeout expires (where the configuration's TickBeforeTimeout stops
+        there) or, from there, to the instant it expires
         (Room.tla's Tick): time.time() of every module that reads it."""
         req = self.reqs[qi]
         sender = req.disagg_kv_sender
@@ -584,7 +586,7 @@ class Harness:
             raise Refused(f"its room reads {self._room_status(req)}: no poll of it reads the clock")
         t = int(self.bootstrap_timeout)
         elapsed = self.clock.now - init
-        if elapsed < t - 1:
+        if self.tick_before and elapsed < t - 1:
             self.clock.now = init + t - 1
         elif elapsed < t:
             self.clock.now = init + t
