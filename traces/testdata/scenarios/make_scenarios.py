@@ -576,8 +576,15 @@ def reuse(seed):
                            cleared room as Success, and request 2's bootstrap
                            poll then raises RuntimeError: prefill dies.)
       ok                   415: no reuse, no abort
-      pinned               416: request 2 reaches the scheduler first (its
-                           sender, then ABORT 1), request 1 afterwards."""
+      reversed             416: request 2 reaches the scheduler first (its
+                           sender, then ABORT 1), request 1 afterwards. With
+                           the per-request emulator this pinned the room
+                           (request 2's failure cleared it between the two
+                           requests' polls); polled as a whole queue, as
+                           poll_and_all_reduce does, both read the timeout's
+                           Failed and are released: the pin Room.tla finds
+                           under reuse (upstream-reuse) needs request 1 past
+                           the bootstrap queue when ABORT 1 lands."""
     rng = random.Random(seed)
     out = []
     for k in range(17):
@@ -599,9 +606,7 @@ def reuse(seed):
             out += [ev(t, "ti", room), ev(t + 0.3, "arrive", room)]
         else:
             # Request 2 reaches prefill's scheduler before request 1 and
-            # before the bootstrap thread handled ABORT 1: ABORT 1 fails
-            # request 2's Bootstrapping room, request 2's failure clears
-            # it, and request 1 then reads WaitingForInput forever.
+            # before the bootstrap thread handled ABORT 1 (see above).
             out += [ev(t, "arrive", room, 2), ev(t + 0.005, "abort", room), ev(t + 0.1, "arrive", room)]
     return out
 
