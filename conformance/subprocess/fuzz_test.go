@@ -85,4 +85,4 @@ func FuzzConn(f *testing.F) {
 
 // stateSeed is a well-formed state of upstream-reuse (what
 // conformance/python/prefill.py writes).
-const stateSeed = `{"request_status":["Absent"],"transfer_infos":[[]],"tombstones":[],"bootstrap_alive":true,"prefill_crashed":false,"outstanding":[0],"ack_target":[[]],"sender":["NoSender","NoSender"],"wqueue":[{"req":0,"left":1}],"posted":[false,false],"chan":[[],[{"type":"ABORT","room":0,"rank":1}]],"ack_chan":[[],[]],"ti_sent":[[],[0,1]],"aborted":[true,false],"pages_released":[[0,1],[]]}`
+const stateSeed = `{"request_status":["Absent"],"transfer_infos":[[]],"tombstones":[],"bootstrap_alive":true,"prefill_crashed":false,"outstanding":[0],"ack_target":[[]],"sender":["NoSender","NoSender"],"wqueue":[{"req":0,"left":1}],"posted":[false,false],"elapsed":[0,0],"kv_held":[false,false],"kv_frees":[0,0],"chan":[[],[{"type":"ABORT","room":0,"rank":1}]],"ack_chan":[[],[]],"ti_sent":[[],[0,1]],"aborted":[true,false],"pages_released":[[0,1],[]]}`
