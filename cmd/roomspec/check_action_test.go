@@ -57,7 +57,7 @@ func brokenRoom(t *testing.T, old, new string) (string, string, int, int) {
 // (exit 2 both). check runs no generator.
 func TestCheckBlamesTheAction(t *testing.T) {
 	t.Run("missing assignment", func(t *testing.T) {
-		path, action, from, to := brokenRoom(t, ", pages_released >>", " >>")
+		path, action, from, to := brokenRoom(t, "aborted,\n                    pages_released >>", "aborted >>")
 		var out, errOut bytes.Buffer
 		code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", path})
 		assert.Equal(t, exitBadInput, code, "%s", out.String())

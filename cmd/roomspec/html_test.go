@@ -302,7 +302,7 @@ func TestCounterexampleHTMLInBrowser(t *testing.T) {
 		{"check/fork-90a52f44a-AbortedRoomsTerminate.html", "", true},
 		{"check/fork-90a52f44a-NoWriteAfterRelease.html", "", false},
 		{"check/index.html", "", false},
-		{"check/index.html", "#3", true}, // NoWriteAfterRelease, NoEntryAfterRelease, then the lasso
+		{"check/index.html", "#4", true}, // NoWriteAfterRelease, NoEntryAfterRelease, NoFreeWhileWriting, then the lasso
 		{"test/fork-90a52f44a-liveness.html", "", false},
 		{"captures/captures.html", "#" + "healthy-pinnable.pcap/40/fork-90a52f44a", false},
 		{"show-test.html", "", false},
