@@ -98,7 +98,7 @@ func NewReplayPage(info ReplayInfo) *Page {
 	p.Subtitle = info.Command
 	p.variant, p.graph = info.Variant, info.Status
 	p.replay = &replayInfo{ReplayInfo: info}
-	p.verdict = []string{string(judge.Violated), string(judge.AtRisk), string(judge.Invalid), string(judge.Inconclusive), string(judge.Satisfied), string(judge.NotAborted)}
+	p.verdict = []string{string(judge.Violated), string(judge.AtRisk), string(judge.Invalid), string(judge.Inconclusive), string(judge.PredictedReleased), string(judge.Satisfied), string(judge.NotAborted)}
 	p.cols = []column{{"room", "room", "int"}, {"verdict", "verdict", "str"}, {"aborted", "aborted", "str"},
 		{"latency", "latency (s)", "num"}, {"end", "terminal / last seen", "str"}, {"frames", "frames", "str"},
 		{"lines", "log lines", "str"}, {"steps", "steps (unseen)", "str"}, {"prefill", "prefill", "str"}}

@@ -176,7 +176,7 @@
     }
     var D = data.D[r.d];
     var v = S[D.v];
-    var cls = /violated|invalid|pinned|fails/.test(v) ? "bad" : v === "at-risk" ? "risk" : /satisfied|holds/.test(v) ? "ok" : "";
+    var cls = /violated|invalid|pinned|fails/.test(v) ? "bad" : v === "at-risk" ? "risk" : v === "predicted-released" ? "pred" : /satisfied|holds/.test(v) ? "ok" : "";
     html += '<div class="head"><h2>' + esc(S[D.t]) + "</h2>" + (v ? '<span class="verdict ' + cls + '">' + esc(v) + "</span>" : "") + "</div>";
     if (S[D.r]) { html += "<p>" + esc(S[D.r]) + "</p>"; }
     (D.n || []).forEach(function (n) { html += '<p class="muted">' + esc(S[n]) + "</p>"; });

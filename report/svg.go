@@ -384,4 +384,4 @@ func (p *Page) statusGraph() *graphView {
 }
 
 // verdictOrder lists a replay's verdicts in the order of its summary.
-var verdictOrder = []judge.Verdict{judge.Satisfied, judge.Violated, judge.Inconclusive, judge.AtRisk, judge.Invalid}
+var verdictOrder = []judge.Verdict{judge.Satisfied, judge.PredictedReleased, judge.Violated, judge.Inconclusive, judge.AtRisk, judge.Invalid}

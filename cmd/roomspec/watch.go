@@ -145,7 +145,7 @@ where room is the object roomspec replay -format json writes. With -listen,
 Prometheus metrics on /metrics (roomspec_rooms_pinned, roomspec_rooms_judged_total,
 ...) and /healthz. SIGTERM or SIGINT judges the rooms held and exits.
 
-Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
+Exit status: 0, 1 when a room is violated, invalid or at-risk, 2 on bad input (a log
 that does not belong to the capture).`
 
 // serveMetrics registers the watch's metrics (build_info naming the

@@ -26,8 +26,8 @@ func (r *Report) Reported() []*Room {
 
 // Summary is the report's one-line summary.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("%d rooms, %d aborted: %d satisfied, %d violated, %d inconclusive, %d at-risk, %d invalid (deadline %v, capture end %s, search bound %d unseen steps, %d states)",
-		r.Total, r.Aborted, r.Count(Satisfied), r.Count(Violated), r.Count(Inconclusive), r.Count(AtRisk), r.Count(Invalid),
+	return fmt.Sprintf("%d rooms, %d aborted: %d satisfied, %d predicted-released, %d violated, %d inconclusive, %d at-risk, %d invalid (deadline %v, capture end %s, search bound %d unseen steps, %d states)",
+		r.Total, r.Aborted, r.Count(Satisfied), r.Count(PredictedReleased), r.Count(Violated), r.Count(Inconclusive), r.Count(AtRisk), r.Count(Invalid),
 		r.Deadline, stamp(r.End), r.MaxHidden, r.MaxStates)
 }
 
@@ -183,8 +183,9 @@ type junitMessage struct {
 
 // WriteJUnit writes JUnit XML with one test case per reported room:
 // violated, invalid and at-risk rooms (a possible pin) are failures,
-// inconclusive ones skipped. suite names the test suite (e.g. the
-// variant).
+// inconclusive ones skipped; satisfied and predicted-released rooms pass,
+// the verdict and its reason in the case's output (a prediction stays
+// named as one). suite names the test suite (e.g. the variant).
 func (r *Report) WriteJUnit(w io.Writer, suite string) error {
 	set := junitSet{Name: "roomspec replay " + suite}
 	for _, room := range r.Reported() {
@@ -198,6 +199,8 @@ func (r *Report) WriteJUnit(w io.Writer, suite string) error {
 		case Inconclusive:
 			c.Skipped = msg
 			set.Skipped++
+		default:
+			c.Output = fmt.Sprintf("%s: %s; %s", room.Verdict, room.Reason, c.Output)
 		}
 		set.Cases = append(set.Cases, c)
 		set.Tests++
