@@ -25,6 +25,7 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 // view is what the template draws.
 type view struct {
 	Title, Subtitle string
+	Why             []string
 	CSS             template.CSS
 	JS              template.JS
 	Data            template.JS
@@ -53,6 +54,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	switch {
 	case p.replay != nil && p.replay.rep != nil:
 		rep := p.replay.rep
+		v.Why = p.replay.Why
 		v.Summary = []fact{{"rooms", fmt.Sprint(rep.Total)}, {"aborted", fmt.Sprint(rep.Aborted)},
 			{"deadline", rep.Deadline.String()}, {"capture", span(p.replay.start, rep.End)},
 			{"search bound", fmt.Sprintf("%d unseen steps, %d states", rep.MaxHidden, rep.MaxStates)}}

@@ -68,6 +68,9 @@ type row struct {
 type ReplayInfo struct {
 	// Variant is the variant replayed under; Command the command line.
 	Variant, Command string
+	// Why says which variant and why (the lines replay prints first:
+	// the SGLang code that called for it, or that it was assumed).
+	Why []string
 	// Status is the variant's room-status state machine (roomspec
 	// diagram), or nil; the page counts the transitions its rooms used.
 	Status *check.Projection

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
@@ -69,9 +70,14 @@ func runCheck(e *env, args []string) int {
 	// -max-memory instead.
 	debug.SetGCPercent(gcPercent)
 	if *list {
+		// One line each: the name, then which SGLang commits or code it
+		// models and how (its configuration's header).
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		for _, v := range spec.Variants() {
-			fmt.Fprintln(e.stdout, v)
+			d, _ := spec.Describe(v)
+			fmt.Fprintf(tw, "%s\t%s\n", v, d)
 		}
+		tw.Flush()
 		return exitOK
 	}
 	if fs.NArg() == 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roomspec/roomspec/conformance"
-	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/traces/judge"
 )
 
@@ -183,6 +183,8 @@ func (v *nonNegativeDuration) Set(s string) error {
 // one default each.
 type judgeFlags struct {
 	variant, log, logEndpoint *string
+	sglang                    *string
+	sglangEnv                 envList
 	deadline, idle            *time.Duration
 	skew                      *time.Duration
 	maxHidden, maxStates      *int
@@ -210,7 +212,8 @@ func skewOption(skew time.Duration) time.Duration {
 
 func addJudgeFlags(fs *flagSet) *judgeFlags {
 	f := &judgeFlags{
-		variant:     fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)"),
+		variant:     fs.String("variant", "", "bundled spec `variant` rooms are judged against (see roomspec check -list; default: the one -sglang calls for, else "+defaultVariant+", said to be assumed)"),
+		sglang:      fs.String("sglang", "", "judge against the configuration the SGLang code at `SOURCE` calls for (as -impl sglang: of roomspec test: a checkout, its python/ folder, a site-packages folder, or GITDIR@COMMIT): its lifecycle PRs (the expectation table), checked by the harness's probe"),
 		log:         fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)"),
 		logEndpoint: fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)"),
 		deadline:    fs.PositiveDuration("deadline", 300*time.Second, "how long after its abort a room must be released"),
@@ -220,15 +223,21 @@ func addJudgeFlags(fs *flagSet) *judgeFlags {
 		maxStates:   fs.PositiveInt("max-states", 50000, "search bound: states one search visits"),
 	}
 	fs.Var(&f.ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
+	fs.Var(&f.sglangEnv, "sglang-env", sglangEnvHelp)
 	return f
 }
 
-// load returns the variant's configuration and the options rooms are
-// judged with, or an error that names the flag at fault.
-func (f *judgeFlags) load() (*model.Config, judge.Options, error) {
-	c, err := conformance.LoadVariant(*f.variant)
+// load returns the configuration rooms are judged against (chooseVariant:
+// -sglang, -variant or the default) and the options they are judged
+// with, or an error that names the flag at fault. warn is told the
+// SGLang source's warnings.
+func (f *judgeFlags) load(ctx context.Context, warn func(string)) (*variantChoice, judge.Options, error) {
+	if *f.sglang == "" && len(f.sglangEnv) > 0 {
+		return nil, judge.Options{}, errors.New("-sglang-env is the environment of the code -sglang names: give -sglang SOURCE")
+	}
+	ch, err := chooseVariant(ctx, *f.sglang, sglang.Env(f.sglangEnv), *f.variant, *f.variant != "", warn)
 	if err != nil {
-		return nil, judge.Options{}, fmt.Errorf("unknown variant %q (see roomspec check -list)", *f.variant)
+		return nil, judge.Options{}, err
 	}
 	opt := judge.Options{Deadline: *f.deadline, Log: *f.log != "", Skew: skewOption(*f.skew), Idle: *f.idle,
 		MaxHidden: *f.maxHidden, MaxStates: *f.maxStates}
@@ -237,5 +246,5 @@ func (f *judgeFlags) load() (*model.Config, judge.Options, error) {
 			return nil, opt, fmt.Errorf("-log-endpoint: %v", err)
 		}
 	}
-	return c, opt, nil
+	return ch, opt, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -30,6 +31,13 @@ pins the room under the variant) or predicted-released (every completion
 releases it under the variant: a prediction, never "satisfied", since only
 the log shows a release). Several captures are taken as consecutive parts
 of one capture.
+
+The variant is the configuration of Room.tla rooms are judged against: with
+-sglang SOURCE, the one the SGLang code the capture's prefill ran calls for
+(its lifecycle PRs, from the expectation table, checked by the harness's
+probe); with -variant, the one named; with neither, upstream, and the
+report says it was assumed. Which one and why are the first lines of the
+text report (on stderr with -format json or junit).
 
 Rooms are judged as they go idle (-idle), so memory follows the rooms in
 flight; -format json writes each room as soon as it is judged.
@@ -63,16 +71,16 @@ the damage are still judged and reported).`)
 		fs.Usage()
 		return bad("no capture files given")
 	}
-	c, opt, err := jf.load()
+	ch, opt, err := jf.load(context.Background(), warnTo(e.stderr, "roomspec replay"))
 	if err != nil {
 		return bad("%v", err)
 	}
-	out, err := newReplayOutput(e, *format, *itf, *htmlFile, c, *jf.variant, "roomspec replay "+strings.Join(args, " "))
+	out, err := newReplayOutput(e, *format, *itf, *htmlFile, ch, "roomspec replay "+strings.Join(args, " "))
 	if err != nil {
 		return bad("%v", err)
 	}
 	opt.Witness = *htmlFile != ""
-	j, err := judge.New(c, opt)
+	j, err := judge.New(ch.Config, opt)
 	if err != nil {
 		return bad("%v", err)
 	}

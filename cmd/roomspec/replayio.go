@@ -87,20 +87,28 @@ func reportInput(e *env, logFile string, res *replay.Result) (damaged bool) {
 type replayOutput struct {
 	format, itf, html string
 	variant           string
+	why               []string
 	out               *bufio.Writer
 	page              *report.Page
 	kept              []*judge.Room
 }
 
-func newReplayOutput(e *env, format, itf, html string, c *model.Config, variant, command string) (*replayOutput, error) {
-	o := &replayOutput{format: format, itf: itf, html: html, variant: variant, out: bufio.NewWriter(e.stdout)}
+func newReplayOutput(e *env, format, itf, html string, ch *variantChoice, command string) (*replayOutput, error) {
+	o := &replayOutput{format: format, itf: itf, html: html, variant: ch.Name, why: ch.Why, out: bufio.NewWriter(e.stdout)}
+	// Which variant and why: the text report's first lines; before the
+	// JSON lines or the XML, on stderr.
+	if format == "text" {
+		writeWhy(o.out, "", ch)
+	} else {
+		writeWhy(e.stderr, "roomspec replay: ", ch)
+	}
 	if itf != "" {
 		if err := os.MkdirAll(itf, 0o755); err != nil {
 			return nil, err
 		}
 	}
 	if html != "" {
-		o.page = report.NewReplayPage(report.ReplayInfo{Variant: variant, Command: command, Status: report.StatusMachine(c)})
+		o.page = report.NewReplayPage(report.ReplayInfo{Variant: ch.Name, Why: ch.Why, Command: command, Status: report.StatusMachine(ch.Config)})
 	}
 	return o, nil
 }

@@ -32,6 +32,7 @@ func runTest(e *env, args []string) int {
 			"events within -skew) is enumerated, up to -schedules of them, then -cases random\n"+
 			"ones; the seed and the bound are printed first. Exit status 1 if a property fails.")
 	implName := fs.String("impl", "", "implementation: a built-in `name`, exec:COMMAND or sglang:SOURCE (default: every built-in)")
+	sglangSrc := fs.String("sglang", "", "SGLang's code at `SOURCE`, checked against the configuration it calls for (the same as -impl sglang:SOURCE; with -captures, the captured rooms are judged under that configuration and run on that code)")
 	var sglangEnv envList
 	fs.Var(&sglangEnv, "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	variant := fs.String("variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
@@ -75,6 +76,13 @@ func runTest(e *env, args []string) int {
 		*seed = time.Now().UnixNano() % 1_000_000_007
 	}
 	names := conformance.BuiltinNames()
+	if *sglangSrc != "" {
+		if *implName != "" && *implName != "sglang:"+*sglangSrc {
+			fmt.Fprintf(e.stderr, "roomspec test: -sglang %s and -impl %s: give one of them\n", *sglangSrc, *implName)
+			return exitBadInput
+		}
+		*implName = "sglang:" + *sglangSrc
+	}
 	if *implName != "" {
 		names = []string{*implName}
 	}
@@ -85,7 +93,8 @@ func runTest(e *env, args []string) int {
 			return exitBadInput
 		}
 		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: skewOption(*skew), Bound: *bound, MaxSchedules: *schedules}
-		cr := &capturedRun{e: e, impls: names, opt: opt}
+		cr := &capturedRun{e: e, impls: names, opt: opt,
+			load: sglang.LoadOptions{Env: sglang.Env(sglangEnv), Variant: *variant, Base: *base, Warn: warnTo(e.stderr, "roomspec test")}}
 		if *htmlDir != "" {
 			cr.page = capturedPage(names, *seed, *cases, args)
 			cr.html = *htmlDir
