@@ -295,6 +295,15 @@ func (t *strTable) id(s string) int {
 	return len(t.list) - 1
 }
 
+// optional is the id of s, or nil for "".
+func (t *strTable) optional(s string) *int {
+	if s == "" {
+		return nil
+	}
+	i := t.id(s)
+	return &i
+}
+
 func (t *strTable) idsOf(ss []string) []int {
 	out := make([]int, len(ss))
 	for i, s := range ss {

@@ -179,6 +179,7 @@
     var cls = /violated|invalid|pinned|fails/.test(v) ? "bad" : v === "at-risk" ? "risk" : v === "predicted-released" ? "pred" : /satisfied|holds/.test(v) ? "ok" : "";
     html += '<div class="head"><h2>' + esc(S[D.t]) + "</h2>" + (v ? '<span class="verdict ' + cls + '">' + esc(v) + "</span>" : "") + "</div>";
     if (S[D.r]) { html += "<p>" + esc(S[D.r]) + "</p>"; }
+    if (D.w != null) { html += '<p class="why"><b>Why pinned:</b> ' + esc(S[D.w]) + "</p>"; }
     (D.n || []).forEach(function (n) { html += '<p class="muted">' + esc(S[n]) + "</p>"; });
     if (S[D.t0] && S[D.t0] !== "-") { html += '<p class="muted">Times are after the room\'s first observation, at ' + esc(S[D.t0]) + ".</p>"; }
     html += legend();

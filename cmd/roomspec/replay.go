@@ -75,7 +75,7 @@ the damage are still judged and reported).`)
 	if err != nil {
 		return bad("%v", err)
 	}
-	out, err := newReplayOutput(e, *format, *itf, *htmlFile, ch, "roomspec replay "+strings.Join(args, " "))
+	out, err := newReplayOutput(e, *format, *itf, *htmlFile, ch, "roomspec replay "+strings.Join(args, " "), fs.Args())
 	if err != nil {
 		return bad("%v", err)
 	}

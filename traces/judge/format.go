@@ -76,6 +76,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 		for _, room := range rooms {
 			fmt.Fprintf(&b, "room %d: %s: %s\n", room.Room, room.Verdict, room.Reason)
+			if room.Why != "" {
+				fmt.Fprintf(&b, "  why: %s\n", room.Why)
+			}
 			if room.More > 0 {
 				fmt.Fprintf(&b, "  (%d more observations not listed)\n", room.More)
 			}
@@ -95,6 +98,7 @@ type jsonRoom struct {
 	Room         int64    `json:"room"`
 	Verdict      Verdict  `json:"verdict"`
 	Reason       string   `json:"reason"`
+	Why          string   `json:"why,omitempty"`
 	AbortTime    *string  `json:"abort_time"`
 	AbortFrame   *int     `json:"abort_frame"`
 	TerminalTime *string  `json:"terminal_time"`
@@ -126,7 +130,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteRoomJSON writes room as one line of JSON (the objects of
 // WriteJSON), for callers that stream rooms as they are judged.
 func WriteRoomJSON(w io.Writer, room *Room) error {
-	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason,
+	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason, Why: room.Why,
 		FirstSeen: stamp(room.FirstSeen), LastSeen: stamp(room.LastSeen),
 		Frames: append([]int{}, room.Frames...), Lines: append([]int{}, room.Lines...), More: room.More,
 		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String(), WireOnly: room.WireOnly}
@@ -192,6 +196,9 @@ func (r *Report) WriteJUnit(w io.Writer, suite string) error {
 		c := junitCase{Class: "replay." + suite, Name: fmt.Sprintf("room %d", room.Room),
 			Output: fmt.Sprintf("frames %s; log lines %s", ints(room.Frames, room.More), ints(room.Lines, 0))}
 		msg := &junitMessage{Message: room.Reason, Type: string(room.Verdict), Text: room.State}
+		if room.Why != "" {
+			msg.Message += ". Why: " + room.Why
+		}
 		switch room.Verdict {
 		case Violated, Invalid, AtRisk:
 			c.Failure = msg

@@ -45,7 +45,10 @@ type Room struct {
 	Prefill netip.AddrPort
 	Verdict Verdict
 	// Reason explains the verdict in a sentence.
-	Reason  string
+	Reason string
+	// Why says, for a violated or at-risk room whose behaviour reaches a
+	// state that pins it, why it is pinned in SGLang's terms (see Why).
+	Why     string
 	Aborted bool
 	// AbortTime is the time of the room's first ABORT; AbortFrame its frame.
 	AbortTime  time.Time
