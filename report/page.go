@@ -79,6 +79,8 @@ type ReplayInfo struct {
 type replayInfo struct {
 	ReplayInfo
 	rep *judge.Report
+	// lead is the room the page opens with, said first.
+	lead *lead
 	// start is the capture's first packet time.
 	start time.Time
 	// Per reported room: abort time, release time (0 if none), latency
@@ -178,6 +180,17 @@ func (p *Page) AddRoom(room *judge.Room) {
 	ri.latencies = append(ri.latencies, int64(room.Latency))
 	ri.pinned = append(ri.pinned, room.Verdict == judge.Violated && room.Latency < 0 || room.Verdict == judge.AtRisk)
 	ri.waiting = append(ri.waiting, room.Verdict == judge.Inconclusive)
+	if room.Why != "" && (ri.lead == nil || room.FirstSeen.Before(ri.lead.first)) {
+		ri.lead = &lead{id: id, first: room.FirstSeen,
+			text: fmt.Sprintf("Room %d is %s: %s. Why it is pinned: %s.", j.Room, j.Verdict, room.Reason, room.Why)}
+	}
+}
+
+// lead is the first pinned room (the first seen of those whose
+// behaviour reaches a state that pins them), which the page opens.
+type lead struct {
+	id, text string
+	first    time.Time
 }
 
 // Finish records the replay's report (its counts and end time) and the

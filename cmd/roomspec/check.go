@@ -157,7 +157,7 @@ func runBundled(e *env, variant, format string, workers int, interpret bool, htm
 		return exitBadInput
 	}
 	if htmlDir != "" {
-		if err := writeCheckHTML(htmlDir, results); err != nil {
+		if err := writeCheckHTML(htmlDir, variant, results); err != nil {
 			fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
 			return exitBadInput
 		}
