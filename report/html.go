@@ -29,14 +29,14 @@ type view struct {
 	// Lead says, first, why the room the page opens with is pinned;
 	// LeadID is its row.
 	Lead, LeadID string
-	CSS             template.CSS
-	JS              template.JS
-	Data            template.JS
-	Summary         []fact
-	Counts          []count
-	Charts          []*chart
-	Graph           *graphView
-	Variant         string
+	CSS          template.CSS
+	JS           template.JS
+	Data         template.JS
+	Summary      []fact
+	Counts       []count
+	Charts       []*chart
+	Graph        *graphView
+	Variant      string
 }
 
 type fact struct{ Name, Value string }
