@@ -80,6 +80,10 @@ func runCheck(e *env, args []string) int {
 		tw.Flush()
 		return exitOK
 	}
+	if err := checkVariant(*variant); err != nil {
+		fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
+		return exitBadInput
+	}
 	if fs.NArg() == 0 {
 		if *matchFile != "" {
 			fmt.Fprintln(e.stderr, "roomspec check: -match-itf needs a module")
@@ -366,11 +370,12 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 			// Name files as the user wrote them, relative to the module's folder.
 			te.File = filepath.Join(filepath.Dir(cr.module), te.File)
 		}
-		fmt.Fprintf(w, "Error: %v\n", r.Err)
+		// Bad input, not a verdict: on stderr, as every roomspec error.
+		fmt.Fprintf(cr.stderr, "roomspec check: %v\n", r.Err)
 		return
 	}
 	if cr.cause != nil {
-		fmt.Fprintf(w, "Error: %v\n", cr.cause)
+		fmt.Fprintf(cr.stderr, "roomspec check: %v\n", cr.cause)
 	}
 	switch r.Outcome {
 	case check.Invariant:

@@ -65,9 +65,9 @@ func TestCheckReportsAtTheAction(t *testing.T) {
 			path, from, to := brokenRoom(t, tc.old, tc.new)
 			var out, errOut bytes.Buffer
 			code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", path})
-			assert.Equal(t, exitBadInput, code, "%s", out.String())
-			m := regexp.MustCompile(`Room\.tla:(\d+):(\d+): (.*)`).FindStringSubmatch(out.String())
-			require.NotNil(t, m, "%s", out.String())
+			assert.Equal(t, exitBadInput, code, "%s", errOut.String())
+			m := regexp.MustCompile(`Room\.tla:(\d+):(\d+): (.*)`).FindStringSubmatch(errOut.String())
+			require.NotNil(t, m, "%s", errOut.String())
 			line, _ := strconv.Atoi(m[1])
 			assert.True(t, line >= from && line <= to, "reported at line %d, the action spans %d-%d: %s", line, from, to, m[0])
 			assert.Contains(t, m[3], tc.msg)

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/roomspec/roomspec/conformance/sglang"
+	"github.com/roomspec/roomspec/internal/suggest"
 	"github.com/roomspec/roomspec/traces/judge"
 )
 
@@ -49,12 +51,15 @@ func (fs *flagSet) printUsage(w io.Writer) {
 
 // parse parses args and reports whether the command should go on; if not,
 // code is the exit status: 0 after -help (usage on stdout), 2 after a bad
-// flag (the error and usage on stderr).
+// flag (on stderr, one line in the style of every roomspec error, and
+// where to find the flags).
 func (fs *flagSet) parse(args []string) (code int, ok bool) {
-	usage := fs.Usage
+	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {} // printed below, to the right stream
+	fs.SetOutput(io.Discard)
 	err := fs.parseInterleaved(args)
 	fs.Usage = usage
+	fs.SetOutput(out)
 	switch {
 	case err == nil:
 		return exitOK, true
@@ -62,9 +67,34 @@ func (fs *flagSet) parse(args []string) (code int, ok bool) {
 		fs.printUsage(fs.env.stdout)
 		return exitOK, false
 	default:
-		fs.printUsage(fs.env.stderr)
+		fmt.Fprintf(fs.env.stderr, "roomspec %s: %s\nrun 'roomspec help %s' for its flags\n", fs.name, fs.flagError(err), fs.name)
 		return exitBadInput, false
 	}
+}
+
+// flagErr matches the flag package's errors: a bad value, an unknown flag.
+var (
+	badValue    = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for flag (-\S+): (.*)$`)
+	unknownFlag = regexp.MustCompile(`^flag provided but not defined: -+(\S+)$`)
+)
+
+// flagError says err as every roomspec error says a bad value
+// (-FLAG "VALUE": what is wrong), and an unknown flag with the nearest.
+func (fs *flagSet) flagError(err error) string {
+	msg := err.Error()
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s %s: %s", m[2], m[1], m[3])
+	}
+	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		near := ""
+		if n := suggest.Nearest(m[1], names); n != "" {
+			near = " (did you mean -" + n + "?)"
+		}
+		return fmt.Sprintf("unknown flag -%s%s", m[1], near)
+	}
+	return msg
 }
 
 // parseInterleaved parses the flags wherever they are among args and

@@ -38,6 +38,9 @@ func replayInput(e *env, files []string, logFile string, ports portList) (replay
 	if logFile == "" {
 		return in, func() {}, nil
 	}
+	if err := sniffLog(logFile); err != nil {
+		return in, nil, err
+	}
 	f, err := os.Open(logFile)
 	if err != nil {
 		return in, nil, err

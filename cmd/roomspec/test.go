@@ -62,6 +62,10 @@ func runTest(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "roomspec test: -format must be text or json, not %q\n", *format)
 		return exitBadInput
 	}
+	if err := checkVariant(*variant); err != nil {
+		fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
+		return exitBadInput
+	}
 	var props []string
 	switch *property {
 	case "both":

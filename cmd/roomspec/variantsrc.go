@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/roomspec/roomspec/conformance"
@@ -120,9 +121,19 @@ func describeVariant(name string) string {
 	return d
 }
 
-// unknownVariant is the error of a -variant that is not bundled.
+// unknownVariant is the error of a -variant that is not bundled, in the
+// style of every bad flag value, with the nearest bundled one.
 func unknownVariant(name string) error {
-	return fmt.Errorf("unknown variant %q (see roomspec check -list)", name)
+	return fmt.Errorf("-variant %q: unknown variant%s; roomspec check -list lists them", name, didYouMean(name, spec.Variants()))
+}
+
+// checkVariant returns unknownVariant's error unless name is bundled (or
+// empty: not given).
+func checkVariant(name string) error {
+	if name == "" || slices.Contains(spec.Variants(), name) {
+		return nil
+	}
+	return unknownVariant(name)
 }
 
 // sglangEnvHelp is the -sglang-env flag's help.

@@ -91,6 +91,11 @@ func runWatch(e *env, args []string) int {
 	if err != nil {
 		return bad("%v", err)
 	}
+	if *jf.log != "" {
+		if err := sniffLog(*jf.log); err != nil {
+			return bad("%v", err)
+		}
+	}
 	writeWhy(e.stderr, "roomspec watch: ", ch)
 	metrics, stopMetrics, err := serveMetrics(e, *listen, *public, ch.Name, opt.Deadline)
 	if err != nil {
