@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec/itf"
@@ -36,6 +37,9 @@ func replayInput(e *env, files []string, logFile string, ports portList) (replay
 	}
 	if logFile == "" {
 		return in, func() {}, nil
+	}
+	if err := sniffLog(logFile); err != nil {
+		return in, nil, err
 	}
 	f, err := os.Open(logFile)
 	if err != nil {
@@ -87,20 +91,29 @@ func reportInput(e *env, logFile string, res *replay.Result) (damaged bool) {
 type replayOutput struct {
 	format, itf, html string
 	variant           string
+	why               []string
+	captures          string
 	out               *bufio.Writer
 	page              *report.Page
 	kept              []*judge.Room
 }
 
-func newReplayOutput(e *env, format, itf, html string, c *model.Config, variant, command string) (*replayOutput, error) {
-	o := &replayOutput{format: format, itf: itf, html: html, variant: variant, out: bufio.NewWriter(e.stdout)}
+func newReplayOutput(e *env, format, itf, html string, ch *variantChoice, command string, captures []string) (*replayOutput, error) {
+	o := &replayOutput{format: format, itf: itf, html: html, variant: ch.Name, why: ch.Why, captures: strings.Join(captures, ","), out: bufio.NewWriter(e.stdout)}
+	// Which variant and why: the text report's first lines; before the
+	// JSON lines or the XML, on stderr.
+	if format == "text" {
+		writeWhy(o.out, "", ch)
+	} else {
+		writeWhy(e.stderr, "roomspec replay: ", ch)
+	}
 	if itf != "" {
 		if err := os.MkdirAll(itf, 0o755); err != nil {
 			return nil, err
 		}
 	}
 	if html != "" {
-		o.page = report.NewReplayPage(report.ReplayInfo{Variant: variant, Command: command, Status: report.StatusMachine(c)})
+		o.page = report.NewReplayPage(report.ReplayInfo{Variant: ch.Name, Why: ch.Why, Command: command, Status: report.StatusMachine(ch.Config)})
 	}
 	return o, nil
 }
@@ -112,7 +125,7 @@ func (o *replayOutput) room(room *judge.Room) error {
 		room.Witness = nil // drawn: its states are no longer needed
 	}
 	if o.itf != "" {
-		if err := writePin(room, o.itf); err != nil {
+		if err := writePin(room, o.itf, o.variant, o.captures); err != nil {
 			return err
 		}
 	}
@@ -146,14 +159,27 @@ func (o *replayOutput) finish(res *replay.Result) error {
 	return o.out.Flush()
 }
 
-// writePin writes the behaviour a reported room matched as an ITF trace.
-func writePin(room *judge.Room, dir string) error {
+// writePin writes the behaviour a reported room matched as an ITF trace:
+// for a pinned room, up to the state it is pinned in, as a lasso that
+// stays there; its meta names the captures, the room's frames and log
+// lines, the variant, the verdict and why the room is pinned.
+func writePin(room *judge.Room, dir, variant, captures string) error {
 	if len(room.Behaviour) == 0 || room.Config == nil {
 		return nil
 	}
-	t := itf.Trace{Meta: itf.Meta{Source: model.SourceName,
-		Description: fmt.Sprintf("roomspec replay: room %d (%s under %s): %s", room.Room, room.Verdict, room.Config.Name, room.Reason)},
+	desc := fmt.Sprintf("roomspec replay: room %d (%s under %s): %s", room.Room, room.Verdict, variant, room.Reason)
+	if room.Why != "" {
+		desc += ". Why: " + room.Why
+	}
+	t := itf.Trace{Meta: itf.Meta{Source: model.SourceName, Description: desc,
+		Capture: &itf.Capture{Path: captures, Room: room.Room, Frames: append([]int{}, room.Frames...), LogLines: room.Lines,
+			Variant: variant, Verdict: string(room.Verdict), Reason: room.Reason, Why: room.Why}},
 		States: room.Behaviour}
+	if room.Why != "" {
+		// Pinned in its last state: the behaviour stays there forever.
+		last := len(room.Behaviour) - 1
+		t.Loop = &last
+	}
 	data, err := t.Marshal(room.Config)
 	if err != nil {
 		return err

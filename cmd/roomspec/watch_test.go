@@ -109,7 +109,7 @@ func TestWatchSignal(t *testing.T) {
 	if n := strings.Count(lines, `{"event":"verdict",`); n != 8 {
 		t.Errorf("%d verdicts after SIGTERM, want 8:\n%s", n, lines)
 	}
-	if s := <-rest; !strings.Contains(s, "roomspec watch: stopped: 12 rooms, 8 aborted: 4 satisfied, 4 violated") {
+	if s := <-rest; !strings.Contains(s, "roomspec watch: stopped: 12 rooms, 8 aborted: 4 satisfied, 0 predicted-released, 4 violated") {
 		t.Errorf("stderr: %s", s)
 	}
 }
