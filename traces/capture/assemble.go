@@ -197,11 +197,11 @@ type Assembler struct {
 	nextCon int
 	conns   map[connKey]*conn
 	idle    idleList
-	// queued holds the directions with segments buffered out of order;
+	// buffered knows the segments buffered out of order, oldest first;
 	// pages counts their pages.
-	queued  map[*Half]struct{}
-	pages   int
-	evicted bool // the eviction diagnostic was given
+	buffered arrivals
+	pages    int
+	evicted  bool // the eviction diagnostic was given
 	// free holds released connections for the next ones.
 	free []*conn
 }
@@ -223,7 +223,7 @@ func NewAssembler(opt Options, handler func(*Event)) *Assembler {
 	if opt.MaxConns == 0 {
 		opt.MaxConns = 1 << 16
 	}
-	a := &Assembler{opt: opt, handler: handler, conns: map[connKey]*conn{}, queued: map[*Half]struct{}{}}
+	a := &Assembler{opt: opt, handler: handler, conns: map[connKey]*conn{}}
 	a.idle.init()
 	return a
 }
@@ -367,14 +367,14 @@ func (a *Assembler) buffer(h *Half, s segment) {
 	n := s.pages()
 	h.pages += n
 	a.pages += n
-	a.queued[h] = struct{}{}
+	a.buffered.add(s.frame, s.time, h)
 	for h.pages > a.opt.MaxPagesPerConn && len(h.buf) > 0 {
 		a.skip(h)
 	}
 	for a.pages > a.opt.MaxPagesTotal {
 		v := h
 		if len(h.buf) == 0 {
-			v = a.queuedHalves()[0]
+			_, v = a.buffered.oldest()
 		}
 		a.skip(v)
 	}
@@ -419,11 +419,11 @@ func (a *Assembler) unbuffer(h *Half, n int) {
 		p := h.buf[i].pages()
 		h.pages -= p
 		a.pages -= p
+		a.buffered.remove(h.buf[i].frame)
 	}
 	h.buf = h.buf[n:]
 	if len(h.buf) == 0 {
 		h.buf = nil
-		delete(a.queued, h)
 	}
 }
 
@@ -467,26 +467,9 @@ func (a *Assembler) close(c *conn) {
 }
 
 func (a *Assembler) fire() {
-	a.ev.Pending = 0
-	for h := range a.queued {
-		for _, sg := range h.buf {
-			if int32(sg.seq-h.next) > 0 && (a.ev.Pending == 0 || sg.frame < a.ev.Pending) {
-				a.ev.Pending = sg.frame
-			}
-		}
-	}
+	oldest, _ := a.buffered.oldest()
+	a.ev.Pending = oldest.frame
 	a.handler(&a.ev)
-}
-
-// queuedHalves returns the directions holding out-of-order data, in the
-// order they started (map order would make runs differ).
-func (a *Assembler) queuedHalves() []*Half {
-	hs := make([]*Half, 0, len(a.queued))
-	for h := range a.queued {
-		hs = append(hs, h)
-	}
-	slices.SortFunc(hs, func(x, y *Half) int { return x.ID - y.ID })
-	return hs
 }
 
 // expire closes the connections idle for CloseAfter at now. Time is
@@ -512,12 +495,15 @@ func (a *Assembler) flush(now time.Time) {
 		return
 	}
 	a.lastFl = now
-	if len(a.queued) == 0 {
-		return
-	}
 	cut := now.Add(-a.opt.FlushAfter)
-	for _, h := range a.queuedHalves() {
-		for len(h.buf) > 0 && h.buf[0].time.Before(cut) {
+	for {
+		s, h := a.buffered.oldest()
+		if h == nil || !s.time.Before(cut) {
+			return
+		}
+		// Deliver up to that segment: what its direction buffered
+		// before it in the stream is delivered (or declared lost) too.
+		for a.buffered.live[s.frame] == h {
 			a.skip(h)
 		}
 	}

@@ -160,15 +160,23 @@ func (s Summary) String() string {
 // in the order the messages completed (capture order) and onDiag for each
 // problem. Only a file that is not a capture at all is an error.
 func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnostic)) (Summary, error) {
+	return newPipeline(opt, onMessage, onDiag).run(r)
+}
+
+func newPipeline(opt Options, onMessage func(*Message), onDiag func(Diagnostic)) *pipeline {
 	p := &pipeline{opt: opt, onMsg: onMessage, onDiag: onDiag}
 	p.opt.ZMTP.ReuseParts = opt.Reuse
 	p.lent.Reuse = true
-	copt := opt.Capture
+	p.order.init(opt.ZMTP)
+	p.order.maxHold = opt.MaxHold
+	return p
+}
+
+func (p *pipeline) run(r io.Reader) (Summary, error) {
+	copt := p.opt.Capture
 	copt.Diagnose = func(d capture.Diagnostic) {
 		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: "capture", Msg: d.Msg})
 	}
-	p.order.init(opt.ZMTP)
-	p.order.maxHold = opt.MaxHold
 	res, err := capture.Run(r, copt, func(e *capture.Event) {
 		p.order.curPending, p.order.now = e.Pending, e.Time
 		p.event(e)
@@ -222,7 +230,7 @@ func (p *pipeline) newStream(h *capture.Half) *stream {
 	} else {
 		s = new(stream)
 	}
-	*s = stream{p: p, half: h, forced: p.forced(h)}
+	*s = stream{p: p, half: h, forced: p.forced(h), hold: holding{index: -1}}
 	return s
 }
 
