@@ -19,6 +19,11 @@ func FuzzRun(f *testing.F) {
 		{"sll.pcap", 0}, {"sll2.pcap", 0}, {"mooncake.pcap", 8 << 10},
 		{"many_conns.pcapng", 8 << 10}, {"midstream.pcap", 8 << 10}, {"nixl_ranks.pcap", 4 << 10},
 		{"../conns/conns.pcap", 0},
+		// Damage (make_damaged.py): fragments, cut packets, an unknown
+		// link type, conflicting retransmissions, time jumps.
+		{"../damaged/fragments.pcap", 6 << 10}, {"../damaged/snaplen.pcap", 4 << 10},
+		{"../damaged/linktype.pcap", 2 << 10}, {"../damaged/retransmit.pcap", 6 << 10},
+		{"../damaged/timejump.pcap", 0},
 	} {
 		b, err := os.ReadFile("../testdata/captures/" + s.name)
 		if err != nil {

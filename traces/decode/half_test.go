@@ -13,6 +13,7 @@ import (
 	"github.com/google/gopacket/pcapgo"
 
 	"github.com/roomspec/roomspec/internal/benchdata"
+	"github.com/roomspec/roomspec/traces/capture"
 )
 
 // greetingHead is the signature and version of a ZMTP 3.1 greeting: 12
@@ -104,12 +105,13 @@ func readyPush() []byte {
 func TestHalfGreetingsLinear(t *testing.T) {
 	const n = 20000
 	data := halfGreetings(t, n, 1000)
-	msgs := 0
-	p := newPipeline(Options{}, func(*Message) { msgs++ }, func(Diagnostic) {})
-	sum, err := p.run(bytes.NewReader(data))
+	rd, err := capture.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
+	msgs := 0
+	p := newPipeline(Options{}, func(*Message) { msgs++ }, func(Diagnostic) {})
+	sum := p.run(rd)
 	if sum.Connections != n+1 || msgs != n/1000 {
 		t.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, msgs, n+1, n/1000)
 	}
