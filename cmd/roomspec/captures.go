@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/traces/capture"
+	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/source"
 )
 
@@ -51,6 +53,31 @@ func openCaptures(e *env, names []string) (*capture.Files, *progress, error) {
 	return files, bar, nil
 }
 
+// readCaptures decodes the capture files names as one capture (see
+// openCaptures) and gives emit each message's observation. It returns the
+// summary and the capture's last damage (its last diagnostic of no
+// stream), if any; the error is for files that cannot be read at all.
+func readCaptures(e *env, names []string, ports portList, emit func(observe.Observation)) (decode.Summary, *decode.Diagnostic, error) {
+	files, bar, err := openCaptures(e, names)
+	if err != nil {
+		return decode.Summary{}, nil, err
+	}
+	defer files.Close()
+	defer bar.clear()
+	var damage *decode.Diagnostic
+	sum := decode.RunRecords(files, decode.Options{Ports: ports, Reuse: true}, func(m *decode.Message) {
+		if o, ok := observe.FromMessage(m); ok {
+			emit(o)
+		}
+	}, func(d decode.Diagnostic) {
+		if d.Conn == "" {
+			d.Msg = d.Text(files)
+			damage = &d
+		}
+	})
+	return sum, damage, nil
+}
+
 // fileList says in which order the files of a capture were read, and
 // which frames each holds: "a.pcap (frames 1-20), b.pcap (21-45)".
 func fileList(spans []capture.FileSpan) string {
@@ -59,18 +86,6 @@ func fileList(spans []capture.FileSpan) string {
 		parts[i] = fmt.Sprintf("%s (%d frames)", s.Name, s.Frames)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// withProgress returns f, read through a progress bar on stderr when
-// stderr is a terminal (bar is then non-nil).
-func withProgress(e *env, f *os.File, name string) (r io.Reader, bar *progress) {
-	if e.stderrIsTerminal {
-		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-			bar = &progress{w: e.stderr, name: name, total: fi.Size()}
-			return bar.reader(f), bar
-		}
-	}
-	return f, nil
 }
 
 // progress counts the bytes read and redraws a bar on the terminal at most

@@ -128,30 +128,19 @@ the damage are still judged and reported).`)
 		return bad("%v", err)
 	}
 	merged := observe.NewStream(logNext, r.Observe)
-	var start, end time.Time
-	streams := 0
-	damaged := false
-	for _, name := range files {
-		sum, damage, err := replayFile(e, merged, name, ports, streams)
-		if err != nil {
-			return bad("%v", err)
+	// The files are one capture (readCaptures, of decode's side).
+	sum, damage, err := readCaptures(e, files, ports, merged.Wire)
+	if err != nil {
+		return bad("%v", err)
+	}
+	start, end, damaged := sum.Start, sum.End, sum.Truncated
+	if damaged {
+		// As decode reports it: what came before the damage is judged,
+		// but the run is not clean.
+		if damage != nil {
+			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s\n", damage.Kind, damage.Msg)
 		}
-		if sum.Truncated {
-			// As decode reports it: what came before the damage is judged,
-			// but the run is not clean.
-			if damage != nil {
-				fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", name, damage.Kind, damage)
-			}
-			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", name, sum.Format, sum)
-			damaged = true
-		}
-		streams += sum.Streams
-		if sum.End.After(end) {
-			end = sum.End
-		}
-		if start.IsZero() || sum.Start.Before(start) && !sum.Start.IsZero() {
-			start = sum.Start
-		}
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: %v\n", sum.Format, sum)
 	}
 	if err := merged.Flush(); err != nil {
 		return bad("%s: %v", *logFile, err)

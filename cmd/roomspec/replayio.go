@@ -15,7 +15,6 @@ import (
 
 	"github.com/roomspec/roomspec/conformance/itf"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/replay"
@@ -107,31 +106,6 @@ func syntaxNote(err error) (what string, line int) {
 		}
 	}
 	return msg, 0
-}
-
-// replayFile feeds one capture's observations to the merged stream;
-// streams offsets the file's stream numbers past those of the files
-// before it. On a terminal, a progress bar shows how far the file has
-// been read.
-// It returns the file's damage (its last file-level diagnostic), if any.
-func replayFile(e *env, merged *observe.Stream, name string, ports portList, streams int) (decode.Summary, *decode.Diagnostic, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return decode.Summary{}, nil, err
-	}
-	defer f.Close()
-	in, bar := withProgress(e, f, name)
-	defer bar.clear()
-	var damage *decode.Diagnostic
-	sum, err := observe.ReadCapture(bufio.NewReaderSize(in, 1<<20), decode.Options{Ports: ports, Reuse: true}, streams, merged.Wire, func(d decode.Diagnostic) {
-		if d.Conn == "" {
-			damage = &d
-		}
-	})
-	if err != nil {
-		return sum, damage, fmt.Errorf("%s: %w", name, err)
-	}
-	return sum, damage, nil
 }
 
 // writePin writes the behaviour a reported room matched as an ITF trace.
