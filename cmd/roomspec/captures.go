@@ -32,11 +32,7 @@ func openCaptures(e *env, names []string) (*capture.Files, *progress, error) {
 	}
 	var wrap func(*os.File) io.Reader
 	if e.stderrIsTerminal && total > 0 {
-		label := names[0]
-		if len(names) > 1 {
-			label = fmt.Sprintf("%d files", len(names))
-		}
-		bar = &progress{w: e.stderr, name: label, total: total}
+		bar = &progress{w: e.stderr, name: captureLabel(names), total: total}
 		wrap = func(f *os.File) io.Reader { return bar.reader(f) }
 	}
 	in, err := source.Inputs(names, e.stdin, wrap)
@@ -76,6 +72,15 @@ func readCaptures(e *env, names []string, ports portList, emit func(observe.Obse
 		}
 	})
 	return sum, damage, nil
+}
+
+// captureLabel names the capture of the files names in messages: the
+// file, or how many files.
+func captureLabel(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return fmt.Sprintf("%d files", len(names))
 }
 
 // fileList says in which order the files of a capture were read, and

@@ -137,10 +137,11 @@ the damage are still judged and reported).`)
 	if damaged {
 		// As decode reports it: what came before the damage is judged,
 		// but the run is not clean.
+		label := captureLabel(files)
 		if damage != nil {
-			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s\n", damage.Kind, damage.Msg)
+			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %s\n", label, damage.Kind, damage.Msg)
 		}
-		fmt.Fprintf(e.stderr, "roomspec replay: %s: %v\n", sum.Format, sum)
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", label, sum.Format, sum)
 	}
 	if err := merged.Flush(); err != nil {
 		return bad("%s: %v", *logFile, err)

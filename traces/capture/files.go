@@ -38,8 +38,9 @@ type Input struct {
 // there, as Wireshark shows it.
 //
 // A file that ends inside a record or is corrupt ends early: Next returns
-// its *RecordError (with the capture's frame number) once, and the next
-// call goes on with the next file.
+// its *RecordError (with the capture's frame number, and the file's name
+// in its Err when there are several) once, and the next call goes on with
+// the next file.
 type Files struct {
 	files []*inputFile
 	cur   int // index in files of the file being read
@@ -195,7 +196,10 @@ func (fs *Files) Next() (Record, error) {
 			// The broken record keeps its number: the next file's
 			// frames do not take it.
 			fs.frame = fs.base + re.Frame
-			return Record{}, &RecordError{Frame: fs.frame, Offset: re.Offset, Err: fmt.Errorf("%s: %w", name, re.Err)}
+			if len(fs.files) > 1 {
+				re = &RecordError{Frame: fs.frame, Offset: re.Offset, Err: fmt.Errorf("%s: %w", name, re.Err)}
+			}
+			return Record{}, re
 		}
 		return Record{}, fmt.Errorf("%s: %w", name, err)
 	}
