@@ -91,6 +91,9 @@ func scanLog(e *env, name string) error {
 		n := notes[what]
 		fmt.Fprintf(e.stderr, "roomspec replay: %s: %d %s (first at line %d)\n", name, n.count, what, n.first)
 	}
+	for _, note := range rd.Stats().Notes() {
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: %s\n", name, note)
+	}
 	return nil
 }
 

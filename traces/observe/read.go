@@ -99,6 +99,10 @@ type LogReader struct {
 // NewLogReader returns a LogReader reading from r.
 func NewLogReader(r io.Reader) *LogReader { return &LogReader{rd: eventlog.NewReader(r)} }
 
+// Stats says what the reader did about a log that is not quite right
+// (eventlog.Stats: a byte order mark, repeated lines, lines out of order).
+func (l *LogReader) Stats() eventlog.Stats { return l.rd.Stats() }
+
 // Next returns the next observation, io.EOF at the end of the log, or an
 // error naming the line. After a malformed line (eventlog.ErrSyntax),
 // Next may be called again to go on with the following line. Events that
