@@ -36,7 +36,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
-	"github.com/roomspec/roomspec/traces/watch"
+	"github.com/roomspec/roomspec/traces/judge/watch"
 )
 
 // dockerfile is the parsed Dockerfile: its stages by name, and the images

@@ -13,8 +13,8 @@ import (
 	"github.com/roomspec/roomspec/internal/browser"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // BenchmarkReportLoad opens, in headless Chromium, the report of a

@@ -10,8 +10,8 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // forkRoom replays a room that decode aborted before sending any

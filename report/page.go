@@ -13,7 +13,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 )
 
 // Page is one self-contained HTML page (inline CSS, SVG and script; no

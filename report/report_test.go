@@ -21,8 +21,8 @@ import (
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden HTML files")

@@ -17,9 +17,9 @@ import (
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/tla/value"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // RoomDiagram draws a replayed room from its witness (replay's

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 )
 
 // The summary's charts and the status diagram are drawn here, in Go, as

@@ -11,8 +11,8 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 func runReplay(e *env, args []string) int {

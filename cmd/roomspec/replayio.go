@@ -16,8 +16,8 @@ import (
 	"github.com/roomspec/roomspec/conformance/itf"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // openLog opens the event log for an observe.Stream, which reads it one

@@ -11,8 +11,8 @@ import (
 	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // capturedRun is `roomspec test -captures`: the property suite on the

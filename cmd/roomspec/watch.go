@@ -22,9 +22,9 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge/watch"
 	"github.com/roomspec/roomspec/traces/source"
-	"github.com/roomspec/roomspec/traces/watch"
 )
 
 func init() {

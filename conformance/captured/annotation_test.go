@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // ackRoom replays, under the upstream variant, a room whose capture shows
@@ -130,7 +130,7 @@ const changedTest = `package captured
 import (
 	"testing"
 
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 )
 
 func TestAnnotationChanged(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
 )
 
 func healthyRoom40(tb testing.TB, impl string) (conformance.Target, *Room) {

@@ -5,9 +5,9 @@
 // room's observations, with prefill's unseen steps among them, followed
 // by unseen steps after the capture's last observation of the room.
 //
-// Rooms and schedules are traces/replay's: a room is a room id on one
+// Rooms and schedules are traces/judge/replay's: a room is a room id on one
 // prefill endpoint as traces/observe groups them, checked on its own
-// spec instance, and its schedules are the behaviours traces/explain
+// spec instance, and its schedules are the behaviours traces/judge/explain
 // finds for it, the same search replay's verdicts rest on. Run
 // enumerates them (one schedule per state they leave the room in: every
 // state its observations may leave it in, and every state the unseen
@@ -38,9 +38,9 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // DefaultSkew is the default tolerance within which events seen on

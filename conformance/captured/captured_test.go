@@ -13,7 +13,7 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 )
 
 var (

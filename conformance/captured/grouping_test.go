@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // The suite and replay group a capture with two prefill endpoints into

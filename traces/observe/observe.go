@@ -5,7 +5,7 @@
 // capture and the log are merged into one stream, and which room (a room
 // id on one prefill endpoint) and decode rank an observation belongs to.
 //
-// Replay (traces/replay), the captured-trace property suite
+// Replay (traces/judge/replay), the captured-trace property suite
 // (conformance/captured) and the CLI all read captures through it, so
 // that they see the same rooms:
 //
@@ -15,7 +15,7 @@
 //
 // The package knows SGLang's wire messages and the event log's format; it
 // knows nothing of the spec. Which spec steps explain an observation is
-// traces/explain's business.
+// traces/judge/explain's business.
 package observe
 
 import (

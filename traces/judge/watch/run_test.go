@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/roomspec/roomspec/traces/eventlog"
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/source"
 )
 
@@ -26,7 +26,7 @@ func TestRun(t *testing.T) {
 	for _, name := range []string{"storm-fork", "storm-fixed", "midstream-fork"} {
 		t.Run(name, func(t *testing.T) {
 			sc := findScenario(t, name)
-			base := filepath.Join("..", "testdata", "scenarios", name)
+			base := filepath.Join("..", "..", "testdata", "scenarios", name)
 			f, err := os.Open(base + ".pcap")
 			if err != nil {
 				t.Fatal(err)
@@ -105,7 +105,7 @@ func TestRun(t *testing.T) {
 // reached.
 func TestRunStopped(t *testing.T) {
 	sc := findScenario(t, "storm-fork")
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "scenarios", "storm-fork.pcap"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "storm-fork.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package explain searches for the spec steps that explain a room's
-// observations: the matcher under traces/replay's verdicts and under the
+// observations: the matcher under traces/judge/replay's verdicts and under the
 // captured-trace property suite's schedules (conformance/captured), so
 // that both see exactly the same behaviours of a captured room.
 //

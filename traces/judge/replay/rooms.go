@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 

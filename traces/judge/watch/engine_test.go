@@ -19,8 +19,8 @@ import (
 	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 	"github.com/roomspec/roomspec/traces/source"
 )
 
@@ -47,7 +47,7 @@ type record struct {
 
 func loadScenarios(t *testing.T) []*scenario {
 	t.Helper()
-	all, err := scenarios.All(filepath.Join("..", "testdata", "scenarios"))
+	all, err := scenarios.All(filepath.Join("..", "..", "testdata", "scenarios"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
 )
 
 // The marks a spec step leaves: decode's abort sends one ABORT per rank;

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
 )
 
 // streams gives each decode rank's wire observations a stream of their

@@ -7,9 +7,9 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge/watch"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
-	"github.com/roomspec/roomspec/traces/watch"
 )
 
 // A room aborted by decode on both ranks, watched from the wire alone

@@ -1,5 +1,5 @@
 // Package watch judges the rooms of a live prefill node continuously: the
-// production form of traces/replay. It merges what the wire shows (decoded
+// production form of traces/judge/replay. It merges what the wire shows (decoded
 // messages, as a capture is taken) with what the prefill event log shows
 // (as it is written), in time order, feeds them to a replay.Watcher, and
 // moves capture time on so that a room is reported the moment its
@@ -33,8 +33,8 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // Options tune an Engine.

@@ -11,8 +11,8 @@ import (
 	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 	"github.com/roomspec/roomspec/traces/source"
 )
 

@@ -8,7 +8,7 @@ import (
 
 // Match is what a room was explained from: its spec instance, what its
 // life was assumed to begin with, and its observations (cut into bursts
-// by Bursts with Skew). traces/replay keeps it for each room when asked
+// by Bursts with Skew). traces/judge/replay keeps it for each room when asked
 // (replay.Options.KeepMatch); the captured-trace property suite checks an
 // implementation on its schedules.
 type Match struct {

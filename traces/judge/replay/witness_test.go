@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
 )
 
 // TestWitnessScenarios rebuilds the witness of every reported room of

@@ -7,7 +7,7 @@
 // Replayer in time order and call Finish with the capture's end time.
 // Rooms are grouped as traces/observe groups them (a room is a room id on
 // one prefill endpoint), and their observations are explained by spec
-// steps as traces/explain searches them: through the @wire annotations of
+// steps as traces/judge/explain searches them: through the @wire annotations of
 // the spec, with unseen steps searched (bounded) between observations,
 // and observations of different sources within Options.Skew tried in
 // either order.
@@ -67,7 +67,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/explain"
+	"github.com/roomspec/roomspec/traces/judge/explain"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 

@@ -27,7 +27,7 @@ type scenario struct {
 
 func loadScenarios(t *testing.T) []*scenario {
 	t.Helper()
-	all, err := scenarios.All(filepath.Join("..", "testdata", "scenarios"))
+	all, err := scenarios.All(filepath.Join("..", "..", "testdata", "scenarios"))
 	if err != nil {
 		t.Fatal(err)
 	}

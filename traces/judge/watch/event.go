@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/roomspec/roomspec/traces/replay"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 )
 
 // Kind says what an Event reports.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
-	"github.com/roomspec/roomspec/traces/replay"
 )
 
 // A room aborted by decode before it sent any TransferInfo, replayed from
