@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"strconv"
 
 	"github.com/roomspec/roomspec/traces/capture"
 )
@@ -87,4 +89,36 @@ func Cut(data []byte, at ...int) ([][]byte, error) {
 		parts = append(parts, append(bytes.Clone(data[:head]), data[bounds[k-1]:bounds[k]]...))
 	}
 	return parts, nil
+}
+
+// Tenths returns where to cut a capture of n packets: at every tenth into
+// two files, and from every tenth into three (the rest halved).
+func Tenths(n int) [][]int {
+	var out [][]int
+	for tenth := 1; tenth < 10; tenth++ {
+		at := n * tenth / 10
+		if at < 1 || at >= n {
+			continue
+		}
+		out = append(out, []int{at})
+		if second := at + (n-at)/2; second > at && second < n {
+			out = append(out, []int{at, second})
+		}
+	}
+	return out
+}
+
+// Inputs returns the parts as the inputs of one capture, named part0,
+// part1, ... in capture order, given in an order r shuffles, the first
+// of them read once (as standard input is).
+func Inputs(parts [][]byte, r *rand.Rand) []capture.Input {
+	in := make([]capture.Input, len(parts))
+	for i, p := range parts {
+		in[i] = capture.Input{Name: "part" + strconv.Itoa(i), Open: func() (io.ReadCloser, error) {
+			return io.NopCloser(bytes.NewReader(p)), nil
+		}}
+	}
+	r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
+	in[0].Once = true
+	return in
 }
