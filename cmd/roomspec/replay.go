@@ -142,6 +142,8 @@ the damage are still judged and reported).`)
 			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %s\n", label, damage.Kind, damage.Msg)
 		}
 		fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", label, sum.Format, sum)
+	} else if d := sum.Damage(); len(d) > 0 {
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: judged through damage of the capture: %v (roomspec decode shows where)\n", captureLabel(files), d)
 	}
 	if err := merged.Flush(); err != nil {
 		return bad("%s: %v", *logFile, err)
