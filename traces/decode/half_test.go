@@ -170,3 +170,59 @@ func BenchmarkHalfGreetings(b *testing.B) {
 		b.ReportMetric(float64(held[i])/(1<<20), "held-MB-"+sz.label)
 	}
 }
+
+// TestManyEmptyFrames: one message of ten million empty frames (20 MB of
+// capture) is dropped and said (oversize), with memory that does not grow
+// with its frames (decoding it took 1 GB), and the message after it is
+// decoded.
+func TestManyEmptyFrames(t *testing.T) {
+	var out bytes.Buffer
+	w := pcapgo.NewWriter(&out)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	buf := gopacket.NewSerializeBuffer()
+	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	seq := uint32(1000)
+	send := func(payload []byte, syn bool) {
+		at = at.Add(time.Microsecond)
+		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
+		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.IP{10, 0, 0, 1}, DstIP: net.IP{10, 0, 0, 2}}
+		tcp := &layers.TCP{SrcPort: 4000, DstPort: 5555, Seq: seq, SYN: syn, ACK: !syn, Window: 65495}
+		tcp.SetNetworkLayerForChecksum(ip)
+		if err := gopacket.SerializeLayers(buf, opts, eth, ip, tcp, gopacket.Payload(payload)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(buf.Bytes()), Length: len(buf.Bytes())}, buf.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		seq += uint32(len(payload))
+		if syn {
+			seq++
+		}
+	}
+	send(nil, true)
+	send(append(greeting(), readyPush()...), false)
+	const frames = 10_000_000
+	chunk := bytes.Repeat([]byte{1, 0}, 32000) // MORE, empty
+	for sent := 0; sent < frames; sent += len(chunk) / 2 {
+		send(chunk, false)
+	}
+	send([]byte{0, 0, 0, 5, 'a', 'f', 't', 'e', 'r'}, false) // the last frame, then a message
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	var got []string
+	sum, err := Run(bytes.NewReader(out.Bytes()), Options{}, func(m *Message) { got = append(got, string(bytes.Join(m.Parts, nil))) }, func(Diagnostic) {})
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Kinds[KindOversize] != 1 || len(got) != 1 || got[0] != "after" {
+		t.Errorf("diagnostics %v, messages %q; want one oversize and the message after it", sum.Kinds, got)
+	}
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("%d MB allocated decoding %d MB of capture", alloc>>20, out.Len()>>20)
+	}
+}
