@@ -39,8 +39,14 @@ type Stats struct {
 	Reordered, FirstReordered int
 	// ClockBack counts lines whose ts steps back by more than
 	// ReorderWithin: the writer's clock was set back; they are left where
-	// they are.
+	// they are, and the lines after a step whose ts is still before the
+	// last one before it are doubtful (Event.Doubt).
 	ClockBack, FirstClockBack int
+	// Outliers counts lines whose ts is ahead of the lines on both sides
+	// of it by more than ReorderWithin while those agree (one line 10 s
+	// in the future, the next back in line): a Reader gives such a line
+	// the time of the line before it, and marks it doubtful.
+	Outliers, FirstOutlier int
 }
 
 // Notes describes what Stats counted, one sentence each, or nothing.
@@ -56,7 +62,10 @@ func (s Stats) Notes() []string {
 		out = append(out, fmt.Sprintf("%d lines out of time order by less than %v (first at line %d)", s.Reordered, ReorderWithin, s.FirstReordered))
 	}
 	if s.ClockBack > 0 {
-		out = append(out, fmt.Sprintf("%d steps of its clock back by more than %v (first at line %d): left in file order", s.ClockBack, ReorderWithin, s.FirstClockBack))
+		out = append(out, fmt.Sprintf("%d steps of its clock back by more than %v (first at line %d): left in file order, the rooms of the lines after a step judged on them inconclusive, never violated", s.ClockBack, ReorderWithin, s.FirstClockBack))
+	}
+	if s.Outliers > 0 {
+		out = append(out, fmt.Sprintf("%d lines ahead of the lines around them by more than %v (first at line %d): given the time of the line before, their rooms judged on them inconclusive, never violated", s.Outliers, ReorderWithin, s.FirstOutlier))
 	}
 	return out
 }
@@ -77,11 +86,27 @@ type checker struct {
 	recent map[uint64]int
 	ring   []uint64
 	latest time.Time
+	// lastLine is the line number of the last event parsed. ahead is the
+	// line of that event when its ts was ahead of the latest before it
+	// (before) by more than ReorderWithin: an outlier, if the next line
+	// goes back to before.
+	lastLine, ahead int
+	before          time.Time
+	// doubtUntil: lines before this time are doubtful, for doubt's reason
+	// (after a step of the clock back, or an outlier a Follower could not
+	// put back).
+	doubtUntil time.Time
+	doubt      string
+	// outlier is the line found an outlier by the line just parsed (0 if
+	// none), and outlierAt its ts.
+	outlier   int
+	outlierAt time.Time
 }
 
 // line parses line lineNo (trimmed, non-empty). skip says the line is
 // dropped (a duplicate); an error wrapping ErrNotLog ends the log.
 func (c *checker) line(b []byte, lineNo int) (e Event, err error, skip bool) {
+	c.outlier = 0
 	if lineNo == 1 && bytes.HasPrefix(b, utf8BOM) {
 		c.stats.BOM = true
 		b = bytes.TrimSpace(b[len(utf8BOM):])
@@ -112,23 +137,60 @@ func (c *checker) line(b []byte, lineNo int) (e Event, err error, skip bool) {
 	return e, nil, false
 }
 
-// order counts e if it is out of time order.
+// order counts e if it is out of time order, and marks it doubtful when
+// it comes after a step of the clock back.
 func (c *checker) order(e *Event) {
+	ahead := c.ahead
+	c.ahead = 0
+	prev := c.lastLine
+	c.lastLine = e.Line
 	switch {
 	case c.latest.IsZero() || !e.Time.Before(c.latest):
+		if !c.latest.IsZero() && e.Time.Sub(c.latest) > ReorderWithin {
+			c.ahead, c.before = e.Line, c.latest
+		}
 		c.latest = e.Time
 	case c.latest.Sub(e.Time) <= ReorderWithin:
 		c.stats.Reordered++
 		if c.stats.FirstReordered == 0 {
 			c.stats.FirstReordered = e.Line
 		}
+	case ahead != 0 && ahead == prev && e.Line == prev+1 && !e.Time.Before(c.before.Add(-ReorderWithin)):
+		// The line before was the odd one out: ahead of this one and of
+		// the one before it, which agree.
+		c.stats.Outliers++
+		if c.stats.FirstOutlier == 0 {
+			c.stats.FirstOutlier = ahead
+		}
+		c.outlier, c.outlierAt = ahead, c.latest
+		c.latest = latest(c.before, e.Time)
 	default:
 		c.stats.ClockBack++
 		if c.stats.FirstClockBack == 0 {
 			c.stats.FirstClockBack = e.Line
 		}
+		c.doubtUntil = latest(c.doubtUntil, c.latest)
+		c.doubt = fmt.Sprintf("written after the log's clock stepped back %v at line %d", c.latest.Sub(e.Time).Round(time.Millisecond), e.Line)
 		c.latest = e.Time
 	}
+	if e.Time.Before(c.doubtUntil) {
+		e.Doubt = c.doubt
+	}
+}
+
+// misplaced is called when the outlier line could not be given its
+// place (it was already handed on): the lines after it that are before
+// its time are doubtful.
+func (c *checker) misplaced() {
+	c.doubtUntil = latest(c.doubtUntil, c.outlierAt)
+	c.doubt = fmt.Sprintf("written after line %d, whose time was %v ahead of the lines around it", c.outlier, c.outlierAt.Sub(c.before).Round(time.Millisecond))
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // duplicate reports whether b repeats one of the recent lines, and

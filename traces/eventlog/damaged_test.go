@@ -146,3 +146,78 @@ func TestClockStepBack(t *testing.T) {
 		t.Errorf("events %v, %+v, %v", got, st, err)
 	}
 }
+
+// TestOutlierLine: one line 10 s ahead of the lines around it (the next
+// goes back) is given the time of the line before it and marked doubtful,
+// not taken for a step of the clock; the lines around it are not doubted.
+// A Follower, which has handed it on already, doubts the lines after it
+// that are before its time.
+func TestOutlierLine(t *testing.T) {
+	lines := []string{statusLine(1), statusLine(2), strings.Replace(statusLine(3), "T15:00:00", "T15:00:10", 1), statusLine(4), statusLine(5)}
+	log := strings.Join(lines, "\n") + "\n"
+	got, st, err := readLog(t, []byte(log), false)
+	if err != nil || len(got) != 5 || st.Outliers != 1 || st.FirstOutlier != 3 || st.ClockBack != 0 {
+		t.Fatalf("events %v, %+v, %v", got, st, err)
+	}
+	for i, e := range got {
+		if e.Room != int64(i+1) || (e.Doubt != "") != (i == 2) {
+			t.Errorf("event %d: room %d, doubt %q", i, e.Room, e.Doubt)
+		}
+		if i > 0 && e.Time.Before(got[i-1].Time) {
+			t.Errorf("event %d at %v, before the one before it", i, e.Time)
+		}
+	}
+	if !got[2].Time.Equal(got[1].Time) || !strings.Contains(got[2].Doubt, "10s ahead") {
+		t.Errorf("the outlier: %v, %q", got[2].Time, got[2].Doubt)
+	}
+	if len(st.Notes()) != 1 {
+		t.Errorf("notes %q", st.Notes())
+	}
+
+	path := filepath.Join(t.TempDir(), "log")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFollower(path)
+	defer f.Close()
+	var doubted []int64
+	for {
+		e, err := f.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Doubt != "" {
+			doubted = append(doubted, e.Room)
+		}
+	}
+	if !slices.Equal(doubted, []int64{4, 5}) || f.Stats().Outliers != 1 {
+		t.Errorf("the Follower doubted rooms %v, %+v", doubted, f.Stats())
+	}
+}
+
+// TestClockStepBackDoubts: after a step of the clock back, the lines
+// still before the last time before the step are doubtful; once the
+// clock passes it again, they are not.
+func TestClockStepBackDoubts(t *testing.T) {
+	back := func(room int, ts string) string { return strings.Replace(statusLine(room), "T15:00:00", ts, 1) }
+	log := strings.Join([]string{statusLine(1), back(2, "T15:00:05"), back(3, "T15:00:06"), back(4, "T15:00:02"), back(5, "T15:00:04"), back(6, "T15:00:07")}, "\n") + "\n"
+	got, st, err := readLog(t, []byte(log), false)
+	if err != nil || st.ClockBack != 1 || st.Outliers != 0 {
+		t.Fatalf("events %v, %+v, %v", got, st, err)
+	}
+	var doubted []int64
+	for _, e := range got {
+		if e.Doubt != "" {
+			doubted = append(doubted, e.Room)
+			if !strings.Contains(e.Doubt, "stepped back 4s at line 4") {
+				t.Errorf("room %d: %q", e.Room, e.Doubt)
+			}
+		}
+	}
+	if !slices.Equal(doubted, []int64{4, 5}) {
+		t.Errorf("doubted rooms %v, want [4 5]", doubted)
+	}
+}

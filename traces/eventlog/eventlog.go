@@ -87,6 +87,12 @@ type Event struct {
 	Reason string
 	// Raw is the line as read, kept for events of unknown names.
 	Raw json.RawMessage
+	// Doubt, when not empty, says why the event's time cannot be trusted:
+	// its line was ahead of the lines around it (a Reader gave it the time
+	// of the line before), or it was written after a step of the writer's
+	// clock back and is before a line written earlier. A judge holds no
+	// room to such an event.
+	Doubt string
 }
 
 // Known reports whether e is an event this package defines.
@@ -267,6 +273,10 @@ func (r *Reader) Next() (Event, error) {
 			r.barrierErr = err
 		case err != nil:
 			return Event{}, err
+		case ok && r.chk.outlier != 0:
+			r.place(&e)
+			heap.Push(&r.held, heldEvent{e, r.seq})
+			r.seq++
 		case ok && back && len(r.held) > 0:
 			// The clock stepped back at e: what is held goes first.
 			r.barrier = &e
@@ -275,6 +285,25 @@ func (r *Reader) Next() (Event, error) {
 			r.seq++
 		}
 	}
+}
+
+// place gives the outlier line the checker found at e the time of the
+// line before it, if it is still held; otherwise the lines before its
+// time that follow it are doubtful (e among them).
+func (r *Reader) place(e *Event) {
+	for i := range r.held {
+		h := &r.held[i]
+		if h.Line != r.chk.outlier {
+			continue
+		}
+		h.Doubt = fmt.Sprintf("its time %s was %v ahead of the lines around it (it was given the time of the lines before it)",
+			h.Time.Format(TimeLayout), h.Time.Sub(r.chk.before).Round(time.Millisecond))
+		h.Time = r.chk.before
+		heap.Fix(&r.held, i)
+		return
+	}
+	r.chk.misplaced()
+	e.Doubt = r.chk.doubt
 }
 
 // read reads and checks the next line; ok is false for a line that gives

@@ -146,6 +146,12 @@ func (f *Follower) nextLine(final bool) (e Event, err error, ok bool) {
 			continue
 		}
 		e, err, skip := f.chk.line(b, f.line)
+		if err == nil && f.chk.outlier != 0 {
+			// The outlier was handed on already: what follows it before
+			// its time is doubtful.
+			f.chk.misplaced()
+			e.Doubt = f.chk.doubt
+		}
 		// Keep the unread rest at the front of buf, so that it never grows
 		// past a line and a chunk.
 		f.buf = f.buf[:copy(f.buf, rest)]
