@@ -19,9 +19,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/moby/buildkit/frontend/dockerfile/instructions"
 	"github.com/moby/buildkit/frontend/dockerfile/linter"
@@ -409,6 +411,12 @@ func TestManifests(t *testing.T) {
 			t.Errorf("roomspec watch has no flag %s", f)
 		}
 	}
+	// The deadline: above SGLang's bootstrap timeout, whose releases are
+	// not pins.
+	dl, err := time.ParseDuration(rsFlags["-deadline"])
+	if timeout := bootstrapTimeout(t); err != nil || dl <= timeout {
+		t.Errorf("roomspec watch -deadline %s: not above SGLang's bootstrap timeout %v (%v)", rsFlags["-deadline"], timeout, err)
+	}
 	watched := rs.Args[len(rs.Args)-1]
 	if filepath.Dir(written) != watched {
 		t.Errorf("tcpdump writes %s, roomspec watches %s", written, watched)
@@ -518,12 +526,36 @@ func TestManifests(t *testing.T) {
 	}
 }
 
+// bootstrapTimeout is SGLang's default bootstrap timeout
+// (SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT): read from environ.py at the
+// commit of $ROOMSPEC_SGLANG (GITDIR@COMMIT) where it is set, else the
+// 300 s it has been since PR #34692.
+func bootstrapTimeout(t *testing.T) time.Duration {
+	t.Helper()
+	const known = 300 * time.Second
+	gitDir, commit, ok := strings.Cut(os.Getenv("ROOMSPEC_SGLANG"), "@")
+	if !ok {
+		t.Logf("ROOMSPEC_SGLANG (GITDIR@COMMIT) not set: SGLang's bootstrap timeout taken as %v", known)
+		return known
+	}
+	src, err := exec.Command("git", "--git-dir", gitDir, "show", commit+":python/sglang/srt/environ.py").Output()
+	if err != nil {
+		t.Fatalf("environ.py at %s: %v", commit, err)
+	}
+	m := regexp.MustCompile(`SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT = EnvInt\((\d+)\)`).FindSubmatch(src)
+	if m == nil {
+		t.Fatalf("environ.py at %s: no SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT = EnvInt(N)", commit)
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return time.Duration(n) * time.Second
+}
+
 // exportedMetrics returns the names of the series roomspec watch exports
 // (a histogram's with their suffixes).
 func exportedMetrics(t *testing.T) map[string]bool {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	watch.NewMetrics(reg, nil)
+	watch.NewMetrics(reg, nil).SetBuild("version", "variant", time.Minute)
 	fams, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

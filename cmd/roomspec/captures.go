@@ -23,6 +23,24 @@ import (
 // numbers that Position turns into FILE:FRAME. On a terminal, a progress
 // bar (nil otherwise) counts the bytes read of all of them.
 func openCaptures(e *env, names []string) (*capture.Files, *progress, error) {
+	in, bar, err := captureInputs(e, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := capture.OpenFiles(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if bar != nil {
+		bar.done = 0 // the looks at the first packets do not count
+	}
+	return files, bar, nil
+}
+
+// captureInputs returns the capture files names ("-" is standard input,
+// gzip is decompressed) as the inputs of one capture, their bytes counted
+// by a progress bar on a terminal (nil otherwise).
+func captureInputs(e *env, names []string) ([]capture.Input, *progress, error) {
 	var bar *progress
 	var total int64
 	for _, name := range names {
@@ -36,17 +54,7 @@ func openCaptures(e *env, names []string) (*capture.Files, *progress, error) {
 		wrap = func(f *os.File) io.Reader { return bar.reader(f) }
 	}
 	in, err := source.Inputs(names, e.stdin, wrap)
-	if err != nil {
-		return nil, nil, err
-	}
-	files, err := capture.OpenFiles(in)
-	if err != nil {
-		return nil, nil, err
-	}
-	if bar != nil {
-		bar.done = 0 // the looks at the first packets do not count
-	}
-	return files, bar, nil
+	return in, bar, err
 }
 
 // readCaptures decodes the capture files names as one capture (see

@@ -90,7 +90,10 @@ func TestWatchSignal(t *testing.T) {
 		`roomspec_observations_total{source="log"} 68`,
 		"process_resident_memory_bytes ",
 		"roomspec_capture_lag_seconds ",
-		`roomspec_abort_release_latency_seconds_count 0`,
+		// The four rooms released in time, observed at their release
+		// (before any verdict).
+		`roomspec_abort_release_latency_seconds_count 4`,
+		`roomspec_build_info{deadline="2",variant="fork-90a52f44a",version="`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics has no %q", want)

@@ -229,11 +229,10 @@ func TestDecodingKnowsNoSpec(t *testing.T) {
 }
 
 // pythonRunners are the folders whose Python unit tests (test_*.py) a Go
-// test runs, with the Go file that runs them; traces/instrument's are the
-// deployment's own.
+// test runs, with the Go file that runs them.
 var pythonRunners = map[string]string{
 	"conformance/sglang/harness": "conformance/sglang/harness_test.go",
-	"traces/instrument":          "",
+	"traces/instrument":          "traces/instrument/instrument_test.go",
 }
 
 // TestPythonTestsRun: every Python unit test module of the repository
@@ -266,7 +265,11 @@ func TestPythonTestsRun(t *testing.T) {
 			continue
 		}
 		// The runner discovers the folder's modules with unittest.
-		if rel := strings.TrimPrefix(path.Dir(f), path.Dir(runner)+"/"); !bytes.Contains(src, []byte("unittest discover -s "+rel)) {
+		rel := strings.TrimPrefix(path.Dir(f), path.Dir(runner)+"/")
+		if path.Dir(f) == path.Dir(runner) {
+			rel = "."
+		}
+		if !bytes.Contains(src, []byte("unittest discover -s "+rel)) {
 			t.Errorf("%s: %s does not run unittest discover on %s", f, runner, rel)
 		}
 	}

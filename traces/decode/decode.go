@@ -480,5 +480,5 @@ func (s *stream) Diagnostic(d zmtp.Diagnostic) {
 			s.notZMTP = true
 		}
 	}
-	p.diag(Diagnostic{Frame: d.Mark.Frame, Time: d.Mark.Time, Conn: s.half.String(), Kind: kindOfZMTP(d.Kind), Msg: msg, Offset: d.Offset})
+	p.diag(Diagnostic{Frame: d.Mark.Frame, Time: d.Mark.Time, Conn: s.half.String(), Kind: StreamKind(d.Kind), Msg: msg, Offset: d.Offset})
 }

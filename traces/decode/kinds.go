@@ -10,7 +10,9 @@ import (
 )
 
 // Kind names what a Diagnostic is about, so that callers count and
-// branch on kinds, never on text.
+// branch on kinds, never on text: a problem of one stream is named as
+// zmtp names its kind (StreamKind), a problem of the capture itself by
+// what went wrong (Damage reports which). It prints as the name.
 type Kind string
 
 // Kinds of the capture itself (traces/capture): the packets.
@@ -40,7 +42,9 @@ const (
 )
 
 func kindOfCapture(k capture.DiagKind) Kind { return Kind(k.String()) }
-func kindOfZMTP(k zmtp.Kind) Kind           { return Kind(k.String()) }
+
+// StreamKind is the Kind of a stream diagnostic of zmtp kind k.
+func StreamKind(k zmtp.Kind) Kind { return Kind(k.String()) }
 
 // Damage reports whether kind k is damage of the capture itself (what
 // a replay must say it judged through), rather than of a stream.

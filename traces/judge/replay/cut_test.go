@@ -20,7 +20,7 @@ import (
 	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
@@ -133,7 +133,7 @@ func judgeScenario(t *testing.T, sc scenarios.Scenario, end time.Time) func([]ob
 		}
 	}
 	return func(wire []observe.Observation, withLog bool) map[string]string {
-		rp, err := replay.New(c, replay.Options{Deadline: deadline, Log: withLog})
+		j, err := judge.New(c, judge.Options{Deadline: deadline, Log: withLog})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,11 +142,17 @@ func judgeScenario(t *testing.T, sc scenarios.Scenario, end time.Time) func([]ob
 			obs = observe.Merge(wire, logObs)
 		}
 		for _, o := range obs {
-			rp.Observe(o)
+			j.Step(o)
+		}
+		j.Finish(end)
+		if err := j.Err(); err != nil {
+			t.Fatal(err)
 		}
 		out := map[string]string{}
-		for _, room := range rp.Finish(end).Reported() {
-			out[fmt.Sprintf("room %d", room.Room)] = string(room.Verdict) + ": " + room.Reason
+		for _, ev := range j.Ready() {
+			if ev.Kind == judge.EventVerdict {
+				out[fmt.Sprintf("room %d", ev.Room.Room)] = string(ev.Room.Verdict) + ": " + ev.Room.Reason
+			}
 		}
 		if len(out) == 0 {
 			t.Fatal("no room reported: nothing to compare")

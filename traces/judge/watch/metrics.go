@@ -1,16 +1,18 @@
 package watch
 
 import (
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
-// Metrics are the Prometheus metrics of a watch. The Engine's goroutine
-// updates most of them (Observe*), the decoding goroutine the decoder's;
+// Metrics are the Prometheus metrics of a watch. Run's goroutine updates
+// most of them (Update, Event), the decoding goroutine the decoder's;
 // all are safe to scrape at any time.
 type Metrics struct {
 	judged  *prometheus.CounterVec
@@ -30,9 +32,17 @@ type Metrics struct {
 	LogErrors               prometheus.Counter
 	lastPacket, captureTime atomic.Int64 // unix nanoseconds
 	now                     func() time.Time
-	// counted holds the Engine counts the counters were last brought to.
+	start                   time.Time
+	build                   *prometheus.GaugeVec
+	// counted holds the counts the counters were last brought to.
 	counted map[string]int
 }
+
+// LatencyBuckets are the upper bounds of the release latency histogram:
+// a log scale, 1 ms to about 35 min in doublings, so that a release within
+// SGLang's 300 s bootstrap timeout and one far past it fall in buckets of
+// their own.
+var LatencyBuckets = prometheus.ExponentialBuckets(0.001, 2, 22)
 
 // NewMetrics registers the metrics with reg. now is the wall clock the
 // capture lag is measured on (time.Now if nil).
@@ -40,8 +50,11 @@ func NewMetrics(reg prometheus.Registerer, now func() time.Time) *Metrics {
 	if now == nil {
 		now = time.Now
 	}
-	m := &Metrics{now: now, counted: map[string]int{}}
+	m := &Metrics{now: now, start: now(), counted: map[string]int{}}
 	f := prometheus.WrapRegistererWithPrefix("roomspec_", reg)
+	m.build = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "build_info",
+		Help: "1, labelled with the roomspec version, the spec variant rooms are judged against and the deadline (seconds)."},
+		[]string{"version", "variant", "deadline"})
 	m.judged = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rooms_judged_total",
 		Help: "Rooms given their final verdict, by verdict (satisfied, violated, inconclusive, at-risk, invalid, not-aborted)."}, []string{"verdict"})
 	m.pinned = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rooms_pinned",
@@ -51,8 +64,11 @@ func NewMetrics(reg prometheus.Registerer, now func() time.Time) *Metrics {
 	m.held = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rooms_held",
 		Help: "Rooms held in memory (forgotten after -idle)."})
 	m.latency = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "abort_release_latency_seconds",
-		Help:    "How long after its first ABORT an aborted room was released (rooms whose release the log shows), at its final verdict.",
-		Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800}})
+		Help:    "How long after its ABORT an aborted room was released: one observation per release the log shows, as soon as it is seen.",
+		Buckets: LatencyBuckets,
+		// Where Prometheus scrapes native histograms, the same on a finer
+		// log scale (buckets 10% apart).
+		NativeHistogramBucketFactor: 1.1})
 	m.alerts = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "alerts_total",
 		Help: "Rooms reported pinned or at-risk the moment their deadline passed, and pinned rooms reported released later."}, []string{"event"})
 	m.obs = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "observations_total",
@@ -66,28 +82,52 @@ func NewMetrics(reg prometheus.Registerer, now func() time.Time) *Metrics {
 	m.Dropped = prometheus.NewCounter(prometheus.CounterOpts{Name: "packets_dropped_total", Help: "Packets the kernel dropped before the capture read them (-i only)."})
 	m.LogErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "log_errors_total", Help: "Malformed event-log lines skipped."})
 	lag := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "capture_lag_seconds",
-		Help: "Wall clock minus the capture time of the latest packet read (0 before the first)."}, func() float64 {
-		t := m.lastPacket.Load()
-		if t == 0 {
-			return 0
-		}
-		return m.now().Sub(time.Unix(0, t)).Seconds()
-	})
-	ct := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "capture_time_seconds",
-		Help: "The capture time rooms are judged at (Unix seconds): every observation up to it has been judged."}, func() float64 {
-		return float64(m.captureTime.Load()) / 1e9
-	})
-	f.MustRegister(m.judged, m.pinned, m.atRisk, m.held, m.latency, m.alerts, m.obs, m.late,
-		m.Messages, m.Gaps, m.Resyncs, m.Packets, m.Dropped, m.LogErrors, lag, ct)
-	for _, v := range []replay.Verdict{replay.Satisfied, replay.Violated, replay.Inconclusive, replay.AtRisk, replay.Invalid, replay.NotAborted} {
+		Help: "Wall clock minus the capture time of the latest packet read; before the first, the time since the watch started. It grows while the capture shows nothing: a dead capture."},
+		func() float64 {
+			if t := m.lastPacket.Load(); t != 0 {
+				return m.now().Sub(time.Unix(0, t)).Seconds()
+			}
+			return m.now().Sub(m.start).Seconds()
+		})
+	ct := &optionalGauge{desc: prometheus.NewDesc("roomspec_capture_time_seconds",
+		"The capture time rooms are judged at (Unix seconds): every observation up to it has been judged. Absent before the first packet.", nil, nil),
+		value: func() (float64, bool) {
+			t := m.captureTime.Load()
+			return float64(t) / 1e9, t != 0
+		}}
+	f.MustRegister(m.build, m.judged, m.pinned, m.atRisk, m.held, m.latency, m.alerts, m.obs, m.late,
+		m.Messages, m.Gaps, m.Resyncs, m.Packets, m.Dropped, m.LogErrors, lag)
+	reg.MustRegister(ct)
+	for _, v := range judge.Verdicts {
 		m.judged.WithLabelValues(string(v))
 	}
-	for _, k := range []Kind{Pinned, AtRisk, Released} {
+	for _, k := range []judge.EventKind{judge.EventPinned, judge.EventAtRisk, judge.EventReleased} {
 		m.alerts.WithLabelValues(k.String())
 	}
 	m.obs.WithLabelValues("wire")
 	m.obs.WithLabelValues("log")
 	return m
+}
+
+// SetBuild sets roomspec_build_info: the roomspec version, the variant
+// rooms are judged against and their deadline.
+func (m *Metrics) SetBuild(version, variant string, deadline time.Duration) {
+	m.build.Reset()
+	m.build.WithLabelValues(version, variant, strconv.FormatFloat(deadline.Seconds(), 'f', -1, 64)).Set(1)
+}
+
+// optionalGauge is a gauge that is exported only while it has a value.
+type optionalGauge struct {
+	desc  *prometheus.Desc
+	value func() (float64, bool)
+}
+
+func (g *optionalGauge) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
+
+func (g *optionalGauge) Collect(ch chan<- prometheus.Metric) {
+	if v, ok := g.value(); ok {
+		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, v)
+	}
 }
 
 // Packet records a packet of capture time t.
@@ -96,32 +136,34 @@ func (m *Metrics) Packet(t time.Time) {
 	m.lastPacket.Store(t.UnixNano())
 }
 
-// Event records an event of the Engine.
-func (m *Metrics) Event(ev Event) {
+// Event records an event of the judge.
+func (m *Metrics) Event(ev judge.Event) {
 	switch ev.Kind {
-	case Pinned, AtRisk, Released:
+	case judge.EventPinned, judge.EventAtRisk, judge.EventReleased:
 		m.alerts.WithLabelValues(ev.Kind.String()).Inc()
-	case Verdict:
-		if ev.Room.Latency >= 0 {
-			m.latency.Observe(ev.Room.Latency.Seconds())
-		}
 	}
 }
 
-// Engine records the Engine's state after it was fed or ticked: gauges,
-// and the counters of verdicts and observations.
-func (m *Metrics) Engine(e *Engine, wall time.Time) {
-	s := e.Stats()
+// Update records the state of the judge and of the merge feeding it,
+// after they were fed or ticked: gauges, and the counters of verdicts and
+// observations.
+func (m *Metrics) Update(j *judge.Judge, l *observe.Live, wall time.Time) {
+	s, ls := j.Stats(), l.Stats()
 	m.pinned.Set(float64(s.Pinned))
 	m.atRisk.Set(float64(s.AtRisk))
 	m.held.Set(float64(s.Held))
-	m.captureTime.Store(e.Now(wall).UnixNano())
-	for v, n := range e.Counts() {
+	if t := l.Now(wall); !t.IsZero() {
+		m.captureTime.Store(t.UnixNano())
+	}
+	for _, l := range j.Releases() {
+		m.latency.Observe(l.Seconds())
+	}
+	for v, n := range j.Report().Verdicts {
 		m.bring(m.judged.WithLabelValues(string(v)), "verdict "+string(v), n)
 	}
-	m.bring(m.obs.WithLabelValues("wire"), "wire", s.Wire)
-	m.bring(m.obs.WithLabelValues("log"), "log", s.Log)
-	m.bring(m.late, "late", s.Late)
+	m.bring(m.obs.WithLabelValues("wire"), "wire", ls.Wire)
+	m.bring(m.obs.WithLabelValues("log"), "log", ls.Log)
+	m.bring(m.late, "late", ls.Late)
 }
 
 // bring brings counter c, which stands for the count named key, up to n.

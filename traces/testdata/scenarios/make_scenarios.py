@@ -6,7 +6,7 @@ The prefill emulator is conformance/python/prefill.py (the Python
 implementation of each variant) driven by real threads: a bootstrap thread
 reading a ZeroMQ PULL socket, a slow scheduler thread (it creates a
 request's sender some time after decode bootstrapped it) and a transfer
-worker. It is instrumented by traces/instrument/roomlog.py, which writes the
+worker. It is instrumented by traces/instrument/roomspec_instrument.py, which writes the
 prefill event log. The decode emulator has two ranks, each with its own PUSH
 socket, and sends TransferInfo and client ABORTs on a schedule.
 
@@ -32,10 +32,15 @@ The real-* scenarios run SGLang's own prefill code instead of the
 emulator (roomspec's harness, conformance/sglang, free-running: real
 ZeroMQ sockets, the real bootstrap thread, transfer workers and prefill.py's
 scheduler functions; NIXL, torch and the model faked), instrumented by
-roomlog.instrument_sglang. They need SGLang's python/ folder at the commit
+roomspec_instrument.instrument_sglang. They need SGLang's python/ folder at the commit
 the scenario names (none of SGLang's code is committed here):
 
     sudo /usr/bin/python3 make_scenarios.py --real /path/to/sglang-at-COMMIT/python real-storm-adca19c4
+
+With --variant V --commit C after --real, NAME is any name: ten rooms of
+the same storm, their expectations under variant V (traces/instrument's
+test runs each commit of roomspec history so, under the start-up hook of
+python -m roomspec_instrument, which then writes the log instead).
 """
 
 import json
@@ -56,7 +61,7 @@ sys.path[:0] = [os.path.join(ROOT, "conformance", "python"), os.path.join(ROOT, 
                 os.path.join(ROOT, "traces", "testdata"), os.path.join(ROOT, "conformance", "sglang", "harness")]
 
 import prefill as P  # noqa: E402
-import roomlog  # noqa: E402
+import roomspec_instrument  # noqa: E402
 from make_captures import Capture, nixl_transfer_info, mooncake_transfer_info, abort  # noqa: E402
 
 DEADLINE = 2.0  # seconds: the -deadline the tests replay with
@@ -213,12 +218,14 @@ class RealPrefill:
     def __init__(self, source, log, env):
         from roomspec_sglang.live import LivePrefill
 
+        self.undo = lambda: None
+
         def instrument(h):
-            self.undo = roomlog.instrument_sglang(h.prefill, h.nixl, h.loader.module("disaggregation.common.utils"),
-                                                  log)
+            self.undo = roomspec_instrument.instrument_sglang(h.prefill, h.nixl,
+                                                              h.loader.module("disaggregation.common.utils"), log)
 
         env = dict(env, SGLANG_HOST_IP="127.0.0.1")
-        self.live = LivePrefill(source, env=env, instrument=instrument)
+        self.live = LivePrefill(source, env=env, instrument=instrument if log is not None else None)
         self.port = self.live.port
 
     @property
@@ -299,8 +306,8 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     bpf = " or ".join("tcp port %d" % p for p in [port] + (dports if real_decode else []))
     cap = Capture(pcap, "lo", bpf) if before is None and capture else None
     logf = open(logpath, "w")
-    log = roomlog.EventLog(logf, host="prefill-0", role="prefill", rank=0)
-    undo = roomlog.instrument(P, log)
+    log = roomspec_instrument.EventLog(logf, host="prefill-0", role="prefill", rank=0)
+    undo = roomspec_instrument.instrument(P, log)
     pre = Prefill(variant, port, log, wire=wire)
     pre.start()
     ctx = zmq.Context.instance()
@@ -363,7 +370,8 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
     undo()
     if cap:
         cap.stop()
-    logf.close()
+    if logf is not None:
+        logf.close()
     if pre.crashed:
         raise RuntimeError("%s: prefill crashed in its scheduler: request %s, %s" % (name, *pre.crashed))
     pinned_at = {}  # room -> first ABORT of its aborted requests prefill still holds
@@ -397,8 +405,12 @@ def run_real(name, variant, events, tail, real, outdir=HERE):
     if not real.get("source"):
         raise SystemExit("%s: give SGLang's python/ folder at commit %s with --real" % (name, real["commit"]))
     pcap = os.path.join(outdir, name + ".pcap")
-    logf = open(os.path.join(outdir, name + ".events.jsonl"), "w")
-    log = roomlog.EventLog(logf, host="prefill-0", role="prefill", rank=0)
+    logf = log = None
+    if not roomspec_instrument.active():
+        logf = open(os.path.join(outdir, name + ".events.jsonl"), "w")
+        log = roomspec_instrument.EventLog(logf, host="prefill-0", role="prefill", rank=0)
+    # else: run under python -m roomspec_instrument --log OUTDIR/NAME.events.jsonl,
+    # whose start-up hook instruments SGLang's code as it is imported.
     pre = RealPrefill(real["source"], log, real.get("env", {}))
     dports = [free_port() for _ in range(2)]
     cap = Capture(pcap, "lo", " or ".join("tcp port %d" % p for p in [pre.port] + dports))
@@ -444,7 +456,8 @@ def run_real(name, variant, events, tail, real, outdir=HERE):
     for ln in listeners:
         ln.close(linger=0)
     cap.stop()
-    logf.close()
+    if logf is not None:
+        logf.close()
     if pre.crashed:
         raise RuntimeError("%s: prefill crashed in its scheduler: %s" % (name, pre.crashed))
     pinned_at = {}
@@ -655,8 +668,11 @@ REAL = {
 REAL_SOURCE = None
 
 
-def real_scenario(name):
-    r = REAL[name]
+def real_scenario(name, variant=None, commit=None):
+    """The real-code scenario name of REAL, or, given variant and commit
+    (--variant, --commit: any commit, e.g. those of roomspec history), a
+    storm of ten rooms under that name."""
+    r = REAL[name] if name in REAL else dict(variant=variant, commit=commit, rooms=10)
 
     def make(outdir=HERE, **kw):
         run_real(name, r["variant"], real_storm(11, r.get("rooms", 40)), DEADLINE + 1.5,
@@ -670,6 +686,9 @@ def main():
     args = sys.argv[1:]
     if len(args) >= 2 and args[0] == "--real":
         REAL_SOURCE, args = args[1], args[2:]
+    real_as = {}
+    while len(args) >= 2 and args[0] in ("--variant", "--commit"):
+        real_as[args[0][2:]], args = args[1], args[2:]
     kw = {}
     # --live OUTDIR --port PORT NAME: run scenario NAME's emulators on the
     # given prefill port without capturing (the caller captures), writing
@@ -685,8 +704,8 @@ def main():
     names = args or list(SCENARIOS)
     real = False
     for n in names:
-        if n in REAL:
-            real_scenario(n)(**{k: v for k, v in kw.items() if k == "outdir"})
+        if n in REAL or real_as:
+            real_scenario(n, **real_as)(**{k: v for k, v in kw.items() if k == "outdir"})
             real = True
             continue
         SCENARIOS[n](**kw)

@@ -9,7 +9,7 @@ NIXL agent completes each transfer after write_time seconds, and the model
 is no model (a request's forward pass is the scheduler sending its KV).
 
 traces/testdata/scenarios/make_scenarios.py --real SOURCE uses it to make
-captures of the real code under tcpdump, with roomlog's event log.
+captures of the real code under tcpdump, with roomspec_instrument's event log.
 """
 
 import threading
@@ -53,7 +53,7 @@ class LivePrefill:
         self.num_chunks = num_chunks
         self.h = Harness(root, env=env, agent=lambda *a, **k: TimedAgent(write_time, *a, **k))
         if instrument is not None:
-            # roomlog wraps the classes before the manager's threads start
+            # roomspec_instrument wraps the classes before the manager's threads start
             instrument(self.h)
         h = self.h
         h.num_chunks = num_chunks
