@@ -180,6 +180,7 @@ type Judge struct {
 	lastTime int64
 	report   Report
 	logCheck logCheck
+	fit      logFit
 	err      error
 	// witnesses holds the witnesses rebuilt per room pattern (witness.go).
 	witnesses map[string]*Witness

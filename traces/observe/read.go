@@ -58,7 +58,7 @@ func FromEvent(e *eventlog.Event) (o Observation, ok bool) {
 	if !e.Known() || e.Role == "decode" {
 		return o, false
 	}
-	o = Observation{Time: e.Time, Room: e.Room, Log: Log{Line: e.Line, Event: e.Event}}
+	o = Observation{Time: e.Time, Room: e.Room, Log: Log{Line: e.Line, Event: e.Event, Doubt: e.Doubt}}
 	switch e.Event {
 	case eventlog.Status:
 		o.Kind, o.From, o.To = Status, e.From, e.To
