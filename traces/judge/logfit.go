@@ -64,14 +64,14 @@ type LogFit struct {
 	// a WaitingForInput line); Offset is their median (the log's time
 	// minus the capture's: positive when the log's clock is ahead, or its
 	// writer slow), MinOffset and MaxOffset bound them.
-	Rooms                       int
+	Rooms                        int
 	Offset, MinOffset, MaxOffset time.Duration
 	// LogFirst and LogLast are the times of the log's first and last
 	// lines of prefill (FirstLine, LastLine their numbers); WireFirst and
 	// WireLast the capture's first and last messages of a room.
-	LogFirst, LogLast     time.Time
-	FirstLine, LastLine   int
-	WireFirst, WireLast   time.Time
+	LogFirst, LogLast   time.Time
+	FirstLine, LastLine int
+	WireFirst, WireLast time.Time
 	// Ended says the log ends before the capture: the capture shows, at
 	// frame EndFrame after the log's last line, a message of room EndRoom
 	// that prefill logs its handling of and the log does not show (EndWhy
@@ -139,7 +139,7 @@ type roomFit struct {
 	from, status string
 	statusLine   int
 	cleared      bool
-	sampled bool
+	sampled      bool
 	// doubt says why the log cannot be believed about the room.
 	doubt string
 	// waitLog says the room's verdict waits for the log to reach its
@@ -149,16 +149,16 @@ type roomFit struct {
 
 // logFit is what the Judge measures of the log's fit.
 type logFit struct {
-	samples        []int64
-	n              int
-	lo, hi         int64
-	loRoom, hiRoom int64
-	median         int64 // at the decision
-	decided        bool
-	logFirst, logLast    int64
-	firstLine, lastLine  int
-	wireFirst, wireLast  int64
-	wireSeen             bool
+	samples             []int64
+	n                   int
+	lo, hi              int64
+	loRoom, hiRoom      int64
+	median              int64 // at the decision
+	decided             bool
+	logFirst, logLast   int64
+	firstLine, lastLine int
+	wireFirst, wireLast int64
+	wireSeen            bool
 	// end is the first completion of a room's TransferInfos on the log's
 	// endpoint more than fitTolerance after the log's last line (cleared
 	// when a later line comes).
@@ -172,7 +172,7 @@ type logFit struct {
 	// endpoints, and the log's WaitingForInput lines, by room id.
 	otherTI map[netip.AddrPort]map[int64]int64
 	// ep0 is the log's endpoint as the capture shows it.
-	ep0 netip.AddrPort
+	ep0     netip.AddrPort
 	logWFI  map[int64]int64
 	matched string
 	shared  []netip.AddrPort
