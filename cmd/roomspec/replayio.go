@@ -52,6 +52,11 @@ func reportInput(e *env, logFile string, res *replay.Result) (damaged bool) {
 	for _, note := range res.LogStats.Notes() {
 		fmt.Fprintf(e.stderr, "roomspec replay: %s: %s\n", logFile, note)
 	}
+	if f := res.LogFit; f != nil && (f.Doubted > 0 || f.Ended || f.Matched != "") {
+		// (The fit is in the report; what in it changed verdicts is said
+		// here too.)
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: held against the capture: %v\n", logFile, res.LogFit)
+	}
 	for _, f := range res.Files {
 		if !f.Summary.Truncated {
 			continue

@@ -283,6 +283,9 @@ func (j *Judge) Report() *Report {
 		rep.Verdicts[v] = n
 	}
 	rep.Deadline, rep.MaxHidden, rep.MaxStates = j.opt.Deadline, j.opt.MaxHidden, j.opt.MaxStates
+	if j.finished {
+		rep.Log = j.LogFit()
+	}
 	return &rep
 }
 

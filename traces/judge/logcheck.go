@@ -74,7 +74,7 @@ func (j *Judge) observeLog(rm *room, o *observe.Observation, now int64) {
 		if _, ok := lc.logRooms[rm.ID]; !ok {
 			lc.logRooms[rm.ID], lc.logLines[rm.ID] = now, o.Line
 		}
-		if o.Kind == observe.Status && o.To == "WaitingForInput" && rs.wfiLog == 0 {
+		if o.Kind == observe.Status && o.To == "WaitingForInput" && rs.wfiLog == 0 && o.Doubt == "" {
 			rs.wfiLog, rs.wfiLine = now, o.Line
 		}
 	} else {

@@ -99,7 +99,7 @@ func (f *LogFit) String() string {
 	}
 	fmt.Fprintf(&b, "lines %d to %d, %s to %s", f.FirstLine, f.LastLine, stamp(f.LogFirst), stamp(f.LogLast))
 	if !f.WireFirst.IsZero() {
-		fmt.Fprintf(&b, " (the capture: %s to %s)", stamp(f.WireFirst), stamp(f.WireLast))
+		fmt.Fprintf(&b, " (the capture's messages: %s to %s)", stamp(f.WireFirst), stamp(f.WireLast))
 	}
 	if f.Rooms > 0 {
 		fmt.Fprintf(&b, "; clock offset %s (median of %d rooms, %s to %s)", signed(f.Offset), f.Rooms, signed(f.MinOffset), signed(f.MaxOffset))
@@ -210,7 +210,7 @@ func (j *Judge) fitObserve(rm *room, o *observe.Observation, now int64) {
 		case observe.Clear:
 			rf.cleared = true
 		}
-		if o.Kind == observe.Status && o.To == "WaitingForInput" && rf.wfi == 0 {
+		if o.Kind == observe.Status && o.To == "WaitingForInput" && rf.wfi == 0 && o.Doubt == "" {
 			rf.wfi, rf.wfiLine = now, o.Line
 			if !f.decided && len(f.logWFI) < maxFitSamples {
 				if f.logWFI == nil {
@@ -347,14 +347,18 @@ func (j *Judge) matchEndpoint() error {
 	if j.opt.LogEndpoint.IsValid() || len(f.otherTI) == 0 || len(f.logWFI) == 0 {
 		return nil
 	}
-	fits := func(ti map[int64]int64) (common, fit int) {
+	// A WaitingForInput line follows the TransferInfo that completes its
+	// room within the tolerance, and never precedes it by more than the
+	// skew.
+	fits := func(d int64) bool { return d >= -int64(j.opt.Skew) && d <= int64(fitTolerance) }
+	count := func(ti map[int64]int64) (common, fit int) {
 		for id, t := range ti {
 			w, ok := f.logWFI[id]
 			if !ok {
 				continue
 			}
 			common++
-			if d := w - t; d >= -int64(j.opt.Skew)-int64(fitTolerance) && d <= int64(fitTolerance) {
+			if d := w - t; fits(d) {
 				fit++
 			}
 		}
@@ -363,7 +367,7 @@ func (j *Judge) matchEndpoint() error {
 	own := 0
 	if len(f.samples) > 0 {
 		for _, d := range f.samples {
-			if d >= -int64(j.opt.Skew)-int64(fitTolerance) && d <= int64(fitTolerance) {
+			if fits(d) {
 				own++
 			}
 		}
@@ -372,7 +376,7 @@ func (j *Judge) matchEndpoint() error {
 	var best netip.AddrPort
 	bestFit := -1
 	for p, ti := range f.otherTI {
-		common, fit := fits(ti)
+		common, fit := count(ti)
 		if common == 0 {
 			continue
 		}

@@ -63,6 +63,9 @@ type Result struct {
 	// LogStats says what the log's reader did about a log that is not
 	// quite right (a byte order mark, repeated lines, lines out of order).
 	LogStats eventlog.Stats
+	// LogFit is what the first judge measured of the log against the
+	// capture (its clock offset, its coverage), nil without a log.
+	LogFit *judge.LogFit
 }
 
 // File is a capture's decoding summary.
@@ -157,6 +160,9 @@ func Run(in Input, js []*judge.Judge, emit func(k int, ev judge.Event) error) (*
 	}
 	for _, j := range js {
 		res.Reports = append(res.Reports, j.Finish(end))
+	}
+	if in.Log != nil && len(js) > 0 {
+		res.LogFit = js[0].LogFit()
 	}
 	take()
 	for _, j := range js {
