@@ -391,8 +391,11 @@ func (j *Judge) matchEndpoint() error {
 	}
 	slices.SortFunc(f.shared, func(a, b netip.AddrPort) int { return a.Compare(b) })
 	if bestFit >= own {
-		return fmt.Errorf("%w: the log's room ids are on prefill endpoints %s and %v, and its times fit %s's rooms (%d) as well as or better than %s's (%d), the first seen: give -log-endpoint",
-			ErrLogEndpoint, ep0, f.shared, best, bestFit, ep0, own)
+		how := fmt.Sprintf("its times fit %s's rooms (%d) as well as %s's (%d), the first seen: give -log-endpoint with the log's own prefill endpoint", best, bestFit, ep0, own)
+		if bestFit > own {
+			how = fmt.Sprintf("its times fit %s's rooms (%d) better than %s's (%d), the first seen: give -log-endpoint %s if the log is its prefill's", best, bestFit, ep0, own, best)
+		}
+		return fmt.Errorf("%w: the log's room ids are on prefill endpoints %s and %v, and %s", ErrLogEndpoint, ep0, f.shared, how)
 	}
 	f.matched = fmt.Sprintf("matched to prefill endpoint %s by the times of %d rooms (its room ids are also on %v, whose times fit %d)", ep0, own, f.shared, max(bestFit, 0))
 	return nil

@@ -5,11 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,8 +220,12 @@ func damagedVariants(t *testing.T, name string, capture, log []byte, others map[
 		add(fmt.Sprintf("the capture cut at %d%%", pct), cutPcap(t, capture, pct), log)
 	}
 	// The same room ids on a second prefill endpoint.
-	for _, d := range []time.Duration{37 * time.Millisecond, time.Second} {
-		add("its rooms again on a second prefill endpoint, "+d.String()+" later", secondEndpoint(t, capture, d), log)
+	for _, d := range []time.Duration{-37 * time.Millisecond, 37 * time.Millisecond, time.Second} {
+		when := d.String() + " later"
+		if d < 0 {
+			when = (-d).String() + " earlier"
+		}
+		add("its rooms again on a second prefill endpoint, "+when, secondEndpoint(t, capture, d), log)
 	}
 	return out
 }
@@ -294,4 +299,62 @@ func secondEndpoint(t *testing.T, b []byte, d time.Duration) []byte {
 	return writePcap(head, out)
 }
 
-var _ = strconv.Itoa
+// TestLogEndpointAmbiguous: the same room ids on two prefill endpoints,
+// the copy's rooms seen first (37 ms before the originals): the log is
+// not attached to whichever comes first; its times fit the originals', so
+// the replay is refused in one error that names the endpoint and
+// -log-endpoint, and with that endpoint given, every room is judged as in
+// the capture alone.
+func TestLogEndpointAmbiguous(t *testing.T) {
+	sc, err := scenarios.Read(scenarios.Dir(), "storm-fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture, err := os.ReadFile(sc.Capture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(sc.Log())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl, err := sc.DeadlineDuration()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(t, sc.Variant)
+	run := func(capture []byte, opt judge.Options) (map[int64]string, *judge.LogFit, error) {
+		opt.Deadline, opt.Log = dl, true
+		j, err := judge.New(cfg, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := replay.Input{Captures: []replay.Capture{replay.Reader("capture", bytes.NewReader(capture))}, Log: bytes.NewReader(log), LogName: "log"}
+		out := map[int64]string{}
+		_, err = replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error {
+			if ev.Room.Prefill == j.LogFit().Endpoint {
+				out[ev.Room.Room] = string(ev.Room.Verdict)
+			}
+			return nil
+		})
+		return out, j.LogFit(), err
+	}
+	want, fit, err := run(capture, judge.Options{})
+	if err != nil || len(want) == 0 {
+		t.Fatalf("the capture alone: %v, %v", want, err)
+	}
+	own := fit.Endpoint
+	twice := secondEndpoint(t, capture, -37*time.Millisecond)
+	_, _, err = run(twice, judge.Options{})
+	if !errors.Is(err, judge.ErrLogEndpoint) || !strings.Contains(err.Error(), "-log-endpoint") || !strings.Contains(err.Error(), own.String()) {
+		t.Fatalf("the rooms on two endpoints: %v; want ErrLogEndpoint naming %s and -log-endpoint", err, own)
+	}
+	t.Logf("refused: %v", err)
+	got, fit, err := run(twice, judge.Options{LogEndpoint: own})
+	if err != nil || fit.Endpoint != own {
+		t.Fatalf("with -log-endpoint %s: %v (matched to %s)", own, err, fit.Endpoint)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("with -log-endpoint: %v, want %v", got, want)
+	}
+}
