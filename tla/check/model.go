@@ -106,8 +106,10 @@ func (m *Model) ConstantValues() []value.Value { return m.constants }
 // ErrUnsupported marks a construct the checker does not handle.
 var ErrUnsupported = errors.New("not supported")
 
-// Build prepares a model from loaded modules and a configuration. Errors
-// carry the configuration's or module's file:line:col.
+// Build prepares a model from loaded modules and a configuration: every
+// name resolved (tla.Resolve), every definition the configuration names
+// found. Errors carry the configuration's or module's file:line:col. The
+// assumptions are evaluated by Check, which can be interrupted.
 func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 	var bindings []eval.Binding
 	for _, c := range conf.Constants {
@@ -122,15 +124,12 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		}
 		bindings = append(bindings, b)
 	}
-	lookup := func(name string) (*tla.Module, bool) {
-		m, ok := mods.ByName[name]
-		return m, ok
-	}
-	sp, err := eval.NewSpec(mods.Root, lookup, bindings)
+	info, err := tla.Resolve(mods)
 	if err != nil {
 		return nil, err
 	}
-	if err := sp.CheckAssumptions(); err != nil {
+	sp, err := eval.NewSpec(info, bindings)
+	if err != nil {
 		return nil, err
 	}
 	m := &Model{Spec: sp, CheckDeadlock: conf.DeadlockChecked()}
