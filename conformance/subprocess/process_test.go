@@ -332,7 +332,9 @@ func TestSetsidGrandchildDoesNotEscape(t *testing.T) {
 			path, pid := pidFile(t)
 			cmd := escaper(path)
 			if end == "failure" {
-				cmd = `(setsid sh -c 'echo $$ > ` + path + `; exec sleep 4321' &); read -r l; echo garbage`
+				// The child fails only once its grandchild is running (under
+				// load, the failure's kill could come before the setsid).
+				cmd = `(setsid sh -c 'echo $$ > ` + path + `; exec sleep 4321' &); while [ ! -s ` + path + ` ]; do sleep 0.01; done; read -r l; echo garbage`
 			}
 			p := New(cmd, Options{})
 			err := p.Reset(upstream(t))
