@@ -42,12 +42,19 @@ text report (on stderr with -format json or junit).
 Rooms are judged as they go idle (-idle), so memory follows the rooms in
 flight; -format json writes each room as soon as it is judged.
 
-A log is held against the capture before any room is judged: one that shows
-none of the capture's rooms, or whose clock is off by more than -skew (behind)
-or the deadline, is an error naming what does not match. Rooms the log does
-not show are judged from the wire alone, and say so. What the log lacks
-(unreadable lines, polls without their queue) is said once, when the log
-has been read.
+A log is held against the capture before any room is judged: its clock
+offset (each room's WaitingForInput line against the TransferInfo that
+completes it on the wire) and its span are measured and printed with the
+report. One that shows none of the capture's rooms, whose clock is behind by
+more than -skew or off by more than the deadline, or whose offsets scatter
+(another run's log), is an error naming what does not match; so is a log
+whose room ids are on two prefill endpoints that its times both fit (give
+-log-endpoint). A room whose verdict depends on a part of the log that does
+not fit (a line out of time order, a log that ends before its deadline and
+every completion of prefill's steps lets it go) is inconclusive with the
+reason, never violated. Rooms the log does not show are judged from the wire
+alone, and say so. What the log lacks (unreadable lines, polls without their
+queue) is said once, when the log has been read.
 
 Exit status: 0 (every aborted room satisfied, predicted-released or
 inconclusive), 1 when a room is violated, invalid or at-risk, 2 on bad input (a log

@@ -7,7 +7,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,22 +20,18 @@ import (
 	"github.com/roomspec/roomspec/traces/judge/replay"
 )
 
-// replayInput is what replay reads: the capture files, each opened when
-// its turn comes (with a progress bar on a terminal), and the log.
-func replayInput(e *env, files []string, logFile string, ports portList) (replay.Input, func(), error) {
-	in := replay.Input{Decode: decode.Options{Ports: ports}, LogName: logFile}
-	for _, name := range files {
-		in.Captures = append(in.Captures, replay.Capture{Name: name, Open: func() (io.ReadCloser, error) {
-			f, err := os.Open(name)
-			if err != nil {
-				return nil, err
-			}
-			r, bar := withProgress(e, f, name)
-			return barFile{Reader: bufio.NewReaderSize(r, 1<<20), f: f, bar: bar}, nil
-		}})
+// replayInput is what replay reads: the capture files, one capture (see
+// captureInputs: "-", gzip, a progress bar on a terminal), and the log.
+// done closes the log and clears the bar.
+func replayInput(e *env, files []string, logFile string, ports portList) (in replay.Input, done func(), err error) {
+	in = replay.Input{Decode: decode.Options{Ports: ports}, LogName: logFile}
+	var bar *progress
+	in.Captures, bar, err = captureInputs(e, files)
+	if err != nil {
+		return in, nil, err
 	}
 	if logFile == "" {
-		return in, func() {}, nil
+		return in, bar.clear, nil
 	}
 	if err := sniffLog(logFile); err != nil {
 		return in, nil, err
@@ -46,19 +41,7 @@ func replayInput(e *env, files []string, logFile string, ports portList) (replay
 		return in, nil, err
 	}
 	in.Log = bufio.NewReaderSize(f, 1<<16)
-	return in, func() { f.Close() }, nil
-}
-
-// barFile is a capture file being read, with its progress bar.
-type barFile struct {
-	io.Reader
-	f   *os.File
-	bar *progress
-}
-
-func (b barFile) Close() error {
-	b.bar.clear()
-	return b.f.Close()
+	return in, func() { bar.clear(); f.Close() }, nil
 }
 
 // reportInput says on stderr what the log lacks and which captures were
@@ -70,6 +53,14 @@ func reportInput(e *env, logFile string, res *replay.Result) (damaged bool) {
 	for _, n := range res.LogNotes {
 		fmt.Fprintf(e.stderr, "roomspec replay: %s: %d %s (first at line %d)\n", logFile, n.Count, n.What, n.First)
 	}
+	for _, note := range res.LogStats.Notes() {
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: %s\n", logFile, note)
+	}
+	if f := res.LogFit; f != nil && (f.Doubted > 0 || f.Ended || f.Matched != "") {
+		// (The fit is in the report; what in it changed verdicts is said
+		// here too.)
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: held against the capture: %v\n", logFile, res.LogFit)
+	}
 	for _, f := range res.Files {
 		if !f.Summary.Truncated {
 			continue
@@ -77,10 +68,15 @@ func reportInput(e *env, logFile string, res *replay.Result) (damaged bool) {
 		// As decode reports it: what came before the damage is judged,
 		// but the run is not clean.
 		if f.Damage != nil {
-			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", f.Name, f.Damage.Kind, f.Damage)
+			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %s\n", f.Name, f.Damage.Kind, f.Damage.Msg)
 		}
 		fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", f.Name, f.Summary.Format, f.Summary)
 		damaged = true
+	}
+	for _, f := range res.Files {
+		if d := f.Summary.Damage(); !f.Summary.Truncated && len(d) > 0 {
+			fmt.Fprintf(e.stderr, "roomspec replay: %s: judged through damage of the capture: %v (roomspec decode shows where)\n", f.Name, d)
+		}
 	}
 	return damaged
 }

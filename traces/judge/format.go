@@ -60,6 +60,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString(r.Summary())
 	b.WriteString("\n")
+	if r.Log != nil {
+		b.WriteString("log: " + r.Log.String() + "\n")
+	}
 	rooms := r.Reported()
 	if len(rooms) > 0 {
 		b.WriteString("\n")

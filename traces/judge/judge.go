@@ -182,6 +182,7 @@ type Judge struct {
 	lastTime int64
 	report   Report
 	logCheck logCheck
+	fit      logFit
 	err      error
 	// witnesses holds the witnesses rebuilt per room pattern (witness.go).
 	witnesses map[string]*Witness
@@ -284,6 +285,9 @@ func (j *Judge) Report() *Report {
 		rep.Verdicts[v] = n
 	}
 	rep.Deadline, rep.MaxHidden, rep.MaxStates = j.opt.Deadline, j.opt.MaxHidden, j.opt.MaxStates
+	if j.finished {
+		rep.Log = j.LogFit()
+	}
 	return &rep
 }
 

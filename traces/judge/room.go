@@ -129,6 +129,9 @@ type Report struct {
 	Deadline time.Duration
 	// MaxHidden and MaxStates are the search bounds used.
 	MaxHidden, MaxStates int
+	// Log is what the log was measured to be against the capture (its
+	// clock offset, its coverage; logfit.go), nil without a log.
+	Log *LogFit
 }
 
 // Count returns how many rooms have verdict v.

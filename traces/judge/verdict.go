@@ -43,6 +43,7 @@ func (j *Judge) judged(rm *room, end int64, final bool) *Room {
 		}
 		out.Reason = fmt.Sprintf("judged from the wire alone (%s): %s", why, out.Reason)
 	}
+	j.believe(rm, out, end)
 	return out
 }
 
