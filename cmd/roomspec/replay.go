@@ -17,9 +17,8 @@ func init() {
 	})
 }
 
-func runReplay(e *env, args []string) int {
-	fs := newFlagSet(e, "replay", "CAPTURE...",
-		`Replay the SGLang control traffic of pcap/pcapng captures (and, with -log, the
+// replayHelp is roomspec replay's description in its -help.
+const replayHelp = `Replay the SGLang control traffic of pcap/pcapng captures (and, with -log, the
 prefill's event log) against the room-lifecycle spec under one variant, and
 give every aborted room a verdict with its evidence (frame numbers, log line
 numbers): satisfied (the log shows it released within the deadline),
@@ -59,7 +58,10 @@ queue) is said once, when the log has been read.
 Exit status: 0 (every aborted room satisfied, predicted-released or
 inconclusive), 1 when a room is violated, invalid or at-risk, 2 on bad input (a log
 that does not belong to the capture, or a damaged capture: the rooms before
-the damage are still judged and reported).`)
+the damage are still judged and reported).`
+
+func runReplay(e *env, args []string) int {
+	fs := newFlagSet(e, "replay", "CAPTURE...", replayHelp)
 	jf := addJudgeFlags(fs)
 	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
 	itf := fs.String("itf", "", "write the spec behaviour matched by each violated, at-risk or invalid room (at-risk: and a pinning completion; invalid: up to the last explained event) as an ITF trace into `DIR`")
