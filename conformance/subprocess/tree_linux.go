@@ -143,7 +143,15 @@ func killTree(pgid, root int, token token) []int {
 		time.Sleep(5 * time.Millisecond)
 		reap(killed, root)
 	}
-	reap(killed, root)
+	// A process killed last may not have ended yet (a loaded machine), or
+	// may still be the child of another killed process: wait, up to a
+	// second, until none of the killed is left for this process to reap.
+	for range 200 {
+		if !reap(killed, root) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	var left []int
 	for _, p := range members(root, token) {
 		left = append(left, p.pid)
@@ -153,13 +161,22 @@ func killTree(pgid, root int, token token) []int {
 
 // reap waits for the processes of killed that this process adopted and
 // that have ended; never for root, the child, whose exec.Cmd waits for
-// it, nor for any process not of the tree.
-func reap(killed map[int]bool, root int) {
+// it, nor for any process not of the tree. It reports whether one of the
+// killed is still to be reaped: alive, or the child of a killed process
+// (this process adopts it when its parent ends).
+func reap(killed map[int]bool, root int) (pending bool) {
 	self := os.Getpid()
 	for _, p := range procs() {
-		if killed[p.pid] && p.zombie && p.ppid == self && p.pid != root {
+		if !killed[p.pid] || p.pid == root {
+			continue
+		}
+		switch {
+		case p.zombie && p.ppid == self:
 			var ws syscall.WaitStatus
 			syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+		case p.ppid == self || killed[p.ppid]:
+			pending = true
 		}
 	}
+	return pending
 }

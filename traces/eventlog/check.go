@@ -225,12 +225,40 @@ var pcapMagics = [][]byte{
 }
 
 // capture returns an ErrNotLog error when a file's first bytes are those
-// of a capture.
+// of a capture (or a compressed file, which a log is not read as).
 func capture(head []byte) error {
 	for _, m := range pcapMagics {
 		if bytes.HasPrefix(head, m) {
 			return fmt.Errorf("eventlog: %w: it is a pcap or pcapng capture (give it as the capture, not the log)", ErrNotLog)
 		}
+	}
+	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
+		return fmt.Errorf("eventlog: %w: it is a gzip file (decompress it first)", ErrNotLog)
+	}
+	return nil
+}
+
+// Sniff returns an error wrapping ErrNotLog when a file's first bytes
+// (head: as many as were read, 512 is plenty) cannot start an event log: a
+// capture, a compressed file, binary data, or a first line that is not a
+// JSON object. A caller that is given a log file checks it with Sniff
+// before judging anything, so that a wrong file is one line of error
+// rather than one per line it holds. An empty head passes (a live log not
+// written yet).
+func Sniff(head []byte) error {
+	if err := capture(head); err != nil {
+		return err
+	}
+	head = bytes.TrimPrefix(head, utf8BOM)
+	for line := range bytes.Lines(head) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' {
+			return fmt.Errorf("eventlog: %w: its first line does not start with '{' (a log is JSON lines, one object per line)", ErrNotLog)
+		}
+		return nil
 	}
 	return nil
 }

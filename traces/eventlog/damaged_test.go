@@ -221,3 +221,33 @@ func TestClockStepBackDoubts(t *testing.T) {
 		t.Errorf("doubted rooms %v, want [4 5]", doubted)
 	}
 }
+
+func TestSniff(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		head string
+		want string // "" for a head that may start a log
+	}{
+		{"empty", "", ""},
+		{"a log", "{\"ts\":\"2026-12-01T17:23:16Z\"}\n{", ""},
+		{"blank lines first", "\n\n  {\"ts\":1}\n", ""},
+		{"a byte order mark", "\xef\xbb\xbf{\"ts\":1}\n", ""},
+		{"pcap", "\xd4\xc3\xb2\xa1\x02\x00\x04\x00", "it is a pcap or pcapng capture"},
+		{"pcapng", "\x0a\x0d\x0d\x0a\x1c\x00\x00\x00", "it is a pcap or pcapng capture"},
+		{"gzip", "\x1f\x8b\x08\x00", "it is a gzip file"},
+		{"text", "2026-12-01 17:23:16 INFO prefill started\n", "its first line does not start with '{'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Sniff([]byte(tc.head))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Sniff: %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotLog) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Sniff: %v, want ErrNotLog saying %q", err, tc.want)
+			}
+		})
+	}
+}
