@@ -372,7 +372,12 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 	case check.Deadlock:
 		fmt.Fprintln(w, "Error: Deadlock reached.")
 	case check.Violation:
-		fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
+		if r.ActionProperty {
+			// TLC's words for a step that a [][A]_v property forbids.
+			fmt.Fprintf(w, "Error: Action property %s is violated.\n", r.Violated)
+		} else {
+			fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
+		}
 	}
 	if len(r.Trace) > 0 {
 		fmt.Fprintln(w, "Error: The behavior up to this point is:")

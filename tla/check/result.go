@@ -44,6 +44,9 @@ type Result struct {
 	// deadlock; for a property, a lasso whose cycle starts at LoopStart.
 	Trace     []Step
 	LoopStart int
+	// ActionProperty says that the violated property is violated by a step
+	// of Trace, the last, that one of its [][A]_v conjuncts forbids.
+	ActionProperty bool
 	// Verdicts has one entry per invariant and property, in configuration
 	// order, when Options.All is set: the check then goes on after a
 	// violation so that every verdict is known. Outcome, Violated and Trace
