@@ -259,6 +259,9 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 	}
 	// TLC's Print and PrintT write to the console; ours go to stderr so
 	// that stdout stays the report.
+	// As TLC's, the library's Json and IOUtils read files (relative to
+	// the working directory) and the environment.
+	m.Spec.ReadFile, m.Spec.Environ = os.ReadFile, os.Environ
 	var printMu sync.Mutex
 	m.Spec.Print = func(s string) {
 		printMu.Lock()

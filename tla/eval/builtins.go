@@ -391,8 +391,18 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 		}
 		return value.NewTuple(append([]value.Value(nil), s.Vals()[1:]...)...)
 	case "SubSeq":
-		s := c.asSeq(a[0], at)
 		m, n := c.asInt(a[1], at), c.asInt(a[2], at)
+		if str, ok := a[0].(value.String); ok {
+			// TLC's SubSeq takes strings too.
+			if m > n {
+				return value.String("")
+			}
+			if m < 1 || n > int64(len(str)) {
+				c.fail(at, "SubSeq(s, %d, %d) is out of range for a string of length %d", m, n, len(str))
+			}
+			return str[m-1 : n]
+		}
+		s := c.asSeq(a[0], at)
 		if m > n {
 			return value.EmptyFunc
 		}

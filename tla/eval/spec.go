@@ -40,6 +40,11 @@ type Spec struct {
 	// Print, if set, receives the output of TLC's Print and PrintT (by
 	// default it is dropped). It may be called from several goroutines.
 	Print func(string)
+	// ReadFile and Environ, if set, are how library operators read a file
+	// (Json's JsonDeserialize, IOUtils' Deserialize) and the environment
+	// (IOUtils' IOEnv), as TLC does: the checker's core does no I/O.
+	ReadFile func(name string) ([]byte, error)
+	Environ  func() []string
 	// overrides are built-in operators replaced by the model; scoped are
 	// the module-scoped bindings, by module name.
 	overrides map[string]*entity
