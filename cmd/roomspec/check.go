@@ -250,6 +250,10 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 	}
 	cr.vars = m.Spec.Vars
 	if cr.matchITF != "" {
+		// check.Check would check the assumptions; matching does not call it.
+		if err := m.Spec.CheckAssumptions(); err != nil {
+			return fail(err)
+		}
 		if err := matchITF(cr.stdout, m, cr.matchITF); err != nil {
 			cr.matchErr = err
 		} else {
@@ -381,6 +385,8 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 		} else {
 			fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
 		}
+	case check.Postcondition:
+		fmt.Fprintf(w, "Error: Postcondition %s is false.\n", r.Violated)
 	}
 	if len(r.Trace) > 0 {
 		fmt.Fprintln(w, "Error: The behavior up to this point is:")

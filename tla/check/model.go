@@ -93,6 +93,9 @@ type Model struct {
 	// View maps a state to the value that is fingerprinted; nil if none.
 	View          *eval.Formula
 	CheckDeadlock bool
+	// Postconditions are evaluated once the search is over (TLCGet then
+	// reads its final figures).
+	Postconditions []Named
 	// Warnings are things of the configuration that the checker ignores.
 	Warnings []string
 	// constants are the values the configuration gives constants.
@@ -107,7 +110,8 @@ func (m *Model) ConstantValues() []value.Value { return m.constants }
 var ErrUnsupported = errors.New("not supported")
 
 // Build prepares a model from loaded modules and a configuration. Errors
-// carry the configuration's or module's file:line:col.
+// carry the configuration's or module's file:line:col. The spec's
+// assumptions are checked by Check, as TLC checks them when it starts.
 func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 	var bindings []eval.Binding
 	for _, c := range conf.Constants {
@@ -128,9 +132,6 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 	}
 	sp, err := eval.NewSpec(mods.Root, lookup, bindings)
 	if err != nil {
-		return nil, err
-	}
-	if err := sp.CheckAssumptions(); err != nil {
 		return nil, err
 	}
 	m := &Model{Spec: sp, CheckDeadlock: conf.DeadlockChecked()}
@@ -214,8 +215,12 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 	if conf.Alias != nil {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%s:%s: ALIAS %s is ignored", conf.File, conf.Alias.Pos, conf.Alias.Name))
 	}
-	for _, p := range conf.Postconditions {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("%s:%s: POSTCONDITION %s is ignored", conf.File, p.Pos, p.Name))
+	for _, n := range conf.Postconditions {
+		f, err := def(n, "POSTCONDITION")
+		if err != nil {
+			return nil, err
+		}
+		m.Postconditions = append(m.Postconditions, Named{n.Name, f})
 	}
 	return m, nil
 }

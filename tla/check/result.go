@@ -13,7 +13,10 @@ const (
 	Invariant Outcome = "invariant"
 	Deadlock  Outcome = "deadlock"
 	Violation Outcome = "property"
-	Failure   Outcome = "error"
+	// Postcondition is a POSTCONDITION that is false once the search is
+	// over (Result.Violated names it).
+	Postcondition Outcome = "postcondition"
+	Failure       Outcome = "error"
 	// Incomplete means the search stopped before it was exhaustive: a
 	// bound of Options was reached or the context was cancelled. No
 	// violation was found in the states explored (Result.Stopped says why

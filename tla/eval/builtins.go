@@ -116,7 +116,11 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 			return s.Elems()[c.sc.spec.random(s.Len())]
 		}
 		c.fail(n.At, "RandomElement is supported in constant expressions only (in a state its value would not be a function of the state)")
-	case "JavaTime", "TLCGet", "TLCSet", "Any":
+	case "TLCGet":
+		return c.tlcGet(a, n.At)
+	case "TLCSet":
+		return c.tlcSet(a, n.At)
+	case "JavaTime", "Any":
 		c.fail(n.At, "%s is not supported by roomspec (its value is not a function of the state)", n.Name)
 	}
 	if len(n.Prefix) > 0 {

@@ -91,7 +91,9 @@ func exprLevel(e tla.Expr, sc *scope) int {
 			l = max(l, nameLevel(n.Name, sc))
 		case *tla.OpApp:
 			switch n.Name {
-			case "'", "ENABLED", "UNCHANGED", "[]", "<>", "~>":
+			case "'", "ENABLED", "UNCHANGED", "[]", "<>", "~>", "TLCGet", "TLCSet":
+				// TLCGet and TLCSet read and write the checker: never a
+				// constant, computed once.
 				if len(n.Prefix) == 0 {
 					l = 1
 					return false

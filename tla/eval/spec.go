@@ -40,6 +40,10 @@ type Spec struct {
 	// Print, if set, receives the output of TLC's Print and PrintT (by
 	// default it is dropped). It may be called from several goroutines.
 	Print func(string)
+	// Checker, if set, is the model checker that TLCGet and TLCSet see
+	// (tlc.go); regs are TLC's registers.
+	Checker Checker
+	regs    registers
 	// ReadFile and Environ, if set, are how library operators read a file
 	// (Json's JsonDeserialize, IOUtils' Deserialize) and the environment
 	// (IOUtils' IOEnv), as TLC does: the checker's core does no I/O.
