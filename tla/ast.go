@@ -1,6 +1,10 @@
 // Package tla reads TLA+ modules: a lexer, a parser producing the syntax tree
-// declared in this file, a printer that renders expressions back as TLA+, and
-// a loader that resolves EXTENDS and INSTANCE against sibling files.
+// declared in this file, a printer that renders expressions back as TLA+, a
+// loader that finds the modules EXTENDS and INSTANCE name among sibling
+// files, and a resolver (Resolve) that binds every name of a specification
+// to what it means, once, checking what SANY checks before TLC explores a
+// state. The tree is not written to once parsed: what the resolver finds is
+// in its Info, which the evaluator and the generator read.
 //
 // The package is pure: it never touches the file system itself (Load takes an
 // fs.FS), so the evaluator and the model checker can be tested on strings.
@@ -21,10 +25,7 @@
 // prefix OpApp "-." (so -1 is "-." applied to Num 1).
 package tla
 
-import (
-	"fmt"
-	syncatomic "sync/atomic" // atomic is the printer's
-)
+import "fmt"
 
 // Pos is a 1-based line and column (in bytes) within a source file. The zero
 // Pos means "unknown".
@@ -230,10 +231,6 @@ func (n *Theorem) Pos() Pos { return n.At }
 type Ident struct {
 	At   Pos
 	Name string
-	// Res is the evaluator's: there it keeps what the name stands for in
-	// the scope of its module, found once rather than at every
-	// evaluation. The parser leaves it empty.
-	Res syncatomic.Value
 }
 
 // Fixity says how an OpApp was written; it matters only for printing.
@@ -279,8 +276,6 @@ type OpApp struct {
 	Name   string
 	Args   []Expr
 	Fix    Fixity
-	// Res is the evaluator's, as Ident's is.
-	Res syncatomic.Value
 }
 
 // Num is an integer (or decimal) literal. Value holds decimal digits: \b, \o
@@ -290,17 +285,12 @@ type OpApp struct {
 type Num struct {
 	At    Pos
 	Value string
-	// Val is the evaluator's: there it keeps the literal's value, built
-	// once rather than at every evaluation. The parser leaves it empty.
-	Val syncatomic.Value
 }
 
 // Str is a string literal; Value is unescaped.
 type Str struct {
 	At    Pos
 	Value string
-	// Val is the evaluator's, as Num's is.
-	Val syncatomic.Value
 }
 
 // Bool is TRUE or FALSE.

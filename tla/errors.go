@@ -38,7 +38,7 @@ func (e *Error) Error() string {
 }
 
 // ErrorList is a list of errors, in source order. The parser stops at the
-// first syntax error, so lists come from the loader (one per module).
+// first syntax error; the resolver reports every error it finds.
 type ErrorList []*Error
 
 // Error renders the first error and how many more there are.
@@ -50,6 +50,16 @@ func (l ErrorList) Error() string {
 		return l[0].Error()
 	}
 	return fmt.Sprintf("%s (and %d more errors)", l[0], len(l)-1)
+}
+
+// Unwrap returns the errors of l, so that errors.As finds the first
+// *Error and errors.Is looks at each.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
 }
 
 // Err returns l as an error, or nil if l is empty.

@@ -30,139 +30,174 @@ func init() {
 	})
 }
 
+// checkFlags are check's flags, parsed.
+type checkFlags struct {
+	config, format, variant, htmlDir, itfDir, matchITF string
+	workers                                            int
+	list, interpret                                    bool
+	bounds                                             check.Options // MaxStates, MaxDepth, MaxMemory
+}
+
 func runCheck(e *env, args []string) int {
-	fs := newFlagSet(e, "check", "[MODULE.tla]",
-		"Explores every reachable state of MODULE.tla under the configuration MODULE.cfg\n"+
-			"(or -config FILE), checking invariants, deadlock and temporal properties as TLC does.\n\n"+
-			"Without MODULE.tla it checks the bundled room-lifecycle spec (Room.tla) under every\n"+
-			"bundled variant (or -variant NAME) and prints the verdict table, variant x property,\n"+
-			"then every counterexample as a step table. Checking goes on after a violation.")
-	config := fs.String("config", "", "TLC configuration `file` (default: MODULE.cfg beside the module)")
-	format := fs.String("format", "text", "output `format`: text or json")
-	workers := fs.PositiveInt("workers", 0, "`N` goroutines computing successors (default: one per CPU)")
-	variant := fs.String("variant", "", "check the bundled spec under this variant only (see -list)")
-	list := fs.Bool("list", false, "list the bundled variants and exit")
-	interpret := fs.Bool("interpret", false, "bundled spec: compute states with the interpreter, not the compiled model")
-	htmlDir := fs.String("html", "", "bundled spec: write each counterexample as a sequence diagram (HTML) into `DIR`, with an index.html of them all")
-	itfDir := fs.String("itf", "", "write every counterexample as an ITF trace (with loop for a lasso) into `DIR`")
-	matchFile := fs.String("match-itf", "", "instead of checking, match the ITF trace in `FILE` (roomspec's, Apalache's or Quint's) against the spec: exit 0 if it is a behaviour of the spec, 1 if a state has no match")
-	maxStates := fs.PositiveInt("max-states", 0, "stop after `N` distinct states (exit status 3; default: no bound)")
-	maxDepth := fs.PositiveInt("max-depth", 0, "do not expand states at depth `N` or more (exit status 3; default: no bound)")
-	maxMemory := fs.PositiveInt("max-memory", int(defaultMaxMemory()), "stop when the heap exceeds `MiB` (exit status 3; default: a quarter of physical memory)")
-	if code, ok := fs.parse(args); !ok {
+	fl, fs, code, ok := parseCheckFlags(e, args)
+	if !ok {
 		return code
 	}
-	bounds := check.Options{MaxStates: int64(*maxStates), MaxDepth: *maxDepth}
-	if *maxMemory > 0 {
-		bounds.MaxMemory = uint64(*maxMemory) << 20
-		// Collect harder as the heap nears the budget, so that garbage
-		// does not count against it.
-		debug.SetMemoryLimit(int64(bounds.MaxMemory) / 10 * 9)
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(e.stderr, "roomspec check: -format must be text or json, not %q\n", *format)
-		return exitBadInput
+	if code, ok := fl.validate(e, fs); !ok {
+		return code
 	}
 	// Exploring states allocates fast and keeps a large, pointer-rich heap
 	// (the states of a level); collecting at the default 100% growth
 	// spends more time marking than checking. The heap is bounded by
 	// -max-memory instead.
 	debug.SetGCPercent(gcPercent)
-	if *list {
+	switch {
+	case fl.list:
 		for _, v := range spec.Variants() {
 			fmt.Fprintln(e.stdout, v)
 		}
 		return exitOK
+	case fs.NArg() == 0:
+		return runBundled(e, fl)
 	}
-	if fs.NArg() == 0 {
-		if *matchFile != "" {
-			fmt.Fprintln(e.stderr, "roomspec check: -match-itf needs a module")
-			return exitBadInput
-		}
-		return runBundled(e, *variant, *format, *workers, *interpret, *htmlDir, *itfDir)
+	return runModule(e, fl, fs.Arg(0))
+}
+
+// parseCheckFlags reads check's flags; ok is false when the command must
+// stop (with code).
+func parseCheckFlags(e *env, args []string) (_ *checkFlags, _ *flagSet, code int, ok bool) {
+	fs := newFlagSet(e, "check", "[MODULE.tla]",
+		"Explores every reachable state of MODULE.tla under the configuration MODULE.cfg\n"+
+			"(or -config FILE), checking invariants, deadlock and temporal properties as TLC does.\n\n"+
+			"Without MODULE.tla it checks the bundled room-lifecycle spec (Room.tla) under every\n"+
+			"bundled variant (or -variant NAME) and prints the verdict table, variant x property,\n"+
+			"then every counterexample as a step table. Checking goes on after a violation.")
+	fl := &checkFlags{}
+	fs.StringVar(&fl.config, "config", "", "TLC configuration `file` (default: MODULE.cfg beside the module)")
+	fs.StringVar(&fl.format, "format", "text", "output `format`: text or json")
+	workers := fs.PositiveInt("workers", 0, "`N` goroutines computing successors (default: one per CPU)")
+	fs.StringVar(&fl.variant, "variant", "", "check the bundled spec under this variant only (see -list)")
+	fs.BoolVar(&fl.list, "list", false, "list the bundled variants and exit")
+	fs.BoolVar(&fl.interpret, "interpret", false, "bundled spec: compute states with the interpreter, not the compiled model")
+	fs.StringVar(&fl.htmlDir, "html", "", "bundled spec: write each counterexample as a sequence diagram (HTML) into `DIR`, with an index.html of them all")
+	fs.StringVar(&fl.itfDir, "itf", "", "write every counterexample as an ITF trace (with loop for a lasso) into `DIR`")
+	fs.StringVar(&fl.matchITF, "match-itf", "", "instead of checking, match the ITF trace in `FILE` (roomspec's, Apalache's or Quint's) against the spec: exit 0 if it is a behaviour of the spec, 1 if a state has no match")
+	maxStates := fs.PositiveInt("max-states", 0, "stop after `N` distinct states (exit status 3; default: no bound)")
+	maxDepth := fs.PositiveInt("max-depth", 0, "do not expand states at depth `N` or more (exit status 3; default: no bound)")
+	maxMemory := fs.PositiveInt("max-memory", int(defaultMaxMemory()), "stop when the heap exceeds `MiB` (exit status 3; default: a quarter of physical memory)")
+	if code, ok := fs.parse(args); !ok {
+		return nil, nil, code, false
 	}
-	if *htmlDir != "" {
-		fmt.Fprintln(e.stderr, "roomspec check: -html draws counterexamples of the bundled spec (Room.tla), whose actions and messages it knows; not of another module")
-		return exitBadInput
+	fl.workers = *workers
+	fl.bounds = check.Options{MaxStates: int64(*maxStates), MaxDepth: *maxDepth}
+	if *maxMemory > 0 {
+		fl.bounds.MaxMemory = uint64(*maxMemory) << 20
+		// Collect harder as the heap nears the budget, so that garbage
+		// does not count against it.
+		debug.SetMemoryLimit(int64(fl.bounds.MaxMemory) / 10 * 9)
 	}
-	if *variant != "" {
-		fmt.Fprintln(e.stderr, "roomspec check: -variant applies to the bundled spec; use -config with a module")
-		return exitBadInput
+	return fl, fs, 0, true
+}
+
+// validate rejects flags that do not go together with the arguments.
+func (fl *checkFlags) validate(e *env, fs *flagSet) (int, bool) {
+	bad := func(msg string) (int, bool) {
+		fmt.Fprintf(e.stderr, "roomspec check: %s\n", msg)
+		return exitBadInput, false
 	}
-	if fs.NArg() != 1 {
+	switch {
+	case fl.format != "text" && fl.format != "json":
+		return bad(fmt.Sprintf("-format must be text or json, not %q", fl.format))
+	case fl.list:
+		return 0, true
+	case fs.NArg() == 0 && fl.matchITF != "":
+		return bad("-match-itf needs a module")
+	case fs.NArg() == 0:
+		return 0, true
+	case fl.htmlDir != "":
+		return bad("-html draws counterexamples of the bundled spec (Room.tla), whose actions and messages it knows; not of another module")
+	case fl.variant != "":
+		return bad("-variant applies to the bundled spec; use -config with a module")
+	case fs.NArg() != 1:
 		fs.Usage()
-		return exitBadInput
+		return exitBadInput, false
 	}
-	module := fs.Arg(0)
-	if *config == "" {
-		*config = strings.TrimSuffix(module, ".tla") + ".cfg"
+	return 0, true
+}
+
+// runModule checks one module and prints the result.
+func runModule(e *env, fl *checkFlags, module string) int {
+	config := fl.config
+	if config == "" {
+		config = strings.TrimSuffix(module, ".tla") + ".cfg"
 	}
-	run := checkRun{module: module, config: *config, workers: *workers, stderr: e.stderr, bounds: bounds, matchITF: *matchFile, stdout: e.stdout}
-	// SIGINT or SIGTERM stops the search; what was explored is reported.
+	run := checkRun{module: module, config: config, workers: fl.workers, stderr: e.stderr, bounds: fl.bounds, matchITF: fl.matchITF, stdout: e.stdout}
+	// SIGINT or SIGTERM stops the search, even inside one long
+	// expression; what was explored is reported. A second signal is not
+	// caught: it ends roomspec at once, as it would any program.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	r := run.do(ctx)
-	if run.matched {
+	switch {
+	case run.matched:
 		return exitOK
-	}
-	if run.matchErr != nil {
+	case run.matchErr != nil:
 		fmt.Fprintf(e.stdout, "Error: %v\n", run.matchErr)
 		return exitViolation
 	}
-	if *itfDir != "" && len(r.Trace) > 0 {
+	if fl.itfDir != "" && len(r.Trace) > 0 {
 		desc := fmt.Sprintf("roomspec check: %s %s", r.Outcome, r.Violated)
-		path, err := writeITFTrace(*itfDir, itfName(module, r), filepath.Base(module), desc, run.vars, r.Trace, r.LoopStart)
+		path, err := writeITFTrace(fl.itfDir, itfName(module, r), filepath.Base(module), desc, run.vars, r.Trace, r.LoopStart)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "roomspec check: -itf: %v\n", err)
 			return exitBadInput
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", path)
 	}
-	if *format == "json" {
+	if fl.format == "json" {
 		writeCheckJSON(e.stdout, &run, r)
+		if r.Outcome == check.Failure {
+			fmt.Fprintf(e.stderr, "roomspec check: %v\n", r.Err)
+		}
 	} else {
 		writeCheckText(e.stdout, &run, r)
 	}
-	switch {
-	case r.Outcome == check.Failure:
-		if *format == "json" {
-			fmt.Fprintf(e.stderr, "roomspec check: %v\n", r.Err)
-		}
+	switch r.Outcome {
+	case check.OK:
+		return exitOK
+	case check.Failure:
 		return exitBadInput
-	case r.Outcome == check.Incomplete:
+	case check.Incomplete:
 		return exitIncomplete
-	case run.cause != nil:
-		return exitBadInput
-	case r.Outcome != check.OK:
-		return exitViolation
 	}
-	return exitOK
+	return exitViolation
 }
 
 // runBundled checks the embedded Room.tla and prints the verdict table.
-func runBundled(e *env, variant, format string, workers int, interpret bool, htmlDir, itfDir string) int {
+func runBundled(e *env, fl *checkFlags) int {
 	variants := spec.Variants()
-	if variant != "" {
-		variants = []string{variant}
+	if fl.variant != "" {
+		variants = []string{fl.variant}
 	}
-	results, err := checkBundled(variants, workers, interpret, e.stderr)
+	results, err := checkBundled(variants, fl.workers, fl.interpret, e.stderr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
 		return exitBadInput
 	}
-	if htmlDir != "" {
-		if err := writeCheckHTML(htmlDir, results); err != nil {
+	if fl.htmlDir != "" {
+		if err := writeCheckHTML(fl.htmlDir, results); err != nil {
 			fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
 			return exitBadInput
 		}
 	}
-	if itfDir != "" {
-		if err := writeBundledITF(e.stderr, itfDir, results); err != nil {
+	if fl.itfDir != "" {
+		if err := writeBundledITF(e.stderr, fl.itfDir, results); err != nil {
 			fmt.Fprintf(e.stderr, "roomspec check: -itf: %v\n", err)
 			return exitBadInput
 		}
 	}
-	if format == "json" {
+	if fl.format == "json" {
 		writeVerdictJSON(e.stdout, results)
 	} else {
 		fmt.Fprintf(e.stdout, "Room.tla: %d variants checked exhaustively\n\n", len(results))
@@ -189,10 +224,8 @@ type checkRun struct {
 	matched  bool
 	matchErr error
 	stdout   io.Writer
-	// cause is gen's located explanation of a violation found.
-	cause   error
-	vars    []string
-	elapsed time.Duration
+	vars     []string
+	elapsed  time.Duration
 }
 
 // gcPercent is the garbage collector's target heap growth during a check.
@@ -215,45 +248,12 @@ func defaultMaxMemory() int64 {
 }
 
 func (cr *checkRun) do(ctx context.Context) *check.Result {
-	fail := func(err error) *check.Result {
+	m, err := cr.load()
+	if err != nil {
 		return &check.Result{Outcome: check.Failure, Err: err, LoopStart: -1}
-	}
-	dir, base := filepath.Split(cr.module)
-	if dir == "" {
-		dir = "."
-	}
-	if _, err := os.Stat(cr.module); err != nil {
-		return fail(err)
-	}
-	mods, err := tla.Load(os.DirFS(dir), strings.TrimSuffix(base, ".tla"))
-	if err != nil {
-		return fail(err)
-	}
-	src, err := os.ReadFile(cr.config)
-	if err != nil {
-		return fail(err)
-	}
-	conf, err := cfg.Parse(filepath.Base(cr.config), src)
-	if err != nil {
-		return fail(err)
-	}
-	if err := conf.Validate(); err != nil {
-		return fail(err)
-	}
-	var genErr error
-	if modSrc, err := os.ReadFile(cr.module); err == nil {
-		genErr = genAnalysis(mods, modSrc, conf)
-	}
-	m, err := check.Build(mods, conf)
-	if err != nil {
-		return fail(err)
 	}
 	cr.vars = m.Spec.Vars
 	if cr.matchITF != "" {
-		// check.Check would check the assumptions; matching does not call it.
-		if err := m.Spec.CheckAssumptions(); err != nil {
-			return fail(err)
-		}
 		if err := matchITF(cr.stdout, m, cr.matchITF); err != nil {
 			cr.matchErr = err
 		} else {
@@ -274,37 +274,86 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 	}
 	start := time.Now()
 	last := start
-	r := check.Check(ctx, m, check.Options{
-		Workers:   cr.workers,
-		MaxStates: cr.bounds.MaxStates,
-		MaxDepth:  cr.bounds.MaxDepth,
-		MaxMemory: cr.bounds.MaxMemory,
-		Progress: func(p check.Progress) {
-			if time.Since(last) > 5*time.Second {
-				last = time.Now()
-				fmt.Fprintf(cr.stderr, "progress: depth %d, %d distinct states, %d generated, %d on queue\n",
-					p.Depth, p.Distinct, p.Generated, p.Queue)
-			}
-		},
-	})
-	cr.elapsed = time.Since(start)
-	if genErr != nil {
-		// gen located what went wrong at the action or expression: report
-		// it as the cause of an error or a violation (the model check's
-		// own finding follows); a spec that checks clean is only warned.
-		switch r.Outcome {
-		case check.OK, check.Incomplete:
-			fmt.Fprintf(cr.stderr, "warning: gen, which compiles each action below Next as a complete step, would reject the spec (the model check found no error): %v\n", genErr)
-		case check.Failure:
-			r.Err = fmt.Errorf("%w\n(the model check stopped with: %v)", genErr, r.Err)
-		default:
-			cr.cause = genErr
+	opts := cr.bounds
+	opts.Workers = cr.workers
+	opts.Progress = func(p check.Progress) {
+		if time.Since(last) > 5*time.Second {
+			last = time.Now()
+			fmt.Fprintf(cr.stderr, "progress: depth %d, %d distinct states, %d generated, %d on queue\n",
+				p.Depth, p.Distinct, p.Generated, p.Queue)
 		}
 	}
+	r := check.Check(ctx, m, opts)
+	cr.elapsed = time.Since(start)
 	for _, w := range r.Warnings {
 		fmt.Fprintf(cr.stderr, "warning: %s\n", w)
 	}
 	return r
+}
+
+// load reads the module (and those it uses) and its configuration, and
+// builds the model: every name resolved, every error of the spec found,
+// before a state is explored.
+func (cr *checkRun) load() (*check.Model, error) {
+	dir, base := filepath.Split(cr.module)
+	if dir == "" {
+		dir = "."
+	}
+	if _, err := os.Stat(cr.module); err != nil {
+		return nil, err
+	}
+	mods, err := tla.Load(os.DirFS(dir), strings.TrimSuffix(base, ".tla"))
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.ReadFile(cr.config)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := cfg.Parse(filepath.Base(cr.config), src)
+	if err != nil {
+		return nil, err
+	}
+	if err := conf.Validate(); err != nil {
+		return nil, err
+	}
+	return check.Build(mods, conf)
+}
+
+// writeTrace prints the behaviour of a result, if it has one, as TLC does.
+func writeTrace(w io.Writer, vars []string, r *check.Result) {
+	if len(r.Trace) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Error: The behavior up to this point is:")
+	for i, st := range r.Trace {
+		label := "<Initial predicate>"
+		if st.Action != nil {
+			label = "<" + st.Action.String() + ">"
+		}
+		fmt.Fprintf(w, "State %d: %s\n", i+1, label)
+		for j, v := range vars {
+			fmt.Fprintf(w, "/\\ %s = %s\n", v, value.Format(st.State[j]))
+		}
+		fmt.Fprintln(w)
+	}
+	if r.LoopStart >= 0 {
+		fmt.Fprintf(w, "Back to state %d.\n\n", r.LoopStart+1)
+	}
+}
+
+// errorsOf lists the errors err stands for: each of the resolver's, one
+// per line, or err itself.
+func errorsOf(err error) []error {
+	var list tla.ErrorList
+	if errors.As(err, &list) {
+		out := make([]error, len(list))
+		for i, e := range list {
+			out[i] = e
+		}
+		return out
+	}
+	return []error{err}
 }
 
 // jsonStep is one step of a trace in JSON output.
@@ -325,7 +374,6 @@ type jsonResult struct {
 	LoopStart       int        `json:"loopStart"`
 	Error           string     `json:"error"`
 	Stopped         string     `json:"stopped,omitempty"`
-	Cause           string     `json:"cause,omitempty"`
 	Queue           int        `json:"queue"`
 }
 
@@ -349,10 +397,11 @@ func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
 		Stopped: r.Stopped, Queue: r.Queue,
 	}
 	if r.Err != nil {
-		jr.Error = r.Err.Error()
-	}
-	if cr.cause != nil {
-		jr.Cause = cr.cause.Error()
+		var lines []string
+		for _, err := range errorsOf(r.Err) {
+			lines = append(lines, err.Error())
+		}
+		jr.Error = strings.Join(lines, "\n")
 	}
 	b, _ := json.Marshal(jr)
 	fmt.Fprintf(w, "%s\n", b)
@@ -360,18 +409,17 @@ func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
 
 // writeCheckText prints the result the way TLC does.
 func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
-	switch r.Outcome {
-	case check.Failure:
-		var te *tla.Error
-		if errors.As(r.Err, &te) && te.File != "" && !filepath.IsAbs(te.File) && !strings.Contains(te.File, "/") {
-			// Name files as the user wrote them, relative to the module's folder.
-			te.File = filepath.Join(filepath.Dir(cr.module), te.File)
+	if r.Outcome == check.Failure {
+		for _, err := range errorsOf(r.Err) {
+			var te *tla.Error
+			if errors.As(err, &te) && te.File != "" && !filepath.IsAbs(te.File) && !strings.Contains(te.File, "/") {
+				// Name files as the user wrote them, relative to the module's folder.
+				te.File = filepath.Join(filepath.Dir(cr.module), te.File)
+			}
+			fmt.Fprintf(w, "Error: %v\n", err)
 		}
-		fmt.Fprintf(w, "Error: %v\n", r.Err)
+		writeTrace(w, cr.vars, r)
 		return
-	}
-	if cr.cause != nil {
-		fmt.Fprintf(w, "Error: %v\n", cr.cause)
 	}
 	switch r.Outcome {
 	case check.Invariant:
@@ -388,23 +436,7 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 	case check.Postcondition:
 		fmt.Fprintf(w, "Error: Postcondition %s is false.\n", r.Violated)
 	}
-	if len(r.Trace) > 0 {
-		fmt.Fprintln(w, "Error: The behavior up to this point is:")
-		for i, st := range r.Trace {
-			label := "<Initial predicate>"
-			if st.Action != nil {
-				label = "<" + st.Action.String() + ">"
-			}
-			fmt.Fprintf(w, "State %d: %s\n", i+1, label)
-			for j, v := range cr.vars {
-				fmt.Fprintf(w, "/\\ %s = %s\n", v, value.Format(st.State[j]))
-			}
-			fmt.Fprintln(w)
-		}
-		if r.LoopStart >= 0 {
-			fmt.Fprintf(w, "Back to state %d.\n\n", r.LoopStart+1)
-		}
-	}
+	writeTrace(w, cr.vars, r)
 	switch {
 	case r.Outcome == check.OK:
 		fmt.Fprintln(w, "Model checking completed. No error has been found.")

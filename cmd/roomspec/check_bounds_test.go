@@ -75,6 +75,72 @@ func TestCheckInterrupt(t *testing.T) {
 	}
 }
 
+// longSpec writes a spec whose Init is issue 25's long expression (2^22
+// subsets built and filtered: seconds, over a gigabyte), printing "start"
+// just before it, and returns its path.
+func longSpec(t *testing.T) string {
+	dir := t.TempDir()
+	tla := filepath.Join(dir, "Long.tla")
+	src := "---- MODULE Long ----\nEXTENDS Naturals, FiniteSets, TLC\nVARIABLE x\n" +
+		"Init == PrintT(\"start\") /\\ x = Cardinality({s \\in SUBSET (1..22) : 1 \\in s})\nNext == x' = x\n====\n"
+	require.NoError(t, os.WriteFile(tla, []byte(src), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Long.cfg"), []byte("INIT Init\nNEXT Next\n"), 0o644))
+	return tla
+}
+
+// signalOnWrite sends sig to this process at its first write: the spec's
+// PrintT, just before the long expression.
+type signalOnWrite struct {
+	bytes.Buffer
+	sig  syscall.Signal
+	sent bool
+}
+
+func (w *signalOnWrite) Write(p []byte) (int, error) {
+	if !w.sent {
+		w.sent = true
+		if err := syscall.Kill(os.Getpid(), w.sig); err != nil {
+			panic(err)
+		}
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestCheckStopsInsideExpression: SIGINT, SIGTERM and -max-memory stop
+// check while it evaluates one long expression (issue 25: it used to run
+// it to its end), with exit status 3 and the report of what was explored:
+// no state, since the expression is Init's.
+func TestCheckStopsInsideExpression(t *testing.T) {
+	tla := longSpec(t)
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+		args []string
+		want string
+	}{
+		{"SIGINT", syscall.SIGINT, nil, "interrupted"},
+		{"SIGTERM", syscall.SIGTERM, nil, "interrupted"},
+		{"max-memory", 0, []string{"-max-memory", "400"}, "-max-memory 400 MiB reached"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			errOut := &signalOnWrite{sig: tc.sig, sent: tc.sig == 0}
+			done := make(chan int)
+			go func() {
+				done <- run(&env{stdout: &out, stderr: errOut}, append(append([]string{"check"}, tc.args...), tla))
+			}()
+			select {
+			case code := <-done:
+				assert.Equal(t, exitIncomplete, code, "%s%s", out.String(), errOut.String())
+				assert.Contains(t, out.String(), "stopped before it was complete: "+tc.want)
+				assert.Contains(t, out.String(), "0 states generated, 0 distinct states found, 0 states left on queue")
+			case <-time.After(5 * time.Minute):
+				t.Fatal("check did not stop")
+			}
+		})
+	}
+}
+
 // TestCheckLongChain: Init == x = 1 + 1 + ... + 1 with 1.3M terms is an
 // error at its file:line:col (exit 2), not an overflow of the stack.
 func TestCheckLongChain(t *testing.T) {

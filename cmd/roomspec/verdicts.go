@@ -14,7 +14,6 @@ import (
 	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/cfg"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/tla/eval"
@@ -32,28 +31,8 @@ type variantResult struct {
 // states with the compiled model (spec/model) when it was generated from
 // this very spec text, unless interpret is set.
 func checkBundled(variants []string, workers int, interpret bool, stderr io.Writer) ([]variantResult, error) {
-	mods, err := tla.Load(spec.Files, spec.Module)
-	if err != nil {
-		return nil, err
-	}
-	text, err := spec.Files.ReadFile(spec.Module + ".tla")
-	if err != nil {
-		return nil, err
-	}
-	if !compiled.Matches(text) {
-		// The compiled model was generated from another text: what gen
-		// would find in this one is found now, at its action.
-		var confs []*cfg.Config
-		for _, v := range spec.Variants() {
-			if conf, err := bundled.Config(v); err == nil {
-				confs = append(confs, conf)
-			}
-		}
-		if err := genAnalysis(mods, text, confs...); err != nil {
-			return nil, err
-		}
-	}
 	confs := make([]*cfg.Config, len(variants))
+	var err error
 	for i, v := range variants {
 		if confs[i], err = bundled.Config(v); err != nil {
 			return nil, err

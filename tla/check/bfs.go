@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"time"
 
 	"github.com/roomspec/roomspec/tla/eval"
 	"github.com/roomspec/roomspec/tla/value"
@@ -184,6 +185,7 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 	c.tlc = newTLCView(opts, m.CheckDeadlock)
 	defer func(old eval.Checker) { m.Spec.Checker = old }(m.Spec.Checker)
 	m.Spec.Checker = c.tlc
+	defer c.watch()()
 	// As TLC, the assumptions are checked by the model checker, where
 	// TLCGet("config") knows the configuration.
 	err := m.Spec.CheckAssumptions()
@@ -207,6 +209,15 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		}
 		c.res.Outcome = Failure
 		c.res.Err = err
+		var in *inState
+		if errors.As(err, &in) {
+			// The behaviour that led to the state the error is in, as TLC
+			// prints it: its last step is the action that made the state.
+			c.res.Err = in.err
+			if trace, terr := c.trace(in.id); terr == nil {
+				c.res.Trace = trace
+			}
+		}
 		return c.res
 	}
 	if c.res.Outcome == OK {
@@ -215,6 +226,72 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		}
 	}
 	return c.res
+}
+
+// inState is an error met evaluating something in (or out of) a state the
+// search reached, id.
+type inState struct {
+	id  int32
+	err error
+}
+
+func (e *inState) Error() string { return e.err.Error() }
+func (e *inState) Unwrap() error { return e.err }
+
+// watch stops the evaluations of the model from outside them when the
+// context is done or the heap exceeds MaxMemory, so that one long
+// expression (the subsets of a large set, a sequence that doubles) is
+// stopped too; it returns the function that ends the watch.
+func (c *checker) watch() func() {
+	sp := c.m.Spec
+	sp.Interrupt(nil)
+	memory := &stopped{reason: fmt.Sprintf("-max-memory %d MiB reached", c.opts.MaxMemory>>20)}
+	sp.LimitMemory(c.opts.MaxMemory, memory)
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(watchEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-c.ctx.Done():
+				sp.Interrupt(&stopped{reason: stopReason(c.ctx.Err())})
+				return
+			case <-tick.C:
+				if c.opts.MaxMemory > 0 && heapBytes() > c.opts.MaxMemory {
+					sp.Interrupt(memory)
+					return
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		sp.Interrupt(nil)
+		sp.LimitMemory(0, nil)
+	}
+}
+
+// watchEvery is how often watch looks at the context and the heap.
+const watchEvery = 20 * time.Millisecond
+
+// heapBytes returns the bytes of the Go heap's objects.
+func heapBytes() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
+}
+
+// stopReason says why a context is done.
+func stopReason(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
+	return err.Error()
 }
 
 // stopped ends a search that reached a bound or was interrupted.
@@ -232,21 +309,13 @@ func (c *checker) bound(queue int) error {
 		return &stopped{exitRequested, queue}
 	}
 	if err := c.ctx.Err(); err != nil {
-		reason := "interrupted"
-		if !errors.Is(err, context.Canceled) {
-			reason = err.Error()
-		}
-		return &stopped{reason, queue}
+		return &stopped{stopReason(err), queue}
 	}
 	if c.opts.MaxStates > 0 && c.res.Distinct >= c.opts.MaxStates {
 		return &stopped{fmt.Sprintf("-max-states %d reached", c.opts.MaxStates), queue}
 	}
-	if c.opts.MaxMemory > 0 {
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > c.opts.MaxMemory {
-			return &stopped{fmt.Sprintf("-max-memory %d MiB reached", c.opts.MaxMemory>>20), queue}
-		}
+	if c.opts.MaxMemory > 0 && heapBytes() > c.opts.MaxMemory {
+		return &stopped{fmt.Sprintf("-max-memory %d MiB reached", c.opts.MaxMemory>>20), queue}
 	}
 	return nil
 }
@@ -369,10 +438,14 @@ func (c *checker) run() error {
 			hi := min(lo+chunk, len(frontier))
 			succs, err := c.expand(queued, frontier, lo, hi)
 			if err != nil {
-				if c.ctx.Err() != nil {
-					// Interrupted in the middle of the chunk: what was
-					// found before it stands.
-					return c.bound(len(frontier) - lo + len(next))
+				var stop *stopped
+				if c.ctx.Err() != nil || errors.As(err, &stop) {
+					// Interrupted in the middle of the chunk (or of one
+					// expression): what was found before it stands.
+					if err := c.bound(len(frontier) - lo + len(next)); err != nil {
+						return err
+					}
+					return &stopped{stop.reason, len(frontier) - lo + len(next)}
 				}
 				return err
 			}
@@ -476,7 +549,10 @@ func (c *checker) expand(q *queue, frontier []int32, lo, hi int) ([]succList, er
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		return c.successors(c.levelState(q, frontier, lo+i), &out[i], &c.workers[w])
+		if err := c.successors(c.levelState(q, frontier, lo+i), &out[i], &c.workers[w]); err != nil {
+			return &inState{frontier[lo+i], err}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -314,6 +314,9 @@ func MatchITF(m *Model, tr *ITFTrace) ([]Step, error) {
 	if len(tr.States) == 0 {
 		return nil, fmt.Errorf("itf: the trace has no states")
 	}
+	if err := m.Spec.CheckAssumptions(); err != nil {
+		return nil, err
+	}
 	idx := make([]int, len(m.Spec.Vars))
 	for i, v := range m.Spec.Vars {
 		idx[i] = -1

@@ -109,9 +109,10 @@ func (m *Model) ConstantValues() []value.Value { return m.constants }
 // ErrUnsupported marks a construct the checker does not handle.
 var ErrUnsupported = errors.New("not supported")
 
-// Build prepares a model from loaded modules and a configuration. Errors
-// carry the configuration's or module's file:line:col. The spec's
-// assumptions are checked by Check, as TLC checks them when it starts.
+// Build prepares a model from loaded modules and a configuration: every
+// name resolved (tla.Resolve), every definition the configuration names
+// found. Errors carry the configuration's or module's file:line:col. The
+// assumptions are evaluated by Check, which can be interrupted.
 func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 	var bindings []eval.Binding
 	for _, c := range conf.Constants {
@@ -126,11 +127,11 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		}
 		bindings = append(bindings, b)
 	}
-	lookup := func(name string) (*tla.Module, bool) {
-		m, ok := mods.ByName[name]
-		return m, ok
+	info, err := tla.Resolve(mods)
+	if err != nil {
+		return nil, err
 	}
-	sp, err := eval.NewSpec(mods.Root, lookup, bindings)
+	sp, err := eval.NewSpec(info, bindings)
 	if err != nil {
 		return nil, err
 	}

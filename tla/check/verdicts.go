@@ -94,7 +94,7 @@ func (c *checker) checkInvariants(id int32, s eval.State, pre *preChecked) (bool
 			ok, err = c.invariantHolds(i, s)
 		}
 		if err != nil {
-			return true, fmt.Errorf("evaluating invariant %s: %w", inv.Name, err)
+			return true, &inState{id, fmt.Errorf("evaluating invariant %s: %w", inv.Name, err)}
 		}
 		if !ok && c.opts.All {
 			trace, err := c.trace(id)
@@ -137,7 +137,7 @@ func (c *checker) checkSafety(verdict int, name string, f *eval.Formula, id int3
 		ok, err = c.m.Spec.Holds(f, s)
 	}
 	if err != nil {
-		return true, fmt.Errorf("evaluating property %s: %w", name, err)
+		return true, &inState{id, fmt.Errorf("evaluating property %s: %w", name, err)}
 	}
 	if ok {
 		return false, nil

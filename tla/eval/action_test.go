@@ -333,10 +333,12 @@ func TestInstanceTemporal(t *testing.T) {
 func TestBindings(t *testing.T) {
 	mods, err := tla.Load(os.DirFS("testdata"), "EvalTest")
 	require.NoError(t, err)
+	info, err := tla.Resolve(mods)
+	require.NoError(t, err)
 	procs := eval.Binding{Name: "Procs", Value: modelValues("p1")}
 	big := eval.Binding{Name: "Big", Value: value.Int(1)}
 	// N <- r: N is replaced by the definition r (a record).
-	sp, err := eval.NewSpec(mods.Root, nil, []eval.Binding{{Name: "N", Subst: "r"}, procs, big})
+	sp, err := eval.NewSpec(info, []eval.Binding{{Name: "N", Subst: "r"}, procs, big})
 	require.NoError(t, err)
 	f, err := sp.ParseFormula("N.val")
 	require.NoError(t, err)
@@ -344,7 +346,7 @@ func TestBindings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1", value.Format(v))
 	// A constant left unbound is an error when it is used.
-	sp, err = eval.NewSpec(mods.Root, nil, []eval.Binding{procs, big})
+	sp, err = eval.NewSpec(info, []eval.Binding{procs, big})
 	require.NoError(t, err)
 	f, err = sp.ParseFormula("N + 1")
 	require.NoError(t, err)
@@ -353,20 +355,18 @@ func TestBindings(t *testing.T) {
 	assert.Contains(t, err.Error(), "constant N has no value")
 	// Binding a name the module does not have, or substituting a name
 	// that is not a definition, is an error at NewSpec.
-	_, err = eval.NewSpec(mods.Root, nil, []eval.Binding{{Name: "Nope", Value: value.Int(1)}})
+	_, err = eval.NewSpec(info, []eval.Binding{{Name: "Nope", Value: value.Int(1)}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Nope")
-	_, err = eval.NewSpec(mods.Root, nil, []eval.Binding{{Name: "N", Subst: "Nope"}})
+	_, err = eval.NewSpec(info, []eval.Binding{{Name: "N", Subst: "Nope"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Nope is not a definition")
 	// A variable cannot be bound.
 	amods, err := tla.Load(os.DirFS("testdata"), "Actions")
 	require.NoError(t, err)
-	lookup := func(n string) (*tla.Module, bool) {
-		m, ok := amods.ByName[n]
-		return m, ok
-	}
-	_, err = eval.NewSpec(amods.Root, lookup, []eval.Binding{{Name: "x", Value: value.Int(1)}})
+	ainfo, err := tla.Resolve(amods)
+	require.NoError(t, err)
+	_, err = eval.NewSpec(ainfo, []eval.Binding{{Name: "x", Value: value.Int(1)}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "variable")
 }

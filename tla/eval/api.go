@@ -18,6 +18,7 @@ type State []value.Value
 type Formula struct {
 	Expr tla.Expr
 	Name string // for messages: the definition it came from, or its text
+	e    expr   // Expr compiled
 	sc   *scope
 	env  *env
 }
@@ -31,47 +32,58 @@ func (f *Formula) String() string { return tla.Print(f.Expr) }
 // Formula returns the definition name (without parameters) of the root
 // module as a formula.
 func (sp *Spec) Formula(name string) (*Formula, error) {
-	e := sp.root.lookup(name)
-	if e == nil {
+	s := sp.info.Lookup(sp.Module, name)
+	if s == nil {
 		return nil, fmt.Errorf("%s is not defined in module %s", name, sp.Module.Name)
 	}
-	switch e.kind {
-	case entDef:
-		if len(e.def.params) > 0 {
-			return nil, fmt.Errorf("%s takes %d arguments; the model needs a definition without arguments", name, len(e.def.params))
-		}
-		if e.def.fn != nil {
-			return nil, fmt.Errorf("%s is a function, not a formula", name)
-		}
-		return &Formula{Expr: e.def.body, Name: name, sc: e.def.sc}, nil
-	case entConst:
-		return &Formula{Expr: &tla.Ident{At: e.pos, Name: name}, Name: name, sc: sp.root}, nil
+	id := &tla.Ident{At: s.At, Name: name}
+	b := sp.bound[s]
+	switch {
+	case b != nil && b.Subst == "":
+		return &Formula{Expr: id, e: &lit{node{id}, b.Value}, Name: name, sc: sp.rootScope}, nil
+	case b == nil && s.Kind != tla.SymDefinition:
+		return nil, fmt.Errorf("%s is not a definition", name)
+	case s.Arity() > 0:
+		return nil, fmt.Errorf("%s takes %d arguments; the model needs a definition without arguments", name, s.Arity())
 	}
-	return nil, fmt.Errorf("%s is not a definition", name)
+	if _, isFn := s.Decl.(*tla.FuncDef); isFn && b == nil {
+		return nil, fmt.Errorf("%s is a function, not a formula", name)
+	}
+	e, _ := (&compiler{t: sp.rootT, unit: sp.rootT.unitOf[sp.Module]}).use(id, tla.Use{Symbol: s}, nil)
+	if ref, ok := e.(*defRef); ok && ref.d.fn == nil {
+		return &Formula{Expr: ref.d.syntax, e: ref.d.body, Name: name, sc: (&ctx{sc: sp.rootScope}).scopeOf(ref.d, ref.at)}, nil
+	}
+	return &Formula{Expr: id, e: e, Name: name, sc: sp.rootScope}, nil
 }
 
 // ParseFormula parses src as an expression evaluated in the root scope
 // (used by tests and for ad-hoc checks).
-func (sp *Spec) ParseFormula(src string) (*Formula, error) {
+func (sp *Spec) ParseFormula(src string) (_ *Formula, err error) {
+	defer recoverError(&err)
 	e, err := tla.ParseExpr(src)
+	if err != nil {
+		return nil, err
+	}
+	info, err := sp.info.ResolveExpr(sp.Module, e, "expr")
 	if err != nil {
 		return nil, err
 	}
 	// Positions in e are in src, not in the module's file: errors name
 	// "expr", as tla.ParseExpr's do. Definitions used by e keep their scope.
-	sc := *sp.root
+	ce, _ := (&compiler{t: sp.rootT, unit: sp.rootT.unitOf[sp.Module], uses: info}).expr(e)
+	sc := *sp.rootScope
 	sc.file = "expr"
-	return &Formula{Expr: e, Name: src, sc: &sc}, nil
+	return &Formula{Expr: e, e: ce, Name: src, sc: &sc}, nil
 }
 
 func (f *Formula) ctx(s, t State) *ctx {
 	// One allocation for the frame and its count of reads.
 	fr := &struct {
-		frame
+		states
 		reads int
-	}{frame: frame{s: s, t: t}}
+	}{states: states{s: s, t: t}}
 	fr.nextReads = &fr.reads
-	return &ctx{sc: f.sc, env: f.env, frame: &fr.frame}
+	return &ctx{sc: f.sc, env: f.env, states: &fr.states}
 }
 
 // Init calls yield with every state satisfying the conjunction of the
@@ -86,14 +98,14 @@ func (sp *Spec) Init(fs []*Formula, yield func(State)) (err error) {
 		if i == len(fs) {
 			if j := slices.Index(target, nil); j >= 0 {
 				c := fs[0].ctx(target, nil)
-				c.fail(fs[0].Expr.Pos(), "the initial predicate does not assign variable %s", sp.Vars[j])
+				c.fail(pos(fs[0].e), "the initial predicate does not assign variable %s", sp.Vars[j])
 			}
 			yield(State(slices.Clone(target)))
 			return false
 		}
 		c := fs[i].ctx(target, nil)
 		c.partial = true
-		return c.enum(fs[i].Expr, en, func() bool { return rec(i + 1) })
+		return c.enum(fs[i].e, en, func() bool { return rec(i + 1) })
 	}
 	rec(0)
 	return nil
@@ -107,9 +119,15 @@ func (sp *Spec) Next(f *Formula, s State, yield func(State, *Action)) (err error
 	target := make([]value.Value, len(sp.Vars))
 	c := f.ctx(s, target)
 	en := &enumerator{target: target, primed: true}
-	c.enum(f.Expr, en, func() bool {
+	c.enum(f.e, en, func() bool {
 		if i := slices.Index(target, nil); i >= 0 {
-			c.fail(f.Expr.Pos(), "a successor state is not completely specified: the action does not assign %s'", sp.Vars[i])
+			if en.labelled {
+				// Blame the action below the relation that made the
+				// successor, where it is defined.
+				panic(evalPanic{&tla.Error{File: en.labelCtx.sc.file, Pos: en.labelAt,
+					Msg: fmt.Sprintf("a successor state is not completely specified: the action %s does not assign %s'", en.labelName, sp.Vars[i])}})
+			}
+			c.fail(pos(f.e), "a successor state is not completely specified: the action does not assign %s'", sp.Vars[i])
 		}
 		a := en.action()
 		if a == nil {
@@ -126,40 +144,37 @@ func (sp *Spec) Next(f *Formula, s State, yield func(State, *Action)) (err error
 // actions are named after the definitions below it.
 func (f *Formula) unwrap() *Formula {
 	for {
-		id, ok := f.Expr.(*tla.Ident)
-		if !ok || f.env.find(id.Name) != nil {
+		ref, ok := f.e.(*defRef)
+		if !ok || ref.d.fn != nil || ref.d.native != nil {
 			return f
 		}
-		e := f.sc.lookup(id.Name)
-		if e == nil || e.kind != entDef || e.def.fn != nil || len(e.def.params) > 0 {
-			return f
-		}
-		f = &Formula{Expr: e.def.body, Name: id.Name, sc: e.def.sc}
+		c := &ctx{sc: f.sc, env: f.env}
+		f = &Formula{Expr: ref.d.syntax, e: ref.d.body, Name: ref.d.name, sc: c.scopeOf(ref.d, ref.at)}
 	}
 }
 
 // Eval evaluates a state-level formula in s (nil for a constant formula).
 func (sp *Spec) Eval(f *Formula, s State) (v value.Value, err error) {
 	defer recoverError(&err)
-	return f.ctx(s, nil).eval(f.Expr), nil
+	return f.ctx(s, nil).eval(f.e), nil
 }
 
 // Holds evaluates a boolean state-level formula in s.
 func (sp *Spec) Holds(f *Formula, s State) (b bool, err error) {
 	defer recoverError(&err)
-	return f.ctx(s, nil).bool(f.Expr), nil
+	return f.ctx(s, nil).bool(f.e), nil
 }
 
 // HoldsStep evaluates a boolean action-level formula on the step s -> t.
 func (sp *Spec) HoldsStep(f *Formula, s, t State) (b bool, err error) {
 	defer recoverError(&err)
-	return f.ctx(s, t).bool(f.Expr), nil
+	return f.ctx(s, t).bool(f.e), nil
 }
 
 // Enabled evaluates ENABLED f in s.
 func (sp *Spec) Enabled(f *Formula, s State) (b bool, err error) {
 	defer recoverError(&err)
-	return f.ctx(s, nil).enabled(f.Expr), nil
+	return f.ctx(s, nil).enabled(f.e), nil
 }
 
 // Format prints a state as a TLA+ conjunction, one variable per line.
@@ -182,7 +197,7 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 	target := make([]value.Value, len(sp.Vars))
 	c := a.ctx(s, target)
 	en := &enumerator{target: target, primed: true, labelled: true}
-	c.enum(a.Expr, en, func() bool {
+	c.enum(a.e, en, func() bool {
 		t := make(State, len(target))
 		free := false
 		for i, v := range target {
@@ -192,9 +207,9 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 			}
 			t[i] = v
 		}
-		now := sub.ctx(s, nil).eval(sub.Expr)
-		then := sub.ctx(t, nil).eval(sub.Expr)
-		if free || !sub.ctx(s, nil).equal(now, then, sub.Expr.Pos()) {
+		now := sub.ctx(s, nil).eval(sub.e)
+		then := sub.ctx(t, nil).eval(sub.e)
+		if free || !sub.ctx(s, nil).equal(now, then, pos(sub.e)) {
 			found = true
 			return true
 		}
@@ -210,7 +225,7 @@ func (sp *Spec) EnabledAngle(a, sub *Formula, s State) (found bool, err error) {
 // edges of the explored graph.
 func (f *Formula) SameAction(g *Formula) bool {
 	a, b := f.unwrap(), g.unwrap()
-	return a.Expr == b.Expr && a.sc == b.sc && a.env == nil && b.env == nil
+	return a.e == b.e && a.sc == b.sc && a.env == nil && b.env == nil
 }
 
 // ActionCall reports whether f is an application Op(a1, ..., an) (or the
@@ -225,32 +240,31 @@ func (sp *Spec) ActionCall(f *Formula) (a *Action, ok bool) {
 		}
 	}()
 	f = f.unwrap()
-	var name string
-	var args []tla.Expr
-	switch x := f.Expr.(type) {
-	case *tla.Ident:
-		name = x.Name
-	case *tla.OpApp:
-		if len(x.Prefix) > 0 || x.Fix != tla.FixCall {
+	var d *defn
+	var w where
+	var args []expr
+	switch x := f.e.(type) {
+	case *defRef:
+		d, w = x.d, x.at
+	case *callDef:
+		if fx, ok := x.src().(*tla.OpApp); !ok || fx.Fix != tla.FixCall || len(fx.Prefix) > 0 {
 			return nil, false
 		}
-		name, args = x.Name, x.Args
+		d, w, args = x.d, x.at, x.args
+		for _, o := range x.ops {
+			if o != nil {
+				return nil, false
+			}
+		}
 	default:
 		return nil, false
 	}
-	if f.env.find(name) != nil {
+	if d.fn != nil || !w.here() || d.t != sp.rootT || d.sym == nil || sp.info.Lookup(sp.Module, d.name) != d.sym {
 		return nil, false
 	}
-	e := f.sc.lookup(name)
-	if e == nil || e.kind != entDef || e.def.fn != nil || sp.root.names[name] != e || len(e.def.params) != len(args) {
-		return nil, false
-	}
-	a = &Action{Name: name}
+	a = &Action{Name: d.name}
 	c := f.ctx(nil, nil)
-	for i, x := range args {
-		if e.def.params[i].Arity > 0 {
-			return nil, false
-		}
+	for _, x := range args {
 		a.Params = append(a.Params, c.eval(x))
 	}
 	return a, true
@@ -261,13 +275,13 @@ func (sp *Spec) ActionCall(f *Formula) (a *Action, ok bool) {
 // UNCHANGED f holds on a step exactly when the state does not change.
 func (sp *Spec) IsAllVars(f *Formula) bool {
 	f = f.unwrap()
-	t, ok := f.Expr.(*tla.Tuple)
+	t, ok := f.e.(*tuple)
 	if !ok || f.env != nil {
 		return false
 	}
 	seen := make([]bool, len(sp.Vars))
 	c := f.ctx(nil, nil)
-	for _, e := range t.Elems {
+	for _, e := range t.elems {
 		idx, ok := c.varOf(e)
 		if !ok {
 			return false

@@ -7,34 +7,34 @@ import (
 	"github.com/roomspec/roomspec/tla/value"
 )
 
-func (c *ctx) arith(op string, x, y int64, at tla.Pos) value.Value {
+func (c *ctx) arith(op tla.Op, x, y int64, at tla.Pos) value.Value {
 	overflow := func() {
 		c.fail(at, "integer overflow: %d %s %d does not fit in 64 bits", x, op, y)
 	}
 	switch op {
-	case "+":
+	case tla.OpPlus:
 		r := x + y
 		if (x > 0 && y > 0 && r < 0) || (x < 0 && y < 0 && r >= 0) {
 			overflow()
 		}
 		return value.Int(r)
-	case "-":
+	case tla.OpMinus:
 		r := x - y
 		if (x >= 0 && y < 0 && r < 0) || (x < 0 && y > 0 && r >= 0) {
 			overflow()
 		}
 		return value.Int(r)
-	case "*":
+	case tla.OpTimes:
 		r, ok := mulInt(x, y)
 		if !ok {
 			overflow()
 		}
 		return value.Int(r)
-	case "\\div", "/":
+	case tla.OpDiv, tla.OpRealDiv:
 		if y == 0 {
 			c.fail(at, "division by zero")
 		}
-		if op == "/" {
+		if op == tla.OpRealDiv {
 			c.fail(at, "real division / is not supported; use \\div")
 		}
 		q := x / y
@@ -42,7 +42,7 @@ func (c *ctx) arith(op string, x, y int64, at tla.Pos) value.Value {
 			q-- // TLA+'s \div rounds toward negative infinity
 		}
 		return value.Int(q)
-	case "%":
+	case tla.OpMod:
 		if y <= 0 {
 			c.fail(at, "%d %% %d: the divisor must be positive", x, y)
 		}
@@ -51,7 +51,7 @@ func (c *ctx) arith(op string, x, y int64, at tla.Pos) value.Value {
 			r += y
 		}
 		return value.Int(r)
-	case "^":
+	case tla.OpExp:
 		if y < 0 {
 			c.fail(at, "negative exponent in %d^%d", x, y)
 		}

@@ -7,164 +7,107 @@ import (
 	"github.com/roomspec/roomspec/tla/value"
 )
 
-// builtinConstant returns the value of a built-in zero-argument operator.
-func builtinConstant(name string) (value.Value, bool) {
-	switch name {
-	case "BOOLEAN":
-		return value.NewSet(value.False, value.True), true
-	case "Nat", "Int", "STRING":
-		return &value.Infinite{Name: name}, true
-	case "EmptyBag":
-		return value.EmptyFunc, true
+// builtin evaluates an application of a built-in operator.
+func (c *ctx) builtin(n *callBuiltin) value.Value {
+	if n.cache >= 0 {
+		return c.constant(n.cache, n)
 	}
-	return nil, false
-}
-
-var builtinArity = map[string]int{
-	"+": 2, "-": 2, "*": 2, "/": 2, "\\div": 2, "%": 2, "^": 2, "..": 2,
-	"<": 2, ">": 2, "<=": 2, ">=": 2, "=": 2, "/=": 2, "\\in": 2, "\\notin": 2,
-	"\\cup": 2, "\\cap": 2, "\\": 2, "\\subseteq": 2, "\\subset": 2, "\\supseteq": 2, "\\supset": 2,
-	"=>": 2, "<=>": 2, "/\\": 2, "\\/": 2, "~": 1, "-.": 1,
-	"\\o": 2, ":>": 2, "@@": 2, "SUBSET": 1, "UNION": 1, "DOMAIN": 1,
-	"Len": 1, "Append": 2, "Head": 1, "Tail": 1, "SubSeq": 3, "SelectSeq": 2, "Seq": 1,
-	"Cardinality": 1, "IsFiniteSet": 1,
-	"Print": 2, "PrintT": 1, "Assert": 2, "ToString": 1, "Permutations": 1, "SortSeq": 2,
-	"IsABag": 1, "BagToSet": 1, "SetToBag": 1, "BagIn": 2, "CopiesIn": 2, "(+)": 2, "(-)": 2,
-	"\\oplus": 2, "\\ominus": 2, "BagUnion": 1, "\\sqsubseteq": 2, "SubBag": 1, "BagOfAll": 2,
-	"BagCardinality": 1, "TLCEval": 1, "RandomElement": 1,
-}
-
-func isBuiltinOp(name string) bool {
-	_, ok := builtinArity[name]
-	return ok
-}
-
-// opApp evaluates an operator application.
-func (c *ctx) opApp(n *tla.OpApp) value.Value {
-	if op, ok := c.resolveOp(n); ok {
-		return c.userApp(&op, n)
-	}
-	a := n.Args
-	switch n.Name {
-	case "\\cup", "\\cap", "\\", "SUBSET", "UNION", "..":
-		// Sets such as Ballot \cup {-1} in a type invariant.
-		if v, ok := c.constant(n); ok {
-			return v
-		}
-	}
-	switch n.Name {
-	case "'":
-		return c.primedCtx(n.At).eval(a[0])
-	case "/\\":
+	a := n.args
+	at := pos(n)
+	switch n.op {
+	case tla.OpPrime:
+		return c.primedCtx(at).eval(a[0])
+	case tla.OpAnd:
 		return value.Bool(c.bool(a[0]) && c.bool(a[1]))
-	case "\\/":
+	case tla.OpOr:
 		return value.Bool(c.bool(a[0]) || c.bool(a[1]))
-	case "=>":
+	case tla.OpImplies:
 		return value.Bool(!c.bool(a[0]) || c.bool(a[1]))
-	case "<=>":
+	case tla.OpEquiv:
 		return value.Bool(c.bool(a[0]) == c.bool(a[1]))
-	case "~":
+	case tla.OpNot:
 		return value.Bool(!c.bool(a[0]))
-	case "=":
-		return value.Bool(c.equal(c.eval(a[0]), c.eval(a[1]), n.At))
-	case "/=":
-		return value.Bool(!c.equal(c.eval(a[0]), c.eval(a[1]), n.At))
-	case "\\in", "\\notin":
+	case tla.OpEq:
+		return value.Bool(c.equal(c.eval(a[0]), c.eval(a[1]), at))
+	case tla.OpNeq:
+		return value.Bool(!c.equal(c.eval(a[0]), c.eval(a[1]), at))
+	case tla.OpIn, tla.OpNotIn:
 		x := c.eval(a[0])
-		if in, ok := c.memberOfFilter(x, a[1], n.At); ok {
-			return value.Bool(in == (n.Name == "\\in"))
+		if in, ok := c.memberOfFilter(x, a[1], at); ok {
+			return value.Bool(in == (n.op == tla.OpIn))
 		}
 		s := c.set(a[1])
-		c.comparableMember(x, s, n.At)
+		c.comparableMember(x, s, at)
 		in, err := s.Contains(x)
 		if err != nil {
-			c.fail(n.At, "%v", err)
+			c.fail(at, "%v", err)
 		}
-		return value.Bool(in == (n.Name == "\\in"))
-	case "UNCHANGED":
+		return value.Bool(in == (n.op == tla.OpIn))
+	case tla.OpUnchanged:
 		return value.Bool(c.unchanged(a[0]))
-	case "ENABLED":
+	case tla.OpEnabled:
 		return value.Bool(c.enabled(a[0]))
-	case "[]", "<>", "~>", "-+->":
-		c.fail(n.At, "temporal operator %s cannot be evaluated in a state; it belongs in a property", n.Name)
-	case "Assert":
+	case tla.OpAlways, tla.OpEventually, tla.OpLeadsTo, tla.OpWhilePlus:
+		c.fail(at, "temporal operator %s cannot be evaluated in a state; it belongs in a property", n.op)
+	case tla.OpAssert:
 		if !c.bool(a[0]) {
-			c.fail(n.At, "Assert failed: %s", value.Format(c.eval(a[1])))
+			c.fail(at, "Assert failed: %s", value.Format(c.eval(a[1])))
 		}
 		return value.True
-	case "Print":
+	case tla.OpPrint:
 		v := c.eval(a[0])
 		c.print(value.Format(v))
 		return c.eval(a[1])
-	case "PrintT":
+	case tla.OpPrintT:
 		c.print(value.Format(c.eval(a[0])))
 		return value.True
-	case "TLCEval":
+	case tla.OpTLCEval:
 		// TLCEval(v) is v; for TLC it only asks for eager evaluation.
-		if len(a) == 1 {
-			return c.eval(a[0])
-		}
-	case "RandomElement":
+		return c.eval(a[0])
+	case tla.OpRandomElement:
 		// An arbitrary element, as TLC picks one at random: allowed where
 		// the choice cannot make the state graph depend on the order of
 		// evaluation (constants, ASSUME), and made reproducible there.
-		if len(a) == 1 && c.s == nil && c.t == nil {
+		if c.s == nil && c.t == nil {
 			s := c.enumerate(a[0])
 			if s.Len() == 0 {
-				c.fail(n.At, "RandomElement of the empty set")
+				c.fail(at, "RandomElement of the empty set")
 			}
 			return s.Elems()[c.sc.spec.random(s.Len())]
 		}
-		c.fail(n.At, "RandomElement is supported in constant expressions only (in a state its value would not be a function of the state)")
-	case "TLCGet":
-		return c.tlcGet(a, n.At)
-	case "TLCSet":
-		return c.tlcSet(a, n.At)
-	case "JavaTime", "Any":
-		c.fail(n.At, "%s is not supported by roomspec (its value is not a function of the state)", n.Name)
-	}
-	if len(n.Prefix) > 0 {
-		c.fail(n.At, "unknown operator %s", n.Name)
-	}
-	want, ok := builtinArity[n.Name]
-	if !ok {
-		if n.Fix == tla.FixCall && len(a) == 0 {
-			if v, ok := builtinConstant(n.Name); ok {
-				return v
-			}
-		}
-		c.fail(n.At, "unknown operator %s", n.Name)
-	}
-	if want != len(a) {
-		c.fail(n.At, "%s takes %d arguments, got %d", n.Name, want, len(a))
-	}
-	if n.Name == "SelectSeq" {
+		c.fail(at, "RandomElement is supported in constant expressions only (in a state its value would not be a function of the state)")
+	case tla.OpTLCGet:
+		return c.tlcGet(a, at)
+	case tla.OpTLCSet:
+		return c.tlcSet(a, at)
+	case tla.OpJavaTime, tla.OpAny:
+		c.fail(at, "%s is not supported by roomspec (its value is not a function of the state)", n.op)
+	case tla.OpSelectSeq:
 		// The test is an operator argument.
 		s := c.fn(a[0])
-		test := c.opArg(a[1], &tla.Param{Name: "Test", Arity: 1})
+		test := c.closureOf(n.ops[1])
 		var out []value.Value
 		for _, x := range s.Vals() {
-			v := c.callClosure(test, []value.Value{x}, n.At)
+			v := c.callClosure(test, []value.Value{x}, at)
 			b, ok := v.(value.Bool)
 			if !ok {
-				c.fail(a[1].Pos(), "the test of SelectSeq must be a boolean, found %s", value.Format(v))
+				c.fail(n.ops[1].at, "the test of SelectSeq must be a boolean, found %s", value.Format(v))
 			}
 			if b {
 				out = append(out, x)
 			}
 		}
 		return value.NewTuple(out...)
-	}
-	if n.Name == "SortSeq" {
+	case tla.OpSortSeq:
 		s := c.fn(a[0])
-		less := c.opArg(a[1], &tla.Param{Name: "Op", Arity: 2})
+		less := c.closureOf(n.ops[1])
 		vals := append([]value.Value(nil), s.Vals()...)
 		for i := 1; i < len(vals); i++ {
 			for j := i; j > 0; j-- {
-				v := c.callClosure(less, []value.Value{vals[j], vals[j-1]}, n.At)
+				v := c.callClosure(less, []value.Value{vals[j], vals[j-1]}, at)
 				b, ok := v.(value.Bool)
 				if !ok {
-					c.fail(a[1].Pos(), "the order of SortSeq must be a boolean, found %s", value.Format(v))
+					c.fail(n.ops[1].at, "the order of SortSeq must be a boolean, found %s", value.Format(v))
 				}
 				if !bool(b) {
 					break
@@ -173,13 +116,12 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 			}
 		}
 		return value.NewTuple(vals...)
-	}
-	if n.Name == "BagOfAll" {
-		f := c.opArg(a[0], &tla.Param{Name: "F", Arity: 1})
+	case tla.OpBagOfAll:
+		f := c.closureOf(n.ops[0])
 		b := c.fn(a[1])
 		out := value.EmptyFunc
 		for i, k := range b.Keys() {
-			img := c.callClosure(f, []value.Value{k}, n.At)
+			img := c.callClosure(f, []value.Value{k}, at)
 			out = bagAdd(out, img, int64(b.Vals()[i].(value.Int)))
 		}
 		return out
@@ -188,7 +130,7 @@ func (c *ctx) opApp(n *tla.OpApp) value.Value {
 	for i, x := range a {
 		args[i] = c.eval(x)
 	}
-	return c.applyBuiltinValues(n.Name, args, n.At)
+	return c.applyBuiltinValues(n.op, args, at)
 }
 
 // print sends the output of Print and PrintT to the spec's Print hook.
@@ -231,41 +173,41 @@ func (c *ctx) asSeq(v value.Value, at tla.Pos) *value.Func {
 }
 
 // applyBuiltinValues applies a built-in operator to evaluated arguments.
-func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value.Value {
-	if want, ok := builtinArity[name]; ok && want != len(a) {
-		c.fail(at, "%s takes %d arguments, got %d", name, want, len(a))
+func (c *ctx) applyBuiltinValues(op tla.Op, a []value.Value, at tla.Pos) value.Value {
+	if want := tla.BuiltinOf(op).Arity(); want != len(a) {
+		c.fail(at, "%s takes %d arguments, got %d", op, want, len(a))
 	}
-	switch name {
-	case "+", "-", "*", "/", "\\div", "%", "^":
-		return c.arith(name, c.asInt(a[0], at), c.asInt(a[1], at), at)
-	case "-.":
+	switch op {
+	case tla.OpPlus, tla.OpMinus, tla.OpTimes, tla.OpRealDiv, tla.OpDiv, tla.OpMod, tla.OpExp:
+		return c.arith(op, c.asInt(a[0], at), c.asInt(a[1], at), at)
+	case tla.OpNeg:
 		x := c.asInt(a[0], at)
 		if x == math.MinInt64 {
 			c.fail(at, "integer overflow in -%d", x)
 		}
 		return value.Int(-x)
-	case "..":
+	case tla.OpRange:
 		return &value.Interval{Lo: c.asInt(a[0], at), Hi: c.asInt(a[1], at)}
-	case "<":
+	case tla.OpLt:
 		return value.Bool(c.asInt(a[0], at) < c.asInt(a[1], at))
-	case ">":
+	case tla.OpGt:
 		return value.Bool(c.asInt(a[0], at) > c.asInt(a[1], at))
-	case "<=":
+	case tla.OpLe:
 		return value.Bool(c.asInt(a[0], at) <= c.asInt(a[1], at))
-	case ">=":
+	case tla.OpGe:
 		return value.Bool(c.asInt(a[0], at) >= c.asInt(a[1], at))
-	case "=":
+	case tla.OpEq:
 		return value.Bool(c.equal(a[0], a[1], at))
-	case "/=":
+	case tla.OpNeq:
 		return value.Bool(!c.equal(a[0], a[1], at))
-	case "\\in", "\\notin":
+	case tla.OpIn, tla.OpNotIn:
 		c.comparableMember(a[0], c.asSet(a[1], at), at)
 		in, err := c.asSet(a[1], at).Contains(a[0])
 		if err != nil {
 			c.fail(at, "%v", err)
 		}
-		return value.Bool(in == (name == "\\in"))
-	case "/\\", "\\/", "=>", "<=>", "~":
+		return value.Bool(in == (op == tla.OpIn))
+	case tla.OpAnd, tla.OpOr, tla.OpImplies, tla.OpEquiv, tla.OpNot:
 		bs := make([]bool, len(a))
 		for i, x := range a {
 			b, ok := x.(value.Bool)
@@ -274,18 +216,18 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			}
 			bs[i] = bool(b)
 		}
-		switch name {
-		case "/\\":
+		switch op {
+		case tla.OpAnd:
 			return value.Bool(bs[0] && bs[1])
-		case "\\/":
+		case tla.OpOr:
 			return value.Bool(bs[0] || bs[1])
-		case "=>":
+		case tla.OpImplies:
 			return value.Bool(!bs[0] || bs[1])
-		case "<=>":
+		case tla.OpEquiv:
 			return value.Bool(bs[0] == bs[1])
 		}
 		return value.Bool(!bs[0])
-	case "\\cup":
+	case tla.OpCup:
 		x, y := c.asSet(a[0], at), c.asSet(a[1], at)
 		xs, ex := x.(*value.Set)
 		ys, ey := y.(*value.Set)
@@ -293,7 +235,7 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			return xs.Union(ys)
 		}
 		return &value.Cup{A: x, B: y}
-	case "\\cap":
+	case tla.OpCap:
 		x, y := c.asSet(a[0], at), c.asSet(a[1], at)
 		if xs, ok := x.(*value.Set); ok {
 			if ys, ok := y.(*value.Set); ok {
@@ -308,7 +250,7 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			return c.filterIn(xs, y, true, at)
 		}
 		return &value.Cap{A: x, B: y}
-	case "\\":
+	case tla.OpSetMinus:
 		x, y := c.asSet(a[0], at), c.asSet(a[1], at)
 		xs, err := x.Enumerate()
 		if err != nil {
@@ -318,24 +260,17 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			return xs.Minus(ys)
 		}
 		return c.filterIn(xs, y, false, at)
-	case "\\subseteq", "\\subset", "\\supseteq", "\\supset":
+	case tla.OpSubseteq:
 		x, y := c.asSet(a[0], at), c.asSet(a[1], at)
-		if name == "\\supseteq" || name == "\\supset" {
-			x, y = y, x
-		}
 		xs := c.enumerateValue(at, x)
 		sub, err := xs.SubsetOf(y)
 		if err != nil {
 			c.fail(at, "%v", err)
 		}
-		if sub && (name == "\\subset" || name == "\\supset") {
-			ys := c.enumerateValue(at, y)
-			return value.Bool(xs.Len() < ys.Len())
-		}
 		return value.Bool(sub)
-	case "SUBSET":
+	case tla.OpPowerset:
 		return &value.Subset{Base: c.asSet(a[0], at)}
-	case "UNION":
+	case tla.OpUnion:
 		outer := c.enumerateValue(at, c.asSet(a[0], at))
 		u := value.EmptySet
 		var lazy value.SetValue
@@ -358,16 +293,16 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			return &value.Cup{A: u, B: lazy}
 		}
 		return u
-	case "DOMAIN":
+	case tla.OpDomain:
 		return c.asFunc(a[0], at).Domain()
-	case "Seq":
+	case tla.OpSeq:
 		return &value.Infinite{Name: "Seq", Elem: c.asSet(a[0], at)}
-	case "Len":
+	case tla.OpLen:
 		if s, ok := a[0].(value.String); ok {
 			return value.Int(len(s))
 		}
 		return value.Int(c.asSeq(a[0], at).Len())
-	case "\\o":
+	case tla.OpConcat:
 		if s, ok := a[0].(value.String); ok {
 			t, ok := a[1].(value.String)
 			if !ok {
@@ -376,25 +311,29 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			return s + t
 		}
 		x, y := c.asSeq(a[0], at), c.asSeq(a[1], at)
+		c.reserve(2 * (x.Len() + y.Len()))
 		vals := make([]value.Value, 0, x.Len()+y.Len())
 		vals = append(vals, x.Vals()...)
 		vals = append(vals, y.Vals()...)
 		return value.NewTuple(vals...)
-	case "Append":
-		return c.asSeq(a[0], at).Append(a[1])
-	case "Head":
+	case tla.OpAppend:
+		s := c.asSeq(a[0], at)
+		c.reserve(2 * s.Len())
+		return s.Append(a[1])
+	case tla.OpHead:
 		s := c.asSeq(a[0], at)
 		if s.Len() == 0 {
 			c.fail(at, "Head of the empty sequence")
 		}
 		return s.Vals()[0]
-	case "Tail":
+	case tla.OpTail:
 		s := c.asSeq(a[0], at)
 		if s.Len() == 0 {
 			c.fail(at, "Tail of the empty sequence")
 		}
+		c.reserve(2 * s.Len())
 		return value.NewTuple(append([]value.Value(nil), s.Vals()[1:]...)...)
-	case "SubSeq":
+	case tla.OpSubSeq:
 		m, n := c.asInt(a[1], at), c.asInt(a[2], at)
 		if str, ok := a[0].(value.String); ok {
 			// TLC's SubSeq takes strings too.
@@ -414,37 +353,45 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			c.fail(at, "SubSeq(s, %d, %d) is out of range for a sequence of length %d", m, n, s.Len())
 		}
 		return value.NewTuple(append([]value.Value(nil), s.Vals()[m-1:n]...)...)
-	case "Cardinality":
+	case tla.OpCardinality:
 		s := c.asSet(a[0], at)
 		if iv, ok := s.(*value.Interval); ok {
 			return value.Int(iv.Len())
 		}
 		return value.Int(c.enumerateValue(at, s).Len())
-	case "IsFiniteSet":
+	case tla.OpIsFiniteSet:
 		_, err := c.asSet(a[0], at).Enumerate()
 		return value.Bool(err == nil)
-	case ":>":
+	case tla.OpSingleton:
 		return value.NewFunc([]value.Value{a[0]}, []value.Value{a[1]})
-	case "@@":
+	case tla.OpMerge:
 		return c.asFunc(a[0], at).Merge(c.asFunc(a[1], at))
-	case "ToString":
+	case tla.OpToString:
 		return value.String(value.Format(a[0]))
-	case "Permutations":
+	case tla.OpPermutations:
 		s := c.enumerateValue(at, c.asSet(a[0], at))
+		n, count := s.Len(), 1
+		for i := 2; i <= n && count <= value.MaxEnumerate; i++ {
+			count *= i
+		}
+		if count > value.MaxEnumerate {
+			c.fail(at, "Permutations of a set of %d elements: %v", n, value.ErrTooLarge)
+		}
+		c.reserve(count * (1 + n))
 		return permutations(s)
-	case "Print":
+	case tla.OpPrint:
 		c.print(value.Format(a[0]))
 		return a[1]
-	case "PrintT":
+	case tla.OpPrintT:
 		c.print(value.Format(a[0]))
 		return value.True
-	case "Assert":
+	case tla.OpAssert:
 		if b, ok := a[0].(value.Bool); !ok || !bool(b) {
 			c.fail(at, "Assert failed: %s", value.Format(a[1]))
 		}
 		return value.True
 	// Bags: functions from elements to positive counts.
-	case "IsABag":
+	case tla.OpIsABag:
 		f, ok := a[0].(*value.Func)
 		if !ok {
 			return value.False
@@ -455,38 +402,38 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			}
 		}
 		return value.True
-	case "BagToSet":
+	case tla.OpBagToSet:
 		return c.asFunc(a[0], at).Domain()
-	case "SetToBag":
+	case tla.OpSetToBag:
 		s := c.enumerateValue(at, c.asSet(a[0], at))
 		vals := make([]value.Value, s.Len())
 		for i := range vals {
 			vals[i] = value.Int(1)
 		}
 		return value.NewFunc(append([]value.Value(nil), s.Elems()...), vals)
-	case "BagIn":
+	case tla.OpBagIn:
 		_, ok := c.asFunc(a[1], at).Apply(a[0])
 		return value.Bool(ok)
-	case "CopiesIn":
+	case tla.OpCopiesIn:
 		if v, ok := c.asFunc(a[1], at).Apply(a[0]); ok {
 			return v
 		}
 		return value.Int(0)
-	case "(+)", "\\oplus":
+	case tla.OpBagAdd:
 		out := c.asFunc(a[0], at)
 		b := c.asFunc(a[1], at)
 		for i, k := range b.Keys() {
 			out = bagAdd(out, k, c.asInt(b.Vals()[i], at))
 		}
 		return out
-	case "(-)", "\\ominus":
+	case tla.OpBagSub:
 		out := c.asFunc(a[0], at)
 		b := c.asFunc(a[1], at)
 		for i, k := range b.Keys() {
 			out = bagAdd(out, k, -c.asInt(b.Vals()[i], at))
 		}
 		return out
-	case "BagUnion":
+	case tla.OpBagUnion:
 		out := value.EmptyFunc
 		s := c.enumerateValue(at, c.asSet(a[0], at))
 		for _, b := range s.Elems() {
@@ -496,7 +443,7 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			}
 		}
 		return out
-	case "\\sqsubseteq":
+	case tla.OpSqSubseteq:
 		x, y := c.asFunc(a[0], at), c.asFunc(a[1], at)
 		for i, k := range x.Keys() {
 			n := c.asInt(x.Vals()[i], at)
@@ -509,7 +456,7 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 			}
 		}
 		return value.True
-	case "SubBag":
+	case tla.OpSubBag:
 		b := c.asFunc(a[0], at)
 		sets := make([]*value.Set, b.Len())
 		for i := range sets {
@@ -528,7 +475,7 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 		}
 		rec(0, value.EmptyFunc)
 		return value.NewSetOwned(out)
-	case "BagCardinality":
+	case tla.OpBagCardinality:
 		b := c.asFunc(a[0], at)
 		var n int64
 		for _, v := range b.Vals() {
@@ -536,7 +483,8 @@ func (c *ctx) applyBuiltinValues(name string, a []value.Value, at tla.Pos) value
 		}
 		return value.Int(n)
 	}
-	c.fail(at, "unknown operator %s", name)
+	b := tla.BuiltinOf(op)
+	c.fail(at, "%s of the standard module %s is not supported by roomspec's evaluator", b.Name, b.Module)
 	return nil
 }
 

@@ -3,20 +3,77 @@ package eval
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/value"
 )
 
-// env is the chain of bound names in scope at a point of evaluation:
-// quantified variables, operator parameters, LET definitions and @.
+// env is the chain of binding groups in scope at a point of evaluation,
+// innermost first: one group per binder the resolver saw (an operator's
+// parameters, the names of a quantifier, the definitions of a LET, @), its
+// names in the resolver's slots. A name is found by counting groups out
+// and indexing, never by name.
 type env struct {
-	name string
-	val  value.Value
-	op   *closure // set when the name stands for an operator
-	th   *thunk   // set for an operator parameter: the argument, by name
-	next *env
+	slots []binding
+	next  *env
+}
+
+// binding is what a slot holds: a value, an operator argument to evaluate
+// where it is used (th), or an operator (op).
+type binding struct {
+	val value.Value
+	th  *thunk
+	op  *closure
+}
+
+// at returns the binding in slot slot of the group up groups out.
+func (e *env) at(up, slot int) *binding {
+	for ; up > 0; up-- {
+		e = e.next
+	}
+	return &e.slots[slot]
+}
+
+// lookup is at for a chain that may be too short (nil then).
+func (e *env) lookup(up, slot int) *binding {
+	for ; up > 0 && e != nil; up-- {
+		e = e.next
+	}
+	if e == nil || slot >= len(e.slots) {
+		return nil
+	}
+	return &e.slots[slot]
+}
+
+// push returns a group of n slots over e.
+func (e *env) push(n int) *env {
+	switch n {
+	case 1:
+		// One allocation for the group and its slot, the usual case.
+		g := &struct {
+			env
+			s [1]binding
+		}{}
+		g.env.slots, g.env.next = g.s[:], e
+		return &g.env
+	case 2:
+		g := &struct {
+			env
+			s [2]binding
+		}{}
+		g.env.slots, g.env.next = g.s[:], e
+		return &g.env
+	}
+	return &env{slots: make([]binding, n), next: e}
+}
+
+// newEnv returns a group holding vals.
+func newEnv(vals []value.Value) *env {
+	e := (*env)(nil).push(len(vals))
+	for i, v := range vals {
+		e.slots[i].val = v
+	}
+	return e
 }
 
 // thunk is an argument of an operator call, bound to the parameter by name
@@ -24,9 +81,9 @@ type env struct {
 // means x' = 1, so the argument is evaluated where the parameter is used,
 // in the state (current or next) of that use, with the caller's names.
 type thunk struct {
-	expr tla.Expr
-	sc   *scope
-	env  *env
+	e   expr
+	sc  *scope
+	env *env
 	// memo is the argument's value in the current state, kept once it has
 	// been computed without reading the next state (in state memoS).
 	memo  value.Value
@@ -37,85 +94,38 @@ type thunk struct {
 	shared bool
 }
 
-func (e *env) bind(name string, v value.Value) *env {
-	return &env{name: name, val: v, next: e}
-}
-
-func (e *env) bindOp(name string, op *closure) *env {
-	return &env{name: name, op: op, next: e}
-}
-
-// bindArg binds name to the argument expression arg, written in the
-// context c.
-func (e *env) bindArg(name string, arg tla.Expr, c *ctx) *env {
-	// An argument that is a name bound to a value (a quantified variable,
-	// an already evaluated parameter) is that value, primed or not: bind it
-	// as such.
-	switch x := arg.(type) {
-	case *tla.Ident:
-		if b := c.env.find(x.Name); b != nil && b.op == nil && b.th == nil {
-			return e.bind(name, b.val)
-		}
-	case *tla.Str, *tla.Bool:
-		// A literal is its value (Decided(rm, "prepared")): a thunk
-		// would be larger and no lazier.
-		return e.bind(name, c.eval(x))
-	case *tla.Num:
-		// A number once converted (one too large for an integer fails
-		// where it is used, if it is).
-		if v, ok := x.Val.Load().(value.Value); ok {
-			return e.bind(name, v)
-		}
-	}
-	// One allocation for the binding and its thunk.
-	b := &struct {
-		env
-		thunk
-	}{env{name: name, next: e}, thunk{expr: arg, sc: c.sc, env: c.env, shared: c.shared}}
-	b.env.th = &b.thunk
-	return &b.env
-}
-
-func (e *env) find(name string) *env {
-	for ; e != nil; e = e.next {
-		if e.name == name {
-			return e
-		}
-	}
-	return nil
-}
-
 // closure is an operator as a value: a LET definition, a LAMBDA, an
-// operator passed as an argument, or a definition of a scope.
+// operator passed as an argument (a definition or a built-in operator).
 type closure struct {
 	name    string
-	params  []*tla.Param
-	body    tla.Expr
-	fn      *tla.FuncDef // LET f[x \in S] == e
+	nparams int
+	params  []*tla.Param // the parameters' arities, when some are operators
+	body    expr
+	fn      *funcDef // LET f[x \in S] == e
 	sc      *scope
 	env     *env
-	builtin string // an operator symbol such as "+" passed as an argument
+	op      tla.Op // a built-in operator such as + passed as an argument
+	d       *defn  // a definition passed as an argument
 	at      tla.Pos
 }
 
-// ctx is where an expression is evaluated: its scope and bound names, and
-// the current and next states. In a constant context both states are nil.
+// ctx is where an expression is evaluated: its scope and bindings, and the
+// current and next states. In a constant context both states are nil.
 // While successors are enumerated, next is the partial next state: nil
 // entries are variables not yet assigned.
 type ctx struct {
 	sc  *scope
 	env *env
-	// The states are in a frame of their own, shared by every context
+	// The states are in a struct of their own, shared by every context
 	// that sees them: contexts are made at every operator call and every
 	// quantifier, and a small one is allocated and collected faster.
-	*frame
+	*states
 	depth int // nested operator and function calls
 }
 
-// frame is what a context knows of the states. A frame is never changed
-// once a context holds it: a context that sees other states gets a new
-// frame.
-type frame struct {
+// states is what a context knows of the states. It is never changed once
+// a context holds it: a context that sees other states gets new ones.
+type states struct {
 	s, t   []value.Value
 	primed bool // s is the next state (we are under a prime)
 	// partial is set while initial states are enumerated: s is then the
@@ -125,36 +135,37 @@ type frame struct {
 	// is evaluated later by several goroutines at once.
 	shared bool
 	// nextReads counts the reads of the next state by the evaluation the
-	// frame belongs to (every frame made from the first shares it, nil
+	// states belong to (every copy made from the first shares it, nil
 	// where there is no next state): a parameter's value is kept only when
 	// its evaluation did not read the next state, which a count tells
-	// without a frame of its own for each argument.
+	// without states of their own for each argument.
 	nextReads *int
 }
 
-// noStates is the frame of a constant context; sharedNoStates that of a
+// noStates are those of a constant context; sharedNoStates those of a
 // temporal formula being decomposed.
 var (
-	noStates       = &frame{}
-	sharedNoStates = &frame{shared: true}
+	noStates       = &states{}
+	sharedNoStates = &states{shared: true}
 )
 
 // maxDepth bounds nested operator and function calls: a recursion without
 // end must be an error of the spec, not a fatal overflow of the Go stack.
 const maxDepth = 10000
 
-// call returns the context in which a body of scope sc with bound names
-// env is evaluated when called from c (at the call site at).
+// call returns the context in which a body of scope sc with bindings env
+// is evaluated when called from c (at the call site at).
 func (c *ctx) call(sc *scope, env *env, at tla.Pos) *ctx {
 	if c.depth >= maxDepth {
 		c.fail(at, "more than %d nested operator or function calls: a recursion without end?", maxDepth)
 	}
-	return &ctx{sc: sc, env: env, frame: c.frame, depth: c.depth + 1}
+	c.poll()
+	return &ctx{sc: sc, env: env, states: c.states, depth: c.depth + 1}
 }
 
-// value returns the value of a bound name; a parameter's argument is
+// value returns the value of a binding; a parameter's argument is
 // evaluated in c's states.
-func (c *ctx) value(b *env, at tla.Pos) value.Value {
+func (c *ctx) value(b *binding, at tla.Pos) value.Value {
 	th := b.th
 	if th == nil {
 		return b.val
@@ -164,7 +175,7 @@ func (c *ctx) value(b *env, at tla.Pos) value.Value {
 		return th.memo
 	}
 	reads := c.readsOfNext()
-	v := c.call(th.sc, th.env, at).eval(th.expr)
+	v := c.call(th.sc, th.env, at).eval(th.e)
 	if memoable && c.readsOfNext() == reads {
 		th.memo, th.memoS = v, c.s
 	}
@@ -191,8 +202,23 @@ func sameState(a, b []value.Value) bool {
 
 // argCtx returns the context in which the argument bound to b is
 // evaluated (or enumerated) from a use in c.
-func (c *ctx) argCtx(b *env, at tla.Pos) *ctx {
+func (c *ctx) argCtx(b *binding, at tla.Pos) *ctx {
 	return c.call(b.th.sc, b.th.env, at)
+}
+
+// bindArg returns the binding of an argument expression written in c: a
+// literal, or a name bound to a value, is that value; anything else is
+// evaluated where the parameter is used.
+func (c *ctx) bindArg(arg expr) binding {
+	switch x := arg.(type) {
+	case *lit:
+		return binding{val: x.v}
+	case *local:
+		if b := c.env.at(x.up, x.slot); b.op == nil && b.th == nil && b.val != nil {
+			return binding{val: b.val}
+		}
+	}
+	return binding{th: &thunk{e: arg, sc: c.sc, env: c.env, shared: c.shared}}
 }
 
 // Error is an evaluation error at a position in a source file.
@@ -232,7 +258,3 @@ func recoverError(err *error) {
 		panic(r)
 	}
 }
-
-// cache guards the values of constant-level definitions, which workers
-// share.
-var cacheMu sync.Mutex

@@ -49,6 +49,7 @@ type enumerator struct {
 	// definition without parameters (most definitions find none).
 	labelled  bool
 	labelName string
+	labelAt   tla.Pos // where the labelling definition is (in labelCtx's file)
 	label     *Action
 	labelArgs labelArgs
 	labelCtx  *ctx
@@ -56,134 +57,180 @@ type enumerator struct {
 
 // enum explores the ways e can hold, calling k after each; it returns true
 // when the search was stopped.
-func (c *ctx) enum(e tla.Expr, en *enumerator, k func() bool) bool {
+func (c *ctx) enum(e expr, en *enumerator, k func() bool) bool {
 	switch n := e.(type) {
-	case *tla.Junction:
-		if n.Op == tla.And {
-			return c.enumAnd(n.Items, en, k)
+	case *junction:
+		if n.and {
+			return c.enumAnd(n.items, en, k)
 		}
-		for _, it := range n.Items {
+		for _, it := range n.items {
 			if c.enum(it, en, k) {
 				return true
 			}
 		}
 		return false
-	case *tla.Bool:
-		if n.Value {
+	case *lit:
+		if b, ok := n.v.(value.Bool); ok && bool(b) {
 			return k()
 		}
-		return false
-	case *tla.Ident:
-		if b := c.env.find(n.Name); b != nil {
-			if b.op != nil && b.op.fn == nil && b.op.builtin == "" && len(b.op.params) == 0 {
-				return c.call(b.op.sc, b.op.env, n.At).enum(b.op.body, en, k)
-			}
-			if b.th != nil {
-				// A parameter standing for an action: enumerate the argument.
-				return c.argCtx(b, n.At).enum(b.th.expr, en, k)
-			}
-			break
+	case *local:
+		if b := c.env.at(n.up, n.slot); b.th != nil {
+			// A parameter standing for an action: enumerate the argument.
+			return c.argCtx(b, pos(n)).enum(b.th.e, en, k)
 		}
-		if ent := c.sc.lookupAt(n.Name, &n.Res); ent != nil {
-			switch {
-			case ent.kind == entDef && ent.def.fn == nil && len(ent.def.params) == 0:
-				return c.call(ent.def.sc, nil, n.At).enumLabelled(ent.def.name, labelArgs{}, ent.def.body, en, k)
-			case ent.kind == entVar && !en.primed && c.s[ent.index] == nil:
-				c.fail(n.At, "%s is used before it is assigned a value", n.Name)
-			case ent.kind == entSubst:
-				c2 := c.call(ent.subst.sc, ent.subst.env, n.At)
-				return c2.enum(ent.subst.expr, en, k)
+	case *defRef:
+		if n.d.fn == nil {
+			sc := c.scopeOf(n.d, n.at)
+			return c.call(sc, nil, pos(n)).enumLabelled(n.d.name, n.d.at, labelArgs{}, n.d.body, en, k)
+		}
+	case *varRef:
+		if !en.primed && c.s[n.idx] == nil {
+			c.fail(pos(n), "%s is used before it is assigned a value", n.name)
+		}
+	case *substRef:
+		if n.s.e != nil {
+			cx := c.sc.cx
+			return c.call(cx.outer, cx.env, pos(n)).enum(n.s.e, en, k)
+		}
+	case *callDef:
+		if n.d.fn == nil && n.d.native == nil {
+			c2 := c.call(c.scopeOf(n.d, n.at), nil, pos(n))
+			c2.env = c.bindArgs(n.args, n.ops, nil)
+			var label labelArgs
+			if !en.labelled && en.primed {
+				label = labelArgs{env: c2.env, n: len(n.args)}
 			}
+			return c2.enumLabelled(n.d.name, n.d.at, label, n.d.body, en, k)
 		}
-	case *tla.OpApp:
-		if op, ok := c.resolveOp(n); ok {
-			return c.enumUser(&op, n, en, k)
+	case *callLocal:
+		if cl := c.env.at(n.up, n.slot).op; enumerable(cl) {
+			return c.enumClosure(cl, n.args, n.ops, "", en, k)
 		}
-		a := n.Args
-		switch n.Name {
-		case "/\\":
+	case *callSubst:
+		// An operator constant of an instance replaced by an operator
+		// (an action, say): as the operator it stands for.
+		if cl := c.substOp(n.s, pos(n)); enumerable(cl) {
+			name := ""
+			if cl.d != nil {
+				name = n.s.name
+			}
+			return c.enumClosure(cl, n.args, n.ops, name, en, k)
+		}
+	case *callBuiltin:
+		a := n.args
+		switch n.op {
+		case tla.OpAnd:
 			return c.enumAnd(a, en, k)
-		case "\\/":
+		case tla.OpOr:
 			return c.enum(a[0], en, k) || c.enum(a[1], en, k)
-		case "=":
+		case tla.OpEq:
 			if idx, ok := c.assignable(a[0], en); ok {
 				return c.assign(en, idx, c.eval(a[1]), k)
 			}
-		case "\\in":
+		case tla.OpIn:
 			if idx, ok := c.assignable(a[0], en); ok {
 				s := c.enumerate(a[1])
 				for _, v := range s.Elems() {
+					c.poll()
 					if c.assign(en, idx, v, k) {
 						return true
 					}
 				}
 				return false
 			}
-		case "UNCHANGED":
+		case tla.OpUnchanged:
 			return c.enumUnchanged(a[0], en, k)
-		case "=>":
+		case tla.OpImplies:
 			// As TLC: P => A assigns through A when P holds.
 			if c.bool(a[0]) {
 				return c.enum(a[1], en, k)
 			}
 			return k()
 		}
-	case *tla.Quant:
-		if n.Kind == tla.Exists && !hasUnbounded(n.Bounds) {
+	case *quant:
+		if n.exists && !n.b.unbounded() {
 			stop := false
-			c.forBounds(n.Bounds, func(c2 *ctx) bool {
-				stop = c2.enum(n.Body, en, k)
+			c.forBounds(n.b, func(c2 *ctx) bool {
+				stop = c2.enum(n.body, en, k)
 				return stop
 			})
 			return stop
 		}
-		if n.Kind == tla.Forall && !hasUnbounded(n.Bounds) {
+		if !n.exists && !n.b.unbounded() {
 			// As TLC: \A over a finite set is the conjunction of its
 			// instances, so its body may assign.
-			conj := &instances{body: n.Body, en: en, k: k}
-			if b := n.Bounds[0]; len(n.Bounds) == 1 && !b.Tuple && len(b.Names) == 1 {
-				conj.one, conj.base, conj.name = true, c, b.Names[0].Name
-				conj.elems = c.domain(b.Set).Elems()
+			conj := &instances{body: n.body, en: en, k: k}
+			if bd := n.b.bounds[0]; len(n.b.bounds) == 1 && !bd.tuple && bd.names == 1 {
+				conj.one, conj.base = true, c
+				conj.elems = c.domain(bd).Elems()
 				return conj.enum(0)
 			}
-			c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
+			c.forBoundsFresh(n.b, func(c2 *ctx) bool {
 				conj.ctxs = append(conj.ctxs, *c2) // forBounds reuses c2 for the next instance
 				return false
 			})
 			return conj.enum(0)
 		}
-	case *tla.If:
-		if c.bool(n.Cond) {
-			return c.enum(n.Then, en, k)
+	case *ifExpr:
+		if c.bool(n.cond) {
+			return c.enum(n.then, en, k)
 		}
-		return c.enum(n.Else, en, k)
-	case *tla.Case:
-		for _, arm := range n.Arms {
-			if c.bool(arm.Cond) {
-				return c.enum(arm.Val, en, k)
+		return c.enum(n.els, en, k)
+	case *caseExpr:
+		for i, cond := range n.conds {
+			if c.bool(cond) {
+				return c.enum(n.vals[i], en, k)
 			}
 		}
-		if n.Other != nil {
-			return c.enum(n.Other, en, k)
+		if n.other != nil {
+			return c.enum(n.other, en, k)
 		}
-		c.fail(n.At, "no CASE arm is true and there is no OTHER")
-	case *tla.Let:
-		return c.withLet(n.Defs).enum(n.Body, en, k)
-	case *tla.ActionBox:
+		c.fail(pos(n), "no CASE arm is true and there is no OTHER")
+	case *letExpr:
+		return c.withLet(n).enum(n.body, en, k)
+	case *actionBox:
 		// [A]_v == A \/ UNCHANGED v
-		return c.enum(n.Action, en, k) || c.enumUnchanged(n.Sub, en, k)
-	case *tla.ActionAngle:
-		return c.enum(n.Action, en, func() bool {
-			if c.unchanged(n.Sub) {
+		return c.enum(n.a, en, k) || c.enumUnchanged(n.sub, en, k)
+	case *actionAngle:
+		return c.enum(n.a, en, func() bool {
+			if c.unchanged(n.sub) {
 				return false
 			}
 			return k()
 		})
+	case *selector:
+		c2 := &ctx{sc: c.scopeOf(n.d, n.at), states: c.states, depth: c.depth}
+		return c2.enum(n.e, en, k)
 	}
 	if c.bool(e) {
 		return k()
 	}
 	return false
+}
+
+// enumerable reports whether enum can look into an operator: one with a
+// TLA+ body (not a built-in operator, a function or a native).
+func enumerable(cl *closure) bool {
+	return cl != nil && cl.op == tla.OpNone && cl.fn == nil && (cl.d == nil || cl.d.native == nil)
+}
+
+// enumClosure enumerates an operator applied to argument expressions
+// written in c; a name labels the successors as a definition does (cl is
+// then a definition's).
+func (c *ctx) enumClosure(cl *closure, args []expr, ops []*opArg, name string, en *enumerator, k func() bool) bool {
+	if len(args) != cl.nparams {
+		c.fail(pos(args[0]), "%s takes %d arguments, got %d", cl.name, cl.nparams, len(args))
+	}
+	c2 := c.call(cl.sc, nil, cl.at)
+	c2.env = c.bindArgs(args, ops, cl.env)
+	if name == "" {
+		return c2.enum(cl.body, en, k)
+	}
+	var label labelArgs
+	if !en.labelled && en.primed {
+		label = labelArgs{env: c2.env, n: len(args)}
+	}
+	return c2.enumLabelled(name, cl.d.at, label, cl.body, en, k)
 }
 
 // instances enumerates the conjunction of the instances of a \A: the
@@ -195,9 +242,8 @@ type instances struct {
 	ctxs  []ctx
 	one   bool
 	base  *ctx
-	name  string
 	elems []value.Value
-	body  tla.Expr
+	body  expr
 	en    *enumerator
 	k     func() bool
 }
@@ -222,13 +268,13 @@ func (in *instances) ctx(i int) *ctx {
 	if !in.one {
 		return &in.ctxs[i]
 	}
-	return in.base.with(in.name, in.elems[i])
+	return in.base.with(in.elems[i])
 }
 
-func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
+func (c *ctx) enumAnd(items []expr, en *enumerator, k func() bool) bool {
 	// Conjuncts that can only test are evaluated in a loop: no
 	// continuation is built for them.
-	for len(items) > 0 && c.onlyTests(items[0]) {
+	for len(items) > 0 && onlyTests(items[0]) {
 		if !c.bool(items[0]) {
 			return false
 		}
@@ -245,38 +291,37 @@ func (c *ctx) enumAnd(items []tla.Expr, en *enumerator, k func() bool) bool {
 
 // onlyTests reports whether enum treats e as a test, c.enum(e, en, k)
 // being "k() if e holds": no case of enum but the last applies to it.
-func (c *ctx) onlyTests(e tla.Expr) bool {
+func onlyTests(e expr) bool {
 	switch n := e.(type) {
-	case *tla.Quant:
+	case *quant:
 		// k() is called once for each way \E's body holds, but once for
 		// all of \A's instances.
-		return n.Kind == tla.Forall && !hasUnbounded(n.Bounds) && c.onlyTests(n.Body)
-	case *tla.Junction, *tla.Ident, *tla.If, *tla.Case, *tla.Let, *tla.ActionBox, *tla.ActionAngle:
+		return !n.exists && !n.b.unbounded() && onlyTests(n.body)
+	case *junction, *local, *varRef, *defRef, *substRef, *lit, *ifExpr, *caseExpr, *letExpr,
+		*actionBox, *actionAngle, *callDef, *callLocal, *callSubst, *selector:
 		return false
-	case *tla.OpApp:
-		switch n.Name {
-		case "/\\", "\\/", "UNCHANGED", "=>":
+	case *callBuiltin:
+		switch n.op {
+		case tla.OpAnd, tla.OpOr, tla.OpUnchanged, tla.OpImplies:
 			return false
-		case "=", "\\in":
+		case tla.OpEq, tla.OpIn:
 			// Only a variable, possibly primed, can be assigned.
-			switch lhs := n.Args[0].(type) {
-			case *tla.Ident:
+			switch lhs := n.args[0].(type) {
+			case *local, *varRef, *substRef, *defRef:
 				return false
-			case *tla.OpApp:
-				if lhs.Name == "'" {
+			case *callBuiltin:
+				if lhs.op == tla.OpPrime {
 					return false
 				}
 			}
 		}
-		_, user := c.resolveOp(n)
-		return !user
 	}
 	return true
 }
 
 // labelArgs are the parameters of the action that names successors: the
-// first n bindings of env, in reverse order. Their values are taken when a
-// successor is complete, since an argument may be primed.
+// n slots of group env. Their values are taken when a successor is
+// complete, since an argument may be primed.
 type labelArgs struct {
 	env *env
 	n   int
@@ -284,11 +329,11 @@ type labelArgs struct {
 
 // enumLabelled enumerates the body of a definition, naming the action
 // after it unless an outer definition already did.
-func (c *ctx) enumLabelled(name string, args labelArgs, body tla.Expr, en *enumerator, k func() bool) bool {
+func (c *ctx) enumLabelled(name string, at tla.Pos, args labelArgs, body expr, en *enumerator, k func() bool) bool {
 	if en.labelled || !en.primed {
 		return c.enum(body, en, k)
 	}
-	en.labelled, en.labelName, en.labelArgs, en.labelCtx = true, name, args, c
+	en.labelled, en.labelName, en.labelAt, en.labelArgs, en.labelCtx = true, name, at, args, c
 	stop := c.enum(body, en, k)
 	en.labelled, en.labelName, en.label, en.labelArgs, en.labelCtx = false, "", nil, labelArgs{}, nil
 	return stop
@@ -319,55 +364,21 @@ func (en *enumerator) action() *Action {
 	} else {
 		a = &Action{Name: en.labelName, Params: make([]value.Value, n)}
 	}
-	b := en.labelArgs.env
-	for i := en.labelArgs.n - 1; i >= 0; i, b = i-1, b.next {
+	for i := range a.Params {
+		b := &en.labelArgs.env.slots[i]
 		if b.th == nil {
 			a.Params[i] = b.val
 			continue
 		}
-		a.Params[i] = en.labelCtx.value(b, b.th.expr.Pos())
+		a.Params[i] = en.labelCtx.value(b, pos(b.th.e))
 	}
 	return a
-}
-
-func (c *ctx) enumUser(op *operator, n *tla.OpApp, en *enumerator, k func() bool) bool {
-	var params []*tla.Param
-	var body tla.Expr
-	var c2 *ctx
-	switch {
-	case op.cl != nil && op.cl.builtin == "" && op.cl.fn == nil:
-		params, body = op.cl.params, op.cl.body
-		c2 = c.call(op.cl.sc, op.cl.env, n.At)
-	case op.def != nil && op.def.fn == nil:
-		params, body = op.def.params, op.def.body
-		c2 = c.call(op.def.sc, nil, n.At)
-	case op.ent != nil && op.ent.kind == entSubst && len(n.Args) == 0:
-		c3 := c.call(op.ent.subst.sc, op.ent.subst.env, n.At)
-		return c3.enum(op.ent.subst.expr, en, k)
-	default:
-		if c.bool(n) {
-			return k()
-		}
-		return false
-	}
-	if len(n.Args) != len(params) {
-		c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
-	}
-	c.bindParams(c2, params, n.Args)
-	if op.cl != nil {
-		return c2.enum(body, en, k)
-	}
-	var label labelArgs
-	if !en.labelled && en.primed && len(params) > 0 {
-		label = labelArgs{env: c2.env, n: len(params)}
-	}
-	return c2.enumLabelled(n.Name, label, body, en, k)
 }
 
 // assignable reports whether lhs is a variable this enumeration may still
 // assign: x' in an action, x in an initial predicate. Parameters and
 // instance substitutions are followed to the expressions they stand for.
-func (c *ctx) assignable(lhs tla.Expr, en *enumerator) (int, bool) {
+func (c *ctx) assignable(lhs expr, en *enumerator) (int, bool) {
 	idx, primed, ok := c.varTarget(lhs, c.primed)
 	if !ok || primed != en.primed || en.target[idx] != nil {
 		return 0, false
@@ -378,29 +389,23 @@ func (c *ctx) assignable(lhs tla.Expr, en *enumerator) (int, bool) {
 // varTarget resolves e to a state variable, possibly primed (primed says
 // whether e is already under a prime), following parameters and instance
 // substitutions.
-func (c *ctx) varTarget(e tla.Expr, primed bool) (idx int, isPrimed, ok bool) {
+func (c *ctx) varTarget(e expr, primed bool) (idx int, isPrimed, ok bool) {
 	switch n := e.(type) {
-	case *tla.OpApp:
-		if n.Name == "'" && len(n.Prefix) == 0 && len(n.Args) == 1 && !primed {
-			return c.varTarget(n.Args[0], true)
+	case *callBuiltin:
+		if n.op == tla.OpPrime && !primed {
+			return c.varTarget(n.args[0], true)
 		}
-	case *tla.Ident:
-		if b := c.env.find(n.Name); b != nil {
-			if b.th != nil {
-				return c.argCtx(b, n.At).varTarget(b.th.expr, primed)
-			}
-			return 0, false, false
+	case *varRef:
+		return n.idx, primed, true
+	case *local:
+		if b := c.env.at(n.up, n.slot); b.th != nil {
+			return c.argCtx(b, pos(n)).varTarget(b.th.e, primed)
 		}
-		ent := c.sc.lookupAt(n.Name, &n.Res)
-		if ent == nil {
-			return 0, false, false
-		}
-		switch ent.kind {
-		case entVar:
-			return ent.index, primed, true
-		case entSubst:
-			c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, frame: noStates, depth: c.depth}
-			return c2.varTarget(ent.subst.expr, primed)
+	case *substRef:
+		if n.s.e != nil {
+			cx := c.sc.cx
+			c2 := &ctx{sc: cx.outer, env: cx.env, states: noStates, depth: c.depth}
+			return c2.varTarget(n.s.e, primed)
 		}
 	}
 	return 0, false, false
@@ -408,7 +413,7 @@ func (c *ctx) varTarget(e tla.Expr, primed bool) (idx int, isPrimed, ok bool) {
 
 // varOf resolves e to an unprimed state variable, following parameters and
 // instance substitutions.
-func (c *ctx) varOf(e tla.Expr) (int, bool) {
+func (c *ctx) varOf(e expr) (int, bool) {
 	idx, primed, ok := c.varTarget(e, false)
 	return idx, ok && !primed
 }
@@ -422,34 +427,35 @@ func (c *ctx) assign(en *enumerator, idx int, v value.Value, k func() bool) bool
 
 // enumUnchanged handles UNCHANGED e: assigns every unassigned variable in e
 // its current value and tests the rest.
-func (c *ctx) enumUnchanged(e tla.Expr, en *enumerator, k func() bool) bool {
-	switch x := e.(type) {
-	case *tla.Tuple:
-		return c.enumUnchangedList(x.Elems, en, k)
-	case *tla.Ident:
-		if idx, ok := c.varOf(x); ok {
-			if !en.primed {
-				c.fail(x.At, "UNCHANGED in an initial predicate")
-			}
-			if en.target[idx] == nil {
-				return c.assign(en, idx, c.s[idx], k)
-			}
-			if c.equal(en.target[idx], c.s[idx], x.At) {
-				return k()
-			}
-			return false
+func (c *ctx) enumUnchanged(e expr, en *enumerator, k func() bool) bool {
+	if x, ok := e.(*tuple); ok {
+		return c.enumUnchangedList(x.elems, en, k)
+	}
+	if idx, ok := c.varOf(e); ok {
+		if !en.primed {
+			c.fail(pos(e), "UNCHANGED in an initial predicate")
 		}
-		if b := c.env.find(x.Name); b != nil && b.th != nil {
-			return c.argCtx(b, x.At).enumUnchanged(b.th.expr, en, k)
-		} else if b == nil {
-			switch ent := c.sc.lookupAt(x.Name, &x.Res); {
-			case ent == nil:
-			case ent.kind == entDef && len(ent.def.params) == 0 && ent.def.fn == nil && ent.def.native == nil:
-				return c.call(ent.def.sc, nil, x.At).enumUnchanged(ent.def.body, en, k)
-			case ent.kind == entSubst:
-				c2 := c.call(ent.subst.sc, ent.subst.env, x.At)
-				return c2.enumUnchanged(ent.subst.expr, en, k)
-			}
+		if en.target[idx] == nil {
+			return c.assign(en, idx, c.s[idx], k)
+		}
+		if c.equal(en.target[idx], c.s[idx], pos(e)) {
+			return k()
+		}
+		return false
+	}
+	switch x := e.(type) {
+	case *local:
+		if b := c.env.at(x.up, x.slot); b.th != nil {
+			return c.argCtx(b, pos(x)).enumUnchanged(b.th.e, en, k)
+		}
+	case *defRef:
+		if x.d.fn == nil && x.d.native == nil {
+			return c.call(c.scopeOf(x.d, x.at), nil, pos(x)).enumUnchanged(x.d.body, en, k)
+		}
+	case *substRef:
+		if x.s.e != nil {
+			cx := c.sc.cx
+			return c.call(cx.outer, cx.env, pos(x)).enumUnchanged(x.s.e, en, k)
 		}
 	}
 	if c.unchanged(e) {
@@ -458,7 +464,7 @@ func (c *ctx) enumUnchanged(e tla.Expr, en *enumerator, k func() bool) bool {
 	return false
 }
 
-func (c *ctx) enumUnchangedList(es []tla.Expr, en *enumerator, k func() bool) bool {
+func (c *ctx) enumUnchangedList(es []expr, en *enumerator, k func() bool) bool {
 	if len(es) == 0 {
 		return k()
 	}
@@ -467,16 +473,16 @@ func (c *ctx) enumUnchangedList(es []tla.Expr, en *enumerator, k func() bool) bo
 
 // enabled evaluates ENABLED a in the current state: whether some next state
 // satisfies a.
-func (c *ctx) enabled(a tla.Expr) bool {
+func (c *ctx) enabled(a expr) bool {
 	if c.s == nil || c.primed {
-		c.fail(a.Pos(), "ENABLED needs a current state")
+		c.fail(pos(a), "ENABLED needs a current state")
 	}
 	target := make([]value.Value, len(c.s))
 	en := &enumerator{target: target, primed: true, labelled: true}
 	c2 := *c
-	f := *c.frame
+	f := *c.states
 	f.t = target
-	c2.frame = &f
+	c2.states = &f
 	found := false
 	c2.enum(a, en, func() bool {
 		found = true

@@ -1,143 +1,130 @@
 package eval
 
 import (
-	"math/big"
-	"strconv"
-
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/value"
 )
 
 // eval evaluates e to a value.
-func (c *ctx) eval(e tla.Expr) value.Value {
+func (c *ctx) eval(e expr) value.Value {
 	switch n := e.(type) {
-	case *tla.Bool:
-		return value.Bool(n.Value)
-	case *tla.Num:
-		// Literals are kept as values: converting a string or a large
-		// integer to an interface allocates.
-		if v, ok := n.Val.Load().(value.Value); ok {
-			return v
+	case *lit:
+		return n.v
+	case *local:
+		b := c.env.at(n.up, n.slot)
+		if b.op != nil {
+			return c.callClosure(b.op, nil, pos(n))
 		}
-		i, err := strconv.ParseInt(n.Value, 10, 64)
-		if err != nil {
-			if _, ok := new(big.Int).SetString(n.Value, 10); ok {
-				c.fail(n.At, "integer %s does not fit in 64 bits", n.Value)
-			}
-			c.fail(n.At, "unsupported number %s (only integers are supported)", n.Value)
-		}
-		v := value.Value(value.Int(i))
-		n.Val.Store(v)
-		return v
-	case *tla.Str:
-		if v, ok := n.Val.Load().(value.Value); ok {
-			return v
-		}
-		v := value.Value(value.String(n.Value))
-		n.Val.Store(v)
-		return v
-	case *tla.Ident:
-		return c.ident(n)
-	case *tla.OpApp:
-		return c.opApp(n)
-	case *tla.Junction:
+		return c.value(b, pos(n))
+	case *varRef:
+		return c.variable(n)
+	case *defRef:
+		return c.defValue(n.d, n.at, pos(n))
+	case *callDef:
+		return c.callDef(n)
+	case *callBuiltin:
+		return c.builtin(n)
+	case *junction:
 		return c.junction(n)
-	case *tla.If:
-		if c.bool(n.Cond) {
-			return c.eval(n.Then)
+	case *ifExpr:
+		if c.bool(n.cond) {
+			return c.eval(n.then)
 		}
-		return c.eval(n.Else)
-	case *tla.Case:
-		for _, arm := range n.Arms {
-			if c.bool(arm.Cond) {
-				return c.eval(arm.Val)
+		return c.eval(n.els)
+	case *caseExpr:
+		for i, cond := range n.conds {
+			if c.bool(cond) {
+				return c.eval(n.vals[i])
 			}
 		}
-		if n.Other != nil {
-			return c.eval(n.Other)
+		if n.other != nil {
+			return c.eval(n.other)
 		}
-		c.fail(n.At, "no CASE arm is true and there is no OTHER")
-	case *tla.Let:
-		return c.withLet(n.Defs).eval(n.Body)
-	case *tla.SetEnum:
-		if v, ok := c.constant(n); ok {
-			return v
+		c.fail(pos(n), "no CASE arm is true and there is no OTHER")
+	case *letExpr:
+		return c.withLet(n).eval(n.body)
+	case *substRef:
+		return c.substValue(n.s, pos(n))
+	case *callLocal:
+		return c.callLocal(n)
+	case *callSubst:
+		return c.callSubst(n)
+	case *setEnum:
+		if n.cache >= 0 {
+			return c.constant(n.cache, n)
 		}
-		elems := make([]value.Value, len(n.Elems))
-		for i, x := range n.Elems {
+		elems := make([]value.Value, len(n.elems))
+		for i, x := range n.elems {
 			elems[i] = c.eval(x)
 		}
 		return value.NewSetOwned(elems)
-	case *tla.Tuple:
-		if v, ok := c.constant(n); ok {
-			return v
+	case *tuple:
+		if n.cache >= 0 {
+			return c.constant(n.cache, n)
 		}
-		elems := make([]value.Value, len(n.Elems))
-		for i, x := range n.Elems {
+		elems := make([]value.Value, len(n.elems))
+		for i, x := range n.elems {
 			elems[i] = c.eval(x)
 		}
 		return value.NewTuple(elems...)
-	case *tla.RecordCons:
-		if v, ok := c.constant(n); ok {
-			return v
+	case *record:
+		if n.cache >= 0 {
+			return c.constant(n.cache, n)
 		}
 		// Record copies the values: the usual handful stays on the stack.
 		var buf [8]value.Value
 		vals := buf[:0]
-		for _, f := range n.Fields {
-			vals = append(vals, c.eval(f.Val))
+		for _, f := range n.vals {
+			vals = append(vals, c.eval(f))
 		}
-		return recordShape(n).Record(vals)
-	case *tla.RecordSet:
-		if v, ok := c.constant(n); ok {
-			return v
+		return n.shape.Record(vals)
+	case *recordSet:
+		if n.cache >= 0 {
+			return c.constant(n.cache, n)
 		}
-		rs := &value.RecordSet{}
-		fields := append([]*tla.Field(nil), n.Fields...)
-		sortFields(fields)
-		for _, f := range fields {
-			rs.Names = append(rs.Names, f.Name)
-			rs.Sets = append(rs.Sets, c.set(f.Val))
+		rs := &value.RecordSet{Names: n.names, Sets: make([]value.SetValue, len(n.sets))}
+		for i, s := range n.sets {
+			rs.Sets[i] = c.set(s)
 		}
 		return rs
-	case *tla.FuncSet:
-		if v, ok := c.constant(n); ok {
-			return v
+	case *funcSet:
+		if n.cache >= 0 {
+			return c.constant(n.cache, n)
 		}
-		return &value.FuncSet{Dom: c.set(n.Dom), Rng: c.set(n.Rng)}
-	case *tla.Cross:
-		if v, ok := c.constant(n); ok {
-			return v
+		return &value.FuncSet{Dom: c.set(n.dom), Rng: c.set(n.rng)}
+	case *cross:
+		if n.cache >= 0 {
+			return c.constant(n.cache, n)
 		}
 		p := &value.Product{}
-		for _, s := range n.Sets {
+		for _, s := range n.sets {
 			p.Sets = append(p.Sets, c.set(s))
 		}
 		return p
-	case *tla.SetFilter:
+	case *setFilter:
 		var out []value.Value
-		c.forBound(n.Bound, func(c2 *ctx, elem value.Value) bool {
-			if c2.bool(n.Pred) {
+		c.forBound(n.b, func(c2 *ctx, elem value.Value) bool {
+			if c2.bool(n.pred) {
 				out = append(out, elem)
 			}
 			return false
 		})
 		return value.NewSetOwned(out)
-	case *tla.SetMap:
+	case *setMap:
 		var out []value.Value
-		c.forBounds(n.Bounds, func(c2 *ctx) bool {
-			out = append(out, c2.eval(n.Elem))
+		c.forBounds(n.b, func(c2 *ctx) bool {
+			out = append(out, c2.eval(n.elem))
 			return false
 		})
 		return value.NewSetOwned(out)
-	case *tla.Quant:
-		if hasUnbounded(n.Bounds) {
-			c.fail(n.At, "unbounded quantifier cannot be evaluated: write \\A x \\in S or \\E x \\in S")
+	case *quant:
+		if n.b.unbounded() {
+			c.fail(pos(n), "unbounded quantifier cannot be evaluated: write \\A x \\in S or \\E x \\in S")
 		}
 		found := false
-		want := n.Kind == tla.Exists
-		c.forBounds(n.Bounds, func(c2 *ctx) bool {
-			if c2.bool(n.Body) == want {
+		want := n.exists
+		c.forBounds(n.b, func(c2 *ctx) bool {
+			if c2.bool(n.body) == want {
 				found = true
 				return true
 			}
@@ -147,131 +134,186 @@ func (c *ctx) eval(e tla.Expr) value.Value {
 			return value.Bool(found)
 		}
 		return value.Bool(!found)
-	case *tla.Choose:
-		if n.Bound.Set == nil {
-			c.fail(n.At, "unbounded CHOOSE cannot be evaluated: write CHOOSE x \\in S : P")
+	case *choose:
+		if n.b.unbounded() {
+			c.fail(pos(n), "unbounded CHOOSE cannot be evaluated: write CHOOSE x \\in S : P")
 		}
 		var chosen value.Value
-		c.forBound(n.Bound, func(c2 *ctx, elem value.Value) bool {
-			if c2.bool(n.Body) {
+		c.forBound(n.b, func(c2 *ctx, elem value.Value) bool {
+			if c2.bool(n.body) {
 				chosen = elem
 				return true
 			}
 			return false
 		})
 		if chosen == nil {
-			c.fail(n.At, "CHOOSE found no element satisfying %s", tla.Print(n.Body))
+			c.fail(pos(n), "CHOOSE found no element satisfying %s", tla.Print(n.body.src()))
 		}
 		return chosen
-	case *tla.FuncCons:
-		return c.funcCons(n.Bounds, n.Body)
-	case *tla.FuncApp:
+	case *funcCons:
+		return c.funcCons(n.b, n.body)
+	case *funcApp:
 		return c.funcApp(n)
-	case *tla.FieldAccess:
-		r := c.eval(n.Rec)
+	case *fieldAccess:
+		r := c.eval(n.rec)
 		f, ok := r.(*value.Func)
 		if !ok {
-			c.fail(n.At, "cannot access field .%s of %s, which is not a record", n.Field, value.Format(r))
+			c.fail(pos(n), "cannot access field .%s of %s, which is not a record", n.name, value.Format(r))
 		}
-		v, ok := f.Field(n.Field)
+		v, ok := f.Field(n.name)
 		if !ok {
-			c.fail(n.At, "record %s has no field %s", value.Format(r), n.Field)
+			c.fail(pos(n), "record %s has no field %s", value.Format(r), n.name)
 		}
 		return v
-	case *tla.Except:
+	case *except:
 		return c.except(n)
-	case *tla.AtSign:
-		b := c.env.find("@")
-		if b == nil {
-			c.fail(n.At, "@ used outside an EXCEPT update")
-		}
-		return b.val
-	case *tla.ActionBox:
+	case *selector:
+		return (&ctx{sc: c.scopeOf(n.d, n.at), states: c.states, depth: c.depth}).eval(n.e)
+	case *actionBox:
 		// [A]_v == A \/ UNCHANGED v
-		if c.bool(n.Action) {
+		if c.bool(n.a) {
 			return value.True
 		}
-		return value.Bool(c.unchanged(n.Sub))
-	case *tla.ActionAngle:
-		if !c.bool(n.Action) {
+		return value.Bool(c.unchanged(n.sub))
+	case *actionAngle:
+		if !c.bool(n.a) {
 			return value.False
 		}
-		return value.Bool(!c.unchanged(n.Sub))
-	case *tla.Lambda:
-		c.fail(n.At, "LAMBDA can only be an argument of an operator")
-	case *tla.Fairness:
-		c.fail(n.At, "a fairness formula is temporal and has no value in a single state")
+		return value.Bool(!c.unchanged(n.sub))
+	case *fairness:
+		c.fail(pos(n), "a fairness formula is temporal and has no value in a single state")
+	case *failing:
+		c.fail(pos(n), "%s", n.msg)
 	}
-	c.fail(e.Pos(), "cannot evaluate %T", e)
+	c.fail(pos(e), "cannot evaluate %s", tla.Print(e.src()))
 	return nil
 }
 
-func hasUnbounded(bs []*tla.Bound) bool {
-	for _, b := range bs {
-		if b.Set == nil {
+// variable returns the value of a state variable.
+func (c *ctx) variable(n *varRef) value.Value {
+	if c.s == nil {
+		c.fail(pos(n), "variable %s has no value in a constant expression", n.name)
+	}
+	v := c.s[n.idx]
+	if v == nil {
+		if c.primed {
+			c.fail(pos(n), "%s' is used before it is assigned a value", n.name)
+		}
+		c.fail(pos(n), "%s is used before it is assigned a value", n.name)
+	}
+	return v
+}
+
+// constant returns the value of a constant expression, computed once per
+// context in cache slot i.
+func (c *ctx) constant(i int, e expr) value.Value {
+	cx := c.sc.cx
+	if v := cx.cached(i); v != nil {
+		return v
+	}
+	c2 := &ctx{sc: c.sc, states: noStates, depth: c.depth}
+	v := c2.evalUncached(e)
+	cx.setCache(i, v)
+	return v
+}
+
+// evalUncached evaluates a node that has a cache slot without looking at
+// it.
+func (c *ctx) evalUncached(e expr) value.Value {
+	switch n := e.(type) {
+	case *setEnum:
+		m := *n
+		m.cache = -1
+		return c.eval(&m)
+	case *tuple:
+		m := *n
+		m.cache = -1
+		return c.eval(&m)
+	case *record:
+		m := *n
+		m.cache = -1
+		return c.eval(&m)
+	case *recordSet:
+		m := *n
+		m.cache = -1
+		return c.eval(&m)
+	case *funcSet:
+		m := *n
+		m.cache = -1
+		return c.eval(&m)
+	case *cross:
+		m := *n
+		m.cache = -1
+		return c.eval(&m)
+	case *callBuiltin:
+		m := *n
+		m.cache = -1
+		return c.eval(&m)
+	}
+	return c.eval(e)
+}
+
+func (b *binder) unbounded() bool {
+	for _, x := range b.bounds {
+		if x.set == nil {
 			return true
 		}
 	}
 	return false
 }
 
-func sortFields(fs []*tla.Field) {
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && fs[j].Name < fs[j-1].Name; j-- {
-			fs[j], fs[j-1] = fs[j-1], fs[j]
-		}
-	}
-}
-
-func (c *ctx) bool(e tla.Expr) bool {
+func (c *ctx) bool(e expr) bool {
 	v := c.eval(e)
 	b, ok := v.(value.Bool)
 	if !ok {
-		c.fail(e.Pos(), "expected a boolean, found %s", value.Format(v))
+		c.fail(pos(e), "expected a boolean, found %s", value.Format(v))
 	}
 	return bool(b)
 }
 
-func (c *ctx) set(e tla.Expr) value.SetValue {
+func (c *ctx) set(e expr) value.SetValue {
 	v := c.eval(e)
 	s, ok := v.(value.SetValue)
 	if !ok {
-		c.fail(e.Pos(), "expected a set, found %s", value.Format(v))
+		c.fail(pos(e), "expected a set, found %s", value.Format(v))
 	}
 	return s
 }
 
-func (c *ctx) enumerate(e tla.Expr) *value.Set {
-	return c.enumerateValue(e.Pos(), c.set(e))
+func (c *ctx) enumerate(e expr) *value.Set {
+	return c.enumerateValue(pos(e), c.set(e))
 }
 
 func (c *ctx) enumerateValue(at tla.Pos, s value.SetValue) *value.Set {
-	es, err := s.Enumerate()
+	es, err := value.EnumerateWithin(s, c)
 	if err != nil {
+		if c.stopError(err) {
+			panic(evalPanic{err})
+		}
 		c.fail(at, "%v", err)
 	}
 	return es
 }
 
-func (c *ctx) fn(e tla.Expr) *value.Func {
+func (c *ctx) fn(e expr) *value.Func {
 	v := c.eval(e)
 	f, ok := v.(*value.Func)
 	if !ok {
-		c.fail(e.Pos(), "expected a function, found %s", value.Format(v))
+		c.fail(pos(e), "expected a function, found %s", value.Format(v))
 	}
 	return f
 }
 
-func (c *ctx) junction(n *tla.Junction) value.Value {
-	if n.Op == tla.And {
-		for _, it := range n.Items {
+func (c *ctx) junction(n *junction) value.Value {
+	if n.and {
+		for _, it := range n.items {
 			if !c.bool(it) {
 				return value.False
 			}
 		}
 		return value.True
 	}
-	for _, it := range n.Items {
+	for _, it := range n.items {
 		if c.bool(it) {
 			return value.True
 		}
@@ -279,209 +321,193 @@ func (c *ctx) junction(n *tla.Junction) value.Value {
 	return value.False
 }
 
-// with returns a copy of c with name bound to v.
-func (c *ctx) with(name string, v value.Value) *ctx {
-	// One allocation for the context and the binding.
+// with returns a copy of c with a group of one slot holding v.
+func (c *ctx) with(v value.Value) *ctx {
+	// One allocation for the context, the group and its slot.
 	b := &struct {
 		c ctx
 		e env
-	}{c: *c, e: env{name: name, val: v, next: c.env}}
+		s [1]binding
+	}{c: *c}
+	b.s[0].val = v
+	b.e.slots, b.e.next = b.s[:], c.env
 	b.c.env = &b.e
 	return &b.c
 }
 
-// withLet returns a copy of c with LET definitions bound.
-func (c *ctx) withLet(defs []tla.Unit) *ctx {
+// withLet returns a copy of c with the group of LET definitions bound.
+func (c *ctx) withLet(n *letExpr) *ctx {
 	c2 := *c
-	for _, u := range defs {
-		switch d := u.(type) {
-		case *tla.OpDef:
-			if len(d.Params) == 0 {
-				// A definition without parameters is its body, evaluated
-				// where it is used (primed there if it is primed) and
-				// kept once evaluated in the current state, as TLC does:
-				// LET children == ... IN children \cup F(children) must
-				// not compute children twice.
-				// (A body that is a bound name is bound to its value.)
-				c2.env = c2.env.bindArg(d.Name, d.Body, &c2)
-				continue
-			}
-			c2.env = c2.env.bindOp(d.Name, &closure{name: d.Name, params: d.Params, body: d.Body, sc: c.sc, at: d.At})
-		case *tla.FuncDef:
-			c2.env = c2.env.bindOp(d.Name, &closure{name: d.Name, fn: d, body: d.Body, sc: c.sc, at: d.At})
-		}
-	}
-	// LET definitions may refer to each other and to themselves
-	// (RECURSIVE): every closure and body sees the complete chain.
-	for e := c2.env; e != c.env; e = e.next {
+	c2.env = c.env.push(len(n.defs))
+	for i, d := range n.defs {
+		b := &c2.env.slots[i]
 		switch {
-		case e.op != nil:
-			e.op.env = c2.env
-		case e.th != nil:
-			e.th.env = c2.env
-			e.th.sc = c.sc
+		case d.fn != nil:
+			b.op = &closure{name: d.name, fn: d.fn, sc: c.sc, env: c2.env, at: d.at}
+		case d.nparams > 0:
+			b.op = &closure{name: d.name, nparams: d.nparams, params: d.params, body: d.body, sc: c.sc, env: c2.env, at: d.at}
+		default:
+			// A definition without parameters is its body, evaluated
+			// where it is used (primed there if it is primed) and kept
+			// once evaluated in the current state, as TLC does: LET
+			// children == ... IN children \cup F(children) must not
+			// compute children twice. (A body that is a literal or a
+			// bound name is bound to its value.)
+			*b = c2.bindArg(d.body)
 		}
 	}
 	return &c2
 }
 
-// forBound calls f with each element of a single bound (one name or a
-// tuple pattern); f returns true to stop.
-func (c *ctx) forBound(b *tla.Bound, f func(*ctx, value.Value) bool) {
-	s := c.domain(b.Set)
-	if !b.Tuple {
-		var c2 *ctx // reused for every element, as in forBounds
-		for _, elem := range s.Elems() {
-			if c2 == nil {
-				c2 = c.with(b.Names[0].Name, elem)
-			}
-			c2.env.val = elem
-			if f(c2, elem) {
-				return
-			}
-		}
-		return
-	}
+// forBound calls f with each element of a binder of one bound (one name or
+// a tuple pattern); f returns true to stop.
+func (c *ctx) forBound(b *binder, f func(*ctx, value.Value) bool) {
+	bd := b.bounds[0]
+	s := c.domain(bd)
 	c2 := *c
+	c2.env = c.env.push(b.slots)
 	for _, elem := range s.Elems() {
-		c2.env = c.bindPattern(b, elem).env
+		c.poll()
+		c2.bindBound(bd, elem)
 		if f(&c2, elem) {
 			return
 		}
 	}
 }
 
-func (c *ctx) bindPattern(b *tla.Bound, elem value.Value) *ctx {
-	if !b.Tuple {
-		return c.with(b.Names[0].Name, elem)
+// bindBound binds the names of bd to elem (a tuple for a tuple pattern).
+func (c *ctx) bindBound(bd *bound, elem value.Value) {
+	if !bd.tuple {
+		c.env.slots[bd.first].val = elem
+		return
 	}
 	t, ok := elem.(*value.Func)
-	if !ok || !t.IsSeq() || t.Len() != len(b.Names) {
-		c.fail(b.At, "cannot match %s against a tuple of %d names", value.Format(elem), len(b.Names))
+	if !ok || !t.IsSeq() || t.Len() != bd.names {
+		c.fail(bd.at, "cannot match %s against a tuple of %d names", value.Format(elem), bd.names)
 	}
-	c2 := *c
-	for i, id := range b.Names {
-		c2.env = c2.env.bind(id.Name, t.Vals()[i])
+	for i, v := range t.Vals() {
+		c.env.slots[bd.first+i].val = v
 	}
-	return &c2
 }
 
-// forBounds calls f for every combination of values of bounds such as
+// domain enumerates the set of a bound: once per context when it is
+// constant (Node \ {0}, [type : {"a"}, x : S]).
+func (c *ctx) domain(bd *bound) *value.Set {
+	if bd.dom < 0 {
+		return c.enumerate(bd.set)
+	}
+	cx := c.sc.cx
+	if v := cx.cached(bd.dom); v != nil {
+		return v.(*value.Set)
+	}
+	s := (&ctx{sc: c.sc, states: noStates, depth: c.depth}).enumerate(bd.set)
+	cx.setCache(bd.dom, s)
+	return s
+}
+
+// forBounds calls f for every combination of values of a binder such as
 // `x, y \in S, z \in T`; f returns true to stop. The *ctx passed to f, and
-// the bindings of its env, are reused for the next combination: f must not
-// keep them (see forBoundsFresh).
-func (c *ctx) forBounds(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, false, f) }
+// its group, are reused for the next combination: f must not keep them
+// (see forBoundsFresh).
+func (c *ctx) forBounds(b *binder, f func(*ctx) bool) { c.bounds(b, false, f) }
 
-// forBoundsFresh is forBounds with fresh bindings for every combination,
+// forBoundsFresh is forBounds with a fresh group for every combination,
 // for an f that keeps its ctx's env.
-func (c *ctx) forBoundsFresh(bs []*tla.Bound, f func(*ctx) bool) { c.bounds(bs, true, f) }
+func (c *ctx) forBoundsFresh(b *binder, f func(*ctx) bool) { c.bounds(b, true, f) }
 
-func (c *ctx) bounds(bs []*tla.Bound, fresh bool, f func(*ctx) bool) {
-	if len(bs) == 1 && !bs[0].Tuple && len(bs[0].Names) == 1 && !fresh {
+func (c *ctx) bounds(b *binder, fresh bool, f func(*ctx) bool) {
+	if len(b.bounds) == 1 && !b.bounds[0].tuple && b.bounds[0].names == 1 && !fresh {
 		// \E x \in S : P, the common case, needs none of what follows:
 		// one context serves every element.
-		elems := c.domain(bs[0].Set).Elems()
+		elems := c.domain(b.bounds[0]).Elems()
 		if len(elems) == 0 {
 			return
 		}
-		c2 := c.with(bs[0].Names[0].Name, elems[0])
+		c2 := c.with(elems[0])
 		for _, elem := range elems {
-			c2.env.val = elem
+			c.poll()
+			c2.env.slots[0].val = elem
 			if f(c2) {
 				return
 			}
 		}
 		return
 	}
+	// One set per name (a tuple pattern is one), each evaluated once,
+	// outside: in TLA+ the sets of a binder cannot refer to the names it
+	// binds.
 	type slot struct {
-		b    *tla.Bound
-		name int // index in b.Names when not a tuple pattern
+		bd   *bound
+		name int // index in the bound's names, -1 for a tuple pattern
 	}
 	var slots []slot
-	for _, b := range bs {
-		if b.Tuple {
-			slots = append(slots, slot{b, -1})
+	for _, bd := range b.bounds {
+		if bd.tuple {
+			slots = append(slots, slot{bd, -1})
 			continue
 		}
-		for i := range b.Names {
-			slots = append(slots, slot{b, i})
+		for i := 0; i < bd.names; i++ {
+			slots = append(slots, slot{bd, i})
 		}
 	}
 	sets := make([]*value.Set, len(slots))
-	// ctxs[i] is the context in which slot i is bound: one context per
-	// slot serves every element, since evaluation under it ends before
-	// the next element is bound (nothing keeps a *ctx).
-	ctxs := make([]ctx, len(slots))
-	var rec func(i int, c2 *ctx) bool
-	rec = func(i int, c2 *ctx) bool {
+	for i, sl := range slots {
+		sets[i] = c.domain(sl.bd)
+	}
+	c2 := *c
+	c2.env = c.env.push(b.slots)
+	var rec func(i int) bool
+	rec = func(i int) bool {
 		if i == len(slots) {
-			return f(c2)
+			if fresh {
+				c3 := c2
+				c3.env = c.env.push(b.slots)
+				copy(c3.env.slots, c2.env.slots)
+				return f(&c3)
+			}
+			return f(&c2)
 		}
 		sl := slots[i]
-		if sets[i] == nil {
-			// In TLA+ the sets of one quantifier cannot refer to the
-			// names it binds, so each is evaluated once, outside.
-			sets[i] = c.domain(sl.b.Set)
-		}
-		c3 := &ctxs[i]
-		*c3 = *c2
-		var node *env
 		for _, elem := range sets[i].Elems() {
-			switch {
-			case sl.name < 0:
-				c3.env = c2.bindPattern(sl.b, elem).env
-			case fresh || node == nil:
-				// A binding too is reused, unless f keeps it.
-				node = c2.env.bind(sl.b.Names[sl.name].Name, elem)
-				c3.env = node
-			default:
-				node.val = elem
+			c.poll()
+			if sl.name < 0 {
+				c2.bindBound(sl.bd, elem)
+			} else {
+				c2.env.slots[sl.bd.first+sl.name].val = elem
 			}
-			if rec(i+1, c3) {
+			if rec(i + 1) {
 				return true
 			}
 		}
 		return false
 	}
-	rec(0, c)
+	rec(0)
 }
 
 // funcCons builds [x \in S, y \in T |-> body].
-func (c *ctx) funcCons(bs []*tla.Bound, body tla.Expr) value.Value {
+func (c *ctx) funcCons(b *binder, body expr) value.Value {
 	var keys, vals []value.Value
-	multi := len(bs) > 1 || len(bs[0].Names) > 1 && !bs[0].Tuple
-	var names []string
-	for _, b := range bs {
-		for _, id := range b.Names {
-			names = append(names, id.Name)
-		}
-	}
-	c.forBounds(bs, func(c2 *ctx) bool {
+	multi := len(b.bounds) > 1 || b.bounds[0].names > 1 && !b.bounds[0].tuple
+	c.forBounds(b, func(c2 *ctx) bool {
 		var key value.Value
-		if multi {
-			comps := make([]value.Value, 0, len(names))
-			for _, b := range bs {
-				if b.Tuple {
-					tup := make([]value.Value, len(b.Names))
-					for i, id := range b.Names {
-						tup[i] = c2.env.find(id.Name).val
-					}
-					comps = append(comps, value.NewTuple(tup...))
+		slots := c2.env.slots
+		switch {
+		case multi:
+			comps := make([]value.Value, 0, b.slots)
+			for _, bd := range b.bounds {
+				if bd.tuple {
+					comps = append(comps, value.NewTuple(cloneVals(slots[bd.first:bd.first+bd.names])...))
 					continue
 				}
-				for _, id := range b.Names {
-					comps = append(comps, c2.env.find(id.Name).val)
+				for i := 0; i < bd.names; i++ {
+					comps = append(comps, slots[bd.first+i].val)
 				}
 			}
 			key = value.NewTuple(comps...)
-		} else if bs[0].Tuple {
-			tup := make([]value.Value, len(bs[0].Names))
-			for i, id := range bs[0].Names {
-				tup[i] = c2.env.find(id.Name).val
-			}
-			key = value.NewTuple(tup...)
-		} else {
-			key = c2.env.find(names[0]).val
+		case b.bounds[0].tuple:
+			key = value.NewTuple(cloneVals(slots)...)
+		default:
+			key = slots[0].val
 		}
 		keys = append(keys, key)
 		vals = append(vals, c2.eval(body))
@@ -490,116 +516,132 @@ func (c *ctx) funcCons(bs []*tla.Bound, body tla.Expr) value.Value {
 	return value.NewFunc(keys, vals)
 }
 
-func (c *ctx) funcApp(n *tla.FuncApp) value.Value {
+func cloneVals(bs []binding) []value.Value {
+	out := make([]value.Value, len(bs))
+	for i, b := range bs {
+		out[i] = b.val
+	}
+	return out
+}
+
+func (c *ctx) funcApp(n *funcApp) value.Value {
 	var arg value.Value
-	if len(n.Args) == 1 {
-		arg = c.eval(n.Args[0])
+	if len(n.args) == 1 {
+		arg = c.eval(n.args[0])
 	} else {
-		elems := make([]value.Value, len(n.Args))
-		for i, a := range n.Args {
+		elems := make([]value.Value, len(n.args))
+		for i, a := range n.args {
 			elems[i] = c.eval(a)
 		}
 		arg = value.NewTuple(elems...)
 	}
 	// A (possibly recursive) function definition is applied without
 	// building the whole function.
-	if id, ok := n.Func.(*tla.Ident); ok {
-		if fd, fc := c.funcDefOf(id, n.At); fd != nil {
-			return fc.applyFuncDef(fd, arg, n.At)
-		}
+	if fd, fc := c.funcDefOf(n.f); fd != nil {
+		return fc.applyFuncDef(fd, arg, pos(n))
 	}
-	fv := c.eval(n.Func)
+	fv := c.eval(n.f)
 	f, ok := fv.(*value.Func)
 	if !ok {
-		c.fail(n.At, "cannot apply %s, which is not a function", value.Format(fv))
+		c.fail(pos(n), "cannot apply %s, which is not a function", value.Format(fv))
 	}
 	v, ok := f.Apply(arg)
 	if !ok {
-		c.fail(n.At, "%s is not in the domain of %s", value.Format(arg), tla.Print(n.Func))
+		c.fail(pos(n), "%s is not in the domain of %s", value.Format(arg), tla.Print(n.f.src()))
 	}
 	return v
 }
 
-// funcDefOf resolves id to a function definition and the context its
-// body is evaluated in.
-func (c *ctx) funcDefOf(id *tla.Ident, at tla.Pos) (*tla.FuncDef, *ctx) {
-	if b := c.env.find(id.Name); b != nil {
-		if b.op != nil && b.op.fn != nil {
-			return b.op.fn, c.call(b.op.sc, b.op.env, at)
+// funcDefOf returns the function definition e names, if it names one, and
+// the context its body is evaluated in.
+func (c *ctx) funcDefOf(e expr) (*funcDef, *ctx) {
+	switch x := e.(type) {
+	case *local:
+		if b := c.env.at(x.up, x.slot); b.op != nil && b.op.fn != nil {
+			return b.op.fn, c.call(b.op.sc, b.op.env, pos(x))
 		}
-		return nil, nil
-	}
-	if e := c.sc.lookupAt(id.Name, &id.Res); e != nil && e.kind == entDef && e.def.fn != nil {
-		return e.def.fn, c.call(e.def.sc, nil, at)
+	case *defRef:
+		if x.d.fn == nil {
+			break
+		}
+		sc := c.scopeOf(x.d, x.at)
+		if x.d.constant && sc.cx.cached(x.d.cache) != nil {
+			break // the function, built once: applied as a value
+		}
+		return x.d.fn, c.call(sc, nil, pos(x))
 	}
 	return nil, nil
 }
 
-func (c *ctx) applyFuncDef(fd *tla.FuncDef, arg value.Value, at tla.Pos) value.Value {
+func (c *ctx) applyFuncDef(fd *funcDef, arg value.Value, at tla.Pos) value.Value {
 	// Check arg is in the domain and bind the bound names to it.
+	b := fd.b
 	c2 := *c
-	if len(fd.Bounds) == 1 && (len(fd.Bounds[0].Names) == 1 || fd.Bounds[0].Tuple) {
-		b := fd.Bounds[0]
-		if in, err := c.set(b.Set).Contains(arg); err != nil || !in {
-			c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.Name)
+	c2.env = c.env.push(b.slots)
+	if len(b.bounds) == 1 && (b.bounds[0].names == 1 || b.bounds[0].tuple) {
+		bd := b.bounds[0]
+		if in, err := c.set(bd.set).Contains(arg); err != nil || !in {
+			c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.name)
 		}
-		return c.bindPattern(b, arg).eval(fd.Body)
+		c2.bindBound(bd, arg)
+		return c2.eval(fd.body)
 	}
 	t, ok := arg.(*value.Func)
 	if !ok || !t.IsSeq() {
-		c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.Name)
+		c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.name)
 	}
 	i := 0
-	for _, b := range fd.Bounds {
-		s := c.set(b.Set)
-		for _, id := range b.Names {
+	for _, bd := range b.bounds {
+		s := c.set(bd.set)
+		for k := 0; k < bd.names; k++ {
 			if i >= t.Len() {
-				c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.Name)
+				c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.name)
 			}
 			x := t.Vals()[i]
 			if in, err := s.Contains(x); err != nil || !in {
-				c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.Name)
+				c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.name)
 			}
-			c2.env = c2.env.bind(id.Name, x)
+			c2.env.slots[bd.first+k].val = x
 			i++
 		}
 	}
 	if i != t.Len() {
-		c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.Name)
+		c.fail(at, "%s is not in the domain of %s", value.Format(arg), fd.name)
 	}
-	return c2.eval(fd.Body)
+	return c2.eval(fd.body)
 }
 
-func (c *ctx) except(n *tla.Except) value.Value {
-	v := c.eval(n.Func)
-	for _, u := range n.Updates {
-		v = c.exceptPath(v, u.Path, u.Val)
+func (c *ctx) except(n *except) value.Value {
+	v := c.eval(n.f)
+	for _, u := range n.updates {
+		v = c.exceptPath(v, u.path, u)
 	}
 	return v
 }
 
-func (c *ctx) exceptPath(v value.Value, path []*tla.ExceptStep, val tla.Expr) value.Value {
+func (c *ctx) exceptPath(v value.Value, path []*exceptStep, u *exceptUpdate) value.Value {
 	if len(path) == 0 {
-		if !usesAt(val) {
+		if !u.bindsAt {
 			// Most updates do not refer to @: binding it would cost a
-			// context and a binding for nothing.
-			return c.eval(val)
+			// context and a group for nothing.
+			return c.eval(u.val)
 		}
-		return c.with("@", v).eval(val)
+		return c.with(v).eval(u.val)
 	}
 	st := path[0]
 	f, ok := v.(*value.Func)
 	if !ok {
-		c.fail(st.At, "EXCEPT applied to %s, which is not a function", value.Format(v))
+		c.fail(st.at, "EXCEPT applied to %s, which is not a function", value.Format(v))
 	}
 	var key value.Value
-	if st.Index == nil {
-		key = value.String(st.Field)
-	} else if len(st.Index) == 1 {
-		key = c.eval(st.Index[0])
-	} else {
-		elems := make([]value.Value, len(st.Index))
-		for i, x := range st.Index {
+	switch {
+	case st.index == nil:
+		key = value.String(st.field)
+	case len(st.index) == 1:
+		key = c.eval(st.index[0])
+	default:
+		elems := make([]value.Value, len(st.index))
+		for i, x := range st.index {
 			elems[i] = c.eval(x)
 		}
 		key = value.NewTuple(elems...)
@@ -610,19 +652,19 @@ func (c *ctx) exceptPath(v value.Value, path []*tla.ExceptStep, val tla.Expr) va
 		// its domain.
 		return f
 	}
-	nv := c.exceptPath(old, path[1:], val)
+	nv := c.exceptPath(old, path[1:], u)
 	f2, _ := f.Update(key, nv)
 	return f2
 }
 
 // unchanged evaluates UNCHANGED sub on the current and next states.
-func (c *ctx) unchanged(sub tla.Expr) bool {
+func (c *ctx) unchanged(sub expr) bool {
 	if c.t == nil {
-		c.fail(sub.Pos(), "UNCHANGED needs a next state (it is an action)")
+		c.fail(pos(sub), "UNCHANGED needs a next state (it is an action)")
 	}
 	now := c.eval(sub)
-	then := c.primedCtx(sub.Pos()).eval(sub)
-	return c.equal(now, then, sub.Pos())
+	then := c.primedCtx(pos(sub)).eval(sub)
+	return c.equal(now, then, pos(sub))
 }
 
 func (c *ctx) primedCtx(at tla.Pos) *ctx {
@@ -631,8 +673,8 @@ func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	}
 	*c.nextReads++ // not nil: c has a next state
 	c2 := *c
-	f := *c.frame
+	f := *c.states
 	f.s, f.t, f.primed = c.t, nil, true
-	c2.frame = &f
+	c2.states = &f
 	return &c2
 }

@@ -16,7 +16,11 @@ func ExampleSpec_Eval() {
 	if err != nil {
 		panic(err)
 	}
-	sp, err := eval.NewSpec(mods.Root, nil, []eval.Binding{
+	info, err := tla.Resolve(mods)
+	if err != nil {
+		panic(err)
+	}
+	sp, err := eval.NewSpec(info, []eval.Binding{
 		{Name: "N", Value: value.Int(3)},
 		{Name: "Procs", Value: value.NewSet(&value.Model{Name: "p1"}, &value.Model{Name: "p2"})},
 		{Name: "Big", Value: value.Int(1 << 62)},
@@ -49,11 +53,11 @@ func ExampleSpec_Next() {
 	if err != nil {
 		panic(err)
 	}
-	lookup := func(name string) (*tla.Module, bool) {
-		m, ok := mods.ByName[name]
-		return m, ok
+	info, err := tla.Resolve(mods)
+	if err != nil {
+		panic(err)
 	}
-	sp, err := eval.NewSpec(mods.Root, lookup, nil)
+	sp, err := eval.NewSpec(info, nil)
 	if err != nil {
 		panic(err)
 	}

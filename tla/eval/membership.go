@@ -64,26 +64,31 @@ func (c *ctx) filterIn(xs *value.Set, y value.SetValue, keep bool, at tla.Pos) *
 // bound to x, as TLC does, without enumerating S: a membership test of a
 // type invariant such as DP \in {D \in SUBSET SUBSET S : ...} must not
 // build the 2^2^n sets. ok is false when setExpr is no set filter.
-func (c *ctx) memberOfFilter(x value.Value, setExpr tla.Expr, at tla.Pos) (in, ok bool) {
+func (c *ctx) memberOfFilter(x value.Value, setExpr expr, at tla.Pos) (in, ok bool) {
 	for {
-		id, isID := setExpr.(*tla.Ident)
-		if !isID || c.env.find(id.Name) != nil {
+		ref, isRef := setExpr.(*defRef)
+		if !isRef {
 			break
 		}
-		e := c.sc.lookupAt(id.Name, &id.Res)
-		if e == nil || e.kind != entDef || len(e.def.params) > 0 || e.def.fn != nil || e.def.native != nil || e.def.cachedValue() != nil {
+		d := ref.d
+		if d.fn != nil || d.native != nil {
 			return false, false
 		}
-		c = c.call(e.def.sc, nil, id.At)
-		setExpr = e.def.body
+		sc := c.scopeOf(d, ref.at)
+		if d.constant && sc.cx.cached(d.cache) != nil {
+			return false, false
+		}
+		c = c.call(sc, nil, pos(ref))
+		setExpr = d.body
 	}
-	f, isFilter := setExpr.(*tla.SetFilter)
-	if !isFilter || f.Bound.Tuple {
+	f, isFilter := setExpr.(*setFilter)
+	if !isFilter || f.b.bounds[0].tuple {
 		return false, false
 	}
-	base, baseOK := c.memberOfFilter(x, f.Bound.Set, at)
+	bd := f.b.bounds[0]
+	base, baseOK := c.memberOfFilter(x, bd.set, at)
 	if !baseOK {
-		s := c.set(f.Bound.Set)
+		s := c.set(bd.set)
 		c.comparableMember(x, s, at)
 		var err error
 		if base, err = s.Contains(x); err != nil {
@@ -93,5 +98,5 @@ func (c *ctx) memberOfFilter(x value.Value, setExpr tla.Expr, at tla.Pos) (in, o
 	if !base {
 		return false, true
 	}
-	return c.with(f.Bound.Names[0].Name, x).bool(f.Pred), true
+	return c.with(x).bool(f.pred), true
 }

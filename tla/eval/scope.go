@@ -1,136 +1,169 @@
 package eval
 
 import (
-	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/value"
 )
 
-// entKind says what a name in a scope stands for.
-type entKind uint8
-
-const (
-	entVar      entKind = iota // a state variable of the root module
-	entConst                   // a constant bound to a value by the model
-	entDef                     // an operator or function definition
-	entSubst                   // a constant or variable of an instantiated module, replaced by an expression
-	entInstance                // a named instance M == INSTANCE ...
-	entUnbound                 // a declared constant with no value (an error if evaluated)
-)
-
-// entity is what a name resolves to in a scope.
-type entity struct {
-	kind  entKind
-	name  string
-	pos   tla.Pos
-	file  string
-	index int         // entVar: variable index
-	val   value.Value // entConst
-	def   *def        // entDef
-	subst *subst      // entSubst
-	inst  *instance   // entInstance
+// template is a module as instantiated once in the specification: the
+// root module (and what it extends), or the module of one INSTANCE
+// statement with its substitutions. Its definitions are compiled once;
+// its contexts (one for the root or an instance without parameters, one
+// per application of an instance with parameters) hold what evaluation
+// computes in it.
+type template struct {
+	spec *Spec
+	ns   *tla.Namespace
+	// inst is the INSTANCE this template is (nil for the root), written
+	// in unit instUnit of parent.
+	inst     *tla.Instance
+	parent   *template
+	instUnit int
+	// units are the modules whose text the template holds (the module and
+	// those it extends), by index; unitOf inverts it.
+	units  []*tla.Module
+	unitOf map[*tla.Module]int
+	defs   map[*tla.Symbol]*defn
+	// subs are the unnamed instances (their contexts are made with the
+	// template's), named the named ones.
+	subs    []*template
+	subOf   map[*tla.Instance]int
+	named   []*namedInst
+	namedOf map[*tla.Instance]*namedInst
+	substs  map[*tla.Symbol]*substitution
+	// ncache counts the cache slots of a context: constant definitions,
+	// constant expressions and quantifier domains.
+	ncache int
 }
 
-// def is an operator definition (OpDef or FuncDef) with the scope its body
-// is evaluated in.
-type def struct {
+// namedInst is a named instance M(p) == INSTANCE ... of a template.
+type namedInst struct {
+	t       *template
+	idx     int // slot of its context in the parent's (no parameters)
+	nparams int
+	decl    *tla.Instance
+}
+
+// defn is a definition compiled in a template.
+type defn struct {
 	name   string
+	sym    *tla.Symbol
+	at     tla.Pos
 	params []*tla.Param
-	body   tla.Expr
-	fn     *tla.FuncDef // set for function definitions f[x \in S] == e
-	native native       // set for a library operator computed natively
-	sc     *scope
-	file   string
-	pos    tla.Pos
-
-	// Constant-level zero-parameter definitions are evaluated once.
-	level     int // -1 unknown, else 0 (constant) or 1 (depends on variables); guarded by cacheMu
-	computing bool
-	// constLevel caches isConstant for lock-free reads: 0 unknown, 1 constant, 2 not.
-	constLevel atomic.Int32
-	cached     atomic.Pointer[valueBox]
+	syntax tla.Expr // the body as written
+	body   expr
+	fn     *funcDef // a function definition f[x \in S] == e
+	native native   // a library operator computed natively
+	t      *template
+	unit   int
+	// constant is set for a definition without parameters whose value
+	// depends on no variable: it is computed once per context, in cache
+	// slot cache.
+	constant bool
+	cache    int
+	varies   bool
+	state    uint8 // compiling: 0 not yet, 1 under way, 2 done
 }
 
-// subst is `name <- expr` of an instance, evaluated in the instantiating
-// scope with the instantiating environment.
-type subst struct {
-	expr tla.Expr
-	sc   *scope
-	env  *env
+// context is a template being evaluated: the root, or an instance (with
+// the values of its parameters).
+type context struct {
+	t *template
+	// outer is the scope the INSTANCE is written in and env its
+	// parameters: substitutions are evaluated there.
+	outer *scope
+	env   *env
+	subs  []*context
+	named []atomic.Pointer[context]
+	cache []atomic.Pointer[valueBox]
+	units []scope
 }
 
-// instance is a named, possibly parameterized, instance of a module.
-type instance struct {
-	decl   *tla.Instance
-	outer  *scope
-	module *tla.Module
-	// For an instance without parameters, the scope is built once.
-	sc *scope
-}
-
-// scope maps names to entities for one module (or one instantiation of a
-// module). Definitions of extended modules and unnamed instances are merged
-// in.
+// scope is where a compiled expression is evaluated: a context, and the
+// file of the module the expression was written in (for messages).
 type scope struct {
-	// consts and domains cache the values of constant expressions and
-	// the enumerations of constant quantifier domains (tla.Expr ->
-	// value.Value or *value.Set, or a cacheMark), shared by the scopes of
-	// one module's units.
-	consts, domains *sync.Map
-	names           map[string]*entity
-	file            string
-	module          string
-	spec            *Spec
-	// parent, when set, is the scope whose names this one adds to: a
-	// module's definitions get a scope of their own, over the scope they
-	// are merged into, when a model overrides names in that module only
-	// ([M] X <- Y in a cfg).
-	parent *scope
+	cx   *context
+	file string
+	spec *Spec
 }
 
-// lookup resolves a name: the scope's own, its parent's, and last a
-// built-in operator the model overrides (Nat <- ..., which TLC applies to
-// the one definition of Nat, wherever it is used).
-func (s *scope) lookup(name string) *entity {
-	if e := s.names[name]; e != nil {
-		return e
+// valueBox lets an interface value live behind an atomic pointer.
+type valueBox struct{ v value.Value }
+
+// newContext makes a context of t; outer and env are where the INSTANCE
+// is written and its parameters.
+func newContext(t *template, outer *scope, env *env) *context {
+	cx := &context{t: t, outer: outer, env: env,
+		cache: make([]atomic.Pointer[valueBox], t.ncache),
+		units: make([]scope, len(t.units)),
+		named: make([]atomic.Pointer[context], len(t.named)),
 	}
-	if s.parent != nil {
-		return s.parent.lookup(name)
+	for i, m := range t.units {
+		cx.units[i] = scope{cx: cx, file: m.File, spec: t.spec}
 	}
-	if s.spec != nil {
-		return s.spec.overrides[name]
+	for _, st := range t.subs {
+		cx.subs = append(cx.subs, newContext(st, &cx.units[st.instUnit], nil))
+	}
+	return cx
+}
+
+// instance returns the context of the named instance ni of cx, applied to
+// args.
+func (cx *context) instance(ni *namedInst, args []value.Value) *context {
+	outer := &cx.units[ni.t.instUnit]
+	if ni.nparams == 0 {
+		if icx := cx.named[ni.idx].Load(); icx != nil {
+			return icx
+		}
+		icx := newContext(ni.t, outer, nil)
+		if !cx.named[ni.idx].CompareAndSwap(nil, icx) {
+			return cx.named[ni.idx].Load()
+		}
+		return icx
+	}
+	return newContext(ni.t, outer, newEnv(args))
+}
+
+// cached returns the value in cache slot i, nil if none yet.
+func (cx *context) cached(i int) value.Value {
+	if b := cx.cache[i].Load(); b != nil {
+		return b.v
 	}
 	return nil
 }
 
-// resolved is what a name of the syntax tree stands for in a scope.
-type resolved struct {
-	sc  *scope
-	ent *entity
+func (cx *context) setCache(i int, v value.Value) { cx.cache[i].Store(&valueBox{v}) }
+
+// scopeOf returns the scope in which d's body is evaluated when it is
+// referred to from c through w.
+func (c *ctx) scopeOf(d *defn, w where) *scope {
+	if w.here() {
+		return &c.sc.cx.units[d.unit]
+	}
+	return &c.contextAt(w).units[d.unit]
 }
 
-// lookupAt is lookup for the name of a node of the syntax tree, res being
-// the node's cache (tla.Ident.Res, tla.OpApp.Res): the names of a built
-// scope do not change, so the name stands for the same entity at every
-// evaluation of the node there. The cache holds the entity of the first
-// scope the node is evaluated in; a node evaluated in other scopes too (a
-// module instantiated twice) looks its name up there at every evaluation.
-func (s *scope) lookupAt(name string, res *atomic.Value) *entity {
-	if r, ok := res.Load().(*resolved); ok && r.sc == s {
-		return r.ent
+// contextAt follows w from c's context.
+func (c *ctx) contextAt(w where) *context {
+	cx := c.sc.cx
+	if w.root {
+		cx = c.sc.spec.root
 	}
-	e := s.lookup(name)
-	if s.spec != nil && s.spec.built && res.Load() == nil {
-		res.CompareAndSwap(nil, &resolved{sc: s, ent: e})
+	for _, h := range w.hops {
+		if h.inst == nil {
+			cx = cx.subs[h.sub]
+			continue
+		}
+		var args []value.Value
+		if len(h.args) > 0 {
+			args = make([]value.Value, len(h.args))
+			for i, a := range h.args {
+				args[i] = c.eval(a)
+			}
+		}
+		cx = cx.instance(h.inst, args)
 	}
-	return e
-}
-
-// errorf reports a problem found while building scopes.
-func buildErr(file string, pos tla.Pos, format string, args ...any) error {
-	return &tla.Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	return cx
 }

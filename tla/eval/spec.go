@@ -10,10 +10,6 @@ import (
 	"github.com/roomspec/roomspec/tla/value"
 )
 
-// Lookup finds a non-standard module by name (a sibling .tla file or a
-// submodule).
-type Lookup func(name string) (*tla.Module, bool)
-
 // Binding gives a constant of the root module a value, or replaces it (or
 // any definition, built-in operators such as Nat included) by another
 // definition of the root module (`<-` in a cfg). With Module set, the
@@ -30,11 +26,14 @@ type Binding struct {
 // Spec is a root module with its constants bound: the thing a model
 // checker explores.
 type Spec struct {
-	Module  *tla.Module
-	Vars    []string // state variables, in declaration order
-	root    *scope
-	lookup  Lookup
-	assumes []assume
+	Module *tla.Module
+	Vars   []string // state variables, in declaration order
+	info   *tla.Info
+	rootT  *template
+	root   *context
+	// rootScope is the root context's scope of the root module's file.
+	rootScope *scope
+	assumes   []assume
 	// Warnings lists things the evaluator accepted but ignores.
 	Warnings []string
 	// Print, if set, receives the output of TLC's Print and PrintT (by
@@ -49,23 +48,20 @@ type Spec struct {
 	// (IOUtils' IOEnv), as TLC does: the checker's core does no I/O.
 	ReadFile func(name string) ([]byte, error)
 	Environ  func() []string
-	// overrides are built-in operators replaced by the model; scoped are
-	// the module-scoped bindings, by module name.
-	overrides map[string]*entity
-	scoped    map[string][]Binding
-	// symbols are the operator symbols the spec's modules or its model
-	// define or bind (nil when none): any other symbol is built in, found
-	// without looking it up.
-	symbols   map[string]bool
-	rootScope *scope // the root scope, as soon as it is being built
-	// built is set once NewSpec has bound the model's constants: the
-	// names of the scopes built so far do not change after, and a name of
-	// the syntax tree may keep what it stands for (scope.lookupAt).
-	built bool
+	// bound are the root names the model binds (unscoped); builtins the
+	// built-in operators it replaces, in every module; scoped the bindings
+	// of one module, by module name and name.
+	bound    map[*tla.Symbol]*Binding
+	builtins map[tla.Op]*Binding
+	scoped   map[string]map[string]*Binding
+	// scopedDefs are the definitions a scoped binding replaces wherever
+	// they are used ([M] X <- Y, X defined in M).
+	scopedDefs map[*tla.Symbol]*Binding
 	// rng picks RandomElement's elements, from a fixed seed so that runs
 	// are reproducible.
 	rngMu sync.Mutex
 	rng   *rand.Rand
+	guard guard
 }
 
 // random returns a pseudo-random number in [0, n), the same sequence in
@@ -80,357 +76,237 @@ func (sp *Spec) random(n int) int {
 }
 
 type assume struct {
-	expr tla.Expr
-	sc   *scope
+	e    expr
+	unit int
 }
 
-// NewSpec binds the constants of root (and of the modules it extends) and
-// prepares its definitions for evaluation.
-func NewSpec(root *tla.Module, lookup Lookup, bindings []Binding) (_ *Spec, err error) {
+// NewSpec binds the constants of the resolved specification's root module
+// (and of the modules it extends) and compiles its definitions for
+// evaluation.
+func NewSpec(info *tla.Info, bindings []Binding) (_ *Spec, err error) {
 	defer recoverError(&err)
-	sp := &Spec{Module: root, lookup: lookup, overrides: map[string]*entity{}, scoped: map[string][]Binding{}}
-	for _, b := range bindings {
-		if b.Module != "" {
-			if _, ok := sp.findModuleNamed(root, b.Module); !ok {
-				return nil, buildErr(b.File, b.Pos, "the model binds %s in module %s, which is not part of the specification", b.Name, b.Module)
-			}
-			sp.scoped[b.Module] = append(sp.scoped[b.Module], b)
+	root := info.Modules.Root
+	ns := info.Namespace(root)
+	sp := &Spec{Module: root, info: info, bound: map[*tla.Symbol]*Binding{}, builtins: map[tla.Op]*Binding{},
+		scoped: map[string]map[string]*Binding{}, scopedDefs: map[*tla.Symbol]*Binding{}}
+	for _, v := range ns.Variables {
+		sp.Vars = append(sp.Vars, v.Name)
+	}
+	for i := range bindings {
+		if err := sp.bind(&bindings[i]); err != nil {
+			return nil, err
 		}
 	}
-	sc, err := sp.buildScope(root, nil, nil, true)
-	if err != nil {
-		return nil, err
-	}
-	sp.root = sc
-	sp.collectSymbols(root, map[*tla.Module]bool{})
-	for _, b := range bindings {
-		sp.addSymbol(b.Name)
-	}
-	for _, b := range bindings {
-		if b.Module != "" {
-			if b.Subst != "" && sc.names[b.Subst] == nil {
-				return nil, buildErr(b.File, b.Pos, "%s <- [%s] %s: %s is not a definition of %s", b.Name, b.Module, b.Subst, b.Subst, root.Name)
-			}
-			continue
-		}
-		e := sc.names[b.Name]
-		var target *entity
-		if b.Subst != "" {
-			target = sc.names[b.Subst]
-			if target == nil || target.kind != entDef {
-				return nil, buildErr(b.File, b.Pos, "%s <- %s: %s is not a definition of %s", b.Name, b.Subst, b.Subst, root.Name)
-			}
-		}
-		switch {
-		case e == nil && isBuiltinName(b.Name):
-			// Nat <- NatOverride: TLC replaces the one definition of Nat,
-			// so the override holds in every module.
-			if target != nil {
-				sp.overrides[b.Name] = &entity{kind: entDef, name: b.Name, def: target.def, pos: target.pos, file: target.file}
-			} else {
-				sp.overrides[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: b.Pos, file: b.File}
-			}
-		case e == nil:
-			if m, ok := b.Value.(*value.Model); ok && m.Name == b.Name {
-				// TLC accepts `r1 = r1` for a name the spec does not
-				// declare: it only introduces the model value.
-				sp.Warnings = append(sp.Warnings, fmt.Sprintf("%s:%s: %s is not a constant of %s; %s = %s only names a model value",
-					b.File, b.Pos, b.Name, root.Name, b.Name, b.Name))
-				continue
-			}
-			return nil, buildErr(b.File, b.Pos, "the model binds %s, which %s neither declares nor defines", b.Name, root.Name)
-		case target != nil:
-			sc.names[b.Name] = &entity{kind: entDef, name: b.Name, def: target.def, pos: target.pos, file: target.file}
-		case e.kind == entUnbound || e.kind == entConst:
-			sc.names[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: e.pos, file: e.file}
-		case e.kind == entDef:
-			// TLC lets a model override a definition by a value.
-			sc.names[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: e.pos, file: e.file}
-		default:
-			return nil, buildErr(b.File, b.Pos, "the model cannot bind %s: it is a variable", b.Name)
-		}
-	}
-	sp.built = true
+	sp.rootT = sp.newTemplate(ns, nil, nil, 0)
+	sp.compileAll(sp.rootT)
+	sp.root = newContext(sp.rootT, nil, nil)
+	sp.rootScope = &sp.root.units[sp.rootT.unitOf[root]]
 	return sp, nil
 }
 
-// collectSymbols records the operator symbols that mod, and the modules
-// it extends or instantiates, define or declare (a user-defined a \prec b,
-// a parameter _+_, an instance's + <- Plus).
-func (sp *Spec) collectSymbols(mod *tla.Module, seen map[*tla.Module]bool) {
-	if seen[mod] {
-		return
-	}
-	seen[mod] = true
-	visit := func(name string) {
-		if m, ok := sp.findModule(mod, name); ok {
-			sp.collectSymbols(m, seen)
-		}
-	}
-	for _, ext := range mod.Extends {
-		visit(ext.Name)
-	}
-	tla.Inspect(mod, func(n tla.Node) bool {
-		switch x := n.(type) {
-		case *tla.OpDef:
-			sp.addSymbol(x.Name)
-		case *tla.Param:
-			sp.addSymbol(x.Name)
-		case *tla.Subst:
-			sp.addSymbol(x.Name)
-		case *tla.Instance:
-			visit(x.Module)
-		}
-		return true
-	})
-}
-
-func (sp *Spec) addSymbol(name string) {
-	if isSymbol(name) {
-		if sp.symbols == nil {
-			sp.symbols = map[string]bool{}
-		}
-		sp.symbols[name] = true
-	}
-}
-
-// isSymbol reports whether name is an operator symbol (=, \in, -.) rather
-// than an identifier.
-func isSymbol(name string) bool {
-	if name == "" {
-		return false
-	}
-	b := name[0]
-	return !(b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z')
-}
-
-// isBuiltinName reports whether name is an operator of a standard module
-// that the evaluator implements (Nat, Seq, Cardinality, ...).
-func isBuiltinName(name string) bool {
-	_, ok := builtinConstant(name)
-	return ok || isBuiltinOp(name)
-}
-
-// findModuleNamed finds a module of the specification by name: the root,
-// a submodule, or a module the loader found.
-func (sp *Spec) findModuleNamed(root *tla.Module, name string) (*tla.Module, bool) {
-	if root.Name == name {
-		return root, true
-	}
-	return sp.findModule(root, name)
-}
-
-// unitScope returns the scope in which the definitions of module mod,
-// merged into sc, are evaluated: one that names mod's file (for messages)
-// and holds the bindings the model scopes to mod.
-func (sp *Spec) unitScope(sc *scope, mod *tla.Module, cache map[*tla.Module]*scope) *scope {
-	if us, ok := cache[mod]; ok {
-		return us
-	}
-	us := &scope{names: sc.names, file: mod.File, module: sc.module, spec: sp, consts: sc.consts, domains: sc.domains}
-	if bs := sp.scoped[mod.Name]; len(bs) > 0 {
-		us = &scope{names: map[string]*entity{}, parent: sc, file: mod.File, module: sc.module, spec: sp, consts: sc.consts, domains: sc.domains}
-		for _, b := range bs {
-			if b.Subst != "" {
-				// Resolved in the root module, where the model's
-				// definitions are.
-				us.names[b.Name] = &entity{kind: entSubst, name: b.Name, pos: b.Pos, file: b.File,
-					subst: &subst{expr: &tla.Ident{At: b.Pos, Name: b.Subst}, sc: sp.rootScope}}
-			} else {
-				us.names[b.Name] = &entity{kind: entConst, name: b.Name, val: b.Value, pos: b.Pos, file: b.File}
+// bind records a binding of the model, or says why it cannot be.
+func (sp *Spec) bind(b *Binding) error {
+	root := sp.Module
+	rootNames := func(name string) *tla.Symbol { return sp.info.Lookup(root, name) }
+	if b.Subst != "" {
+		if t := rootNames(b.Subst); t == nil || t.Kind != tla.SymDefinition || t.Local {
+			if b.Module != "" {
+				return buildErr(b.File, b.Pos, "%s <- [%s] %s: %s is not a definition of %s", b.Name, b.Module, b.Subst, b.Subst, root.Name)
 			}
+			return buildErr(b.File, b.Pos, "%s <- %s: %s is not a definition of %s", b.Name, b.Subst, b.Subst, root.Name)
 		}
 	}
-	cache[mod] = us
-	return us
-}
-
-// flatten returns the units of mod preceded by those of the modules it
-// extends, each module once, extended modules first.
-func (sp *Spec) flatten(mod *tla.Module, seen map[string]bool, out *[]unitIn) error {
-	if seen[mod.Name] {
+	if b.Module != "" {
+		m := sp.moduleNamed(b.Module)
+		if m == nil {
+			return buildErr(b.File, b.Pos, "the model binds %s in module %s, which is not part of the specification", b.Name, b.Module)
+		}
+		if sp.scoped[b.Module] == nil {
+			sp.scoped[b.Module] = map[string]*Binding{}
+		}
+		sp.scoped[b.Module][b.Name] = b
+		if s := sp.info.Lookup(m, b.Name); s != nil && s.Kind == tla.SymDefinition && s.Module == m && s.Via == nil {
+			// [M] X <- Y replaces M's definition of X wherever it is
+			// used, also through an instance (N!X).
+			sp.scopedDefs[s] = b
+		}
 		return nil
 	}
-	seen[mod.Name] = true
-	for _, ext := range mod.Extends {
-		if tla.StandardModules[ext.Name] {
-			continue
+	s := rootNames(b.Name)
+	switch {
+	case s == nil:
+		if m, ok := b.Value.(*value.Model); ok && m.Name == b.Name {
+			// TLC accepts `r1 = r1` for a name the spec does not declare:
+			// it only introduces the model value.
+			sp.Warnings = append(sp.Warnings, fmt.Sprintf("%s:%s: %s is not a constant of %s; %s = %s only names a model value",
+				b.File, b.Pos, b.Name, root.Name, b.Name, b.Name))
+			return nil
 		}
-		m, ok := sp.findModule(mod, ext.Name)
-		if !ok {
-			return buildErr(mod.File, ext.At, "EXTENDS %s: no such module", ext.Name)
+		if op, ok := builtinNamed(b.Name); ok {
+			// Nat <- NatOverride: TLC replaces the one definition of Nat,
+			// so the override holds in every module.
+			sp.builtins[op] = b
+			return nil
 		}
-		if err := sp.flatten(m, seen, out); err != nil {
-			return err
-		}
-	}
-	for _, u := range mod.Units {
-		*out = append(*out, unitIn{u, mod})
+		return buildErr(b.File, b.Pos, "the model binds %s, which %s neither declares nor defines", b.Name, root.Name)
+	case s.Kind == tla.SymBuiltin:
+		sp.builtins[s.Builtin.Op] = b
+	case s.Kind == tla.SymVariable:
+		return buildErr(b.File, b.Pos, "the model cannot bind %s: it is a variable", b.Name)
+	case s.Kind == tla.SymInstance:
+		return buildErr(b.File, b.Pos, "the model cannot bind %s: it is a module instance", b.Name)
+	default:
+		// A constant, or a definition (TLC lets a model override a
+		// definition by a value or another definition).
+		sp.bound[s] = b
 	}
 	return nil
 }
 
-type unitIn struct {
-	unit tla.Unit
-	mod  *tla.Module
+// builtinNamed finds the built-in operator of a name, whatever module
+// defines it.
+func builtinNamed(name string) (tla.Op, bool) {
+	for _, b := range tla.Builtins {
+		if b.Name == name {
+			return b.Op, true
+		}
+	}
+	return tla.OpNone, false
 }
 
-func (sp *Spec) findModule(from *tla.Module, name string) (*tla.Module, bool) {
-	for _, u := range from.Units {
-		if m, ok := u.(*tla.Module); ok && m.Name == name {
-			return m, true
-		}
+// moduleNamed finds a module of the specification by name: the root, a
+// module the loader found, or a submodule of one.
+func (sp *Spec) moduleNamed(name string) *tla.Module {
+	mods := sp.info.Modules
+	if m := mods.ByName[name]; m != nil {
+		return m
 	}
-	if sp.lookup == nil {
-		return nil, false
+	var found *tla.Module
+	for _, m := range mods.Order {
+		tla.Inspect(m, func(n tla.Node) bool {
+			if sm, ok := n.(*tla.Module); ok && sm.Name == name && found == nil {
+				found = sm
+			}
+			_, isMod := n.(*tla.Module)
+			return found == nil && isMod
+		})
 	}
-	return sp.lookup(name)
+	return found
 }
 
-// buildScope builds the scope of mod. For the root module, constants are
-// unbound and variables get indices; for an instance, constants and
-// variables are replaced by substitutions (explicit, or implicit by name in
-// the outer scope).
-func (sp *Spec) buildScope(mod *tla.Module, inst *tla.Instance, outer *ctx, isRoot bool) (*scope, error) {
-	sc := &scope{names: map[string]*entity{}, file: mod.File, module: mod.Name, spec: sp, consts: &sync.Map{}, domains: &sync.Map{}}
-	if isRoot {
-		sp.rootScope = sc
-	}
-	scopes := map[*tla.Module]*scope{}
-	var units []unitIn
-	if err := sp.flatten(mod, map[string]bool{}, &units); err != nil {
-		return nil, err
-	}
-	explicit := map[string]*tla.Subst{}
-	if inst != nil {
-		for _, s := range inst.Subst {
-			explicit[s.Name] = s
+// newTemplate makes the template of a namespace: the root (inst nil) or
+// the module an INSTANCE of parent, written in parent's unit instUnit,
+// instantiates. Its definitions are compiled by compileAll.
+func (sp *Spec) newTemplate(ns *tla.Namespace, inst *tla.Instance, parent *template, instUnit int) *template {
+	t := &template{spec: sp, ns: ns, inst: inst, parent: parent, instUnit: instUnit,
+		unitOf: map[*tla.Module]int{}, defs: map[*tla.Symbol]*defn{}, subOf: map[*tla.Instance]int{},
+		namedOf: map[*tla.Instance]*namedInst{}, substs: map[*tla.Symbol]*substitution{}}
+	for _, mu := range ns.Units {
+		unit, ok := t.unitOf[mu.Module]
+		if !ok {
+			unit = len(t.units)
+			t.unitOf[mu.Module] = unit
+			t.units = append(t.units, mu.Module)
 		}
-	}
-	declare := func(name string, pos tla.Pos, file string, isVar bool) {
-		if isRoot {
-			if isVar {
-				sc.names[name] = &entity{kind: entVar, name: name, index: len(sp.Vars), pos: pos, file: file}
-				sp.Vars = append(sp.Vars, name)
-			} else {
-				sc.names[name] = &entity{kind: entUnbound, name: name, pos: pos, file: file}
-			}
-			return
-		}
-		var e tla.Expr = &tla.Ident{At: inst.At, Name: name}
-		if s, ok := explicit[name]; ok {
-			e = s.Expr
-		}
-		sc.names[name] = &entity{kind: entSubst, name: name, pos: pos, file: file,
-			subst: &subst{expr: e, sc: outer.sc, env: outer.env}}
-	}
-	for _, ui := range units {
-		file := ui.mod.File
-		usc := sp.unitScope(sc, ui.mod, scopes)
-		switch u := ui.unit.(type) {
-		case *tla.Constant:
-			for _, p := range u.Names {
-				declare(p.Name, p.At, file, false)
-			}
-		case *tla.Variable:
-			for _, id := range u.Names {
-				declare(id.Name, id.At, file, true)
-			}
+		d := &defn{t: t, unit: unit}
+		switch u := mu.Unit.(type) {
 		case *tla.OpDef:
-			d := &def{name: u.Name, params: u.Params, body: u.Body, sc: usc, file: file, pos: u.At, level: -1}
-			if ui.mod.Library {
-				d.native = natives[ui.mod.Name][u.Name]
-			}
-			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file, def: d}
-			if o := usc.names[u.Name]; usc.parent != nil && o != nil {
-				// [M] X <- Y replaces M's definition of X wherever it is
-				// used, also through an instance (N!X).
-				sc.names[u.Name] = o
+			d.name, d.at, d.params, d.syntax = u.Name, u.At, u.Params, u.Body
+			if mu.Module.Library {
+				d.native = natives[mu.Module.Name][u.Name]
 			}
 		case *tla.FuncDef:
-			sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
-				def: &def{name: u.Name, fn: u, body: u.Body, sc: usc, file: file, pos: u.At, level: -1}}
-		case *tla.Instance:
-			m, ok := sp.findModule(ui.mod, u.Module)
-			if !ok {
-				if tla.StandardModules[u.Module] {
-					continue // INSTANCE Naturals etc. adds nothing we lack
-				}
-				return nil, buildErr(file, u.ModuleAt, "INSTANCE %s: no such module", u.Module)
+			d.name, d.at, d.syntax = u.Name, u.At, u.Body
+		case *tla.Assume:
+			if inst == nil {
+				sp.assumes = append(sp.assumes, assume{unit: unit})
 			}
-			in := &instance{decl: u, outer: usc, module: m}
-			if u.Name != "" {
-				sc.names[u.Name] = &entity{kind: entInstance, name: u.Name, inst: in, pos: u.At, file: file}
+			if u.Name == "" {
 				continue
 			}
-			isc, err := sp.buildScope(m, u, &ctx{sc: usc, frame: noStates}, false)
-			if err != nil {
-				return nil, err
-			}
-			for name, e := range isc.names {
-				if e.kind == entDef || e.kind == entInstance {
-					if _, clash := sc.names[name]; !clash {
-						sc.names[name] = e
-					}
-				}
-			}
-		case *tla.Assume:
-			if isRoot {
-				sp.assumes = append(sp.assumes, assume{u.Body, usc})
-			}
-			if u.Name != "" {
-				sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
-					def: &def{name: u.Name, body: u.Body, sc: usc, file: file, pos: u.At, level: -1}}
-			}
+			d.name, d.at, d.syntax = u.Name, u.At, u.Body
 		case *tla.Theorem:
-			// A named theorem can be referred to (Thm!: is its statement);
-			// the checker never evaluates theorems otherwise.
-			if u.Name != "" && u.Body != nil {
-				sc.names[u.Name] = &entity{kind: entDef, name: u.Name, pos: u.At, file: file,
-					def: &def{name: u.Name, body: u.Body, sc: usc, file: file, pos: u.At, level: -1}}
+			if u.Name == "" || u.Body == nil {
+				continue
 			}
-		case *tla.Module:
-			// Submodules are found by findModule when instantiated.
+			d.name, d.at, d.syntax = u.Name, u.At, u.Body
+		case *tla.Instance:
+			ins := sp.info.Instantiated(u)
+			if ins == nil || ins.Module == nil {
+				continue // a standard module brings no definitions to compile
+			}
+			st := sp.newTemplate(ins, u, t, unit)
+			if u.Name == "" {
+				t.subOf[u] = len(t.subs)
+				t.subs = append(t.subs, st)
+			} else {
+				ni := &namedInst{t: st, idx: len(t.named), nparams: len(u.Params), decl: u}
+				t.named = append(t.named, ni)
+				t.namedOf[u] = ni
+			}
+			continue
+		default:
+			continue
+		}
+		d.sym = sp.info.Declared(mu.Unit)
+		if d.sym != nil {
+			t.defs[d.sym] = d
 		}
 	}
-	return sc, nil
+	return t
 }
 
-// scopeOf returns the scope of a named instance applied to args (evaluated
-// in c).
-func (in *instance) scopeOf(c *ctx, args []value.Value, at tla.Pos) *scope {
-	if len(in.decl.Params) == 0 {
-		if in.sc == nil {
-			sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, frame: noStates}, false)
-			if err != nil {
-				panic(err)
+// compileAll compiles every definition and assumption of t and of its
+// instances.
+func (sp *Spec) compileAll(t *template) {
+	for _, d := range sortedDefs(t) {
+		compileDef(d)
+	}
+	if t.inst == nil {
+		i := 0
+		for _, mu := range t.ns.Units {
+			if a, ok := mu.Unit.(*tla.Assume); ok {
+				c := &compiler{t: t, unit: t.unitOf[mu.Module]}
+				sp.assumes[i].e, _ = c.expr(a.Body)
+				i++
 			}
-			in.sc = sc
 		}
-		return in.sc
 	}
-	if len(args) != len(in.decl.Params) {
-		c.fail(at, "instance %s takes %d arguments, got %d", in.decl.Name, len(in.decl.Params), len(args))
+	for _, st := range t.subs {
+		sp.compileAll(st)
 	}
-	env := (*env)(nil)
-	for i, p := range in.decl.Params {
-		env = env.bind(p.Name, args[i])
+	for _, ni := range t.named {
+		sp.compileAll(ni.t)
 	}
-	sc, err := in.outer.spec.buildScope(in.module, in.decl, &ctx{sc: in.outer, env: env, frame: noStates}, false)
-	if err != nil {
-		panic(err)
+}
+
+// sortedDefs lists t's definitions in source order, so that compiling
+// (and what it reports) does not depend on map order.
+func sortedDefs(t *template) []*defn {
+	defs := make([]*defn, 0, len(t.defs))
+	for _, d := range t.defs {
+		defs = append(defs, d)
 	}
-	return sc
+	slices.SortFunc(defs, func(a, b *defn) int {
+		if a.unit != b.unit {
+			return a.unit - b.unit
+		}
+		if a.at.Line != b.at.Line {
+			return a.at.Line - b.at.Line
+		}
+		return a.at.Col - b.at.Col
+	})
+	return defs
 }
 
 // CheckAssumptions evaluates every ASSUME of the root module.
 func (sp *Spec) CheckAssumptions() (err error) {
 	defer recoverError(&err)
 	for _, a := range sp.assumes {
-		c := &ctx{sc: a.sc, frame: noStates}
-		v := c.eval(a.expr)
+		c := &ctx{sc: &sp.root.units[a.unit], states: noStates}
+		v := c.eval(a.e)
 		if b, ok := v.(value.Bool); !ok || !bool(b) {
-			return &tla.Error{File: a.sc.file, Pos: a.expr.Pos(), Msg: "assumption is false: " + tla.Print(a.expr)}
+			return &tla.Error{File: c.sc.file, Pos: pos(a.e), Msg: "assumption is false: " + tla.Print(a.e.src())}
 		}
 	}
 	return nil
@@ -440,17 +316,26 @@ func (sp *Spec) CheckAssumptions() (err error) {
 func (sp *Spec) VarIndex(name string) int { return slices.Index(sp.Vars, name) }
 
 // Defined reports whether name is defined (or declared) in the root scope.
-func (sp *Spec) Defined(name string) bool { return sp.root.names[name] != nil }
+func (sp *Spec) Defined(name string) bool { return sp.info.Lookup(sp.Module, name) != nil }
 
-// Definition returns the body and position of a zero-parameter definition
-// of the root scope.
+// Definition returns the body of a zero-parameter definition of the root
+// scope.
 func (sp *Spec) Definition(name string) (tla.Expr, error) {
-	e := sp.root.names[name]
-	if e == nil || e.kind != entDef {
+	s := sp.info.Lookup(sp.Module, name)
+	if s == nil || s.Kind != tla.SymDefinition {
 		return nil, fmt.Errorf("%s is not defined in module %s", name, sp.Module.Name)
 	}
-	if len(e.def.params) > 0 {
-		return nil, fmt.Errorf("%s takes %d arguments; a model needs a definition without arguments", name, len(e.def.params))
+	if s.Arity() > 0 {
+		return nil, fmt.Errorf("%s takes %d arguments; a model needs a definition without arguments", name, s.Arity())
 	}
-	return e.def.body, nil
+	d, _ := sp.rootT.locate(s)
+	if d == nil {
+		return nil, fmt.Errorf("%s is not defined in module %s", name, sp.Module.Name)
+	}
+	return d.syntax, nil
+}
+
+// buildErr reports a problem of the model's bindings.
+func buildErr(file string, pos tla.Pos, format string, args ...any) error {
+	return &tla.Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/roomspec/roomspec/tla"
+	"github.com/roomspec/roomspec/tla/value"
 )
 
 // TOp is the operator of a node of a temporal formula.
@@ -81,162 +82,183 @@ func (sp *Spec) Temporal(f *Formula) (t *Temporal, err error) {
 	defer recoverError(&err)
 	c := f.ctx(nil, nil)
 	c.shared = true
-	return c.temporal(f.Expr, f.Name), nil
+	return c.temporal(f.e, f.Name), nil
 }
 
 // temporal builds the tree for e. Subformulas without temporal operators
 // become atoms.
-func (c *ctx) temporal(e tla.Expr, name string) *Temporal {
-	if !c.hasTemporal(e, map[*def]bool{}) {
+func (c *ctx) temporal(e expr, name string) *Temporal {
+	if !c.hasTemporal(e, map[*defn]bool{}) {
 		return c.atom(e, name)
 	}
 	switch n := e.(type) {
-	case *tla.Junction:
+	case *junction:
 		op := TAnd
-		if n.Op == tla.Or {
+		if !n.and {
 			op = TOr
 		}
-		t := &Temporal{Op: op, Pos: n.At}
-		for _, it := range n.Items {
+		t := &Temporal{Op: op, Pos: pos(n)}
+		for _, it := range n.items {
 			t.Args = append(t.Args, c.temporal(it, ""))
 		}
 		return t
-	case *tla.Fairness:
+	case *fairness:
 		op := TWeakFair
-		if n.Strong {
+		if n.strong {
 			op = TStrongFair
 		}
-		return &Temporal{Op: op, Pos: n.At, Sub: c.formula(n.Sub), Fair: c.formula(n.Action)}
-	case *tla.Let:
-		return c.withLet(n.Defs).temporal(n.Body, name)
-	case *tla.If:
-		if c.env == nil && func() bool { cacheMu.Lock(); defer cacheMu.Unlock(); return exprLevel(n.Cond, c.sc) == 0 }() {
-			if c.bool(n.Cond) {
-				return c.temporal(n.Then, name)
+		return &Temporal{Op: op, Pos: pos(n), Sub: c.formula(n.sub), Fair: c.formula(n.a)}
+	case *letExpr:
+		return c.withLet(n).temporal(n.body, name)
+	case *ifExpr:
+		if c.env == nil && constantIn(n.cond) {
+			if c.bool(n.cond) {
+				return c.temporal(n.then, name)
 			}
-			return c.temporal(n.Else, name)
+			return c.temporal(n.els, name)
 		}
 		// IF P THEN A ELSE B with P a state predicate is
 		// (P /\ A) \/ (~P /\ B), P evaluated in the first state.
-		cond := c.atom(n.Cond, "")
-		return &Temporal{Op: TOr, Pos: n.At, Args: []*Temporal{
-			{Op: TAnd, Pos: n.At, Args: []*Temporal{cond, c.temporal(n.Then, "")}},
-			{Op: TAnd, Pos: n.At, Args: []*Temporal{{Op: TNot, Pos: n.At, Args: []*Temporal{cond}}, c.temporal(n.Else, "")}},
+		cond := c.atom(n.cond, "")
+		at := pos(n)
+		return &Temporal{Op: TOr, Pos: at, Args: []*Temporal{
+			{Op: TAnd, Pos: at, Args: []*Temporal{cond, c.temporal(n.then, "")}},
+			{Op: TAnd, Pos: at, Args: []*Temporal{{Op: TNot, Pos: at, Args: []*Temporal{cond}}, c.temporal(n.els, "")}},
 		}}
-	case *tla.Quant:
+	case *quant:
 		op := TAnd
-		if n.Kind == tla.Exists {
+		if n.exists {
 			op = TOr
 		}
-		if hasUnbounded(n.Bounds) {
-			c.fail(n.At, "unbounded quantifier over a temporal formula is not supported")
+		if n.b.unbounded() {
+			c.fail(pos(n), "unbounded quantifier over a temporal formula is not supported")
 		}
-		t := &Temporal{Op: op, Pos: n.At}
-		c.forBoundsFresh(n.Bounds, func(c2 *ctx) bool {
-			t.Args = append(t.Args, c2.temporal(n.Body, ""))
+		t := &Temporal{Op: op, Pos: pos(n)}
+		c.forBoundsFresh(n.b, func(c2 *ctx) bool {
+			t.Args = append(t.Args, c2.temporal(n.body, ""))
 			return false
 		})
 		if len(t.Args) == 0 {
 			// \A over the empty set is TRUE, \E is FALSE.
-			return c.atom(&tla.Bool{At: n.At, Value: op == TAnd}, "")
+			b := &tla.Bool{At: pos(n), Value: op == TAnd}
+			return c.atom(&lit{node{b}, value.Bool(b.Value)}, "")
 		}
 		return t
-	case *tla.Ident:
-		if b := c.env.find(n.Name); b != nil && b.op != nil && len(b.op.params) == 0 {
-			c2 := &ctx{sc: b.op.sc, env: b.op.env, frame: sharedNoStates}
-			return c2.temporal(b.op.body, n.Name)
-		} else if b != nil && b.th != nil {
-			return c.argCtx(b, n.At).temporal(b.th.expr, n.Name)
+	case *local:
+		if b := c.env.at(n.up, n.slot); b.th != nil {
+			return c.argCtx(b, pos(n)).temporal(b.th.e, tla.Print(n.src()))
 		}
-		if ent := c.sc.lookup(n.Name); ent != nil {
-			switch ent.kind {
-			case entDef:
-				c2 := &ctx{sc: ent.def.sc, frame: sharedNoStates}
-				return c2.temporal(ent.def.body, n.Name)
-			case entSubst:
-				c2 := &ctx{sc: ent.subst.sc, env: ent.subst.env, frame: sharedNoStates}
-				return c2.temporal(ent.subst.expr, n.Name)
-			}
+	case *defRef:
+		if n.d.fn == nil {
+			c2 := &ctx{sc: c.scopeOf(n.d, n.at), states: sharedNoStates}
+			return c2.temporal(n.d.body, n.d.name)
 		}
-	case *tla.OpApp:
-		if op, ok := c.resolveOp(n); ok {
-			var body tla.Expr
-			var params []*tla.Param
-			var c2 *ctx
-			switch {
-			case op.cl != nil:
-				body, params = op.cl.body, op.cl.params
-				c2 = &ctx{sc: op.cl.sc, env: op.cl.env, frame: sharedNoStates}
-			case op.def != nil:
-				body, params = op.def.body, op.def.params
-				c2 = &ctx{sc: op.def.sc, frame: sharedNoStates}
-			default:
-				c.fail(n.At, "cannot expand %s in a temporal formula", n.Name)
-			}
-			if len(n.Args) != len(params) {
-				c.fail(n.At, "%s takes %d arguments, got %d", n.Name, len(params), len(n.Args))
-			}
-			c.bindParams(c2, params, n.Args)
-			return c2.temporal(body, n.Name)
+	case *substRef:
+		if n.s.e != nil {
+			cx := c.sc.cx
+			c2 := &ctx{sc: cx.outer, env: cx.env, states: sharedNoStates}
+			return c2.temporal(n.s.e, tla.Print(n.src()))
 		}
-		a := n.Args
-		switch n.Name {
-		case "/\\":
-			return &Temporal{Op: TAnd, Pos: n.At, Args: []*Temporal{c.temporal(a[0], ""), c.temporal(a[1], "")}}
-		case "\\/":
-			return &Temporal{Op: TOr, Pos: n.At, Args: []*Temporal{c.temporal(a[0], ""), c.temporal(a[1], "")}}
-		case "~":
-			return &Temporal{Op: TNot, Pos: n.At, Args: []*Temporal{c.temporal(a[0], "")}}
-		case "=>":
-			return &Temporal{Op: TOr, Pos: n.At, Args: []*Temporal{
-				{Op: TNot, Pos: n.At, Args: []*Temporal{c.temporal(a[0], "")}}, c.temporal(a[1], "")}}
-		case "<=>":
+	case *callDef:
+		if n.d.fn == nil && n.d.native == nil {
+			c2 := &ctx{sc: c.scopeOf(n.d, n.at), states: sharedNoStates}
+			c2.env = c.bindArgs(n.args, n.ops, nil)
+			return c2.temporal(n.d.body, n.d.name)
+		}
+	case *callLocal:
+		if cl := c.env.at(n.up, n.slot).op; enumerable(cl) {
+			return c.temporalClosure(cl, n.args, n.ops, pos(n))
+		}
+	case *callSubst:
+		if cl := c.substOp(n.s, pos(n)); enumerable(cl) {
+			return c.temporalClosure(cl, n.args, n.ops, pos(n))
+		}
+	case *callBuiltin:
+		a := n.args
+		at := pos(n)
+		switch n.op {
+		case tla.OpAnd:
+			return &Temporal{Op: TAnd, Pos: at, Args: []*Temporal{c.temporal(a[0], ""), c.temporal(a[1], "")}}
+		case tla.OpOr:
+			return &Temporal{Op: TOr, Pos: at, Args: []*Temporal{c.temporal(a[0], ""), c.temporal(a[1], "")}}
+		case tla.OpNot:
+			return &Temporal{Op: TNot, Pos: at, Args: []*Temporal{c.temporal(a[0], "")}}
+		case tla.OpImplies:
+			return &Temporal{Op: TOr, Pos: at, Args: []*Temporal{
+				{Op: TNot, Pos: at, Args: []*Temporal{c.temporal(a[0], "")}}, c.temporal(a[1], "")}}
+		case tla.OpEquiv:
 			l, r := c.temporal(a[0], ""), c.temporal(a[1], "")
-			return &Temporal{Op: TOr, Pos: n.At, Args: []*Temporal{
+			return &Temporal{Op: TOr, Pos: at, Args: []*Temporal{
 				{Op: TAnd, Args: []*Temporal{l, r}},
 				{Op: TAnd, Args: []*Temporal{{Op: TNot, Args: []*Temporal{l}}, {Op: TNot, Args: []*Temporal{r}}}}}}
-		case "[]":
-			return &Temporal{Op: TAlways, Pos: n.At, Args: []*Temporal{c.temporal(a[0], "")}}
-		case "<>":
-			return &Temporal{Op: TEventually, Pos: n.At, Args: []*Temporal{c.temporal(a[0], "")}}
-		case "~>":
-			return &Temporal{Op: TLeadsTo, Pos: n.At, Args: []*Temporal{c.temporal(a[0], ""), c.temporal(a[1], "")}}
+		case tla.OpAlways:
+			return &Temporal{Op: TAlways, Pos: at, Args: []*Temporal{c.temporal(a[0], "")}}
+		case tla.OpEventually:
+			return &Temporal{Op: TEventually, Pos: at, Args: []*Temporal{c.temporal(a[0], "")}}
+		case tla.OpLeadsTo:
+			return &Temporal{Op: TLeadsTo, Pos: at, Args: []*Temporal{c.temporal(a[0], ""), c.temporal(a[1], "")}}
 		}
+	case *selector:
+		c2 := &ctx{sc: c.scopeOf(n.d, n.at), states: sharedNoStates}
+		return c2.temporal(n.e, name)
 	}
-	c.fail(e.Pos(), "unsupported temporal formula %s", tla.Print(e))
+	c.fail(pos(e), "unsupported temporal formula %s", tla.Print(e.src()))
 	return nil
 }
 
-func (c *ctx) formula(e tla.Expr) *Formula {
-	return &Formula{Expr: e, Name: tla.Print(e), sc: c.sc, env: c.env}
+// temporalClosure decomposes an operator applied to arguments written in
+// c.
+func (c *ctx) temporalClosure(cl *closure, args []expr, ops []*opArg, at tla.Pos) *Temporal {
+	if len(args) != cl.nparams {
+		c.fail(at, "%s takes %d arguments, got %d", cl.name, cl.nparams, len(args))
+	}
+	c2 := &ctx{sc: cl.sc, states: sharedNoStates}
+	c2.env = c.bindArgs(args, ops, cl.env)
+	return c2.temporal(cl.body, cl.name)
 }
 
-func (c *ctx) atom(e tla.Expr, name string) *Temporal {
+// constantIn reports whether e depends on no state: a literal, a
+// constant or a constant definition.
+func constantIn(e expr) bool {
+	switch n := e.(type) {
+	case *lit:
+		return true
+	case *defRef:
+		return n.d.constant
+	}
+	return !varies(e)
+}
+
+func (c *ctx) formula(e expr) *Formula {
+	return &Formula{Expr: e.src(), e: e, Name: tla.Print(e.src()), sc: c.sc, env: c.env}
+}
+
+func (c *ctx) atom(e expr, name string) *Temporal {
 	f := c.formula(e)
 	if name != "" {
 		f.Name = name
 	}
-	t := &Temporal{Op: TAtom, Atom: f, Pos: e.Pos(), Action: c.hasPrime(e, map[*def]bool{})}
+	t := &Temporal{Op: TAtom, Atom: f, Pos: pos(e), Action: c.hasPrime(e, map[*defn]bool{})}
 	switch n := e.(type) {
-	case *tla.ActionBox:
-		t.Box, t.Sub = c.formula(n.Action), c.formula(n.Sub)
-	case *tla.ActionAngle:
-		t.Angle, t.Sub = c.formula(n.Action), c.formula(n.Sub)
+	case *actionBox:
+		t.Box, t.Sub = c.formula(n.a), c.formula(n.sub)
+	case *actionAngle:
+		t.Angle, t.Sub = c.formula(n.a), c.formula(n.sub)
 	}
 	return t
 }
 
 // hasTemporal reports whether e contains [], <>, ~> or fairness, looking
 // through definitions (ENABLED of an action is a state predicate).
-func (c *ctx) hasTemporal(e tla.Expr, seen map[*def]bool) bool {
-	return c.contains(e, seen, func(x tla.Expr) bool {
+func (c *ctx) hasTemporal(e expr, seen map[*defn]bool) bool {
+	return c.contains(e, seen, func(x expr) bool {
 		switch n := x.(type) {
-		case *tla.Fairness:
+		case *fairness:
 			return true
-		case *tla.OpApp:
-			switch n.Name {
-			case "[]", "<>", "~>", "-+->":
-				return len(n.Prefix) == 0
+		case *callBuiltin:
+			switch n.op {
+			case tla.OpAlways, tla.OpEventually, tla.OpLeadsTo, tla.OpWhilePlus:
+				return true
 			}
 		}
 		return false
@@ -245,89 +267,189 @@ func (c *ctx) hasTemporal(e tla.Expr, seen map[*def]bool) bool {
 
 // hasPrime reports whether e is action-level: it contains a prime,
 // UNCHANGED, [A]_v or <<A>>_v outside ENABLED, looking through definitions.
-func (c *ctx) hasPrime(e tla.Expr, seen map[*def]bool) bool {
-	return c.contains(e, seen, func(x tla.Expr) bool {
+func (c *ctx) hasPrime(e expr, seen map[*defn]bool) bool {
+	return c.contains(e, seen, func(x expr) bool {
 		switch n := x.(type) {
-		case *tla.ActionBox, *tla.ActionAngle:
+		case *actionBox, *actionAngle:
 			return true
-		case *tla.OpApp:
-			return len(n.Prefix) == 0 && (n.Name == "'" || n.Name == "UNCHANGED")
+		case *callBuiltin:
+			return n.op == tla.OpPrime || n.op == tla.OpUnchanged
 		}
 		return false
 	})
 }
 
 // contains reports whether some subexpression of e satisfies is, looking
-// through the definitions, LET operators, instance substitutions and
-// module-qualified references that e names (each definition once), but not
-// into ENABLED.
-func (c *ctx) contains(e tla.Expr, seen map[*def]bool, is func(tla.Expr) bool) bool {
-	found := false
-	walk(e, func(x tla.Expr) bool {
-		if found {
+// through the definitions, LET operators, arguments and instance
+// substitutions that e names (each definition once), but not into
+// ENABLED.
+func (c *ctx) contains(e expr, seen map[*defn]bool, is func(expr) bool) bool {
+	if is(e) {
+		return true
+	}
+	switch n := e.(type) {
+	case *callBuiltin:
+		if n.op == tla.OpEnabled {
 			return false
 		}
-		if is(x) {
-			found = true
-			return false
+	case *defRef:
+		if c.defContains(n.d, n.at, seen, is) {
+			return true
 		}
-		switch n := x.(type) {
-		case *tla.OpApp:
-			if len(n.Prefix) == 0 && n.Name == "ENABLED" {
-				return false
+	case *callDef:
+		if c.defContains(n.d, n.at, seen, is) {
+			return true
+		}
+	case *selector:
+		if c.defContains(n.d, n.at, seen, is) {
+			return true
+		}
+	case *local:
+		if c.localContains(n.up, n.slot, seen, is) {
+			return true
+		}
+	case *callLocal:
+		if c.localContains(n.up, n.slot, seen, is) {
+			return true
+		}
+	case *callSubst:
+		if n.s.op != nil && c.opContains(n.s, seen, is) {
+			return true
+		}
+	case *substRef:
+		if n.s.e != nil {
+			cx := c.sc.cx
+			if (&ctx{sc: cx.outer, env: cx.env, states: noStates}).contains(n.s.e, seen, is) {
+				return true
 			}
-			if len(n.Prefix) > 0 {
-				if sc := c.instanceScopeNoArgs(n.Prefix); sc != nil {
-					if ent := sc.lookup(n.Name); ent != nil && ent.kind == entDef && !seen[ent.def] {
-						seen[ent.def] = true
-						found = (&ctx{sc: ent.def.sc, frame: noStates}).contains(ent.def.body, seen, is)
+		}
+	case *letExpr:
+		c2 := c.withLet(n)
+		for _, d := range n.defs {
+			switch {
+			case d.fn != nil:
+				if c2.boundsContain(d.fn.b, d.fn.body, seen, is) {
+					return true
+				}
+			case d.nparams > 0:
+				if c2.inside(d.nparams).contains(d.body, seen, is) {
+					return true
+				}
+			}
+		}
+		return c2.contains(n.body, seen, is)
+	case *setFilter:
+		return c.boundsContain(n.b, n.pred, seen, is)
+	case *setMap:
+		return c.boundsContain(n.b, n.elem, seen, is)
+	case *quant:
+		return c.boundsContain(n.b, n.body, seen, is)
+	case *choose:
+		return c.boundsContain(n.b, n.body, seen, is)
+	case *funcCons:
+		return c.boundsContain(n.b, n.body, seen, is)
+	case *except:
+		if c.contains(n.f, seen, is) {
+			return true
+		}
+		for _, u := range n.updates {
+			for _, st := range u.path {
+				for _, x := range st.index {
+					if c.contains(x, seen, is) {
+						return true
 					}
 				}
 			}
-			found = found || c.nameContains(n.Name, seen, is)
-		case *tla.Ident:
-			found = c.nameContains(n.Name, seen, is)
+			c2 := c
+			if u.bindsAt {
+				c2 = c.inside(1)
+			}
+			if c2.contains(u.val, seen, is) {
+				return true
+			}
 		}
-		return !found
-	})
+		return false
+	}
+	found := false
+	children(e, func(x expr) { found = found || c.contains(x, seen, is) })
 	return found
 }
 
-func (c *ctx) nameContains(name string, seen map[*def]bool, is func(tla.Expr) bool) bool {
-	if b := c.env.find(name); b != nil {
-		if b.op != nil && b.op.body != nil && b.op.builtin == "" {
-			return (&ctx{sc: b.op.sc, env: b.op.env, frame: noStates}).contains(b.op.body, seen, is)
+// boundsContain is contains for a binder's sets and the expression its
+// names are bound in.
+func (c *ctx) boundsContain(b *binder, body expr, seen map[*defn]bool, is func(expr) bool) bool {
+	for _, bd := range b.bounds {
+		if bd.set != nil && c.contains(bd.set, seen, is) {
+			return true
 		}
-		if b.th != nil {
-			return (&ctx{sc: b.th.sc, env: b.th.env, frame: noStates}).contains(b.th.expr, seen, is)
-		}
+	}
+	return c.inside(b.slots).contains(body, seen, is)
+}
+
+// inside returns c with a group of n empty slots: the names a binder binds,
+// whose values are not known.
+func (c *ctx) inside(n int) *ctx {
+	c2 := *c
+	c2.env = c.env.push(n)
+	return &c2
+}
+
+func (c *ctx) defContains(d *defn, w where, seen map[*defn]bool, is func(expr) bool) bool {
+	if seen[d] || d.body == nil && d.fn == nil {
 		return false
 	}
-	ent := c.sc.lookup(name)
-	if ent == nil {
+	sc := c.tryScopeOf(d, w)
+	if sc == nil {
 		return false
 	}
-	switch ent.kind {
-	case entDef:
-		if seen[ent.def] {
-			return false
+	seen[d] = true
+	c2 := &ctx{states: noStates, sc: sc}
+	if d.fn != nil {
+		return c2.boundsContain(d.fn.b, d.fn.body, seen, is)
+	}
+	if len(d.params) > 0 {
+		c2 = c2.inside(len(d.params))
+	}
+	return c2.contains(d.body, seen, is)
+}
+
+func (c *ctx) localContains(up, slot int, seen map[*defn]bool, is func(expr) bool) bool {
+	b := c.env.lookup(up, slot)
+	switch {
+	case b == nil:
+	case b.op != nil && b.op.body != nil && b.op.op == tla.OpNone:
+		c2 := &ctx{sc: b.op.sc, env: b.op.env, states: noStates}
+		if b.op.nparams > 0 {
+			c2 = c2.inside(b.op.nparams)
 		}
-		seen[ent.def] = true
-		return (&ctx{sc: ent.def.sc, frame: noStates}).contains(ent.def.body, seen, is)
-	case entSubst:
-		return (&ctx{sc: ent.subst.sc, env: ent.subst.env, frame: noStates}).contains(ent.subst.expr, seen, is)
+		return c2.contains(b.op.body, seen, is)
+	case b.th != nil:
+		return (&ctx{sc: b.th.sc, env: b.th.env, states: noStates}).contains(b.th.e, seen, is)
 	}
 	return false
 }
 
-// instanceScopeNoArgs resolves an instance path whose steps take no
-// arguments, or returns nil.
-func (c *ctx) instanceScopeNoArgs(path []*tla.InstanceRef) *scope {
-	for _, r := range path {
-		if len(r.Args) > 0 {
-			return nil
+// tryScopeOf is scopeOf for a definition reached through instances whose
+// arguments may not be evaluable yet (nil then).
+func (c *ctx) tryScopeOf(d *defn, w where) (sc *scope) {
+	defer func() {
+		if recover() != nil {
+			sc = nil
 		}
+	}()
+	return c.scopeOf(d, w)
+}
+
+// opContains is contains for the operator replacing an operator constant
+// of the instance c is in.
+func (c *ctx) opContains(s *substitution, seen map[*defn]bool, is func(expr) bool) bool {
+	cx := c.sc.cx
+	c2 := &ctx{sc: cx.outer, env: cx.env, states: noStates}
+	switch o := s.op; o.kind {
+	case opLambda:
+		return c2.inside(o.nparams).contains(o.body, seen, is)
+	case opDef:
+		return c2.defContains(o.d, o.where, seen, is)
 	}
-	defer func() { _ = recover() }()
-	return c.instanceScope(path)
+	return false
 }

@@ -78,7 +78,7 @@ func (r *registers) set(k, v value.Value) {
 const namedRegister = "s:"
 
 // tlcGet evaluates TLCGet(arg) as TLC does (tlc2.module.TLCGetSet).
-func (c *ctx) tlcGet(args []tla.Expr, at tla.Pos) value.Value {
+func (c *ctx) tlcGet(args []expr, at tla.Pos) value.Value {
 	if len(args) != 1 {
 		c.fail(at, "TLCGet takes 1 argument, got %d", len(args))
 	}
@@ -168,7 +168,7 @@ func (c *ctx) tlcLevel(at tla.Pos) int {
 
 // tlcSet evaluates TLCSet(key, v) as TLC does: it sets a register, or with
 // "exit" and TRUE stops the search; "pause" is accepted and does nothing.
-func (c *ctx) tlcSet(args []tla.Expr, at tla.Pos) value.Value {
+func (c *ctx) tlcSet(args []expr, at tla.Pos) value.Value {
 	if len(args) != 2 {
 		c.fail(at, "TLCSet takes 2 arguments, got %d", len(args))
 	}

@@ -240,11 +240,40 @@ func strConst(s string) string {
 	return b.String()
 }
 
+// use returns what the name n (an *Ident or *OpApp) stands for, as the
+// resolver bound it.
+func (g *gen) use(n tla.Expr) *tla.Symbol {
+	u, ok := g.info.Use(n)
+	if !ok {
+		name := tla.Print(n)
+		switch x := n.(type) {
+		case *tla.Ident:
+			name = x.Name
+		case *tla.OpApp:
+			name = x.Name
+		}
+		g.fail(n.Pos(), "%s is not defined", name)
+	}
+	if len(u.Path) > 0 || u.Selector {
+		g.unsupported(n.Pos(), "module-qualified names")
+	}
+	return u.Symbol
+}
+
 func (g *gen) ident(cx *ctx, n *tla.Ident, want *typ) (string, *typ) {
-	if b := cx.lookup(n.Name); b != nil {
+	s := g.use(n)
+	if s.Local {
+		// Names in scope are distinct (the resolver rejects a name
+		// declared again), so the binding of the name is the symbol's.
+		b := cx.lookup(s.Name)
+		if b == nil {
+			g.unsupported(n.At, "%s (a %s) here", n.Name, s.Kind)
+		}
 		return b.code, b.t
 	}
-	if v := g.varIdx[n.Name]; v != nil {
+	switch s.Kind {
+	case tla.SymVariable:
+		v := g.varIdx[s.Name]
 		if cx.s == "" && !cx.init {
 			g.fail(n.At, "variable %s in a constant expression", n.Name)
 		}
@@ -255,9 +284,8 @@ func (g *gen) ident(cx *ctx, n *tla.Ident, want *typ) (string, *typ) {
 			return "t." + v.goName, v.t
 		}
 		return cx.s + "." + v.goName, v.t
-	}
-	if k, ok := g.consts[n.Name]; ok {
-		switch k {
+	case tla.SymConstant:
+		switch g.consts[n.Name] {
 		case cInt:
 			return "c." + exported(n.Name), intT
 		case cBool:
@@ -269,22 +297,25 @@ func (g *gen) ident(cx *ctx, n *tla.Ident, want *typ) (string, *typ) {
 		case cIntSet:
 			return "c." + exported(n.Name), &typ{kind: tIntSet, dom: g.domains[n.Name]}
 		}
+		g.unsupported(n.At, "constant %s of this kind", n.Name)
+	case tla.SymBuiltin:
+		switch s.Builtin.Op {
+		case tla.OpBoolean, tla.OpNat, tla.OpInt, tla.OpString:
+			g.unsupported(n.At, "%s as a value (only on the right of \\in)", n.Name)
+		}
+		g.unsupported(n.At, "%s as a value", n.Name)
+	case tla.SymDefinition:
+		def, ok := s.Decl.(*tla.OpDef)
+		if !ok || g.defs[s.Name] != def {
+			g.unsupported(n.At, "%s as a value", n.Name)
+		}
+		if !g.refsVars(def.Body, map[string]bool{}) {
+			return g.constRef(n)
+		}
+		return g.callOp(cx, def, nil, n.At)
 	}
-	switch n.Name {
-	case "BOOLEAN", "Nat", "Int", "STRING":
-		g.unsupported(n.At, "%s as a value (only on the right of \\in)", n.Name)
-	}
-	def := g.defs[n.Name]
-	if def == nil {
-		g.fail(n.At, "%s is not defined", n.Name)
-	}
-	if len(def.Params) > 0 {
-		g.unsupported(n.At, "operator %s passed as a value", n.Name)
-	}
-	if !g.refsVars(def.Body, map[string]bool{}) {
-		return g.constRef(n)
-	}
-	return g.callOp(cx, def, nil, n.At)
+	g.unsupported(n.At, "%s as a value", n.Name)
+	return "", nil
 }
 
 // constRef refers to a constant-level definition, computed in LoadConfig.
@@ -307,11 +338,9 @@ func (g *gen) constRef(n *tla.Ident) (string, *typ) {
 	return "c." + cd.goName, cd.t
 }
 
-// callOp calls a user operator compiled to a method.
+// callOp calls a user operator compiled to a method (the resolver saw
+// that it is given as many arguments as it takes).
 func (g *gen) callOp(cx *ctx, def *tla.OpDef, args []tla.Expr, at tla.Pos) (string, *typ) {
-	if len(args) != len(def.Params) {
-		g.fail(at, "%s takes %d arguments, got %d", def.Name, len(def.Params), len(args))
-	}
 	first := g.ops[def.Name]
 	var codes []string
 	var types []*typ

@@ -75,6 +75,20 @@ type Error struct {
 	Err  error // ErrUnsupported or nil
 }
 
+// resolveError is the error of a spec the resolver rejects: at its first
+// error, the others wrapped.
+func resolveError(err error) error {
+	var first *tla.Error
+	if !errors.As(err, &first) {
+		return err
+	}
+	msg := first.Msg
+	if l, ok := err.(tla.ErrorList); ok && len(l) > 1 {
+		msg += fmt.Sprintf(" (and %d more errors)", len(l)-1)
+	}
+	return &Error{File: first.File, Pos: first.Pos, Msg: msg, Err: err}
+}
+
 // Error renders "file:line:col: msg".
 func (e *Error) Error() string {
 	return (&tla.Error{File: e.File, Pos: e.Pos, Msg: e.Msg}).Error()
@@ -96,10 +110,18 @@ type Input struct {
 	Configs []*cfg.Config
 	// Package is the Go package name (default "model").
 	Package string
+	// Info is what the resolver found in Modules (tla.Resolve); Generate
+	// resolves them when it is nil.
+	Info *tla.Info
 }
 
 // Generate compiles in into Go source (gofmt-formatted).
 func Generate(in Input) (src []byte, err error) {
+	if in.Info == nil {
+		if in.Info, err = tla.Resolve(in.Modules); err != nil {
+			return nil, resolveError(err)
+		}
+	}
 	g := newGen(in)
 	defer func() {
 		if r := recover(); r != nil {
@@ -156,6 +178,7 @@ type varInfo struct {
 
 type gen struct {
 	in     Input
+	info   *tla.Info
 	mod    *tla.Module
 	file   string
 	defs   map[string]*tla.OpDef
@@ -212,7 +235,7 @@ func newGen(in Input) *gen {
 		file = in.SourceName
 	}
 	return &gen{
-		in: in, mod: m, file: file,
+		in: in, info: in.Info, mod: m, file: file,
 		defs: map[string]*tla.OpDef{}, consts: map[string]constKind{}, cpos: map[string]tla.Pos{},
 		varIdx: map[string]*varInfo{}, domains: map[string]*domain{}, strs: map[string]bool{},
 		records: map[string]*typ{}, ops: map[string]*opInst{}, opInsts: map[string]*opInst{}, opBusy: map[string]bool{}, opCount: map[string]int{}, constDefs: map[string]*constDef{},

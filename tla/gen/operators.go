@@ -11,28 +11,32 @@ import (
 // they range over.
 
 func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
-	if len(n.Prefix) > 0 {
-		g.unsupported(n.At, "module-qualified names")
-	}
-	if def := g.defs[n.Name]; def != nil {
+	s := g.use(n)
+	switch {
+	case s.Kind == tla.SymDefinition && !s.Local:
+		def, ok := s.Decl.(*tla.OpDef)
+		if !ok || g.defs[s.Name] != def {
+			g.unsupported(n.At, "operator %s", n.Name)
+		}
 		if g.opBusy[n.Name] {
 			g.unsupported(n.At, "recursive operator %s", n.Name)
 		}
 		return g.callOp(cx, def, n.Args, n.At)
+	case s.Kind != tla.SymBuiltin:
+		g.unsupported(n.At, "applying %s (a %s)", n.Name, s.Kind)
 	}
-	g.checkArity(n)
 	a := n.Args
 	bin := func(op string, t *typ, rt *typ) (string, *typ) {
 		x, _ := g.expr(cx, a[0], t)
 		y, _ := g.expr(cx, a[1], t)
 		return "(" + x + " " + op + " " + y + ")", rt
 	}
-	switch n.Name {
-	case "'":
+	switch s.Builtin.Op {
+	case tla.OpPrime:
 		if cx.t == "" {
 			g.fail(n.At, "a primed expression where there is no next state")
 		}
-		if id, ok := a[0].(*tla.Ident); ok && g.varIdx[id.Name] != nil && cx.lookup(id.Name) == nil {
+		if id, ok := a[0].(*tla.Ident); ok && g.use(id).Kind == tla.SymVariable {
 			if cx.asg != nil && !cx.asg[id.Name] {
 				g.fail(n.At, "%s' is read before the action assigns it", id.Name)
 			}
@@ -45,67 +49,67 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 			g.unsupported(n.At, "priming an expression inside an action (prime variables only)")
 		}
 		return g.expr(&c2, a[0], want)
-	case "~":
+	case tla.OpNot:
 		x, _ := g.expr(cx, a[0], boolT)
 		return "!" + x, boolT
-	case `/\`:
+	case tla.OpAnd:
 		return bin("&&", boolT, boolT)
-	case `\/`:
+	case tla.OpOr:
 		return bin("||", boolT, boolT)
-	case "=>":
+	case tla.OpImplies:
 		x, _ := g.expr(cx, a[0], boolT)
 		y, _ := g.expr(cx, a[1], boolT)
 		return "(!" + x + " || " + y + ")", boolT
-	case "<=>":
+	case tla.OpEquiv:
 		return bin("==", boolT, boolT)
-	case "=", "/=":
+	case tla.OpEq, tla.OpNeq:
 		x, y, t := g.pair(cx, a[0], a[1])
 		eq := g.eq(x, y, t)
-		if n.Name == "/=" {
+		if s.Builtin.Op == tla.OpNeq {
 			return "!" + eq, boolT
 		}
 		return eq, boolT
-	case "<", ">", "<=", ">=":
+	case tla.OpLt, tla.OpGt, tla.OpLe, tla.OpGe:
 		return bin(n.Name, intT, boolT)
-	case "+", "-", "*":
+	case tla.OpPlus, tla.OpMinus, tla.OpTimes:
 		// Checked: the interpreter fails on 64-bit overflow, so does
 		// the generated code (it panics) rather than wrap.
 		x, _ := g.expr(cx, a[0], intT)
 		y, _ := g.expr(cx, a[1], intT)
-		fn := map[string]string{"+": "specrt.AddInt", "-": "specrt.SubInt", "*": "specrt.MulInt"}[n.Name]
+		fn := map[tla.Op]string{tla.OpPlus: "specrt.AddInt", tla.OpMinus: "specrt.SubInt", tla.OpTimes: "specrt.MulInt"}[s.Builtin.Op]
 		return fn + "(" + x + ", " + y + ")", intT
-	case `\div`:
+	case tla.OpDiv:
 		x, _ := g.expr(cx, a[0], intT)
 		y, _ := g.expr(cx, a[1], intT)
 		return "specrt.FloorDiv(" + x + ", " + y + ")", intT
-	case "%":
+	case tla.OpMod:
 		x, _ := g.expr(cx, a[0], intT)
 		y, _ := g.expr(cx, a[1], intT)
 		return "specrt.FloorMod(" + x + ", " + y + ")", intT
-	case "-.":
+	case tla.OpNeg:
 		x, _ := g.expr(cx, a[0], intT)
 		return "specrt.SubInt(0, " + x + ")", intT
-	case `\in`, `\notin`:
+	case tla.OpIn, tla.OpNotIn:
 		x, xt := g.expr(cx, a[0], nil)
 		m := g.member(cx, x, xt, a[1])
-		if n.Name == `\notin` {
+		if s.Builtin.Op == tla.OpNotIn {
 			return "!(" + m + ")", boolT
 		}
 		return m, boolT
-	case `\cup`, `\cap`, `\`:
+	case tla.OpCup, tla.OpCap, tla.OpSetMinus:
 		x, y, t := g.pair(cx, a[0], a[1])
 		if t.kind != tSet {
 			g.unsupported(n.At, "%s on %s (bitset sets only)", n.Name, t)
 		}
-		op := map[string]string{`\cup`: "|", `\cap`: "&", `\`: "&^"}[n.Name]
+		op := map[tla.Op]string{tla.OpCup: "|", tla.OpCap: "&", tla.OpSetMinus: "&^"}[s.Builtin.Op]
 		return "(" + x + " " + op + " " + y + ")", t
-	case `\subseteq`:
+	case tla.OpSubseteq:
 		x, y, t := g.pair(cx, a[0], a[1])
 		if t.kind != tSet {
 			g.unsupported(n.At, "\\subseteq on %s", t)
 		}
 		return "(" + x + " &^ " + y + " == 0)", boolT
-	case "Cardinality":
+	case tla.OpCardinality:
 		x, t := g.expr(cx, a[0], nil)
 		switch t.kind {
 		case tSet:
@@ -114,38 +118,38 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 			return x + ".Size()", intT
 		}
 		g.unsupported(n.At, "Cardinality of %s", t)
-	case "Len":
+	case tla.OpLen:
 		x, t := g.expr(cx, a[0], nil)
 		if t.kind != tSeq {
 			g.fail(n.At, "Len of %s", t)
 		}
 		return "len(" + x + ")", intT
-	case "Head":
+	case tla.OpHead:
 		x, t := g.expr(cx, a[0], nil)
 		if t.kind != tSeq {
 			g.fail(n.At, "Head of %s", t)
 		}
 		return x + "[0]", t.elem
-	case "Tail":
+	case tla.OpTail:
 		x, t := g.expr(cx, a[0], want)
 		if t.kind != tSeq {
 			g.fail(n.At, "Tail of %s", t)
 		}
 		return x + "[1:]", t
-	case "Append":
+	case tla.OpAppend:
 		x, t := g.expr(cx, a[0], want)
 		if t.kind != tSeq {
 			g.fail(n.At, "Append to %s", t)
 		}
 		y, _ := g.expr(cx, a[1], t.elem)
 		return "specrt.Append(" + x + ", " + y + ")", t
-	case `\o`:
+	case tla.OpConcat:
 		x, y, t := g.pair(cx, a[0], a[1])
 		if t.kind != tSeq {
 			g.fail(n.At, "\\o of %s", t)
 		}
 		return "specrt.Concat(" + x + ", " + y + ")", t
-	case "UNCHANGED":
+	case tla.OpUnchanged:
 		if cx.t == "" {
 			g.fail(n.At, "UNCHANGED where there is no next state")
 		}
@@ -160,10 +164,12 @@ func (g *gen) opApp(cx *ctx, n *tla.OpApp, want *typ) (string, *typ) {
 }
 
 // checkArity rejects a built-in operator applied to the wrong number of
-// arguments (Append(s), Len(a, b)).
+// arguments (Append(s), Len(a, b)), as the resolver's table has it: the
+// resolver reported it already, this keeps the compiler from indexing
+// arguments that are not there.
 func (g *gen) checkArity(n *tla.OpApp) {
-	if k, ok := builtinArity[n.Name]; ok && len(n.Args) != k {
-		g.fail(n.At, "%s takes %d argument(s), got %d", n.Name, k, len(n.Args))
+	if u, ok := g.info.Use(n); ok && u.Kind == tla.SymBuiltin && len(n.Args) != u.Arity() {
+		g.fail(n.At, "%s takes %d argument(s), got %d", n.Name, u.Arity(), len(n.Args))
 	}
 }
 
@@ -203,11 +209,13 @@ func (g *gen) unchangedVars(e tla.Expr) []*varInfo {
 		}
 		return out
 	case *tla.Ident:
-		if v := g.varIdx[n.Name]; v != nil {
-			return []*varInfo{v}
-		}
-		if d := g.defs[n.Name]; d != nil && len(d.Params) == 0 {
-			return g.unchangedVars(d.Body)
+		switch s := g.use(n); {
+		case s.Kind == tla.SymVariable:
+			return []*varInfo{g.varIdx[s.Name]}
+		case s.Kind == tla.SymDefinition && !s.Local && s.Arity() == 0:
+			if d, ok := s.Decl.(*tla.OpDef); ok && g.defs[s.Name] == d {
+				return g.unchangedVars(d.Body)
+			}
 		}
 	}
 	g.unsupported(e.Pos(), "UNCHANGED %s (variables or tuples of variables only)", tla.Print(e))
@@ -270,7 +278,7 @@ func paren(s string) string {
 // the context with name bound.
 func (g *gen) loop(cx *ctx, name string, set tla.Expr) (string, *ctx) {
 	v := g.newTmp("v")
-	if id, ok := set.(*tla.Ident); ok && cx.lookup(id.Name) == nil && g.varIdx[id.Name] == nil {
+	if id, ok := set.(*tla.Ident); ok && !g.use(id).Local && g.use(id).Kind != tla.SymVariable {
 		if d := g.domainIdent(id); d != nil {
 			if d.kind == dInts {
 				return fmt.Sprintf("for _, %s := range %s.Ints", v, g.domainValue(d)), cx.with(name, v, intT)
@@ -296,12 +304,13 @@ func (g *gen) loop(cx *ctx, name string, set tla.Expr) (string, *ctx) {
 	return "", nil
 }
 
-// domainIdent returns the domain an identifier names, or nil.
+// domainIdent returns the domain an identifier (a constant or a
+// definition) names, or nil.
 func (g *gen) domainIdent(id *tla.Ident) *domain {
 	if d, ok := g.domains[id.Name]; ok {
 		return d
 	}
-	if def := g.defs[id.Name]; def != nil && len(def.Params) == 0 {
+	if def := g.defs[id.Name]; def != nil && len(def.Params) == 0 && g.use(id).Decl == def {
 		if _, ok := def.Body.(*tla.Cross); ok {
 			return g.domainOf(id)
 		}
@@ -310,11 +319,4 @@ func (g *gen) domainIdent(id *tla.Ident) *domain {
 		}
 	}
 	return nil
-}
-
-// builtinArity is the number of arguments of the built-in operators gen
-// compiles; the parser checks infix and prefix forms, not calls.
-var builtinArity = map[string]int{
-	"Cardinality": 1, "Len": 1, "Head": 1, "Tail": 1, "Append": 2, "Seq": 1,
-	"SUBSET": 1, "UNCHANGED": 1, "'": 1, "~": 1, "-.": 1,
 }

@@ -74,7 +74,9 @@ func (g *gen) compileIdle(a *actionInfo) string {
 			g.fail(a.def.At, "@idle of %s: parameter %s is not an element of a constant set, so its values cannot be enumerated", a.name, p.Name)
 		}
 		var loop string
-		loop, cx = g.loop(cx, p.Name, &tla.Ident{Name: a.params[i].dom.name, At: a.def.At})
+		dom := &tla.Ident{Name: a.params[i].dom.name, At: a.def.At}
+		g.resolve(dom)
+		loop, cx = g.loop(cx, p.Name, dom)
 		w.WriteString(loop + " {\n")
 	}
 	for _, wa := range anns {
@@ -128,7 +130,7 @@ func (g *gen) annField(a *actionInfo, key, name string, t *typ) string {
 func (g *gen) compileLoop(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ctx) (*ctx, int) {
 	closers := 0
 	if wa.forPart != "" {
-		op, ok := g.annExpr(a, wa.key, wa.forPart).(*tla.OpApp)
+		op, ok := g.parseAnn(a, wa.key, wa.forPart).(*tla.OpApp)
 		var id *tla.Ident
 		if ok && op.Name == `\in` {
 			id, _ = op.Args[0].(*tla.Ident)
@@ -136,13 +138,15 @@ func (g *gen) compileLoop(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ct
 		if id == nil {
 			g.fail(a.def.At, "@%s of %s: want for NAME \\in SET, got %q", wa.key, a.name, wa.forPart)
 		}
+		g.resolve(op.Args[1], paramNames(a)...)
+		wa.binder = id.Name
 		var loop string
 		loop, cx = g.loop(cx, id.Name, op.Args[1])
 		w.WriteString(loop + " {\n")
 		closers++
 	}
 	if wa.ifPart != "" {
-		code, _ := g.expr(cx, g.annExpr(a, wa.key, wa.ifPart), boolT)
+		code, _ := g.expr(cx, g.annExpr(a, wa, wa.ifPart), boolT)
 		fmt.Fprintf(w, "if %s {\n", code)
 		closers++
 	}
@@ -155,7 +159,7 @@ func (g *gen) compileLog(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ctx
 	c2, closers := g.compileLoop(w, a, wa, cx)
 	fields := []string{fmt.Sprintf("Event: %q", wa.msg)}
 	for _, f := range wa.fields {
-		code, t := g.expr(c2, g.annExpr(a, wa.key, f[1]), nil)
+		code, t := g.expr(c2, g.annExpr(a, wa, f[1]), nil)
 		fields = append(fields, g.annField(a, wa.key, f[0], t)+": "+code)
 	}
 	fmt.Fprintf(w, "buf = append(buf, LogLine{%s})\n", strings.Join(fields, ", "))
@@ -167,7 +171,7 @@ func (g *gen) compileWire(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ct
 	fields := []string{fmt.Sprintf("Send: %v, Msg: %q, Dir: %q", wa.event == "send", wa.msg, wa.dir)}
 	var channel tla.Expr
 	for _, f := range wa.fields {
-		e := g.annExpr(a, wa.key, f[1])
+		e := g.annExpr(a, wa, f[1])
 		code, t := g.expr(c2, e, nil)
 		fields = append(fields, g.annField(a, wa.key, f[0], t)+": "+code)
 		tla.Inspect(e, func(n tla.Node) bool {
@@ -195,13 +199,43 @@ func (g *gen) compileWire(w *strings.Builder, a *actionInfo, wa *wireAnn, cx *ct
 	w.WriteString(strings.Repeat("}\n", closers))
 }
 
-// annExpr parses an expression of a @wire, @log or @idle annotation.
-func (g *gen) annExpr(a *actionInfo, key, src string) tla.Expr {
+// annExpr parses an expression of a @wire, @log or @idle annotation, and
+// resolves its names where the action is defined: its parameters and the
+// name of the annotation's "for" are bound there.
+func (g *gen) annExpr(a *actionInfo, wa *wireAnn, src string) tla.Expr {
+	e := g.parseAnn(a, wa.key, src)
+	bound := paramNames(a)
+	if wa.binder != "" {
+		bound = append(bound, wa.binder)
+	}
+	g.resolve(e, bound...)
+	return e
+}
+
+// parseAnn parses an expression of an annotation.
+func (g *gen) parseAnn(a *actionInfo, key, src string) tla.Expr {
 	e, err := tla.ParseExpr(src)
 	if err != nil {
 		g.fail(a.def.At, "@%s of %s: %q: %v", key, a.name, src, err)
 	}
 	return e
+}
+
+// resolve adds to what gen knows of names those of e, an expression that
+// is not part of the spec's text, with the names bound in scope. A name
+// that does not resolve is reported when e is compiled.
+func (g *gen) resolve(e tla.Expr, bound ...string) {
+	if info, _ := g.info.ResolveExpr(g.mod, e, g.file, bound...); info != nil {
+		g.info = info
+	}
+}
+
+func paramNames(a *actionInfo) []string {
+	names := make([]string, len(a.def.Params))
+	for i, p := range a.def.Params {
+		names[i] = p.Name
+	}
+	return names
 }
 
 // wireAnn is a parsed @wire, @log or @idle annotation (key). A log one
@@ -212,6 +246,7 @@ type wireAnn struct {
 	fields          [][2]string
 	forPart, ifPart string
 	text            string
+	binder          string // the name the "for" part binds, once compiled
 }
 
 // parseWire reads a @wire annotation (grammar in the spec header):

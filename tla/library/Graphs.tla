@@ -29,7 +29,7 @@ ConnectionsIn(G) ==
         IF N = {} THEN [m, n \in G.node |-> m = n \/ <<m, n>> \in G.edge]
         ELSE LET u == CHOOSE u \in N : TRUE
                  Cu == C[N \ {u}]
-             IN [m, n \in G.node |-> Cu[m, n] \/ Cu[m, u] /\ Cu[u, n]]
+             IN [m, n \in G.node |-> Cu[m, n] \/ (Cu[m, u] /\ Cu[u, n])]
   IN C[G.node]
 \* Edges point towards the root r.
 IsTreeWithRoot(G, r) ==

@@ -2,7 +2,6 @@ package value
 
 import (
 	"fmt"
-	"math/bits"
 )
 
 // Interval is the set lo..hi (empty when hi < lo).
@@ -44,16 +43,18 @@ func (s *Diff) Contains(v Value) (bool, error) {
 	return !in, err
 }
 
-func (s *Diff) Enumerate() (*Set, error) {
-	a, err := s.A.Enumerate()
+func (s *Diff) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *Diff) enumerate(b Budget) (*Set, error) {
+	a, err := EnumerateWithin(s.A, b)
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.B.Enumerate()
+	bs, err := EnumerateWithin(s.B, b)
 	if err != nil {
 		return nil, err
 	}
-	return a.Minus(b), nil
+	return a.Minus(bs), nil
 }
 
 // Cap is A \cap B where neither side can be enumerated.
@@ -69,16 +70,18 @@ func (s *Cap) Contains(v Value) (bool, error) {
 	return s.B.Contains(v)
 }
 
-func (s *Cap) Enumerate() (*Set, error) {
-	a, err := s.A.Enumerate()
+func (s *Cap) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *Cap) enumerate(b Budget) (*Set, error) {
+	a, err := EnumerateWithin(s.A, b)
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.B.Enumerate()
+	bs, err := EnumerateWithin(s.B, b)
 	if err != nil {
 		return nil, err
 	}
-	return a.Intersect(b), nil
+	return a.Intersect(bs), nil
 }
 
 // Cup is A \cup B kept lazy because one side cannot be enumerated cheaply.
@@ -131,10 +134,15 @@ func (s *Interval) Contains(v Value) (bool, error) {
 // integers, strings, functions or sets.
 func isModel(v Value) bool { return v.Kind() == KindModel }
 
-func (s *Interval) Enumerate() (*Set, error) {
+func (s *Interval) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *Interval) enumerate(b Budget) (*Set, error) {
 	n := s.Len()
 	if n > MaxEnumerate {
 		return nil, fmt.Errorf("%d..%d: %w", s.Lo, s.Hi, ErrTooLarge)
+	}
+	if err := spend(b, int(n)); err != nil {
+		return nil, err
 	}
 	elems := make([]Value, n)
 	for i := range elems {
@@ -182,7 +190,9 @@ func (s *Infinite) Contains(v Value) (bool, error) {
 	return false, fmt.Errorf("unknown infinite set %s", s.Name)
 }
 
-func (s *Infinite) Enumerate() (*Set, error) {
+func (s *Infinite) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *Infinite) enumerate(b Budget) (*Set, error) {
 	return nil, fmt.Errorf("%s: %w", Format(s), ErrInfinite)
 }
 
@@ -201,8 +211,10 @@ func (s *Subset) Contains(v Value) (bool, error) {
 	return xs.SubsetOf(s.Base)
 }
 
-func (s *Subset) Enumerate() (*Set, error) {
-	base, err := s.Base.Enumerate()
+func (s *Subset) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *Subset) enumerate(b Budget) (*Set, error) {
+	base, err := EnumerateWithin(s.Base, b)
 	if err != nil {
 		return nil, err
 	}
@@ -210,17 +222,48 @@ func (s *Subset) Enumerate() (*Set, error) {
 	if n >= 24 {
 		return nil, fmt.Errorf("SUBSET of a set of %d elements: %w", n, ErrTooLarge)
 	}
+	// Each subset is a set of n/2 elements on average.
+	if err := spend(b, (1<<n)*(1+n/2)); err != nil {
+		return nil, err
+	}
+	// The subsets are made in the order of canonical sets (by size, then
+	// element by element), so that no sort follows: sorting 2^n sets took
+	// longer than making them, and could not be interrupted. base is
+	// sorted, so the combinations of its indices in lexicographic order
+	// are the subsets of one size in order.
 	out := make([]Value, 0, 1<<n)
-	for mask := uint32(0); mask < 1<<n; mask++ {
-		elems := make([]Value, 0, bits.OnesCount32(mask))
-		for i := 0; i < n; i++ {
-			if mask&(1<<i) != 0 {
-				elems = append(elems, base.elems[i])
+	idx := make([]int, n)
+	for k := 0; k <= n; k++ {
+		for i := range k {
+			idx[i] = i
+		}
+		for {
+			if len(out)%spendEvery == spendEvery-1 {
+				if err := spend(b, spendEvery); err != nil {
+					return nil, err
+				}
+			}
+			elems := make([]Value, k)
+			for i, j := range idx[:k] {
+				elems[i] = base.elems[j]
+			}
+			out = append(out, newSorted(elems))
+			// The next combination: the rightmost index that can grow
+			// grows, and those after it follow it.
+			i := k - 1
+			for i >= 0 && idx[i] == n-k+i {
+				i--
+			}
+			if i < 0 {
+				break
+			}
+			idx[i]++
+			for j := i + 1; j < k; j++ {
+				idx[j] = idx[j-1] + 1
 			}
 		}
-		out = append(out, newSorted(elems))
 	}
-	return NewSetOwned(out), nil
+	return newSorted(out), nil
 }
 
 func (s *FuncSet) Contains(v Value) (bool, error) {
@@ -249,12 +292,14 @@ func (s *FuncSet) Contains(v Value) (bool, error) {
 	return true, nil
 }
 
-func (s *FuncSet) Enumerate() (*Set, error) {
-	dom, err := s.Dom.Enumerate()
+func (s *FuncSet) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *FuncSet) enumerate(b Budget) (*Set, error) {
+	dom, err := EnumerateWithin(s.Dom, b)
 	if err != nil {
 		return nil, err
 	}
-	rng, err := s.Rng.Enumerate()
+	rng, err := EnumerateWithin(s.Rng, b)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +308,7 @@ func (s *FuncSet) Enumerate() (*Set, error) {
 		sets[i] = rng
 	}
 	var out []Value
-	err = product(sets, func(vals []Value) {
+	err = product(sets, b, func(vals []Value) {
 		out = append(out, &Func{keys: dom.elems, vals: vals, seq: isOneToN(dom.elems)})
 	})
 	if err != nil {
@@ -295,10 +340,12 @@ func (s *RecordSet) Contains(v Value) (bool, error) {
 	return true, nil
 }
 
-func (s *RecordSet) Enumerate() (*Set, error) {
+func (s *RecordSet) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *RecordSet) enumerate(b Budget) (*Set, error) {
 	sets := make([]*Set, len(s.Sets))
 	for i, x := range s.Sets {
-		e, err := x.Enumerate()
+		e, err := EnumerateWithin(x, b)
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +356,7 @@ func (s *RecordSet) Enumerate() (*Set, error) {
 		keys[i] = String(n)
 	}
 	var out []Value
-	err := product(sets, func(vals []Value) { out = append(out, NewFunc(keys, vals)) })
+	err := product(sets, b, func(vals []Value) { out = append(out, NewFunc(keys, vals)) })
 	if err != nil {
 		return nil, err
 	}
@@ -335,17 +382,19 @@ func (s *Product) Contains(v Value) (bool, error) {
 	return true, nil
 }
 
-func (s *Product) Enumerate() (*Set, error) {
+func (s *Product) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *Product) enumerate(b Budget) (*Set, error) {
 	sets := make([]*Set, len(s.Sets))
 	for i, x := range s.Sets {
-		e, err := x.Enumerate()
+		e, err := EnumerateWithin(x, b)
 		if err != nil {
 			return nil, err
 		}
 		sets[i] = e
 	}
 	var out []Value
-	err := product(sets, func(vals []Value) { out = append(out, NewTuple(vals...)) })
+	err := product(sets, b, func(vals []Value) { out = append(out, NewTuple(vals...)) })
 	if err != nil {
 		return nil, err
 	}
@@ -359,21 +408,23 @@ func (s *Cup) Contains(v Value) (bool, error) {
 	return s.B.Contains(v)
 }
 
-func (s *Cup) Enumerate() (*Set, error) {
-	a, err := s.A.Enumerate()
+func (s *Cup) Enumerate() (*Set, error) { return s.enumerate(nil) }
+
+func (s *Cup) enumerate(b Budget) (*Set, error) {
+	a, err := EnumerateWithin(s.A, b)
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.B.Enumerate()
+	bs, err := EnumerateWithin(s.B, b)
 	if err != nil {
 		return nil, err
 	}
-	return a.Union(b), nil
+	return a.Union(bs), nil
 }
 
 // product calls yield with every tuple of the cartesian product of sets,
-// each in a fresh slice.
-func product(sets []*Set, yield func([]Value)) error {
+// each in a fresh slice, spending from b.
+func product(sets []*Set, b Budget, yield func([]Value)) error {
 	total := int64(1)
 	for _, s := range sets {
 		total *= int64(len(s.elems))
@@ -384,8 +435,16 @@ func product(sets []*Set, yield func([]Value)) error {
 	if total == 0 {
 		return nil
 	}
+	if err := spend(b, int(total)*(1+len(sets))); err != nil {
+		return err
+	}
 	idx := make([]int, len(sets))
-	for {
+	for n := 1; ; n++ {
+		if n%spendEvery == 0 {
+			if err := spend(b, spendEvery); err != nil {
+				return err
+			}
+		}
 		vals := make([]Value, len(sets))
 		for i, s := range sets {
 			vals[i] = s.elems[idx[i]]
@@ -403,4 +462,34 @@ func product(sets []*Set, yield func([]Value)) error {
 			return nil
 		}
 	}
+}
+
+// A Budget bounds what an enumeration builds: Spend is told, before it is
+// built, how many values (set elements, tuple components) an enumeration
+// is about to make, and again every few thousand as it goes; an error
+// stops the enumeration with that error. The evaluator's budget stops an
+// enumeration it was asked to interrupt, and one that would take the heap
+// over its bound.
+type Budget interface {
+	Spend(n int) error
+}
+
+// spendEvery is how many values an enumeration builds between two calls
+// of its budget.
+const spendEvery = 4096
+
+func spend(b Budget, n int) error {
+	if b == nil {
+		return nil
+	}
+	return b.Spend(n)
+}
+
+// EnumerateWithin is s.Enumerate, spending from b as it builds values
+// (b nil: no bound).
+func EnumerateWithin(s SetValue, b Budget) (*Set, error) {
+	if l, ok := s.(interface{ enumerate(Budget) (*Set, error) }); ok && b != nil {
+		return l.enumerate(b)
+	}
+	return s.Enumerate()
 }

@@ -1,6 +1,7 @@
 package value
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -119,4 +120,70 @@ func TestPermutedHash(t *testing.T) {
 	if HashTuple(vals) != Hash(NewTuple(vals...)) {
 		t.Error("HashTuple differs from the tuple's Hash")
 	}
+}
+
+// TestSubsetOrder: SUBSET S is made in the canonical order of sets, with
+// no sort, so it must be the set the subsets make when sorted: every
+// subset once, in order, for bases of every size up to 10 and of mixed
+// kinds (a set sorts strings, integers and sets by kind).
+func TestSubsetOrder(t *testing.T) {
+	pool := []Value{Int(3), String("a"), NewSet(Int(1)), Int(-7), String("b"), NewTuple(Int(1)), Bool(true), Int(0), NewSet(), String("")}
+	for n := 0; n <= len(pool); n++ {
+		base := NewSet(pool[:n]...)
+		var want []Value
+		for mask := 0; mask < 1<<base.Len(); mask++ {
+			var elems []Value
+			for i, e := range base.Elems() {
+				if mask&(1<<i) != 0 {
+					elems = append(elems, e)
+				}
+			}
+			want = append(want, NewSet(elems...))
+		}
+		got, err := (&Subset{Base: base}).Enumerate()
+		require.NoError(t, err)
+		require.Equal(t, 1<<base.Len(), got.Len(), "n=%d", n)
+		assert.True(t, Equal(NewSet(want...), got), "n=%d: %s", n, Format(got))
+		assert.True(t, sortedUnique(got.Elems()), "n=%d: not in canonical order: %s", n, Format(got))
+	}
+}
+
+// stopAfter is a Budget that stops an enumeration once it has been told
+// of more than n values.
+type stopAfter struct{ n, spent int }
+
+var errBudget = errors.New("budget spent")
+
+func (b *stopAfter) Spend(n int) error {
+	b.spent += n
+	if b.spent > b.n {
+		return errBudget
+	}
+	return nil
+}
+
+// TestEnumerateWithin: an enumeration is stopped by its budget, before it
+// builds what it would be told of up front (SUBSET of 20 elements, a
+// product) and as it goes; an enumeration the budget allows is the same
+// as Enumerate's.
+func TestEnumerateWithin(t *testing.T) {
+	big := &Subset{Base: &Interval{1, 20}}
+	_, err := EnumerateWithin(big, &stopAfter{n: 1 << 20})
+	assert.ErrorIs(t, err, errBudget)
+	fs := &FuncSet{Dom: &Interval{1, 6}, Rng: &Interval{1, 8}}
+	_, err = EnumerateWithin(fs, &stopAfter{n: 1 << 20})
+	assert.ErrorIs(t, err, errBudget)
+	nested := &Subset{Base: &Cup{A: &Interval{1, 10}, B: &Interval{30, 39}}}
+	_, err = EnumerateWithin(nested, &stopAfter{n: 1000})
+	assert.ErrorIs(t, err, errBudget)
+
+	small := &RecordSet{Names: []string{"a", "b"}, Sets: []SetValue{&Interval{1, 3}, &Subset{Base: &Interval{1, 2}}}}
+	want, err := small.Enumerate()
+	require.NoError(t, err)
+	got, err := EnumerateWithin(small, &stopAfter{n: 1 << 20})
+	require.NoError(t, err)
+	assert.True(t, Equal(want, got))
+	got, err = EnumerateWithin(small, nil)
+	require.NoError(t, err)
+	assert.True(t, Equal(want, got))
 }

@@ -16,6 +16,7 @@
 (* properties hold. Under SpecNoFair the clock may stop: []<>(x = 1)       *)
 (* fails; under SpecWF Toggle must keep firing and it holds.               *)
 (***************************************************************************)
+EXTENDS Naturals
 VARIABLES x, done
 vars == <<x, done>>
 

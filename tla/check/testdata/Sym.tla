@@ -9,7 +9,7 @@
 (* Every state has 3 successors (one per process): 1 + 8 * 3 = 25 states   *)
 (* generated without symmetry, 1 + 4 * 3 = 13 with it.                     *)
 (***************************************************************************)
-EXTENDS FiniteSets, TLC
+EXTENDS Naturals, FiniteSets, TLC
 CONSTANT Procs
 VARIABLE active
 Init == active = {}

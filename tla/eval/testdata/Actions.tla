@@ -1,7 +1,7 @@
 ------------------------------ MODULE Actions ------------------------------
 (* Initial predicates and actions enumerated by action_test.go, each with  *)
 (* the successors TLC computes for it.                                     *)
-EXTENDS Naturals
+EXTENDS Integers
 VARIABLES x, y
 vars == <<x, y>>
 

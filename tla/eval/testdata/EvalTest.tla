@@ -43,7 +43,6 @@ ErrDomain == [i \in 1..3 |-> i][4]
 ErrChoose == CHOOSE k \in 1..3 : k > 5
 ErrHead == Head(<<>>)
 ErrAddString == 1 + "a"
-ErrUnknown == 1 + Unknown
 ErrOverflowAdd == Big + Big + Big
 ErrOverflowMul == Big * 4
 ErrAssert == Assert(1 = 2, "one is not two")
@@ -57,7 +56,6 @@ ErrSubSeq == SubSeq(<<1, 2>>, 1, 5)
 ErrRecordApply == r["nope"]
 ErrCardinalityInfinite == Cardinality(Nat)
 ErrEnumInfinite == {k \in Nat : k < 3}
-ErrWrongArity == Inc(1, 2)
 ErrNotSet == 3 \in 4
 ErrMod == 5 % 0
 ErrPow == 2^63

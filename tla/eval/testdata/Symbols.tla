@@ -1,13 +1,21 @@
 ---------------------------- MODULE Symbols ----------------------------
 \* Operator symbols a module defines or binds: none of them is the
-\* built-in operator of the same name. (No EXTENDS Naturals, so that + is
-\* this module's to define.)
-a + b == a * b
+\* built-in operator of the same name. (The module does not extend
+\* Naturals, so that + is its own to define; it multiplies through Arith.)
+
+---- MODULE Arith ----
+EXTENDS Naturals
+Mul(a, b) == a * b
+====
+
+A == INSTANCE Arith
+
+a + b == A!Mul(a, b)
 
 Apply(_-_, x, y) == x - y
-Times(x, y) == x * y
+Times(x, y) == A!Mul(x, y)
 
-L == LET a ++ b == a * b IN 2 ++ 3
+L == LET a ++ b == A!Mul(a, b) IN 2 ++ 3
 
 ---- MODULE Inner ----
 CONSTANT _%_
