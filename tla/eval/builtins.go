@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"math"
 
 	"github.com/roomspec/roomspec/tla"
@@ -40,6 +41,12 @@ func (c *ctx) builtin(n *callBuiltin) value.Value {
 		c.comparableMember(x, s, at)
 		in, err := s.Contains(x)
 		if err != nil {
+			var te *tla.Error
+			if c.stopError(err) || errors.As(err, &te) {
+				// A stop, or an error evaluating the predicate of an
+				// infinite set filter, at its own position.
+				panic(evalPanic{err})
+			}
 			c.fail(at, "%v", err)
 		}
 		return value.Bool(in == (n.op == tla.OpIn))
