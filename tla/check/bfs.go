@@ -197,15 +197,19 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		if errors.As(err, &stop) {
 			// A violation found before the stop stands (with -all).
 			c.res.Stopped, c.res.Queue = stop.reason, stop.queue
+			var perr error
 			if c.res.Outcome == OK && stop.reason == exitRequested {
-				err = c.postconditions()
+				// As TLC, the postconditions hold of a search the spec
+				// ended.
+				perr = c.postconditions()
 			}
 			if c.res.Outcome == OK {
 				c.res.Outcome = Incomplete
 			}
-			if err == nil {
+			if perr == nil {
 				return c.res
 			}
+			err = perr
 		}
 		c.res.Outcome = Failure
 		c.res.Err = err

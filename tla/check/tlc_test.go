@@ -74,7 +74,7 @@ func TestTLCGetErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			src := "---- MODULE M ----\nEXTENDS Naturals, TLC\nVARIABLE x\nASSUME " + tc.assume + "\nInit == x = 0\nNext == UNCHANGED x\n====\n"
+			src := "---- MODULE M ----\nEXTENDS Integers, TLC\nVARIABLE x\nASSUME " + tc.assume + "\nInit == x = 0\nNext == UNCHANGED x\n====\n"
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "M.tla"), []byte(src), 0o644))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "M.cfg"), []byte("INIT Init\nNEXT Next\n"), 0o644))
 			m := loadModel(t, dir, "M", "M.cfg")
