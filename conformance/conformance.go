@@ -21,8 +21,8 @@
 // can be saved as an ITF trace and replayed (SaveITF, LoadITF, Replay).
 //
 // Related packages: conformance/impl holds Go ports of each variant,
-// conformance/itf the trace format, conformance/captured runs the
-// properties on the schedules a captured room allows.
+// spec/itf the trace format, conformance/captured runs the properties on
+// the schedules a captured room allows.
 package conformance
 
 import (

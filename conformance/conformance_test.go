@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"math/bits"
 	"os"
@@ -13,12 +12,11 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance/impl"
+	"github.com/roomspec/roomspec/internal/golden"
 	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.itf.json from fresh runs")
 
 func loadBuiltin(t testing.TB, name string) (Implementation, string, *model.Config) {
 	t.Helper()
@@ -214,7 +212,7 @@ func TestMutantFailsRefinementAtTheWrongStep(t *testing.T) {
 // testdata/*.itf.json are counterexamples found by the suite; each must
 // still fail the same way when replayed.
 func TestReplayITF(t *testing.T) {
-	if *update {
+	if golden.Updating() {
 		writeCases(t)
 	}
 	files, err := filepath.Glob("testdata/*.itf.json")
@@ -290,9 +288,7 @@ func writeCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join("testdata", tc.name+"-"+tc.prop+".itf.json"), append(data, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		golden.Write(t, filepath.Join("testdata", tc.name+"-"+tc.prop+".itf.json"), append(data, '\n'))
 	}
 }
 

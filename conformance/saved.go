@@ -3,7 +3,7 @@ package conformance
 import (
 	"fmt"
 
-	"github.com/roomspec/roomspec/conformance/itf"
+	"github.com/roomspec/roomspec/spec/itf"
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -89,17 +89,20 @@ func LoadITF(c *model.Config, data []byte) (Case, error) {
 		}
 		cs.Seq = append(cs.Seq, a)
 	}
-	init, trace, err := specTrace(c, cs.Seq)
-	if err != nil {
-		return cs, fmt.Errorf("conformance: ITF: the actions are not a behaviour of the spec: %w", err)
-	}
-	want := append([]model.State{init}, trace...)
-	if len(want) != len(t.States) {
+	if len(t.States) != len(cs.Seq)+1 {
 		return cs, fmt.Errorf("conformance: ITF: %d states for %d actions", len(t.States), len(cs.Seq))
 	}
-	for i := range want {
-		if !want[i].Equal(&t.States[i]) {
-			return cs, fmt.Errorf("conformance: ITF: state %d is not the spec's state along the actions", i)
+	// The stored states must be the spec's along the stored actions: the
+	// behaviour through them, preferring the stored action at each step,
+	// takes exactly those actions.
+	f := itf.Follower{Prefer: func(i int, a model.Action) bool { return a == cs.Seq[i-1] }}
+	_, actions, err := f.Follow(c, len(t.States), func(i int, s *model.State) bool { return s.Equal(&t.States[i]) })
+	if err != nil {
+		return cs, fmt.Errorf("conformance: ITF: %w", err)
+	}
+	for i, a := range cs.Seq {
+		if actions[i+1] != a {
+			return cs, fmt.Errorf("conformance: ITF: action %d, %s, does not lead from state %d to state %d", i+1, c.ActionString(a), i, i+1)
 		}
 	}
 	return cs, nil
@@ -107,7 +110,7 @@ func LoadITF(c *model.Config, data []byte) (Case, error) {
 
 // DecodeCaseHeader reads only the case's names (to find its variant).
 func DecodeCaseHeader(data []byte) (Case, error) {
-	m, err := itf.ReadMeta(data)
+	m, _, err := itf.ReadMeta(data)
 	if err != nil || m.Roomspec == nil {
 		return Case{}, fmt.Errorf("conformance: ITF: no roomspec case (%v)", err)
 	}

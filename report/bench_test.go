@@ -12,9 +12,8 @@ import (
 	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/internal/browser"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
-	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // BenchmarkReportLoad opens, in headless Chromium, the report of a
@@ -122,23 +121,19 @@ func largePage(b *testing.B, capture []byte) (*report.Page, int) {
 		b.Fatal(err)
 	}
 	p := report.NewReplayPage(report.ReplayInfo{Variant: "fixed-deferred", Command: "roomspec replay -variant fixed-deferred -deadline 10s"})
-	r, err := replay.New(cfg, replay.Options{Deadline: 10 * time.Second, Witness: true, OnRoom: func(room *replay.Room) {
-		if room.Aborted || room.Verdict == replay.Invalid {
-			p.AddRoom(room)
-		}
-	}})
+	j, err := judge.New(cfg, judge.Options{Deadline: 10 * time.Second, Witness: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	sum, err := decode.Run(bytes.NewReader(capture), decode.Options{Reuse: true}, func(m *decode.Message) {
-		if o, ok := observe.FromMessage(m); ok {
-			r.Observe(o)
-		}
-	}, func(decode.Diagnostic) {})
+	in := replay.Input{Captures: []replay.Capture{replay.Reader("large", bytes.NewReader(capture))}}
+	res, err := replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error {
+		p.AddRoom(ev.Room)
+		return nil
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	p.Finish(r.Finish(sum.End), sum.Start)
+	p.Finish(res.Reports[0], res.Start)
 	return p, p.Rows()
 }
 

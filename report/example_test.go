@@ -10,26 +10,26 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // forkRoom replays a room that decode aborted before sending any
 // TransferInfo, from the wire alone, under the fork, with its witness.
-func forkRoom() (*replay.Report, *replay.Room) {
+func forkRoom() (*judge.Report, *judge.Room) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	cfg, err := conformance.LoadVariant("fork-90a52f44a")
 	if err != nil {
 		panic(err)
 	}
-	r, err := replay.New(cfg, replay.Options{Witness: true})
+	j, err := judge.New(cfg, judge.Options{Witness: true})
 	if err != nil {
 		panic(err)
 	}
-	r.Observe(observe.Observation{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 10, Rank: netip.MustParseAddrPort("10.0.0.1:17000")}})
-	r.Observe(observe.Observation{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")}})
-	rep := r.Finish(t0.Add(time.Minute))
-	return rep, rep.Rooms[0]
+	j.Step(observe.Observation{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 10, Rank: netip.MustParseAddrPort("10.0.0.1:17000")}})
+	j.Step(observe.Observation{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")}})
+	rep := j.Finish(t0.Add(time.Minute))
+	return rep, j.Ready()[0].Room
 }
 
 // A room's diagram: the lanes come from the spec's annotations, and the

@@ -13,7 +13,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 )
 
 // Page is one self-contained HTML page (inline CSS, SVG and script; no
@@ -40,7 +40,7 @@ type Page struct {
 	lanes jsonTable
 	// skeletons are the diagrams of the witnesses seen, by their steps;
 	// stepIDs the steps' entries in the steps table, by their first step.
-	skeletons map[*replay.WitnessStep]*Diagram
+	skeletons map[*judge.WitnessStep]*Diagram
 	stepIDs   map[*step]int
 	verdict   []string // verdicts in the order of the filter buttons
 	counts    map[string]int
@@ -75,7 +75,7 @@ type ReplayInfo struct {
 
 type replayInfo struct {
 	ReplayInfo
-	rep *replay.Report
+	rep *judge.Report
 	// start is the capture's first packet time.
 	start time.Time
 	// Per reported room: abort time, release time (0 if none), latency
@@ -98,7 +98,7 @@ func NewReplayPage(info ReplayInfo) *Page {
 	p.Subtitle = info.Command
 	p.variant, p.graph = info.Variant, info.Status
 	p.replay = &replayInfo{ReplayInfo: info}
-	p.verdict = []string{string(replay.Violated), string(replay.AtRisk), string(replay.Invalid), string(replay.Inconclusive), string(replay.Satisfied), string(replay.NotAborted)}
+	p.verdict = []string{string(judge.Violated), string(judge.AtRisk), string(judge.Invalid), string(judge.Inconclusive), string(judge.Satisfied), string(judge.NotAborted)}
 	p.cols = []column{{"room", "room", "int"}, {"verdict", "verdict", "str"}, {"aborted", "aborted", "str"},
 		{"latency", "latency (s)", "num"}, {"end", "terminal / last seen", "str"}, {"frames", "frames", "str"},
 		{"lines", "log lines", "str"}, {"steps", "steps (unseen)", "str"}, {"prefill", "prefill", "str"}}
@@ -107,13 +107,13 @@ func NewReplayPage(info ReplayInfo) *Page {
 
 func newPage(kind string) *Page {
 	return &Page{kind: kind, counts: map[string]int{}, edges: map[[3]string]int{}, strs: strTable{ids: map[string]int{}},
-		skeletons: map[*replay.WitnessStep]*Diagram{}, stepIDs: map[*step]int{}}
+		skeletons: map[*judge.WitnessStep]*Diagram{}, stepIDs: map[*step]int{}}
 }
 
 // AddRoom adds a reported room of a replay (its diagram drawn from its
 // witness, if it has one). The room's row is its record of replay
 // -format json, so that the table says what the JSON says.
-func (p *Page) AddRoom(room *replay.Room) {
+func (p *Page) AddRoom(room *judge.Room) {
 	ri := p.replay
 	var b bytes.Buffer
 	var j struct {
@@ -128,7 +128,7 @@ func (p *Page) AddRoom(room *replay.Room) {
 		More         int      `json:"more_evidence"`
 		Prefill      string   `json:"prefill"`
 	}
-	if err := replay.WriteRoomJSON(&b, room); err == nil {
+	if err := judge.WriteRoomJSON(&b, room); err == nil {
 		err = json.Unmarshal(b.Bytes(), &j)
 	}
 	abort, latency, end := "", "", "last seen "+j.LastSeen
@@ -173,13 +173,13 @@ func (p *Page) AddRoom(room *replay.Room) {
 	ri.aborts = append(ri.aborts, at)
 	ri.releases = append(ri.releases, release)
 	ri.latencies = append(ri.latencies, int64(room.Latency))
-	ri.pinned = append(ri.pinned, room.Verdict == replay.Violated && room.Latency < 0 || room.Verdict == replay.AtRisk)
-	ri.waiting = append(ri.waiting, room.Verdict == replay.Inconclusive)
+	ri.pinned = append(ri.pinned, room.Verdict == judge.Violated && room.Latency < 0 || room.Verdict == judge.AtRisk)
+	ri.waiting = append(ri.waiting, room.Verdict == judge.Inconclusive)
 }
 
 // Finish records the replay's report (its counts and end time) and the
 // capture's first packet time: call it after the last AddRoom.
-func (p *Page) Finish(rep *replay.Report, start time.Time) {
+func (p *Page) Finish(rep *judge.Report, start time.Time) {
 	p.replay.rep, p.replay.start = rep, start
 }
 

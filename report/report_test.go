@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,24 +11,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/internal/browser"
+	"github.com/roomspec/roomspec/internal/golden"
 	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/bundled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
-	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
-	"github.com/roomspec/roomspec/traces/observe"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden HTML files")
 
 func allScenarios(t testing.TB) []scenarios.Scenario {
 	t.Helper()
-	all, err := scenarios.All("../traces/testdata/scenarios")
+	all, err := scenarios.All(scenarios.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,37 +37,21 @@ func allScenarios(t testing.TB) []scenarios.Scenario {
 
 // replayScenario replays a scenario capture (with its log, or from the
 // wire alone) with witnesses; start is the capture's first packet time.
-func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *replay.Report, start time.Time) {
+func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *judge.Report, start time.Time) {
 	t.Helper()
 	f, err := os.Open(sc.Capture())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var wire, logObs []observe.Observation
-	sum, err := decode.Run(f, decode.Options{}, func(m *decode.Message) {
-		if o, ok := observe.FromMessage(m); ok {
-			wire = append(wire, o)
-		}
-	}, func(decode.Diagnostic) {})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := replay.Input{Captures: []replay.Capture{replay.Reader(sc.Name, f)}}
 	if withLog {
 		lf, err := os.Open(sc.Log())
 		if err != nil {
 			t.Fatal(err)
 		}
-		events, err := eventlog.ReadAll(lf)
-		lf.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range events {
-			if o, ok := observe.FromEvent(&events[i]); ok {
-				logObs = append(logObs, o)
-			}
-		}
+		defer lf.Close()
+		in.Log, in.LogName = lf, sc.Log()
 	}
 	cfg, err := conformance.LoadVariant(sc.Variant)
 	if err != nil {
@@ -78,19 +61,26 @@ func replayScenario(t testing.TB, sc scenarios.Scenario, withLog bool) (rep *rep
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := replay.New(cfg, replay.Options{Deadline: deadline, Log: withLog, Witness: true})
+	j, err := judge.New(cfg, judge.Options{Deadline: deadline, Log: withLog, Witness: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range observe.Merge(wire, logObs) {
-		r.Observe(o)
+	var rooms []*judge.Room
+	res, err := replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error {
+		rooms = append(rooms, ev.Room)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return r.Finish(sum.End), sum.Start
+	rep = res.Reports[0]
+	rep.Keep(rooms)
+	return rep, res.Start
 }
 
-// statusMachine projects the variant's reachable graph onto the room's
-// status, as roomspec diagram does.
-func statusMachine(t testing.TB, variant string) *check.Projection {
+// interpretedStatus projects the variant's reachable graph onto the
+// room's status with the interpreter, as roomspec diagram does.
+func interpretedStatus(t testing.TB, variant string) *check.Projection {
 	t.Helper()
 	conf, err := bundled.Config(variant)
 	if err != nil {
@@ -111,6 +101,36 @@ func statusMachine(t testing.TB, variant string) *check.Projection {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// statusMachine is the status machine replay's page draws (the compiled
+// model's).
+func statusMachine(t testing.TB, variant string) *check.Projection {
+	t.Helper()
+	c, err := conformance.LoadVariant(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report.StatusMachine(c)
+}
+
+// TestStatusMachine: the status machine drawn from the compiled model is
+// roomspec diagram's, drawn from the interpreter's graph, for every
+// bundled variant (the reuse variants, whose graphs are the largest, only
+// without -short).
+func TestStatusMachine(t *testing.T) {
+	for _, v := range spec.Variants() {
+		if testing.Short() && strings.HasSuffix(v, "-reuse") {
+			continue
+		}
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			want, got := interpretedStatus(t, v), statusMachine(t, v)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("compiled (+) and interpreted (-) status machines differ:\n%s", d)
+			}
+		})
+	}
 }
 
 func scenarioPage(t testing.TB, sc scenarios.Scenario, withLog bool) *report.Page {
@@ -151,23 +171,7 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := bytes.Replace(bytes.Replace(b.Bytes(), css, []byte("/* page.css */"), 1), js, []byte("/* page.js */"), 1)
-		path := filepath.Join("testdata", "golden", name+".html")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test -update writes it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: the page differs from the golden file (go test ./report -update rewrites it)", path)
-		}
+		golden.Check(t, filepath.Join("testdata", "golden", name+".html"), got)
 	}
 }
 
@@ -224,11 +228,11 @@ func TestRoomDiagramScenarios(t *testing.T) {
 				// Pinned on the diagram: every at-risk room (by its completion),
 				// and the rooms the scenario pinned; never a satisfied one.
 				drawn := strings.Contains(text, "<- pinned from here")
-				want := room.Verdict == replay.AtRisk || slices.Contains(sc.Pinned, room.Room) && room.Verdict != replay.Satisfied
-				if drawn != want && !(drawn && room.Verdict == replay.Violated) {
+				want := room.Verdict == judge.AtRisk || slices.Contains(sc.Pinned, room.Room) && room.Verdict != judge.Satisfied
+				if drawn != want && !(drawn && room.Verdict == judge.Violated) {
 					t.Errorf("%s room %d (%s, log %v): pinned %v, but the diagram says:\n%s", sc.Name, room.Room, room.Verdict, withLog, want, text)
 				}
-				if room.Verdict == replay.AtRisk && !strings.Contains(text, " pins ") {
+				if room.Verdict == judge.AtRisk && !strings.Contains(text, " pins ") {
 					t.Errorf("%s room %d: at-risk, but no step of the pinning completion:\n%s", sc.Name, room.Room, text)
 				}
 				lanes := d.Lanes()
@@ -238,7 +242,7 @@ func TestRoomDiagramScenarios(t *testing.T) {
 					}
 				}
 				for r := range room.Config.DecodeRanks.Size() {
-					if name := "decode " + room.Config.DecodeRanks.Names[r]; !slices.Contains(lanes, name) && room.Verdict != replay.Invalid {
+					if name := "decode " + room.Config.DecodeRanks.Names[r]; !slices.Contains(lanes, name) && room.Verdict != judge.Invalid {
 						t.Errorf("%s room %d: no lane %s in %q", sc.Name, room.Room, name, lanes)
 					}
 				}
@@ -355,7 +359,7 @@ func TestEmptyPagesInBrowser(t *testing.T) {
 	b := browser.Start(t)
 	dir := t.TempDir()
 	rp := report.NewReplayPage(report.ReplayInfo{Variant: "upstream"})
-	rp.Finish(&replay.Report{Verdicts: map[replay.Verdict]int{}}, time.Time{})
+	rp.Finish(&judge.Report{Verdicts: map[judge.Verdict]int{}}, time.Time{})
 	pages := map[string]*report.Page{
 		"replay": rp,
 		"check":  report.NewDiagramPage("nothing", ""),

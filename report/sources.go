@@ -1,11 +1,7 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -14,11 +10,12 @@ import (
 	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/itf"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 	"github.com/roomspec/roomspec/tla/value"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/explain"
-	"github.com/roomspec/roomspec/traces/judge/replay"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
@@ -27,12 +24,12 @@ import (
 // the unseen steps replay inferred, the status along the way, and for a
 // pinned room the state it is pinned from and the completion that pins
 // it. It returns nil when the room has no witness.
-func RoomDiagram(room *replay.Room) *Diagram { return roomDiagram(room, nil) }
+func RoomDiagram(room *judge.Room) *Diagram { return roomDiagram(room, nil) }
 
 // roomDiagram draws room on the skeleton of its witness's steps, which
 // rooms of one pattern share (replay shares their steps): cache, if not
 // nil, keeps the skeletons by the witness's steps.
-func roomDiagram(room *replay.Room, cache map[*replay.WitnessStep]*Diagram) *Diagram {
+func roomDiagram(room *judge.Room, cache map[*judge.WitnessStep]*Diagram) *Diagram {
 	w := room.Witness
 	if w == nil {
 		return nil
@@ -77,9 +74,9 @@ func roomDiagram(room *replay.Room, cache map[*replay.WitnessStep]*Diagram) *Dia
 		d.addLogLane()
 	}
 	switch room.Start {
-	case replay.StartBlind:
+	case judge.StartBlind:
 		d.Notes = append(d.Notes, "The capture joined the room's connections mid-stream: messages sent before it saw them may be missing.")
-	case replay.StartUnknown:
+	case judge.StartUnknown:
 		d.Notes = append(d.Notes, "The room's life began before the capture and the log: the steps before its first observation are one past that explains it.")
 	}
 	if !w.Aligned {
@@ -93,7 +90,7 @@ func roomDiagram(room *replay.Room, cache map[*replay.WitnessStep]*Diagram) *Dia
 
 // skeleton draws a witness's steps: what all rooms of its pattern share,
 // including which of their observations (by index) each step shows.
-func skeleton(w *replay.Witness) *Diagram {
+func skeleton(w *judge.Witness) *Diagram {
 	states := make([]model.State, len(w.Steps))
 	actions := make([]model.Action, len(w.Steps))
 	for i := range w.Steps {
@@ -317,57 +314,9 @@ func CapturedDiagram(r *captured.Result) *Diagram {
 	return d
 }
 
-// apply returns the state action a leads to from s.
-func apply(c *model.Config, s *model.State, a model.Action) (model.State, bool) {
-	var out model.State
-	ok := false
-	c.Next(s, func(b model.Action, t *model.State) bool {
-		if b == a {
-			out, ok = *t, true
-		}
-		return ok
-	})
-	return out, ok
-}
-
 // ErrNotBehaviour says that states are not a behaviour of the spec under
 // the configuration tried.
-var ErrNotBehaviour = errors.New("report: not a behaviour of the spec")
-
-// follow finds a behaviour of c whose i-th state is the one same(i, s)
-// accepts, for i < n: its states and the actions between them. A
-// behaviour that returns to state loop (>= 0) after its last state is a
-// lasso.
-func follow(c *model.Config, n int, same func(i int, s *model.State) bool) ([]model.State, []model.Action, error) {
-	if n == 0 {
-		return nil, nil, fmt.Errorf("%w: no states", ErrNotBehaviour)
-	}
-	var states []model.State
-	c.Inits(func(s *model.State) bool {
-		if same(0, s) {
-			states = append(states, *s)
-			return true
-		}
-		return false
-	})
-	if len(states) == 0 {
-		return nil, nil, fmt.Errorf("%w: state 1 is not an initial state", ErrNotBehaviour)
-	}
-	actions := []model.Action{{}}
-	for i := 1; i < n; i++ {
-		found := false
-		c.Next(&states[i-1], func(a model.Action, t *model.State) bool {
-			if same(i, t) {
-				states, actions, found = append(states, *t), append(actions, a), true
-			}
-			return found
-		})
-		if !found {
-			return nil, nil, fmt.Errorf("%w: no step leads from state %d to state %d", ErrNotBehaviour, i, i+1)
-		}
-	}
-	return states, actions, nil
-}
+var ErrNotBehaviour = itf.ErrNotBehaviour
 
 // TraceDiagram draws a counterexample of roomspec check on the bundled
 // spec (its states as the interpreter printed them, in the order of vars)
@@ -385,7 +334,7 @@ func TraceDiagram(c *model.Config, vars []string, trace []check.Step, loop int) 
 			return nil, fmt.Errorf("report: the trace has no variable %s", name)
 		}
 	}
-	states, actions, err := follow(c, len(trace), func(i int, s *model.State) bool {
+	states, actions, err := itf.Follow(c, len(trace), func(i int, s *model.State) bool {
 		vals := c.Values(s)
 		for j := range vals {
 			if !value.Equal(vals[j], trace[i].State[idx[j]]) {
@@ -421,35 +370,19 @@ type ITF struct {
 // on its configuration or on replay's one-room instance with as many
 // decode ranks as the trace shows.
 func ReadITF(data []byte, variant string) (*ITF, error) {
-	var doc struct {
-		Meta struct {
-			Description string `json:"description"`
-			Roomspec    struct {
-				Variant  string `json:"variant"`
-				Impl     string `json:"impl"`
-				Property string `json:"property"`
-				Failure  string `json:"failure"`
-			} `json:"roomspec"`
-		} `json:"#meta"`
-		Vars   []string         `json:"vars"`
-		States []map[string]any `json:"states"`
-		Loop   *int             `json:"loop"`
+	meta, n, err := itf.ReadMeta(data)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("report: ITF: %w", err)
-	}
-	if len(doc.States) == 0 {
+	if n == 0 {
 		return nil, fmt.Errorf("report: ITF: no states")
-	}
-	for _, s := range doc.States {
-		delete(s, "#meta")
 	}
 	variants := spec.Variants()
 	switch {
 	case variant != "":
 		variants = []string{variant}
-	case doc.Meta.Roomspec.Variant != "":
-		variants = []string{doc.Meta.Roomspec.Variant}
+	case meta.Roomspec != nil && meta.Roomspec.Variant != "":
+		variants = []string{meta.Roomspec.Variant}
 	}
 	var lastErr error
 	var found *ITF
@@ -463,42 +396,18 @@ func ReadITF(data []byte, variant string) (*ITF, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: variant %s: %w", v, err)
 		}
-		// The variant's own configuration, then replay's one-room
-		// instances of it (explain.Instances).
-		instances, instErr := explain.NewInstances(base, 0, 0)
-		for ranks := 0; ranks <= 8; ranks++ {
-			c := base
-			if ranks > 0 {
-				if instErr != nil {
-					break // not a one-room variant: no instances
-				}
-				inst, ierr := instances.Get(ranks, false)
-				if ierr != nil {
-					continue
-				}
-				c = inst.Config()
+		d, err := followVariant(base, data)
+		if err != nil {
+			lastErr = fmt.Errorf("variant %s: %w", v, err)
+			continue
+		}
+		fits = append(fits, v)
+		if found == nil {
+			if rs := meta.Roomspec; rs != nil && rs.Property != "" {
+				d.Title = fmt.Sprintf("%s: %s", rs.Impl, rs.Property)
+				d.Verdict, d.Reason = "fails", rs.Failure
 			}
-			states, actions, err := follow(c, len(doc.States), func(i int, s *model.State) bool {
-				return sameITF(c, s, doc.States[i])
-			})
-			if err != nil {
-				lastErr = fmt.Errorf("variant %s: %w", v, err)
-				continue
-			}
-			fits = append(fits, v)
-			if found == nil {
-				d := newDiagram(c, states, actions, func(int) stepKind { return kindPlain })
-				if doc.Meta.Roomspec.Property != "" {
-					d.Title = fmt.Sprintf("%s: %s", doc.Meta.Roomspec.Impl, doc.Meta.Roomspec.Property)
-					d.Verdict, d.Reason = "fails", doc.Meta.Roomspec.Failure
-				}
-				if doc.Loop != nil {
-					d.loop = *doc.Loop
-					d.end = fmt.Sprintf("then back to step %d, forever", *doc.Loop)
-				}
-				found = &ITF{Diagram: d, Variant: v}
-			}
-			break
+			found = &ITF{Diagram: d, Variant: v}
 		}
 	}
 	switch {
@@ -515,16 +424,43 @@ func ReadITF(data []byte, variant string) (*ITF, error) {
 	return found, nil
 }
 
-// sameITF reports whether s prints as ITF state want.
-func sameITF(c *model.Config, s *model.State, want map[string]any) bool {
-	var b strings.Builder
-	c.WriteITF(&b, s, 0)
-	var got map[string]any
-	if err := json.NewDecoder(bytes.NewReader([]byte(b.String()))).Decode(&got); err != nil {
-		return false
+// followVariant draws the trace data as a behaviour of a variant (its
+// configuration base): on base, then on replay's one-room instances of it
+// (explain.Instances), the first that the states follow.
+func followVariant(base *model.Config, data []byte) (*Diagram, error) {
+	instances, instErr := explain.NewInstances(base, 0, 0)
+	var lastErr error
+	for ranks := 0; ranks <= 8; ranks++ {
+		c := base
+		if ranks > 0 {
+			if instErr != nil {
+				break // not a one-room variant: no instances
+			}
+			inst, err := instances.Get(ranks, false)
+			if err != nil {
+				continue
+			}
+			c = inst.Config()
+		}
+		t, err := itf.Read(c, data)
+		if err != nil {
+			// Its states are not even states of this configuration.
+			lastErr = fmt.Errorf("%w: %w", ErrNotBehaviour, err)
+			continue
+		}
+		states, actions, err := itf.Follow(c, len(t.States), func(i int, s *model.State) bool { return s.Equal(&t.States[i]) })
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		d := newDiagram(c, states, actions, func(int) stepKind { return kindPlain })
+		if t.Loop != nil {
+			d.loop = *t.Loop
+			d.end = fmt.Sprintf("then back to step %d, forever", *t.Loop)
+		}
+		return d, nil
 	}
-	delete(got, "#meta")
-	return reflect.DeepEqual(got, want)
+	return nil, lastErr
 }
 
 // relTime prints t relative to t0 in milliseconds.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 )
 
 // The summary's charts and the status diagram are drawn here, in Go, as
@@ -384,4 +384,4 @@ func (p *Page) statusGraph() *graphView {
 }
 
 // verdictOrder lists a replay's verdicts in the order of its summary.
-var verdictOrder = []replay.Verdict{replay.Satisfied, replay.Violated, replay.Inconclusive, replay.AtRisk, replay.Invalid}
+var verdictOrder = []judge.Verdict{judge.Satisfied, judge.Violated, judge.Inconclusive, judge.AtRisk, judge.Invalid}

@@ -1,16 +1,13 @@
 package tla
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/roomspec/roomspec/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // TestGolden parses every testdata/*.tla and compares the tree dump with
 // testdata/NAME.golden (go test -update rewrites them).
@@ -30,20 +27,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := Dump(m)
-			golden := strings.TrimSuffix(f, ".tla") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("dump differs from %s (-want +got):\n%s", golden, d)
-			}
+			golden.Check(t, strings.TrimSuffix(f, ".tla")+".golden", []byte(got))
 		})
 	}
 }

@@ -5,9 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/roomspec/roomspec/conformance"
+	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/judge"
 )
 
 // flagSet is a subcommand's flag set; its -help text goes to stdout and
@@ -154,4 +159,83 @@ func (fs *flagSet) PositiveDuration(name string, value time.Duration, usage stri
 	*p = value
 	fs.Var((*positiveDuration)(p), name, usage)
 	return p
+}
+
+// nonNegativeDuration is a duration flag that refuses values < 0.
+type nonNegativeDuration time.Duration
+
+func (v *nonNegativeDuration) String() string { return time.Duration(*v).String() }
+
+func (v *nonNegativeDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration (e.g. 2s, 500ms, 5m)")
+	}
+	if d < 0 {
+		return errors.New("must not be negative")
+	}
+	*v = nonNegativeDuration(d)
+	return nil
+}
+
+// judgeFlags are the flags of the commands that judge rooms (replay and
+// watch; test -captures shares -skew): one definition, one meaning and
+// one default each.
+type judgeFlags struct {
+	variant, log, logEndpoint *string
+	deadline, idle            *time.Duration
+	skew                      *time.Duration
+	maxHidden, maxStates      *int
+	ports                     portList
+}
+
+// skewFlag defines -skew: 0 keeps the capture's order across connections
+// (and the log), a negative value is an error.
+func skewFlag(fs *flagSet) *time.Duration {
+	p := new(time.Duration)
+	*p = judge.DefaultSkew
+	fs.Var((*nonNegativeDuration)(p), "skew", "how far apart observations of different connections (or the log) may be and still have happened in the other order (0: keep the capture's order)")
+	return p
+}
+
+// skewOption is the -skew flag's value as the judge's Options.Skew,
+// whose zero is the default: 0 (keep the capture's order) is negative
+// there.
+func skewOption(skew time.Duration) time.Duration {
+	if skew == 0 {
+		return -1
+	}
+	return skew
+}
+
+func addJudgeFlags(fs *flagSet) *judgeFlags {
+	f := &judgeFlags{
+		variant:     fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)"),
+		log:         fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)"),
+		logEndpoint: fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)"),
+		deadline:    fs.PositiveDuration("deadline", 300*time.Second, "how long after its abort a room must be released"),
+		idle:        fs.PositiveDuration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)"),
+		skew:        skewFlag(fs),
+		maxHidden:   fs.PositiveInt("max-unseen", 24, "search bound: unseen spec steps between two observations of a room"),
+		maxStates:   fs.PositiveInt("max-states", 50000, "search bound: states one search visits"),
+	}
+	fs.Var(&f.ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
+	return f
+}
+
+// load returns the variant's configuration and the options rooms are
+// judged with, or an error that names the flag at fault.
+func (f *judgeFlags) load() (*model.Config, judge.Options, error) {
+	c, err := conformance.LoadVariant(*f.variant)
+	if err != nil {
+		return nil, judge.Options{}, fmt.Errorf("unknown variant %q (see roomspec check -list)", *f.variant)
+	}
+	opt := judge.Options{Deadline: *f.deadline, Log: *f.log != "", Skew: skewOption(*f.skew), Idle: *f.idle,
+		MaxHidden: *f.maxHidden, MaxStates: *f.maxStates}
+	if *f.logEndpoint != "" {
+		if opt.LogEndpoint, err = netip.ParseAddrPort(*f.logEndpoint); err != nil {
+			return nil, opt, fmt.Errorf("-log-endpoint: %v", err)
+		}
+	}
+	return c, opt, nil
 }

@@ -14,17 +14,6 @@ import (
 
 // The HTML reports (package report): the small part that touches files.
 
-// statusMachine is the variant's room-status state machine, as roomspec
-// diagram draws it, for the pages that count the transitions taken; nil
-// if it cannot be built (the page then goes without it).
-func statusMachine(variant string) *check.Projection {
-	g, err := projectBundled(variant, defaultProjection)
-	if err != nil {
-		return nil
-	}
-	return g
-}
-
 // writePage writes a page to path, whole or not at all.
 func writePage(page *report.Page, path string) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".roomspec-*.html")
@@ -109,7 +98,9 @@ func capturedPage(impls []string, seed int64, cases int, args []string) *report.
 	var status *check.Projection
 	if len(impls) > 0 {
 		if _, variant, err := conformance.Builtin(impls[0]); err == nil {
-			status = statusMachine(variant)
+			if c, err := conformance.LoadVariant(variant); err == nil {
+				status = report.StatusMachine(c)
+			}
 		}
 	}
 	return report.NewCapturedPage(report.CapturedInfo{Command: "roomspec test " + strings.Join(args, " "), Seed: seed, Cases: cases, Status: status})

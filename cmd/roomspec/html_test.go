@@ -109,7 +109,7 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 		capture string
 	}
 	var cases []replayCase
-	all, err := scenarios.All("../../traces/testdata/scenarios")
+	all, err := scenarios.All(scenarios.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}

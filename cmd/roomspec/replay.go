@@ -1,19 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"net/netip"
-	"os"
-	"slices"
 	"strings"
-	"time"
 
-	"github.com/roomspec/roomspec/conformance"
-	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
-	"github.com/roomspec/roomspec/traces/observe"
 )
+
+func init() {
+	register(&command{
+		name:    "replay",
+		summary: "judge every aborted room of a capture (and prefill event log) against the spec",
+		run:     runReplay,
+	})
+}
 
 func runReplay(e *env, args []string) int {
 	fs := newFlagSet(e, "replay", "CAPTURE...",
@@ -33,23 +34,15 @@ A log is held against the capture before any room is judged: one that shows
 none of the capture's rooms, or whose clock is off by more than -skew (behind)
 or the deadline, is an error naming what does not match. Rooms the log does
 not show are judged from the wire alone, and say so. What the log lacks
-(unreadable lines, polls without their queue) is said once, up front.
+(unreadable lines, polls without their queue) is said once, when the log
+has been read.
 
 Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
 that does not belong to the capture, or a damaged capture: the rooms before
 the damage are still judged and reported).`)
-	logFile := fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)")
-	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
-	deadline := fs.PositiveDuration("deadline", 300*time.Second, "how long after its abort a room must be released")
-	skew := fs.Duration("skew", time.Millisecond, "how far apart observations of different connections (or the log) may be and still have happened in the other order (0: keep the capture's order)")
-	idle := fs.PositiveDuration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)")
-	logEndpoint := fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)")
+	jf := addJudgeFlags(fs)
 	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
 	itf := fs.String("itf", "", "write the spec behaviour matched by each violated, at-risk or invalid room (at-risk: and a pinning completion; invalid: up to the last explained event) as an ITF trace into `DIR`")
-	var ports portList
-	fs.Var(&ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
-	maxHidden := fs.PositiveInt("max-unseen", 24, "search bound: unseen spec steps between two observations of a room")
-	maxStates := fs.PositiveInt("max-states", 50000, "search bound: states one search visits")
 	htmlFile := fs.String("html", "", "also write an HTML report (rooms, verdicts, each room's sequence diagram) to `FILE`")
 	if code, ok := fs.parse(args); !ok {
 		return code
@@ -61,141 +54,41 @@ the damage are still judged and reported).`)
 	if *format != "text" && *format != "json" && *format != "junit" {
 		return bad("-format must be text, json or junit, not %q", *format)
 	}
-	files := fs.Args()
-	if len(files) == 0 {
+	if fs.NArg() == 0 {
 		fs.Usage()
 		return bad("no capture files given")
 	}
-	c, err := conformance.LoadVariant(*variant)
+	c, opt, err := jf.load()
 	if err != nil {
-		return bad("unknown variant %q (see roomspec check -list)", *variant)
+		return bad("%v", err)
 	}
-	var logAt netip.AddrPort
-	if *logEndpoint != "" {
-		if logAt, err = netip.ParseAddrPort(*logEndpoint); err != nil {
-			return bad("-log-endpoint: %v", err)
-		}
+	out, err := newReplayOutput(e, *format, *itf, *htmlFile, c, *jf.variant, "roomspec replay "+strings.Join(args, " "))
+	if err != nil {
+		return bad("%v", err)
 	}
-	if *itf != "" {
-		if err := os.MkdirAll(*itf, 0o755); err != nil {
-			return bad("%v", err)
-		}
+	opt.Witness = *htmlFile != ""
+	j, err := judge.New(c, opt)
+	if err != nil {
+		return bad("%v", err)
 	}
-	if *logFile != "" {
-		// What the log lacks is said once, up front.
-		if err := scanLog(e, *logFile); err != nil {
-			return bad("%v", err)
-		}
-	}
-	logNext, closeLog, err := openLog(*logFile)
+	in, closeLog, err := replayInput(e, fs.Args(), *jf.log, jf.ports)
 	if err != nil {
 		return bad("%v", err)
 	}
 	defer closeLog()
-	out := bufio.NewWriter(e.stdout)
-	var kept []*replay.Room
-	var writeErr error
-	var page *report.Page
-	if *htmlFile != "" {
-		page = report.NewReplayPage(report.ReplayInfo{Variant: *variant, Command: "roomspec replay " + strings.Join(args, " "),
-			Status: statusMachine(*variant)})
-	}
-	onRoom := func(room *replay.Room) {
-		if writeErr != nil || !room.Aborted && room.Verdict != replay.Invalid {
-			return
-		}
-		if page != nil {
-			page.AddRoom(room)
-			room.Witness = nil // drawn: its states are no longer needed
-		}
-		if *itf != "" {
-			writeErr = writePin(room, *itf)
-		}
-		if *format == "json" {
-			if writeErr == nil {
-				writeErr = replay.WriteRoomJSON(out, room)
-			}
-			return
-		}
-		kept = append(kept, room)
-	}
-	if *skew == 0 {
-		*skew = -1 // none (the Options' zero value is the default)
-	}
-	r, err := replay.New(c, replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
-		Skew: *skew, Idle: *idle, MaxHidden: *maxHidden, MaxStates: *maxStates, OnRoom: onRoom, Witness: page != nil})
+	res, err := replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error { return out.room(ev.Room) })
+	damaged := reportInput(e, *jf.log, res)
 	if err != nil {
 		return bad("%v", err)
 	}
-	merged := observe.NewStream(logNext, r.Observe)
-	var start, end time.Time
-	streams := 0
-	damaged := false
-	for _, name := range files {
-		sum, damage, err := replayFile(e, merged, name, ports, streams)
-		if err != nil {
-			return bad("%v", err)
-		}
-		if sum.Truncated {
-			// As decode reports it: what came before the damage is judged,
-			// but the run is not clean.
-			if damage != nil {
-				fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", name, damage.Kind, damage)
-			}
-			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", name, sum.Format, sum)
-			damaged = true
-		}
-		streams += sum.Streams
-		if sum.End.After(end) {
-			end = sum.End
-		}
-		if start.IsZero() || sum.Start.Before(start) && !sum.Start.IsZero() {
-			start = sum.Start
-		}
-	}
-	if err := merged.Flush(); err != nil {
-		return bad("%s: %v", *logFile, err)
-	}
-	rep := r.Finish(end)
-	if err := r.Err(); err != nil {
-		return bad("%s: %v", *logFile, err)
-	}
-	if writeErr != nil {
-		return bad("%v", writeErr)
-	}
-	slices.SortStableFunc(kept, func(a, b *replay.Room) int { return a.FirstSeen.Compare(b.FirstSeen) })
-	rep.Rooms = kept
-	if page != nil {
-		page.Finish(rep, start)
-		if err := writePage(page, *htmlFile); err != nil {
-			return bad("%v", err)
-		}
-	}
-	switch *format {
-	case "junit":
-		err = rep.WriteJUnit(out, *variant)
-	case "text":
-		err = rep.WriteText(out)
-	}
-	if err == nil {
-		err = out.Flush()
-	}
-	if err != nil {
+	if err := out.finish(res); err != nil {
 		return bad("%v", err)
 	}
 	switch {
 	case damaged:
 		return exitBadInput
-	case rep.Failed():
+	case res.Reports[0].Failed():
 		return exitViolation
 	}
 	return exitOK
-}
-
-func init() {
-	register(&command{
-		name:    "replay",
-		summary: "judge every aborted room of a capture (and prefill event log) against the spec",
-		run:     runReplay,
-	})
 }

@@ -1,141 +1,153 @@
 package main
 
-// The files replay reads and writes: the event log (scanned once for what
-// it lacks, then read one observation ahead), the captures, ITF traces.
+// The files replay reads and writes: the captures and the event log (read
+// once, by traces/judge/replay), the verdicts in text, JSON or JUnit, ITF
+// traces and the HTML report.
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
-	"github.com/roomspec/roomspec/conformance/itf"
+	"github.com/roomspec/roomspec/report"
+	"github.com/roomspec/roomspec/spec/itf"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/eventlog"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
-	"github.com/roomspec/roomspec/traces/observe"
 )
 
-// openLog opens the event log for an observe.Stream, which reads it one
-// observation ahead, so that the log is never held in memory. Malformed
-// lines are skipped (scanLog reported them).
-func openLog(name string) (next func() (observe.Observation, bool, error), closeLog func(), err error) {
-	if name == "" {
-		return nil, func() {}, nil
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	rd := observe.NewLogReader(bufio.NewReaderSize(f, 1<<16))
-	next = func() (observe.Observation, bool, error) {
-		for {
-			o, err := rd.Next()
-			switch {
-			case err == nil:
-				return o, true, nil
-			case errors.Is(err, io.EOF):
-				return o, false, nil
-			case !errors.Is(err, eventlog.ErrSyntax):
-				return o, false, err
+// replayInput is what replay reads: the capture files, each opened when
+// its turn comes (with a progress bar on a terminal), and the log.
+func replayInput(e *env, files []string, logFile string, ports portList) (replay.Input, func(), error) {
+	in := replay.Input{Decode: decode.Options{Ports: ports}, LogName: logFile}
+	for _, name := range files {
+		in.Captures = append(in.Captures, replay.Capture{Name: name, Open: func() (io.ReadCloser, error) {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, err
 			}
-		}
+			r, bar := withProgress(e, f, name)
+			return barFile{Reader: bufio.NewReaderSize(r, 1<<20), f: f, bar: bar}, nil
+		}})
 	}
-	return next, func() { f.Close() }, nil
+	if logFile == "" {
+		return in, func() {}, nil
+	}
+	f, err := os.Open(logFile)
+	if err != nil {
+		return in, nil, err
+	}
+	in.Log = bufio.NewReaderSize(f, 1<<16)
+	return in, func() { f.Close() }, nil
 }
 
-// scanLog reads the event log once before the replay and says, once per
-// kind, what replay will do without: lines it cannot read (skipped), and
-// polls that do not say their queue (inferred from the room's state).
-func scanLog(e *env, name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
+// barFile is a capture file being read, with its progress bar.
+type barFile struct {
+	io.Reader
+	f   *os.File
+	bar *progress
+}
+
+func (b barFile) Close() error {
+	b.bar.clear()
+	return b.f.Close()
+}
+
+// reportInput says on stderr what the log lacks and which captures were
+// damaged, and reports whether some were.
+func reportInput(e *env, logFile string, res *replay.Result) (damaged bool) {
+	if res == nil {
+		return false
 	}
-	defer f.Close()
-	type note struct{ count, first int }
-	var order []string
-	notes := map[string]*note{}
-	add := func(what string, line int) {
-		n := notes[what]
-		if n == nil {
-			n = &note{first: line}
-			notes[what] = n
-			order = append(order, what)
-		}
-		n.count++
+	for _, n := range res.LogNotes {
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: %d %s (first at line %d)\n", logFile, n.Count, n.What, n.First)
 	}
-	rd := observe.NewLogReader(bufio.NewReaderSize(f, 1<<16))
-	for {
-		o, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if errors.Is(err, eventlog.ErrSyntax) {
-			what, line := syntaxNote(err)
-			add("lines skipped: "+what, line)
+	for _, f := range res.Files {
+		if !f.Summary.Truncated {
 			continue
 		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		// As decode reports it: what came before the damage is judged,
+		// but the run is not clean.
+		if f.Damage != nil {
+			fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", f.Name, f.Damage.Kind, f.Damage)
 		}
-		if o.Kind == observe.Poll && o.Queue == "" {
-			add(`poll events without "queue": each poll's queue is inferred from its room's state`, o.Line)
+		fmt.Fprintf(e.stderr, "roomspec replay: %s: %s: %v\n", f.Name, f.Summary.Format, f.Summary)
+		damaged = true
+	}
+	return damaged
+}
+
+// replayOutput writes the verdicts of replay: as each room is judged (a
+// JSON line, an ITF trace, a row of the HTML page), and at the end (the
+// text table or JUnit, the page).
+type replayOutput struct {
+	format, itf, html string
+	variant           string
+	out               *bufio.Writer
+	page              *report.Page
+	kept              []*judge.Room
+}
+
+func newReplayOutput(e *env, format, itf, html string, c *model.Config, variant, command string) (*replayOutput, error) {
+	o := &replayOutput{format: format, itf: itf, html: html, variant: variant, out: bufio.NewWriter(e.stdout)}
+	if itf != "" {
+		if err := os.MkdirAll(itf, 0o755); err != nil {
+			return nil, err
 		}
 	}
-	for _, what := range order {
-		n := notes[what]
-		fmt.Fprintf(e.stderr, "roomspec replay: %s: %d %s (first at line %d)\n", name, n.count, what, n.first)
+	if html != "" {
+		o.page = report.NewReplayPage(report.ReplayInfo{Variant: variant, Command: command, Status: report.StatusMachine(c)})
 	}
+	return o, nil
+}
+
+// room writes what is written of a room as soon as it is judged.
+func (o *replayOutput) room(room *judge.Room) error {
+	if o.page != nil {
+		o.page.AddRoom(room)
+		room.Witness = nil // drawn: its states are no longer needed
+	}
+	if o.itf != "" {
+		if err := writePin(room, o.itf); err != nil {
+			return err
+		}
+	}
+	if o.format == "json" {
+		return judge.WriteRoomJSON(o.out, room)
+	}
+	o.kept = append(o.kept, room)
 	return nil
 }
 
-// syntaxNote splits an eventlog syntax error ("... line N: what") into
-// what and N.
-func syntaxNote(err error) (what string, line int) {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, "line "); i >= 0 {
-		if num, rest, ok := strings.Cut(msg[i+len("line "):], ": "); ok {
-			if n, err := strconv.Atoi(num); err == nil {
-				return rest, n
-			}
+// finish writes the page, then the text table or JUnit.
+func (o *replayOutput) finish(res *replay.Result) error {
+	rep := res.Reports[0]
+	rep.Keep(o.kept)
+	if o.page != nil {
+		o.page.Finish(rep, res.Start)
+		if err := writePage(o.page, o.html); err != nil {
+			return err
 		}
 	}
-	return msg, 0
-}
-
-// replayFile feeds one capture's observations to the merged stream;
-// streams offsets the file's stream numbers past those of the files
-// before it. On a terminal, a progress bar shows how far the file has
-// been read.
-// It returns the file's damage (its last file-level diagnostic), if any.
-func replayFile(e *env, merged *observe.Stream, name string, ports portList, streams int) (decode.Summary, *decode.Diagnostic, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return decode.Summary{}, nil, err
+	var err error
+	switch o.format {
+	case "junit":
+		err = rep.WriteJUnit(o.out, o.variant)
+	case "text":
+		err = rep.WriteText(o.out)
 	}
-	defer f.Close()
-	in, bar := withProgress(e, f, name)
-	defer bar.clear()
-	var damage *decode.Diagnostic
-	sum, err := observe.ReadCapture(bufio.NewReaderSize(in, 1<<20), decode.Options{Ports: ports, Reuse: true}, streams, merged.Wire, func(d decode.Diagnostic) {
-		if d.Conn == "" {
-			damage = &d
-		}
-	})
 	if err != nil {
-		return sum, damage, fmt.Errorf("%s: %w", name, err)
+		return err
 	}
-	return sum, damage, nil
+	return o.out.Flush()
 }
 
 // writePin writes the behaviour a reported room matched as an ITF trace.
-func writePin(room *replay.Room, dir string) error {
+func writePin(room *judge.Room, dir string) error {
 	if len(room.Behaviour) == 0 || room.Config == nil {
 		return nil
 	}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/subprocess"
-	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -26,77 +26,72 @@ func (l *envList) Set(s string) error {
 	return nil
 }
 
-// realCode is SGLang's real code loaded by the harness, with the
-// configuration its probed ingredients choose.
-type realCode struct {
-	src         sglang.Source
-	ingredients sglang.Ingredients
-	harness     string
-	env         sglang.Env
-	variant     string // bundled name, or "probed"
-	cfgText     []byte
-}
+// realCode is SGLang's real code loaded by the harness, with what it is
+// expected to refine.
+type realCode struct{ *sglang.Code }
 
-// loadRealCode resolves given (a path or GITDIR@COMMIT), installs the
-// harness and probes the code; variant, if set, overrides the choice.
-func loadRealCode(ctx context.Context, given string, env sglang.Env, variant string) (*realCode, error) {
-	cache, err := sglang.CacheDir()
+// loadRealCode resolves given (a path or GITDIR@COMMIT), checks the
+// environment, finds the expectation, installs the harness and probes
+// the code.
+func loadRealCode(ctx context.Context, given string, opt sglang.LoadOptions) (*realCode, error) {
+	c, err := sglang.Load(ctx, given, opt)
 	if err != nil {
 		return nil, err
 	}
-	src, err := sglang.Resolve(ctx, given, cache)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := sglang.InstallHarness(cache)
-	if err != nil {
-		return nil, err
-	}
-	ing, err := sglang.Probe(ctx, dir, src, env)
-	if err != nil {
-		return nil, err
-	}
-	rc := &realCode{src: src, ingredients: ing, harness: dir, env: env}
-	if variant != "" {
-		text, err := conformanceVariantText(variant)
-		if err != nil {
-			return nil, err
-		}
-		rc.variant, rc.cfgText = variant, text
-		return rc, nil
-	}
-	rc.variant, rc.cfgText, err = sglang.Choose(ing)
-	return rc, err
+	return &realCode{c}, nil
 }
 
 // implementation starts the harness as a supervised child process.
 func (rc *realCode) implementation(opt subprocess.Options) conformance.Implementation {
-	return subprocess.New(sglang.Command(rc.harness, rc.src, rc.env), opt)
+	return rc.Implementation(opt)
 }
 
-// config is the chosen configuration, compiled.
+// config is the configuration the code is checked against, compiled.
 func (rc *realCode) config() (*model.Config, error) {
-	return sglang.Config(rc.variant, rc.cfgText)
+	return rc.Config()
 }
 
-// annotate adds what JSON readers of a real-code run need: the chosen
-// variant, the commit and the probed ingredients.
+// warnTo prints the source's warnings (sglang.LoadOptions.Warn) on w.
+func warnTo(w io.Writer, prefix string) func(string) {
+	return func(s string) { fmt.Fprintf(w, "%s: warning: %s\n", prefix, s) }
+}
+
+// report prints where the expectation comes from (or that there is
+// none) on stderr, and each difference between the probe and the
+// expectation on stdout, with the verdicts; it returns whether there is
+// one.
+func (rc *realCode) report(stdout, stderr io.Writer, prefix string) (differs bool) {
+	if rc.Expect == nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, rc.NoExpectation)
+		return false
+	}
+	fmt.Fprintf(stderr, "%s: expected to refine %s (%s)\n", prefix, rc.Expect.Variant, rc.Expect.From)
+	if len(rc.Differences) > 0 {
+		fmt.Fprintf(stdout, "%s: the probe finds behaviour the expectation (%s, %s) does not have:\n", rc.Source.Given, rc.Expect.Variant, rc.Expect.From)
+		for _, d := range rc.Differences {
+			fmt.Fprintf(stdout, "  PROBE DIFFERS: %s\n", d)
+		}
+	}
+	return len(rc.Differences) > 0
+}
+
+// annotate adds what JSON readers of a real-code run need: the variant
+// checked, the commit, the probed ingredients, the expectation and the
+// probe's differences from it.
 func (rc *realCode) annotate(j conformance.JSONResult) any {
 	b, _ := json.Marshal(j)
 	var m map[string]any
 	json.Unmarshal(b, &m)
-	m["variant"] = rc.variant
-	if rc.src.Commit != "" {
-		m["commit"] = rc.src.Commit
+	m["variant"] = rc.Variant
+	if rc.Source.Commit != "" {
+		m["commit"] = rc.Source.Commit
 	}
-	m["ingredients"] = rc.ingredients.Switches
+	m["ingredients"] = rc.Ingredients.Switches
+	if rc.Expect != nil {
+		m["expected"] = rc.Expect.From
+		m["differences"] = rc.Differences
+	} else {
+		m["no_expectation"] = rc.NoExpectation
+	}
 	return m
-}
-
-func conformanceVariantText(name string) ([]byte, error) {
-	text, err := spec.Config(name)
-	if err != nil {
-		return nil, fmt.Errorf("unknown variant %q: %w", name, err)
-	}
-	return text, nil
 }

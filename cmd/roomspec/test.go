@@ -35,6 +35,7 @@ func runTest(e *env, args []string) int {
 	var sglangEnv envList
 	fs.Var(&sglangEnv, "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	variant := fs.String("variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
+	base := fs.String("base", "", "with sglang: code of no known commit (a fork's tree): expect what the lifecycle PRs of `COMMIT` bring (a commit of the source's repository, or GITDIR@COMMIT)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
 	cases := fs.PositiveInt("cases", 100, "generated `cases` per property")
@@ -45,7 +46,8 @@ func runTest(e *env, args []string) int {
 	captures := fs.String("captures", "", "run on the schedules that captured traffic allows: a capture `file` or a folder of them")
 	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "exec: the longest wait for a reply")
 	startTimeout := fs.PositiveDuration("start-timeout", subprocess.DefaultStartTimeout, "exec: the longest wait for the first reply (the process starting)")
-	skew := fs.Duration("skew", captured.DefaultSkew, "with -captures: events of different connections this close may be reordered (negative: capture order)")
+	skew := skewFlag(fs) // with -captures, as replay's and watch's
+
 	schedules := fs.PositiveInt("schedules", captured.DefaultMaxSchedules, "with -captures: the schedules of a room enumerated before random ones (-cases of them) are generated")
 	htmlDir := fs.String("html", "", "write each counterexample as a sequence diagram (HTML) into `DIR` (with -captures: DIR/captures.html, every room)")
 	if code, ok := fs.parse(args); !ok {
@@ -82,7 +84,7 @@ func runTest(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
-		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: *skew, Bound: *bound, MaxSchedules: *schedules}
+		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: skewOption(*skew), Bound: *bound, MaxSchedules: *schedules}
 		cr := &capturedRun{e: e, impls: names, opt: opt}
 		if *htmlDir != "" {
 			cr.page = capturedPage(names, *seed, *cases, args)
@@ -100,7 +102,8 @@ func runTest(e *env, args []string) int {
 		v := *variant
 		if given, ok := strings.CutPrefix(name, "sglang:"); ok {
 			var err error
-			rc, err = loadRealCode(context.Background(), given, sglang.Env(sglangEnv), v)
+			rc, err = loadRealCode(context.Background(), given, sglang.LoadOptions{Env: sglang.Env(sglangEnv), Variant: v, Base: *base,
+				Warn: warnTo(e.stderr, "roomspec test")})
 			if err != nil {
 				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput
@@ -109,8 +112,11 @@ func runTest(e *env, args []string) int {
 				fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 				return exitBadInput
 			}
-			v = rc.variant
-			fmt.Fprintf(e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.src.Label(), v)
+			v = rc.Variant
+			fmt.Fprintf(e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.Source.Label(), v)
+			if rc.report(e.stdout, e.stderr, "roomspec test: "+name) {
+				code = exitViolation
+			}
 			im = rc.implementation(subprocess.Options{Timeout: *timeout, StartTimeout: *startTimeout})
 			defer onSignal(subprocess.KillAll)()
 		} else if cmd, ok := strings.CutPrefix(name, "exec:"); ok {

@@ -10,9 +10,6 @@ import (
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/captured"
 	"github.com/roomspec/roomspec/report"
-	"github.com/roomspec/roomspec/traces/decode"
-	"github.com/roomspec/roomspec/traces/judge/replay"
-	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // capturedRun is `roomspec test -captures`: the property suite on the
@@ -49,86 +46,27 @@ func captureFiles(arg string) ([]string, error) {
 
 // run checks every room of every capture under each implementation and
 // prints, per room, the schedules checked and whether some schedule pins
-// it, with the failing schedule as a step table when one does. Each
-// capture is decoded once, its observations fanned out to one replayer
-// (which groups and explains the rooms) per implementation.
+// it, with the failing schedule as a step table when one does.
 func (cr *capturedRun) run(files []string) int {
 	fmt.Fprintf(cr.e.stdout, "seed %d; every schedule of a room is enumerated up to %d, then %d random ones\n",
 		cr.opt.Seed, cr.opt.MaxSchedules, cr.opt.Cases)
 	code := exitOK
 	for _, file := range files {
-		var replayers []*replay.Replayer
-		var impls []conformance.Implementation
-		var failed error
-		for _, name := range cr.impls {
-			impl, variant, err := conformance.Builtin(name)
-			if err != nil {
-				fmt.Fprintf(cr.e.stderr, "roomspec test: %v (built-in: %s)\n", err, strings.Join(conformance.BuiltinNames(), ", "))
-				return exitBadInput
-			}
-			c, err := conformance.LoadVariant(variant)
-			if err != nil {
-				fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
-				return exitBadInput
-			}
-			target := conformance.Target{Name: name, Impl: impl, Config: c}
-			impls = append(impls, impl)
-			// Rooms are checked as they end, so memory follows the rooms in
-			// flight, not the capture.
-			r, err := captured.NewReplayer(c, filepath.Base(file), cr.opt, false, func(room *captured.Room) {
-				if failed != nil {
-					return
-				}
-				if room.Skip != "" {
-					if cr.page != nil {
-						cr.page.AddSkipped(room, name)
-					}
-					// Outside what the spec explains: said, not fatal.
-					fmt.Fprintf(cr.e.stdout, "%s room %d: %s: skipped: %s\n", room.Capture, room.Room, name, room.Skip)
-					return
-				}
-				res, err := captured.Run(target, room, cr.opt)
-				if err != nil {
-					failed = err
-					return
-				}
-				if cr.page != nil {
-					cr.page.AddCaptured(res)
-				}
-				fmt.Fprintln(cr.e.stdout, captured.Summary(res))
-				if !res.Holds {
-					code = exitViolation
-					captured.WriteTable(cr.e.stdout, res)
-				}
-			})
-			if err != nil {
-				fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
-				return exitBadInput
-			}
-			replayers = append(replayers, r)
-		}
-		f, err := os.Open(file)
+		targets, err := cr.targets()
 		if err != nil {
 			fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
-		sum, err := observe.ReadCapture(f, decode.Options{}, 0, func(o observe.Observation) {
-			for _, r := range replayers {
-				r.Observe(o)
-			}
-		}, nil)
-		f.Close()
+		failed, err := cr.check(file, targets)
+		for _, t := range targets {
+			t.Impl.Close()
+		}
 		if err != nil {
-			fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, err)
+			fmt.Fprintf(cr.e.stderr, "roomspec test: %v\n", err)
 			return exitBadInput
 		}
-		for i, r := range replayers {
-			r.Finish(sum.End)
-			impls[i].Close()
-		}
-		if failed != nil {
-			fmt.Fprintf(cr.e.stderr, "roomspec test: %s: %v\n", file, failed)
-			return exitBadInput
+		if failed {
+			code = exitViolation
 		}
 	}
 	if cr.page != nil {
@@ -138,4 +76,53 @@ func (cr *capturedRun) run(files []string) int {
 		}
 	}
 	return code
+}
+
+// targets starts each implementation, with its variant's configuration.
+func (cr *capturedRun) targets() ([]conformance.Target, error) {
+	var out []conformance.Target
+	for _, name := range cr.impls {
+		impl, variant, err := conformance.Builtin(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w (built-in: %s)", err, strings.Join(conformance.BuiltinNames(), ", "))
+		}
+		c, err := conformance.LoadVariant(variant)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, conformance.Target{Name: name, Impl: impl, Config: c})
+	}
+	return out, nil
+}
+
+// check checks the rooms of one capture, printing each as it is checked
+// (rooms are checked as they end, so memory follows the rooms in flight),
+// and reports whether some room fails.
+func (cr *capturedRun) check(file string, targets []conformance.Target) (failed bool, err error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	err = captured.Check(filepath.Base(file), f, targets, cr.opt, func(o captured.Outcome) error {
+		w := cr.e.stdout
+		if o.Result == nil {
+			if cr.page != nil {
+				cr.page.AddSkipped(o.Room, o.Target)
+			}
+			// Outside what the spec explains: said, not fatal.
+			fmt.Fprintf(w, "%s room %d: %s: skipped: %s\n", o.Room.Capture, o.Room.Room, o.Target, o.Room.Skip)
+			return nil
+		}
+		if cr.page != nil {
+			cr.page.AddCaptured(o.Result)
+		}
+		fmt.Fprintln(w, captured.Summary(o.Result))
+		if !o.Result.Holds {
+			failed = true
+			return captured.WriteTable(w, o.Result)
+		}
+		return nil
+	})
+	return failed, err
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/roomspec/roomspec/conformance/sglang/history"
 	"github.com/roomspec/roomspec/internal/statediff"
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/bundled"
@@ -128,16 +129,9 @@ func verdictColumns(results []variantResult) []string {
 	return cols
 }
 
-func verdictCell(v check.Verdict) string {
-	if v.Holds {
-		return "holds"
-	}
-	steps := len(v.Trace) - 1
-	if v.LoopStart >= 0 {
-		return fmt.Sprintf("VIOLATED (%d+loop)", steps)
-	}
-	return fmt.Sprintf("VIOLATED (%d)", steps)
-}
+// verdictCell is a verdict as the tables show it (history's cell, the
+// same in both commands).
+func verdictCell(v check.Verdict) string { return history.VerdictCell(v) }
 
 // writeVerdictTable prints variant × property, each cell "holds" or
 // "VIOLATED (n)" with n the steps of the shortest counterexample ("+loop"

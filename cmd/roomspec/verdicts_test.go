@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,21 +9,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/roomspec/roomspec/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/NAME, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/NAME (go test -update rewrites
+// it).
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./cmd/roomspec -update to create it")
-	assert.Equal(t, string(want), string(got), "golden file %s differs (go test ./cmd/roomspec -run %s -update)", path, t.Name())
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // TestVerdictTable holds the verdict table of the bundled Room.tla and every
@@ -34,7 +27,7 @@ func TestVerdictTable(t *testing.T) {
 	code := run(&env{stdout: &out, stderr: &errb}, []string{"check"})
 	require.Empty(t, errb.String())
 	assert.Equal(t, exitViolation, code, "shipped variants violate properties")
-	golden(t, "verdicts.golden", out.Bytes())
+	checkGolden(t, "verdicts.golden", out.Bytes())
 
 	// The README shows the table exactly as the command prints it.
 	table := strings.SplitN(out.String(), "\n\n", 3)[1] + "\n"
@@ -51,7 +44,7 @@ func TestVerdictTableInterpreted(t *testing.T) {
 	code := run(&env{stdout: &out, stderr: &errb}, []string{"check", "-interpret"})
 	require.Empty(t, errb.String())
 	assert.Equal(t, exitViolation, code)
-	golden(t, "verdicts.golden", out.Bytes())
+	checkGolden(t, "verdicts.golden", out.Bytes())
 }
 
 // TestDiagram holds the room-status diagram, and checks that the README
@@ -60,10 +53,10 @@ func TestDiagram(t *testing.T) {
 	var out bytes.Buffer
 	code := run(&env{stdout: &out, stderr: &bytes.Buffer{}}, []string{"diagram"})
 	require.Equal(t, exitOK, code)
-	golden(t, "diagram.mermaid.golden", out.Bytes())
+	checkGolden(t, "diagram.mermaid.golden", out.Bytes())
 	var dot bytes.Buffer
 	require.Equal(t, exitOK, run(&env{stdout: &dot, stderr: &bytes.Buffer{}}, []string{"diagram", "-format", "dot"}))
-	golden(t, "diagram.dot.golden", dot.Bytes())
+	checkGolden(t, "diagram.dot.golden", dot.Bytes())
 
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -19,11 +18,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/watch"
+	"github.com/roomspec/roomspec/traces/observe"
 	"github.com/roomspec/roomspec/traces/source"
 )
 
@@ -63,8 +62,64 @@ func (p *portRanges) Set(v string) error {
 }
 
 func runWatch(e *env, args []string) int {
-	fs := newFlagSet(e, "watch", "SOURCE | -i IFACE",
-		`Watch the SGLang control traffic of a live prefill node and judge every
+	fs := newFlagSet(e, "watch", "SOURCE | -i IFACE", watchHelp)
+	jf := addJudgeFlags(fs)
+	iface := fs.String("i", "", "capture from network `interface` IFACE (Linux AF_PACKET) instead of SOURCE")
+	var ports portRanges
+	fs.Var(&ports, "ports", "with -i: only TCP packets to or from these `ports` (PORT or LO-HI, comma-separated)")
+	pattern := fs.String("pattern", "", "with a directory SOURCE: the capture files' name `glob` (default every file not starting with a dot)")
+	hold := fs.PositiveDuration("hold", 250*time.Millisecond, "how long a silent source (capture or log) is waited for before capture time goes on without it")
+	listen := fs.String("listen", "", "serve /metrics and /healthz on `ADDR` (HOST:PORT; a loopback HOST unless -listen-public)")
+	public := fs.Bool("listen-public", false, "allow -listen on an address that is not loopback (e.g. the pod's, for Prometheus)")
+	if code, ok := fs.parse(args); !ok {
+		return code
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(e.stderr, "roomspec watch: "+format+"\n", a...)
+		return exitBadInput
+	}
+	switch {
+	case *iface == "" && fs.NArg() != 1:
+		fs.Usage()
+		return bad("give one SOURCE (-, a capture file or a directory), or -i IFACE")
+	case *iface != "" && fs.NArg() != 0:
+		return bad("-i %s and SOURCE %q: give one of them", *iface, fs.Arg(0))
+	case len(ports) > 0 && *iface == "":
+		return bad("-ports filters -i only; filter a tcpdump pipe with its own expression")
+	}
+	c, opt, err := jf.load()
+	if err != nil {
+		return bad("%v", err)
+	}
+	metrics, stopMetrics, err := serveMetrics(e, *listen, *public, *jf.variant, opt.Deadline)
+	if err != nil {
+		return bad("-listen: %v", err)
+	}
+	defer stopMetrics()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	// Sources that wait for files to grow stop with the watch.
+	srcCtx, srcStop := context.WithCancel(context.Background())
+	defer srcStop()
+	warn := func(err error) { fmt.Fprintf(e.stderr, "roomspec watch: %v\n", err) }
+	src, err := openSource(e, srcCtx, fs.Arg(0), *iface, ports, *pattern, warn)
+	if err != nil {
+		return bad("%v", err)
+	}
+	defer src.Close()
+	follower := followLog(e, *jf.log)
+	if follower != nil {
+		defer follower.Close()
+	}
+	out := &eventWriter{w: bufio.NewWriter(e.stdout)}
+	res, err := watch.Run(ctx, watch.Config{Variant: c, Source: src, Log: follower, Decode: decode.Options{Ports: jf.ports},
+		Judge: opt, Live: observe.LiveOptions{Hold: *hold}, Metrics: metrics, Warn: warn, OnEvent: out.event})
+	srcStop()
+	return watchEnded(e, res, err, out.close())
+}
+
+// watchHelp is roomspec watch -help's description.
+const watchHelp = `Watch the SGLang control traffic of a live prefill node and judge every
 aborted room against the room-lifecycle spec as roomspec replay does, while
 the capture goes on: a room is reported the moment its deadline passes
 without its release (pinned, with -log: the prefill event log shows it held;
@@ -73,7 +128,7 @@ again if it is released later, and with its final verdict when it goes idle
 (-idle) or the watch ends. Verdicts are judged on capture time. A log is
 held against the capture as roomspec replay holds it: no room is reported
 before that check, and a log that does not belong to the capture stops the
-watch (exit 2).
+watch (exit 2). The log is followed as it is written.
 
 SOURCE is one of
   -        a pcap or pcapng stream on standard input, e.g.
@@ -91,143 +146,93 @@ Prometheus metrics on /metrics (roomspec_rooms_pinned, roomspec_rooms_judged_tot
 ...) and /healthz. SIGTERM or SIGINT judges the rooms held and exits.
 
 Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
-that does not belong to the capture).`)
-	iface := fs.String("i", "", "capture from network `interface` IFACE (Linux AF_PACKET) instead of SOURCE")
-	var ports portRanges
-	fs.Var(&ports, "ports", "with -i: only TCP packets to or from these `ports` (PORT or LO-HI, comma-separated)")
-	pattern := fs.String("pattern", "", "with a directory SOURCE: the capture files' name `glob` (default every file not starting with a dot)")
-	logFile := fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog), followed as it is written")
-	variant := fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)")
-	deadline := fs.Duration("deadline", 300*time.Second, "how long after its abort a room must be released")
-	skew := fs.Duration("skew", time.Millisecond, "how far apart observations of different connections (or the log) may be and still have happened in the other order (0: keep the capture's order)")
-	idle := fs.Duration("idle", 0, "judge and forget a room unobserved for this long (default twice -deadline)")
-	hold := fs.Duration("hold", 250*time.Millisecond, "how long a silent source (capture or log) is waited for before capture time goes on without it")
-	logEndpoint := fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)")
-	var zmqPorts portList
-	fs.Var(&zmqPorts, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
-	listen := fs.String("listen", "", "serve /metrics and /healthz on `ADDR` (HOST:PORT; a loopback HOST unless -listen-public)")
-	public := fs.Bool("listen-public", false, "allow -listen on an address that is not loopback (e.g. the pod's, for Prometheus)")
-	maxHidden := fs.Int("max-unseen", 24, "search bound: unseen spec steps between two observations of a room")
-	maxStates := fs.Int("max-states", 50000, "search bound: states one search visits")
-	if code, ok := fs.parse(args); !ok {
-		return code
-	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(e.stderr, "roomspec watch: "+format+"\n", a...)
-		return exitBadInput
-	}
-	switch {
-	case *iface == "" && fs.NArg() != 1:
-		fs.Usage()
-		return bad("give one SOURCE (-, a capture file or a directory), or -i IFACE")
-	case *iface != "" && fs.NArg() != 0:
-		return bad("-i %s and SOURCE %q: give one of them", *iface, fs.Arg(0))
-	case len(ports) > 0 && *iface == "":
-		return bad("-ports filters -i only; filter a tcpdump pipe with its own expression")
-	case *hold <= 0 || *deadline <= 0:
-		return bad("-hold and -deadline must be positive")
-	}
-	c, err := conformance.LoadVariant(*variant)
-	if err != nil {
-		return bad("unknown variant %q (see roomspec check -list)", *variant)
-	}
-	var logAt netip.AddrPort
-	if *logEndpoint != "" {
-		if logAt, err = netip.ParseAddrPort(*logEndpoint); err != nil {
-			return bad("-log-endpoint: %v", err)
-		}
-	}
-	var ln net.Listener
-	if *listen != "" {
-		if ln, err = listenMetrics(*listen, *public); err != nil {
-			return bad("-listen: %v", err)
-		}
-		defer ln.Close()
-	}
+that does not belong to the capture).`
 
+// serveMetrics registers the watch's metrics (build_info naming the
+// variant and deadline) and, with -listen, serves them; stop ends the
+// server.
+func serveMetrics(e *env, listen string, public bool, variant string, deadline time.Duration) (m *watch.Metrics, stop func(), err error) {
 	// Metrics first: opening the source may wait (for tcpdump's header,
 	// for a capture file to appear).
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := watch.NewMetrics(reg, nil)
-	metrics.SetBuild(buildVersion(), *variant, *deadline)
-	if ln != nil {
-		srv := metricsServer(reg)
-		go srv.Serve(ln)
-		defer srv.Close()
-		fmt.Fprintf(e.stderr, "roomspec watch: serving /metrics and /healthz on http://%s\n", ln.Addr())
+	m = watch.NewMetrics(reg, nil)
+	m.SetBuild(buildVersion(), variant, deadline)
+	if listen == "" {
+		return m, func() {}, nil
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	// Sources that wait for files to grow stop with the watch.
-	srcCtx, srcStop := context.WithCancel(context.Background())
-	defer srcStop()
-	warn := func(err error) { fmt.Fprintf(e.stderr, "roomspec watch: %v\n", err) }
-	var src source.Source
-	switch name := fs.Arg(0); {
-	case *iface != "":
-		src, err = source.OpenInterface(*iface, ports)
-	case name == "-":
-		src, err = source.NewStream(e.stdin)
-	default:
-		var fi os.FileInfo
-		if fi, err = os.Stat(name); err != nil {
-			break
-		}
-		if fi.IsDir() {
-			var d *source.Dir
-			if d, err = source.OpenDir(srcCtx, name, *pattern, 0); err == nil {
-				d.Problem = warn
-				src = d
-			}
-		} else {
-			src, err = source.OpenFile(srcCtx, name, 0)
-		}
-	}
+	ln, err := listenMetrics(listen, public)
 	if err != nil {
-		return bad("%v", err)
+		return nil, nil, err
 	}
-	defer src.Close()
-	var follower *eventlog.Follower
-	if *logFile != "" {
-		follower = eventlog.NewFollower(*logFile)
-		defer follower.Close()
-		if _, err := os.Stat(*logFile); errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(e.stderr, "roomspec watch: %s does not exist yet; waiting for it\n", *logFile)
-		}
-	}
+	srv := metricsServer(reg)
+	go srv.Serve(ln)
+	fmt.Fprintf(e.stderr, "roomspec watch: serving /metrics and /healthz on http://%s\n", ln.Addr())
+	return m, func() { srv.Close(); ln.Close() }, nil
+}
 
-	out := bufio.NewWriter(e.stdout)
-	var writeErr error
-	if *skew == 0 {
-		*skew = -1 // none (the Options' zero value is the default)
+// openSource opens what the watch reads: an interface, standard input, a
+// growing capture file or a directory of rotating ones.
+func openSource(e *env, ctx context.Context, name, iface string, ports portRanges, pattern string, warn func(error)) (source.Source, error) {
+	switch {
+	case iface != "":
+		return source.OpenInterface(iface, ports)
+	case name == "-":
+		return source.NewStream(e.stdin)
 	}
-	cfg := watch.Config{
-		Variant: c,
-		Source:  src,
-		Log:     follower,
-		Decode:  decode.Options{Ports: zmqPorts},
-		Engine: watch.Options{Hold: *hold, Replay: replay.Options{Deadline: *deadline, Log: *logFile != "", LogEndpoint: logAt,
-			Skew: *skew, Idle: *idle, MaxHidden: *maxHidden, MaxStates: *maxStates}},
-		Metrics: metrics,
-		Warn:    warn,
-		OnEvent: func(ev watch.Event) {
-			if writeErr == nil {
-				writeErr = watch.WriteJSON(out, ev)
-			}
-			if writeErr == nil {
-				// A line as soon as it is decided: alerts are read live.
-				writeErr = out.Flush()
-			}
-		},
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
 	}
-	res, err := watch.Run(ctx, cfg)
-	srcStop()
-	if flushErr := out.Flush(); writeErr == nil {
-		writeErr = flushErr
+	if !fi.IsDir() {
+		return source.OpenFile(ctx, name, 0)
 	}
-	if res != nil && !errors.Is(err, replay.ErrLogMismatch) {
+	d, err := source.OpenDir(ctx, name, pattern, 0)
+	if err != nil {
+		return nil, err
+	}
+	d.Problem = warn
+	return d, nil
+}
+
+// followLog follows the event log, if one is given (it may not exist
+// yet).
+func followLog(e *env, name string) *eventlog.Follower {
+	if name == "" {
+		return nil
+	}
+	if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(e.stderr, "roomspec watch: %s does not exist yet; waiting for it\n", name)
+	}
+	return eventlog.NewFollower(name)
+}
+
+// eventWriter writes the watch's events, a line each as soon as it is
+// decided (alerts are read live); the first error stops it.
+type eventWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (o *eventWriter) event(ev judge.Event) {
+	if o.err == nil {
+		o.err = judge.WriteEventJSON(o.w, ev)
+	}
+	if o.err == nil {
+		o.err = o.w.Flush()
+	}
+}
+
+func (o *eventWriter) close() error {
+	if err := o.w.Flush(); o.err == nil {
+		o.err = err
+	}
+	return o.err
+}
+
+// watchEnded says how the watch ended and returns its exit status.
+func watchEnded(e *env, res *watch.Result, err, writeErr error) int {
+	if res != nil && !errors.Is(err, judge.ErrLogMismatch) {
 		how := "the capture ended"
 		if res.Stopped {
 			how = "stopped"
@@ -236,9 +241,11 @@ that does not belong to the capture).`)
 	}
 	switch {
 	case err != nil:
-		return bad("%v", err)
+		fmt.Fprintf(e.stderr, "roomspec watch: %v\n", err)
+		return exitBadInput
 	case writeErr != nil:
-		return bad("writing verdicts: %v", writeErr)
+		fmt.Fprintf(e.stderr, "roomspec watch: writing verdicts: %v\n", writeErr)
+		return exitBadInput
 	case res.Report.Failed():
 		return exitViolation
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
@@ -20,7 +20,7 @@ import (
 // annotations say it never sends), and runs the suite on it with
 // upstream's port: replay's verdict, and the suite's outcome ("skipped"
 // or "holds").
-func ackRoom(t *testing.T) (replay.Verdict, string) {
+func ackRoom(t *testing.T) (judge.Verdict, string) {
 	t.Helper()
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	p := netip.MustParseAddrPort("10.0.1.1:5000")
@@ -45,14 +45,17 @@ func ackRoom(t *testing.T) (replay.Verdict, string) {
 		t.Fatal(err)
 	}
 	var rooms []*Room
-	r, err := NewReplayer(c, "synthetic", Options{}, false, func(room *Room) { rooms = append(rooms, room) })
+	r, err := NewJudge(c, Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range obs {
-		r.Observe(o)
+		r.Step(o)
 	}
 	r.Finish(t0.Add(time.Minute))
+	for _, ev := range r.Ready() {
+		rooms = append(rooms, RoomOf("synthetic", ev.Room))
+	}
 	if len(rooms) != 1 {
 		t.Fatalf("%d rooms", len(rooms))
 	}
@@ -77,7 +80,7 @@ func ackRoom(t *testing.T) (replay.Verdict, string) {
 // and in the suite alike.
 func TestNewWireAnnotation(t *testing.T) {
 	verdict, suite := ackRoom(t)
-	if verdict != replay.Invalid || suite != "skipped" {
+	if verdict != judge.Invalid || suite != "skipped" {
 		t.Fatalf("with Room.tla as it is: replay %s, suite %s; want invalid, skipped", verdict, suite)
 	}
 	if testing.Short() {
@@ -130,12 +133,12 @@ const changedTest = `package captured
 import (
 	"testing"
 
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 )
 
 func TestAnnotationChanged(t *testing.T) {
 	verdict, suite := ackRoom(t)
-	if verdict == replay.Invalid || suite != "holds" {
+	if verdict == judge.Invalid || suite != "holds" {
 		t.Fatalf("with the new annotation: replay %s, suite %s; want explained and holds", verdict, suite)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/conformance"
+	scen "github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/traces/judge/explain"
 )
 
@@ -17,7 +18,7 @@ func healthyRoom40(tb testing.TB, impl string) (conformance.Target, *Room) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sc := scenario{name: "healthy-pinnable.pcap", path: filepath.Join(scenarioDir, "healthy-pinnable.pcap")}
+	sc := scenario{name: "healthy-pinnable.pcap", path: filepath.Join(scen.Dir(), "healthy-pinnable.pcap")}
 	for _, r := range rooms(tb, sc, c, false) {
 		if r.Room == 40 {
 			return conformance.Target{Name: impl, Impl: im, Config: c}, r

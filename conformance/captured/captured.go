@@ -5,10 +5,12 @@
 // room's observations, with prefill's unseen steps among them, followed
 // by unseen steps after the capture's last observation of the room.
 //
-// Rooms and schedules are traces/judge/replay's: a room is a room id on one
-// prefill endpoint as traces/observe groups them, checked on its own
-// spec instance, and its schedules are the behaviours traces/judge/explain
-// finds for it, the same search replay's verdicts rest on. Run
+// Rooms and schedules are the judge's (traces/judge), driven over the
+// capture as roomspec replay drives it (traces/judge/replay): a room is a
+// room id on one prefill endpoint as traces/observe groups them, checked
+// on its own spec instance, and its schedules are the behaviours
+// traces/judge/explain finds for it, the same search replay's verdicts
+// rest on. Run
 // enumerates them (one schedule per state they leave the room in: every
 // state its observations may leave it in, and every state the unseen
 // steps reach from those), the ones that end where the spec cannot let
@@ -25,7 +27,6 @@
 package captured
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -37,15 +38,10 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/decode"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/explain"
 	"github.com/roomspec/roomspec/traces/judge/replay"
-	"github.com/roomspec/roomspec/traces/observe"
 )
-
-// DefaultSkew is the default tolerance within which events seen on
-// different connections (or in the log) may be reordered.
-const DefaultSkew = time.Millisecond
 
 // DefaultMaxSchedules is the default bound on the schedules of a room
 // that are enumerated; beyond it they are generated at random.
@@ -62,37 +58,38 @@ type Room struct {
 	Log bool
 	// Aborted says decode aborted the room.
 	Aborted bool
-	// Verdict and Reason are replay's verdict on the room.
-	Verdict replay.Verdict
+	// Verdict and Reason are the judge's verdict on the room.
+	Verdict judge.Verdict
 	Reason  string
 	// Skip says why the room's schedules cannot be checked: no behaviour
 	// of the spec explains its observations, or its history was too long
 	// to keep (empty when they can).
 	Skip string
-	// Match is what replay explained the room from.
+	// Match is what the judge explained the room from.
 	Match *explain.Match
-	// Frames are the room's frames in the capture (replay's evidence,
-	// at most replay.Options.MaxEvidence of them); Ranks its decode
+	// Frames are the room's frames in the capture (the judge's evidence,
+	// at most judge.Options.MaxEvidence of them); Ranks its decode
 	// ranks, Ranks[d] being rank d of its spec instance.
 	Frames []int
 	Ranks  []netip.AddrPort
 }
 
-// NewReplayer returns the Replayer that groups and explains the rooms of
-// a capture under c, as Run needs them, and hands each room to emit once
-// its observations are over (with withLog, the observations include the
-// prefill event log's).
-func NewReplayer(c *model.Config, capture string, opt Options, withLog bool, emit func(*Room)) (*replay.Replayer, error) {
+// NewJudge returns the judge that groups and explains the rooms of a
+// capture under c as Run needs them: every room gets a Verdict event
+// (RoomOf makes it a Room) once its observations are over (with withLog,
+// the observations include the prefill event log's).
+func NewJudge(c *model.Config, opt Options, withLog bool) (*judge.Judge, error) {
 	opt = opt.withDefaults()
-	return replay.New(c, replay.Options{Log: withLog, Skew: opt.Skew, Idle: opt.Idle, AllRooms: true, KeepMatch: true,
-		OnRoom: func(r *replay.Room) { emit(roomOf(capture, r)) }})
+	return judge.New(c, judge.Options{Log: withLog, Skew: opt.Skew, Idle: opt.Idle, AllRooms: true, KeepMatch: true})
 }
 
-func roomOf(capture string, r *replay.Room) *Room {
+// RoomOf is a room of the capture named capture, as the judge gave it
+// its verdict.
+func RoomOf(capture string, r *judge.Room) *Room {
 	out := &Room{Capture: capture, Room: r.Room, Prefill: r.Prefill, Aborted: r.Aborted, Verdict: r.Verdict, Reason: r.Reason, Match: r.Match,
 		Frames: r.Frames, Ranks: r.Ranks}
 	switch {
-	case r.Verdict == replay.Invalid:
+	case r.Verdict == judge.Invalid:
 		out.Skip = "no behaviour of the spec explains it: " + r.Reason
 	case r.Match == nil:
 		out.Skip = "its history is too long to be searched again"
@@ -114,11 +111,12 @@ type Options struct {
 	// (default 100), MaxChoices their length (default 40).
 	Cases      int
 	MaxChoices int
-	// Skew is the reordering tolerance between connections (default
-	// DefaultSkew; negative: keep the capture's order).
+	// Skew is the reordering tolerance between connections (as
+	// judge.Options.Skew: zero is judge.DefaultSkew, negative keeps the
+	// capture's order).
 	Skew time.Duration
 	// Idle is how long a room may go unobserved before it is checked
-	// (default: replay's).
+	// (default: the judge's).
 	Idle time.Duration
 	// Bound limits the fair round-robin rounds (default
 	// conformance.DefaultBound).
@@ -134,9 +132,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxChoices <= 0 {
 		o.MaxChoices = 40
-	}
-	if o.Skew == 0 {
-		o.Skew = DefaultSkew
 	}
 	if o.Bound <= 0 {
 		o.Bound = conformance.DefaultBound
@@ -257,33 +252,57 @@ func random(m *explain.Match, opt Options, res *Result, failing func(explain.Sch
 }
 
 // Rooms reads a capture (and a prefill event log, if log is not nil) and
-// returns its rooms as replay groups and explains them under c, in the
-// order they end. name names the capture in results.
+// returns its rooms as the judge groups and explains them under c, in
+// the order they end. name names the capture in results.
 func Rooms(c *model.Config, name string, capture io.Reader, log io.Reader, opt Options) ([]*Room, error) {
-	var rooms []*Room
-	r, err := NewReplayer(c, name, opt, log != nil, func(room *Room) { rooms = append(rooms, room) })
+	j, err := NewJudge(c, opt, log != nil)
 	if err != nil {
 		return nil, err
 	}
-	var next func() (observe.Observation, bool, error)
-	if log != nil {
-		lr := observe.NewLogReader(log)
-		next = func() (observe.Observation, bool, error) {
-			o, err := lr.Next()
-			if errors.Is(err, io.EOF) {
-				return o, false, nil
-			}
-			return o, err == nil, err
-		}
+	in := replay.Input{Captures: []replay.Capture{replay.Reader(name, capture)}, Log: log, LogName: "event log"}
+	var rooms []*Room
+	if _, err := replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error {
+		rooms = append(rooms, RoomOf(name, ev.Room))
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("captured: %w", err)
 	}
-	merged := observe.NewStream(next, r.Observe)
-	sum, err := observe.ReadCapture(capture, decode.Options{}, 0, merged.Wire, nil)
-	if err != nil {
-		return nil, fmt.Errorf("captured: %s: %w", name, err)
-	}
-	if err := merged.Flush(); err != nil {
-		return nil, fmt.Errorf("captured: %s: event log: %w", name, err)
-	}
-	r.Finish(sum.End)
 	return rooms, nil
+}
+
+// Outcome is a room checked under one target: its Result, or none when
+// the room cannot be checked (Room.Skip says why).
+type Outcome struct {
+	Room   *Room
+	Target string
+	Result *Result
+}
+
+// Check checks every room of a capture (named name) under each target
+// (each with its variant's configuration), decoding the capture once:
+// each room is handed to out under each target once its observations are
+// over, so that memory follows the rooms in flight, not the capture. An
+// error from out stops the check.
+func Check(name string, capture io.Reader, targets []conformance.Target, opt Options, out func(Outcome) error) error {
+	js := make([]*judge.Judge, len(targets))
+	for k, t := range targets {
+		j, err := NewJudge(t.Config, opt, false)
+		if err != nil {
+			return err
+		}
+		js[k] = j
+	}
+	in := replay.Input{Captures: []replay.Capture{replay.Reader(name, capture)}}
+	_, err := replay.Run(in, js, func(k int, ev judge.Event) error {
+		room := RoomOf(name, ev.Room)
+		if room.Skip != "" {
+			return out(Outcome{Room: room, Target: targets[k].Name})
+		}
+		res, err := Run(targets[k], room, opt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return out(Outcome{Room: room, Target: targets[k].Name, Result: res})
+	})
+	return err
 }

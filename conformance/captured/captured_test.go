@@ -2,8 +2,6 @@ package captured
 
 import (
 	"bytes"
-	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,13 +10,10 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/impl"
+	"github.com/roomspec/roomspec/internal/golden"
+	scen "github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/judge/replay"
-)
-
-var (
-	update      = flag.Bool("update", false, "rewrite testdata/*.itf.json from fresh runs")
-	scenarioDir = filepath.Join("..", "..", "traces", "testdata", "scenarios")
+	"github.com/roomspec/roomspec/traces/judge"
 )
 
 // scenario is a bundled capture with the variant it was recorded under.
@@ -26,28 +21,17 @@ type scenario struct {
 	name, path, log, variant string
 }
 
+// scenarios lists the bundled scenarios, the captured suite's own too
+// (internal/scenarios).
 func scenarios(t *testing.T) []scenario {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.pcap"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no captures in %s: %v", scenarioDir, err)
+	all, err := scen.WithCaptured(scen.Dir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	var out []scenario
-	for _, f := range files {
-		base := strings.TrimSuffix(f, ".pcap")
-		sc := scenario{name: filepath.Base(f), path: f, log: base + ".events.jsonl"}
-		var exp struct {
-			Variant string `json:"variant"`
-		}
-		b, err := os.ReadFile(base + ".expected.json")
-		if err != nil {
-			b, err = os.ReadFile(base + ".captured.json")
-		}
-		if err != nil || json.Unmarshal(b, &exp) != nil || exp.Variant == "" {
-			t.Fatalf("%s: no expected variant (%v)", f, err)
-		}
-		sc.variant = exp.Variant
-		out = append(out, sc)
+	for _, s := range all {
+		out = append(out, scenario{name: filepath.Base(s.Capture()), path: s.Capture(), log: s.Log(), variant: s.Variant})
 	}
 	return out
 }
@@ -105,7 +89,7 @@ func TestAtRiskRoomsArePinned(t *testing.T) {
 			name, im, c := builtinFor(t, sc.variant)
 			var atRisk, pinned []int64
 			for _, room := range rooms(t, sc, c, false) {
-				if room.Verdict == replay.AtRisk {
+				if room.Verdict == judge.AtRisk {
 					atRisk = append(atRisk, room.Room)
 				}
 				if room.Skip != "" {
@@ -148,7 +132,7 @@ func table(t *testing.T, res *Result) string {
 // as recorded, the fork's port pins room 40 on some schedule, whatever
 // the seed; the proposed fix's port holds on every schedule.
 func TestHealthyPinnable(t *testing.T) {
-	sc := scenario{name: "healthy-pinnable.pcap", path: filepath.Join(scenarioDir, "healthy-pinnable.pcap")}
+	sc := scenario{name: "healthy-pinnable.pcap", path: filepath.Join(scen.Dir(), "healthy-pinnable.pcap")}
 	for _, tc := range []struct {
 		impl string
 		pins bool
@@ -208,11 +192,8 @@ func TestITFReplays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", strings.TrimSuffix(sc.name, ".pcap")+"-room101.itf.json")
-			if *update {
-				if err := os.WriteFile(golden, append(data, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if golden.Updating() {
+				golden.Write(t, filepath.Join("testdata", strings.TrimSuffix(sc.name, ".pcap")+"-room101.itf.json"), append(data, '\n'))
 			}
 			checkSaved(t, data)
 			if !bytes.Contains(data, []byte(`"room": 101`)) || !bytes.Contains(data, []byte(`"frames": [`)) {
@@ -271,7 +252,7 @@ func TestWithLog(t *testing.T) {
 			if !room.Log {
 				t.Errorf("%s room %d: not explained with the log", sc.name, room.Room)
 			}
-			if room.Aborted && room.Verdict != replay.Satisfied {
+			if room.Aborted && room.Verdict != judge.Satisfied {
 				violated = append(violated, room.Room)
 			}
 			res, err := Run(conformance.Target{Name: name, Impl: im, Config: c}, room, Options{})

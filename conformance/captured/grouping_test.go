@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // The suite and replay group a capture with two prefill endpoints into
 // the same rooms: a room id on each endpoint is a room of its own, with
-// the same observations (the suite takes its rooms from a Replayer).
+// the same observations (the suite takes its rooms from a judge).
 func TestGroupingMatchesReplay(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	p1, p2 := netip.MustParseAddrPort("10.0.1.1:5000"), netip.MustParseAddrPort("10.0.1.2:5000")
@@ -49,28 +49,32 @@ func TestGroupingMatchesReplay(t *testing.T) {
 		prefill netip.AddrPort
 	}
 	suite := map[key][]int{}
-	st, err := NewReplayer(c, "synthetic", Options{}, false, func(r *Room) {
-		var frames []int
-		for _, o := range r.Match.Hist {
-			frames = append(frames, int(o.Ev))
-		}
-		slices.Sort(frames)
-		suite[key{r.Room, r.Prefill}] = frames
-	})
+	st, err := NewJudge(c, Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rooms := map[key][]int{}
-	r, err := replay.New(c, replay.Options{OnRoom: func(room *replay.Room) { rooms[key{room.Room, room.Prefill}] = room.Frames }})
+	r, err := judge.New(c, judge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range obs {
-		st.Observe(obs[i])
-		r.Observe(obs[i])
+		st.Step(obs[i])
+		r.Step(obs[i])
 	}
 	st.Finish(at(100))
 	r.Finish(at(100))
+	for _, ev := range st.Ready() {
+		var frames []int
+		for _, o := range ev.Room.Match.Hist {
+			frames = append(frames, int(o.Ev))
+		}
+		slices.Sort(frames)
+		suite[key{ev.Room.Room, ev.Room.Prefill}] = frames
+	}
+	for _, ev := range r.Ready() {
+		rooms[key{ev.Room.Room, ev.Room.Prefill}] = ev.Room.Frames
+	}
 	if len(suite) != 3 || len(rooms) != 3 {
 		t.Fatalf("suite %v, replay %v: want 3 rooms each", suite, rooms)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance"
-	"github.com/roomspec/roomspec/conformance/itf"
+	"github.com/roomspec/roomspec/spec/itf"
 )
 
 // WriteTable prints a failing room's schedule as a step table: each step

@@ -7,31 +7,31 @@ import (
 	"github.com/roomspec/roomspec/spec/model"
 )
 
-const absent Status = -1
+const absent status = -1
 
 // update_status (common/conn.py:327) with and without NIXL's sticky
-// Failed (nixl/conn.py:698).
+// failed (nixl/conn.py:698).
 func TestUpdateStatus(t *testing.T) {
 	for _, tc := range []struct {
 		sticky   bool
-		cur, set Status
-		want     Status
+		cur, set status
+		want     status
 	}{
-		{true, absent, Failed, absent}, // no resurrection
-		{true, absent, Bootstrapping, Bootstrapping},
-		{true, absent, WaitingForInput, WaitingForInput},
-		{true, WaitingForInput, Bootstrapping, WaitingForInput}, // max swallows
-		{true, Bootstrapping, Transferring, Transferring},
-		{true, Success, Failed, Failed}, // Failed overwrites anything
-		{true, Failed, WaitingForInput, Failed},
-		{true, Failed, Success, Failed},
-		{false, Failed, WaitingForInput, WaitingForInput}, // not sticky: max
-		{false, Failed, Success, Success},
-		{false, absent, Failed, absent},
+		{true, absent, failed, absent}, // no resurrection
+		{true, absent, bootstrapping, bootstrapping},
+		{true, absent, waitingForInput, waitingForInput},
+		{true, waitingForInput, bootstrapping, waitingForInput}, // max swallows
+		{true, bootstrapping, transferring, transferring},
+		{true, success, failed, failed}, // failed overwrites anything
+		{true, failed, waitingForInput, failed},
+		{true, failed, success, failed},
+		{false, failed, waitingForInput, waitingForInput}, // not sticky: max
+		{false, failed, success, success},
+		{false, absent, failed, absent},
 	} {
 		v := *Upstream
 		v.FailedSticky = tc.sticky
-		m := &KVManager{v: &v, RequestStatus: map[int]Status{}}
+		m := &kvManager{v: &v, RequestStatus: map[int]status{}}
 		if tc.cur != absent {
 			m.RequestStatus[7] = tc.cur
 		}
@@ -49,15 +49,15 @@ func TestUpdateStatus(t *testing.T) {
 func TestCheckStatusOfAbsentRoom(t *testing.T) {
 	for _, tc := range []struct {
 		v    *Variant
-		want Status
+		want status
 		err  error
 	}{
-		{Upstream, WaitingForInput, nil},
-		{Fork90a52f44a, WaitingForInput, nil},
-		{Mooncake, 0, ErrKeyError},
-		{Fixed, Failed, nil},
+		{Upstream, waitingForInput, nil},
+		{fork90a52f44a, waitingForInput, nil},
+		{mooncake, 0, errKeyError},
+		{Fixed, failed, nil},
 	} {
-		m := &KVManager{v: tc.v, RequestStatus: map[int]Status{}}
+		m := &kvManager{v: tc.v, RequestStatus: map[int]status{}}
 		got, err := m.checkStatus(3)
 		if !errors.Is(err, tc.err) || (err == nil && got != tc.want) {
 			t.Errorf("%s: check_status(absent) = %v, %v; want %v, %v", tc.v.Name, got, err, tc.want, tc.err)
@@ -98,7 +98,7 @@ SPECIFICATION Spec
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewPort(Fork90a52f44a)
+	p := NewPort(fork90a52f44a)
 	if err := p.Reset(c); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ SPECIFICATION Spec
 			t.Fatalf("%s%v: %v", model.Actions[s.id].Name, s.p, err)
 		}
 	}
-	if st := p.M.RequestStatus[0]; st != Bootstrapping {
+	if st := p.M.RequestStatus[0]; st != bootstrapping {
 		t.Fatalf("status %v, want Bootstrapping", st)
 	}
 	if len(p.M.TransferInfos) != 0 {

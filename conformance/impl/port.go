@@ -16,10 +16,10 @@ import (
 // variables (the refinement mapping).
 type Port struct {
 	V *Variant
-	M *KVManager
+	M *kvManager
 
 	cfg  *model.Config
-	reqs []Request // request index -> (room, incarnation)
+	reqs []request // request index -> (room, incarnation)
 
 	// decode emulator
 	tiSent        map[int]uint64 // request -> ranks that sent TransferInfo
@@ -36,25 +36,25 @@ func NewPort(v *Variant) *Port { return &Port{V: v} }
 func (p *Port) Reset(c *model.Config) error {
 	p.cfg = c
 	nr := c.DecodeRanks.Size()
-	p.M = &KVManager{
+	p.M = &kvManager{
 		v:                  p.V,
-		RequestStatus:      map[int]Status{},
+		RequestStatus:      map[int]status{},
 		TransferInfos:      map[int]map[int]bool{},
 		Tombstones:         map[int]bool{},
 		Outstanding:        map[int]int{},
 		AckTargets:         map[int][]int{},
 		BootstrapAlive:     true,
-		Pull:               make([][]Message, nr),
-		AckPush:            make([][]Message, nr),
+		Pull:               make([][]message, nr),
+		AckPush:            make([][]message, nr),
 		TransferQueue:      nil,
 		Posted:             map[int]bool{},
-		Senders:            map[int]*Sender{},
+		Senders:            map[int]*sender{},
 		requiredDstInfoNum: c.RequiredDstInfoNum,
 		numChunks:          c.NumChunks,
 	}
-	p.reqs = make([]Request, c.Requests.Size())
+	p.reqs = make([]request, c.Requests.Size())
 	for q := range p.reqs {
-		p.reqs[q] = Request{Room: c.Requests.Comp(q, 0), Incarnation: c.Requests.Comp(q, 1)}
+		p.reqs[q] = request{Room: c.Requests.Comp(q, 0), Incarnation: c.Requests.Comp(q, 1)}
 	}
 	p.tiSent = map[int]uint64{}
 	p.aborted = map[int]bool{}
@@ -83,7 +83,7 @@ func (p *Port) Clone() *Port {
 	m.AckPush = cloneQueues(p.M.AckPush)
 	m.TransferQueue = slices.Clone(p.M.TransferQueue)
 	m.Posted = maps.Clone(p.M.Posted)
-	m.Senders = make(map[int]*Sender, len(p.M.Senders))
+	m.Senders = make(map[int]*sender, len(p.M.Senders))
 	for q, s := range p.M.Senders {
 		c := *s
 		m.Senders[q] = &c
@@ -92,10 +92,10 @@ func (p *Port) Clone() *Port {
 		tiSent: maps.Clone(p.tiSent), aborted: maps.Clone(p.aborted), pagesReleased: maps.Clone(p.pagesReleased)}
 }
 
-func cloneQueues(qs [][]Message) [][]Message {
-	out := make([][]Message, len(qs))
+func cloneQueues(qs [][]message) [][]message {
+	out := make([][]message, len(qs))
 	for i, q := range qs {
-		out[i] = append([]Message(nil), q...)
+		out[i] = append([]message(nil), q...)
 	}
 	return out
 }
@@ -132,7 +132,7 @@ func (p *Port) Apply(a model.Action) error {
 			n = p.cfg.Rooms.Size()
 		}
 		if a.Params[i] < 0 || a.Params[i] >= n {
-			return fmt.Errorf("impl: %s: parameter %d = %d out of range: %w", model.Actions[a.ID].Name, i+1, a.Params[i], ErrNotEnabled)
+			return fmt.Errorf("impl: %s: parameter %d = %d out of range: %w", model.Actions[a.ID].Name, i+1, a.Params[i], errNotEnabled)
 		}
 	}
 	m := p.M
@@ -140,7 +140,7 @@ func (p *Port) Apply(a model.Action) error {
 	switch a.ID {
 	case model.ActSchedulerCreateSender:
 		if !p.started(x) {
-			return ErrNotEnabled
+			return errNotEnabled
 		}
 		return m.CreateSender(x, p.reqs[x])
 	case model.ActSchedulerPollBootstrap:
@@ -164,19 +164,19 @@ func (p *Port) Apply(a model.Action) error {
 	case model.ActDecodeSendTransferInfo:
 		d, q := x, y
 		if !p.started(q) || p.aborted[q] || p.tiSent[q]&specrt.Bit(d) != 0 {
-			return ErrNotEnabled
+			return errNotEnabled
 		}
 		p.tiSent[q] |= specrt.Bit(d)
-		m.Pull[d] = append(m.Pull[d], Message{Kind: "TransferInfo", Room: p.reqs[q].Room, Rank: d})
+		m.Pull[d] = append(m.Pull[d], message{Kind: "TransferInfo", Room: p.reqs[q].Room, Rank: d})
 		return nil
 	case model.ActDecodeAbort:
 		q := x
 		if !p.started(q) || p.aborted[q] {
-			return ErrNotEnabled
+			return errNotEnabled
 		}
 		p.aborted[q] = true
 		for d := range m.Pull {
-			m.Pull[d] = append(m.Pull[d], Message{Kind: "ABORT", Room: p.reqs[q].Room, Rank: d})
+			m.Pull[d] = append(m.Pull[d], message{Kind: "ABORT", Room: p.reqs[q].Room, Rank: d})
 		}
 		if !p.V.DecodeWaitsForAck {
 			p.pagesReleased[q] = p.cfg.DecodeRanks.All()
@@ -185,7 +185,7 @@ func (p *Port) Apply(a model.Action) error {
 	case model.ActDecodeRecvAbortAck:
 		d := x
 		if len(m.AckPush[d]) == 0 {
-			return ErrNotEnabled
+			return errNotEnabled
 		}
 		ack := m.AckPush[d][0]
 		m.AckPush[d] = m.AckPush[d][1:]
@@ -202,10 +202,10 @@ func (p *Port) Apply(a model.Action) error {
 var statusStr = [...]model.Str{model.StrFailed, model.StrBootstrapping, model.StrWaitingForInput, model.StrTransferring, model.StrSuccess}
 
 var positionStr = map[string]model.Str{
-	BootstrapQueue: model.StrBootstrapQueue,
-	WaitingQueue:   model.StrWaitingQueue,
-	InflightQueue:  model.StrInflightQueue,
-	Released:       model.StrReleased,
+	bootstrapQueue: model.StrBootstrapQueue,
+	waitingQueue:   model.StrWaitingQueue,
+	inflightQueue:  model.StrInflightQueue,
+	released:       model.StrReleased,
 }
 
 var kindStr = map[string]model.Str{
@@ -268,7 +268,7 @@ func (p *Port) Observe() (model.State, error) {
 		s.Aborted[q] = p.aborted[q]
 		s.PagesReleased[q] = p.pagesReleased[q]
 	}
-	conv := func(qs [][]Message) [][]model.Msg {
+	conv := func(qs [][]message) [][]model.Msg {
 		out := make([][]model.Msg, len(qs))
 		for d, q := range qs {
 			if len(q) == 0 {

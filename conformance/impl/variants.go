@@ -22,16 +22,16 @@ type Variant struct {
 	Tombstones bool
 	// AbsentRoom is check_status's answer for a room missing from
 	// request_status.
-	AbsentRoom func() (Status, error)
+	AbsentRoom func() (status, error)
 	// OnAbort is the bootstrap thread's ABORT branch.
-	OnAbort func(m *KVManager, msg Message)
+	OnAbort func(m *kvManager, msg message)
 	// SenderInit, if set, runs in NixlKVSender.__init__ before its
 	// update_status(Bootstrapping) and reports whether it set the status
 	// itself.
-	SenderInit func(m *KVManager, room int) bool
+	SenderInit func(m *kvManager, room int) bool
 	// AbortWaits, if set, holds an ABORT at the head of its socket while it
 	// reports true (deferred release done right: ACK after the writes).
-	AbortWaits func(m *KVManager, room int) bool
+	AbortWaits func(m *kvManager, room int) bool
 	// DecodeWaitsForAck: decode frees a request's pages when the ABORT_ACK
 	// arrives, not when it aborts (deferred release).
 	DecodeWaitsForAck bool
@@ -58,26 +58,26 @@ type Variant struct {
 }
 
 // nixl/conn.py check_status: request_status.get(room, WaitingForInput).
-func absentReadsWaiting() (Status, error) { return WaitingForInput, nil }
+func absentReadsWaiting() (status, error) { return waitingForInput, nil }
 
 // common/mooncake check_status: request_status[room].
-func absentKeyError() (Status, error) { return 0, ErrKeyError }
+func absentKeyError() (status, error) { return 0, errKeyError }
 
 // The fix: only a live sender polls, and its room is absent only if
 // something removed it: read it as Failed.
-func absentFails() (Status, error) { return Failed, nil }
+func absentFails() (status, error) { return failed, nil }
 
 // nixl/conn.py:2647 _handle_abort_notification (upstream adca19c4): a
 // present room that is not Success is active and failed; an absent or
-// Success room is only logged. With deferred release (PR #35360) an active
+// success room is only logged. With deferred release (PR #35360) an active
 // room holds its ABORT_ACK for this rank until its chunk count drains (one
 // target per room: a later rank's replaces an earlier's), and an inactive
 // room is ACKed at once only if nothing of it is counted.
-func abortUpstream(m *KVManager, msg Message) {
+func abortUpstream(m *kvManager, msg message) {
 	st, ok := m.RequestStatus[msg.Room]
-	active := ok && st != Success
+	active := ok && st != success
 	if active {
-		m.updateStatus(msg.Room, Failed) // record_failure + update_status
+		m.updateStatus(msg.Room, failed) // record_failure + update_status
 	}
 	if !m.v.AckOnDrain {
 		return
@@ -99,30 +99,30 @@ func abortUpstream(m *KVManager, msg Message) {
 
 // Before PR #30352 the ABORT message has no NixlMsgGuard frame: the
 // bootstrap thread's assert on it raises and the thread dies.
-func abortKillsThread(m *KVManager, msg Message) {
+func abortKillsThread(m *kvManager, msg message) {
 	m.BootstrapAlive = false
 }
 
 // Fork 90a52f44a: Failed only if the room is in request_status (Success
 // included), and transfer_infos (with req_to_decode_prefix_len) popped
 // unconditionally.
-func abortFork(m *KVManager, msg Message) {
+func abortFork(m *kvManager, msg message) {
 	if _, ok := m.RequestStatus[msg.Room]; ok {
-		m.updateStatus(msg.Room, Failed)
+		m.updateStatus(msg.Room, failed)
 	}
 	delete(m.TransferInfos, msg.Room)
 }
 
 // Mooncake: a present room is failed; every ABORT is ACKed at once.
-func abortMooncake(m *KVManager, msg Message) {
+func abortMooncake(m *kvManager, msg message) {
 	if _, ok := m.RequestStatus[msg.Room]; ok {
-		m.updateStatus(msg.Room, Failed)
+		m.updateStatus(msg.Room, failed)
 	}
 	m.sendAck(msg.Room, msg.Rank)
 }
 
 // The fix: upstream's handler, plus a tombstone for an absent room.
-func abortFixed(m *KVManager, msg Message) {
+func abortFixed(m *kvManager, msg message) {
 	if _, ok := m.RequestStatus[msg.Room]; !ok {
 		m.Tombstones[msg.Room] = true
 		return
@@ -131,15 +131,15 @@ func abortFixed(m *KVManager, msg Message) {
 }
 
 // The fix with deferred release: the fixed handler, then the ACK.
-func abortFixedDeferred(m *KVManager, msg Message) {
+func abortFixedDeferred(m *kvManager, msg message) {
 	abortFixed(m, msg)
 	m.sendAck(msg.Room, msg.Rank)
 }
 
 // The fix: a sender for a tombstoned room fails at once.
-func senderInitFixed(m *KVManager, room int) bool {
+func senderInitFixed(m *kvManager, room int) bool {
 	if m.Tombstones[room] {
-		m.RequestStatus[room] = Failed
+		m.RequestStatus[room] = failed
 		return true
 	}
 	return false
@@ -147,7 +147,7 @@ func senderInitFixed(m *KVManager, room int) bool {
 
 // Deferred release done right: the ABORT (and its ACK) waits while a KV
 // write of the room is in flight.
-func abortWaitsForWrites(m *KVManager, room int) bool {
+func abortWaitsForWrites(m *kvManager, room int) bool {
 	for q, posted := range m.Posted {
 		if posted && m.Senders[q] != nil && m.Senders[q].Room == room {
 			return true
@@ -161,37 +161,37 @@ func abortWaitsForWrites(m *KVManager, room int) bool {
 // earlier commits, each named by the PR that begins its range. Each is
 // written as what changed from the one before it, as the history did.
 var (
-	SglangPre27011 = &Variant{
+	sglangPre27011 = &Variant{
 		Name:       "sglang-pre-27011",
 		Doc:        "NIXL before PR #27011: a failed request is released without clear()",
 		AbsentRoom: absentReadsWaiting,
 		OnAbort:    abortKillsThread,
 	}
-	Pre30352 = derive(SglangPre27011, "pre-30352",
+	pre30352 = derive(sglangPre27011, "pre-30352",
 		"NIXL before PR #30352: the first ABORT kills the bootstrap thread",
 		func(v *Variant) { v.FailureClears = true })
-	Sglang30352 = derive(Pre30352, "sglang-30352",
+	sglang30352 = derive(pre30352, "sglang-30352",
 		"NIXL from PR #30352 to before PR #31075: Bootstrapping in flight keeps waiting",
 		func(v *Variant) { v.FailedSticky, v.OnAbort = true, abortUpstream })
-	Sglang31075 = derive(Sglang30352, "sglang-31075",
+	sglang31075 = derive(sglang30352, "sglang-31075",
 		"NIXL from PR #31075 to before PR #30545: no chunk count",
 		func(v *Variant) { v.InflightBootstrappingRaises = true })
-	Sglang30545 = derive(Sglang31075, "sglang-30545",
+	sglang30545 = derive(sglang31075, "sglang-30545",
 		"NIXL from PR #30545 to before PR #34692: no bootstrap timeout",
 		func(v *Variant) { v.CountsOutstanding = true })
-	Sglang34692 = derive(Sglang30545, "sglang-34692",
+	sglang34692 = derive(sglang30545, "sglang-34692",
 		"NIXL from PR #34692 to before PR #35360: a chunk is counted once it passed the worker's checks",
 		func(v *Variant) { v.BootstrapTimeout = true })
-	Upstream = derive(Sglang34692, "upstream",
+	Upstream = derive(sglang34692, "upstream",
 		"SGLang upstream adca19c4, NIXL backend, default configuration",
 		func(v *Variant) { v.CountsAtDequeue = true })
-	UpstreamDeferred = derive(Upstream, "sglang-35360-deferred",
+	upstreamDeferred = derive(Upstream, "sglang-35360-deferred",
 		"upstream with SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1 (PR #35360)",
 		func(v *Variant) { v.AckOnDrain, v.DecodeWaitsForAck = true, true })
-	Fixed35360Deferred = derive(UpstreamDeferred, "fixed-35360-deferred",
+	fixed35360Deferred = derive(upstreamDeferred, "fixed-35360-deferred",
 		"PR #35360's deferred release with its ACK bugs fixed",
 		func(v *Variant) { v.AckOnDrainFixed = true })
-	Fork90a52f44a = &Variant{
+	fork90a52f44a = &Variant{
 		Name:               "fork-90a52f44a",
 		Doc:                "downstream fork 90a52f44a: ABORT pops transfer_infos, worker skips, no bootstrap timeout",
 		FailedSticky:       true,
@@ -200,7 +200,7 @@ var (
 		OnAbort:            abortFork,
 		FailureClears:      true,
 	}
-	Mooncake = &Variant{
+	mooncake = &Variant{
 		Name:                        "mooncake",
 		Doc:                         "Mooncake backend: ACKs every ABORT, Failed not sticky, absent room raises KeyError",
 		BootstrapTimeout:            true,
@@ -217,7 +217,7 @@ var (
 		func(v *Variant) {
 			v.Tombstones, v.AbsentRoom, v.OnAbort, v.SenderInit = true, absentFails, abortFixed, senderInitFixed
 		})
-	FixedDeferred = derive(Fixed, "fixed-deferred",
+	fixedDeferred = derive(Fixed, "fixed-deferred",
 		"the fix plus deferred release: ABORT_ACK once the room's writes completed",
 		func(v *Variant) {
 			v.OnAbort, v.AbortWaits, v.DecodeWaitsForAck = abortFixedDeferred, abortWaitsForWrites, true
@@ -245,20 +245,20 @@ type Builtin struct {
 var Builtins = []Builtin{
 	{"upstream", "upstream", Upstream},
 	{"upstream-reuse", "upstream-reuse", Upstream},
-	{"fork-90a52f44a", "fork-90a52f44a", Fork90a52f44a},
-	{"pre-30352", "pre-30352", Pre30352},
-	{"mooncake", "mooncake", Mooncake},
+	{"fork-90a52f44a", "fork-90a52f44a", fork90a52f44a},
+	{"pre-30352", "pre-30352", pre30352},
+	{"mooncake", "mooncake", mooncake},
 	{"fixed", "fixed", Fixed},
-	{"fixed-deferred", "fixed-deferred", FixedDeferred},
-	{"fixed-35360-deferred", "fixed-35360-deferred", Fixed35360Deferred},
-	{"sglang-pre-27011", "sglang-pre-27011", SglangPre27011},
-	{"sglang-27011", "sglang-27011", Pre30352},
-	{"sglang-30352", "sglang-30352", Sglang30352},
-	{"sglang-31075", "sglang-31075", Sglang31075},
-	{"sglang-30545", "sglang-30545", Sglang30545},
-	{"sglang-34692", "sglang-34692", Sglang34692},
+	{"fixed-deferred", "fixed-deferred", fixedDeferred},
+	{"fixed-35360-deferred", "fixed-35360-deferred", fixed35360Deferred},
+	{"sglang-pre-27011", "sglang-pre-27011", sglangPre27011},
+	{"sglang-27011", "sglang-27011", pre30352},
+	{"sglang-30352", "sglang-30352", sglang30352},
+	{"sglang-31075", "sglang-31075", sglang31075},
+	{"sglang-30545", "sglang-30545", sglang30545},
+	{"sglang-34692", "sglang-34692", sglang34692},
 	{"sglang-35360", "sglang-35360", Upstream},
-	{"sglang-35360-deferred", "sglang-35360-deferred", UpstreamDeferred},
+	{"sglang-35360-deferred", "sglang-35360-deferred", upstreamDeferred},
 }
 
 // Lookup returns the built-in port named name.

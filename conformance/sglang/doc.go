@@ -16,7 +16,11 @@
 //
 // A source is a folder holding sglang/srt (a checkout's python/ folder, a
 // site-packages folder, or a checkout), or GITDIR@COMMIT, extracted with
-// git archive into a cache folder. Probe finds which ingredients of the
-// room lifecycle the loaded code has (by running it, not by reading it),
-// and Choose names the spec configuration that models them.
+// git archive into a cache folder. What code must refine is not its own
+// choice: the expectation table (Lifecycle, Expect) gives the
+// configuration of the lifecycle PRs in a commit's history. Probe finds
+// which ingredients of the room lifecycle the loaded code has (by
+// running it, not by reading it), and Compare reports where they differ
+// from the expectation; Choose names the configuration that models them,
+// for code of which nothing is expected. Load does all of it.
 package sglang

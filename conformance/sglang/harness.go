@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 )
 
 // harness is the Python package roomspec_sglang.
@@ -100,26 +99,4 @@ func args(src Source, env Env) []string {
 		out = append(out, "--env", kv)
 	}
 	return out
-}
-
-// Command is the `sh -c` command line that runs the harness on src, for
-// package subprocess (the protocol's `exec:` implementations).
-func Command(harnessDir string, src Source, env Env) string {
-	words := append([]string{"PYTHONPATH=" + shellQuote(harnessDir), "exec", shellQuote(Python())}, quoteAll(args(src, env))...)
-	return strings.Join(words, " ")
-}
-
-func quoteAll(ws []string) []string {
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		out[i] = shellQuote(w)
-	}
-	return out
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,47 +84,5 @@ func TestInstallHarness(t *testing.T) {
 	entries, _ := os.ReadDir(cache)
 	if len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "harness-") {
 		t.Errorf("cache holds %v, want one harness-* folder", entries)
-	}
-}
-
-func TestShellQuote(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"", "''"},
-		{"/usr/bin/python3", "/usr/bin/python3"},
-		{"KEY=v-1,2:3@4+5", "KEY=v-1,2:3@4+5"},
-		{"a b", "'a b'"},
-		{"it's", `'it'\''s'`},
-		{"$HOME", "'$HOME'"},
-		{"a\nb", "'a\nb'"},
-	} {
-		if got := shellQuote(tc.in); got != tc.want {
-			t.Errorf("shellQuote(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-}
-
-// The command line survives a real shell: every word arrives as given.
-func TestCommandQuoting(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
-	tmp := t.TempDir()
-	// The "interpreter" prints its environment's PYTHONPATH and its arguments.
-	py := filepath.Join(tmp, "it's a dir", "py $x")
-	write(t, py, "#!/bin/sh\nprintf '%s\\n' \"PYTHONPATH=$PYTHONPATH\" \"$@\"\n")
-	os.Chmod(py, 0o755)
-	t.Setenv("ROOMSPEC_PYTHON", py)
-	harnessDir := filepath.Join(tmp, `h "q" $(false) `+"`x`")
-	src := Source{Root: filepath.Join(tmp, "sglang root; rm -rf /")}
-	env := Env{"SGLANG_X=a b", "Y='z'", "Z=$HOME"}
-	out, err := exec.Command("sh", "-c", Command(harnessDir, src, env)).Output()
-	if err != nil {
-		t.Fatalf("sh -c %s: %v", Command(harnessDir, src, env), err)
-	}
-	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	want := []string{"PYTHONPATH=" + harnessDir, "-m", "roomspec_sglang", "--sglang", src.Root,
-		"--env", "SGLANG_X=a b", "--env", "Y='z'", "--env", "Z=$HOME"}
-	if !slices.Equal(got, want) {
-		t.Errorf("the shell gave\n%q\nwant\n%q", got, want)
 	}
 }

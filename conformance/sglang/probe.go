@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -75,9 +74,9 @@ func (s Source) Label() string {
 // fixes and the fork's. Real code reads them FALSE.
 var unprobed = []string{"AbsentLiveSenderFails", "AckWaitsForWrites", "AckOnDrainFixed", "RecordTombstones", "WorkerSkipsMissing"}
 
-// family is the bundled configurations Choose picks from: SGLang's commit
-// ranges, two chunks per request, one room id per request.
-const family = "sglang-"
+// familyPrefix names the bundled configurations Choose picks from:
+// SGLang's commit ranges, two chunks per request, one room id per request.
+const familyPrefix = "sglang-"
 
 // Config compiles the configuration text Choose (or a bundled cfg)
 // gives, named name: the suite labels its results with the name.
@@ -96,48 +95,97 @@ func Config(name string, text []byte) (*model.Config, error) {
 // Choose returns the bundled configuration that models the ingredients
 // (the sglang-* family: the one whose switches all agree), or, where none
 // does, a configuration of the family's shape with those switches, named
-// "probed".
+// "probed". It is the code choosing its own configuration: what runs
+// where no expectation exists (Expectation says what code must refine).
 func Choose(ing Ingredients) (name string, src []byte, err error) {
-	want := map[string]bool{}
-	for k, v := range ing.Switches {
-		want[k] = v
-	}
+	return configFor(ing.Switches, "probed", "probed: the switches roomspec's probe found in the loaded code")
+}
+
+// configFor returns the bundled sglang-* configuration whose switches
+// agree with sw (the unprobed ones FALSE), or else one of the family's
+// shape with those switches, named name under header.
+func configFor(sw map[string]bool, name, header string) (string, []byte, error) {
+	want := maps.Clone(sw)
 	for _, k := range unprobed {
 		want[k] = false
 	}
-	var candidates []string
-	for _, v := range spec.Variants() {
-		if strings.HasPrefix(v, family) {
-			candidates = append(candidates, v)
-		}
+	candidates, err := family()
+	if err != nil {
+		return "", nil, err
 	}
-	sort.Strings(candidates)
 	var template *cfg.Config
 	for _, v := range candidates {
-		text, err := spec.Config(v)
-		if err != nil {
-			return "", nil, err
-		}
-		c, err := cfg.Parse(v+".cfg", text)
-		if err != nil {
-			return "", nil, fmt.Errorf("sglang: bundled %s.cfg: %w", v, err)
-		}
-		template = c
-		if agrees(c, want) {
-			return v, text, nil
+		template = v.cfg
+		if agrees(v.cfg, want) {
+			return v.name, v.text, nil
 		}
 	}
 	if template == nil {
-		return "", nil, fmt.Errorf("sglang: no bundled %s* configuration", family)
+		return "", nil, fmt.Errorf("sglang: no bundled %s* configuration", familyPrefix)
 	}
 	// A switch the spec does not have would be left out of the rendered
 	// configuration, and the code checked against a model of other code.
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if d := constant(template, k); d == nil || d.Value == nil || d.Value.Kind != cfg.Bool {
-			return "", nil, fmt.Errorf("sglang: the probe reports %s, which is not a switch of spec/Room.tla's %s* configurations", k, family)
+			return "", nil, fmt.Errorf("sglang: %s is not a switch of spec/Room.tla's %s* configurations", k, familyPrefix)
 		}
 	}
-	return "probed", Render(template, "probed: the switches roomspec's probe found in the loaded code", want), nil
+	return name, Render(template, header, want), nil
+}
+
+type bundledCfg struct {
+	name string
+	text []byte
+	cfg  *cfg.Config
+}
+
+// family returns the bundled sglang-* configurations, in name order.
+func family() ([]bundledCfg, error) {
+	var out []bundledCfg
+	for _, v := range slices.Sorted(slices.Values(spec.Variants())) {
+		if !strings.HasPrefix(v, familyPrefix) {
+			continue
+		}
+		text, err := spec.Config(v)
+		if err != nil {
+			return nil, err
+		}
+		c, err := cfg.Parse(v+".cfg", text)
+		if err != nil {
+			return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", v, err)
+		}
+		out = append(out, bundledCfg{v, text, c})
+	}
+	return out, nil
+}
+
+// specConfig is the text of the bundled configuration name.
+func specConfig(name string) ([]byte, error) {
+	text, err := spec.Config(name)
+	if err != nil {
+		return nil, fmt.Errorf("sglang: unknown variant %q: %w", name, err)
+	}
+	return text, nil
+}
+
+// bundledSwitches are the boolean constants of the bundled configuration
+// name that the probe reports (Behaviour's keys).
+func bundledSwitches(name string) (map[string]bool, error) {
+	text, err := specConfig(name)
+	if err != nil {
+		return nil, err
+	}
+	c, err := cfg.Parse(name+".cfg", text)
+	if err != nil {
+		return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", name, err)
+	}
+	sw := map[string]bool{}
+	for k := range Behaviour {
+		if d := constant(c, k); d != nil && d.Value != nil && d.Value.Kind == cfg.Bool {
+			sw[k] = d.Value.Bool
+		}
+	}
+	return sw, nil
 }
 
 // agrees reports whether every switch of want has that value in c.

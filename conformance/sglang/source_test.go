@@ -9,12 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
 
 // layoutFiles are files at the paths Resolve looks for and extracts
-// (paths), each holding only its own name: Resolve's tests need SGLang's
+// (Paths), each holding only its own name: Resolve's tests need SGLang's
 // layout, not its code, which is never committed here.
 var layoutFiles = []string{
 	"sglang/srt/disaggregation/prefill.py",
@@ -128,8 +129,8 @@ func TestResolveGitCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Source{Root: filepath.Join(cache, "sglang", sha, "python"), Given: dir + "@" + sha[:9],
-		Commit: sha, Date: "2026-08-19", Subject: "layout at a commit"}
-	if src != want {
+		Commit: sha, Date: "2026-08-19", Subject: "layout at a commit", GitDir: filepath.Join(dir, ".git")}
+	if !reflect.DeepEqual(src, want) {
 		t.Fatalf("Resolve = %+v\nwant %+v", src, want)
 	}
 	if src.Label() != sha[:12] {
@@ -240,5 +241,110 @@ func TestUntar(t *testing.T) {
 	short := tarOf(t, "python/a.py") // cut inside the file's data
 	if err := untar(bytes.NewReader(short.Bytes()[:515]), t.TempDir()); err == nil {
 		t.Error("a truncated archive gives no error")
+	}
+}
+
+// A checkout's work tree is its HEAD with edits: Resolve runs the work
+// tree and says which commit it is at; GITDIR@COMMIT reads the commit and
+// warns of the edits it leaves out.
+func TestResolveCheckout(t *testing.T) {
+	dir, _, sha := gitRepo(t)
+	ctx := context.Background()
+	src, err := Resolve(ctx, dir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Root != filepath.Join(dir, "python") || src.Head != sha || src.Commit != "" || src.GitDir != filepath.Join(dir, ".git") {
+		t.Errorf("Resolve(checkout) = %+v, want its work tree at HEAD %s", src, sha)
+	}
+	if src.Warnings != nil {
+		t.Errorf("a clean checkout warns: %v", src.Warnings)
+	}
+	clean, err := Resolve(ctx, dir+"@HEAD", t.TempDir())
+	if err != nil || clean.Warnings != nil {
+		t.Fatalf("clean checkout @HEAD: %v, warnings %v", err, clean.Warnings)
+	}
+
+	write(t, filepath.Join(dir, "python", "sglang", "srt", "disaggregation", "prefill.py"), "# edited\n")
+	write(t, filepath.Join(dir, "python", "sglang", "srt", "disaggregation", "new.py"), "# new\n")
+	write(t, filepath.Join(dir, "python", "sglang", "srt", "server_args.py"), "# not loaded: no warning\n")
+	src, err = Resolve(ctx, dir+"@HEAD", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.Warnings) != 1 {
+		t.Fatalf("warnings %q, want one about the edits", src.Warnings)
+	}
+	w := src.Warnings[0]
+	for _, want := range []string{"uncommitted edits", "python/sglang/srt/disaggregation/prefill.py", "python/sglang/srt/disaggregation/new.py", sha[:12], "give " + dir + " itself"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q does not say %q", w, want)
+		}
+	}
+	if strings.Contains(w, "server_args.py") {
+		t.Errorf("warning %q names a file the harness does not load", w)
+	}
+}
+
+// Repository takes a bare repository, a .git folder or a checkout's
+// root; not a folder inside a checkout, nor a plain folder.
+func TestRepository(t *testing.T) {
+	dir, _, _ := gitRepo(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		path, gitDir, workTree string
+	}{
+		{dir, filepath.Join(dir, ".git"), dir},
+		{filepath.Join(dir, ".git"), filepath.Join(dir, ".git"), dir},
+	} {
+		r, err := Repository(ctx, tc.path)
+		if err != nil || r.GitDir != tc.gitDir || r.WorkTree != tc.workTree {
+			t.Errorf("Repository(%s) = %+v, %v; want %s, %s", tc.path, r, err, tc.gitDir, tc.workTree)
+		}
+	}
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	if out, err := exec.Command("git", "clone", "-q", "--bare", dir, bare).CombinedOutput(); err != nil {
+		t.Fatalf("git clone --bare: %v\n%s", err, out)
+	}
+	if r, err := Repository(ctx, bare); err != nil || r.WorkTree != "" || r.GitDir != bare {
+		t.Errorf("Repository(bare) = %+v, %v", r, err)
+	}
+	for _, p := range []string{filepath.Join(dir, "python"), t.TempDir()} {
+		if _, err := Repository(ctx, p); !errors.Is(err, ErrNotRepository) {
+			t.Errorf("Repository(%s) = %v, want ErrNotRepository", p, err)
+		}
+	}
+}
+
+// EnvKeys reads the variables the loaded code reads (envs.NAME, getenv
+// and friends), not environ.py's definitions; CheckEnv rejects any other,
+// naming the nearest and listing them.
+func TestCheckEnv(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "sglang/srt/disaggregation/nixl/conn.py"),
+		"x = envs.SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT.get()\ny = os.environ.get('SGLANG_LOCAL_IP_NIC')\n")
+	write(t, filepath.Join(root, "sglang/srt/disaggregation/common/conn.py"),
+		"if envs.SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE.get():\n    pass\nz = get_int_env_var(\"SGLANG_X\", 3)\n")
+	write(t, filepath.Join(root, "sglang/srt/environ.py"), "SGLANG_DEFINED_ONLY = EnvBool(False)  # envs.A in a docstring\n")
+	src := Source{Root: root, Given: root}
+	keys, err := EnvKeys(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT", "SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE", "SGLANG_LOCAL_IP_NIC", "SGLANG_X"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Errorf("EnvKeys = %v, want %v", keys, want)
+	}
+	if err := CheckEnv(src, Env{"SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1", "SGLANG_X=2"}); err != nil {
+		t.Errorf("keys the code reads: %v", err)
+	}
+	err = CheckEnv(src, Env{"SGLANG_DISAGGREGATION_DEFERED_DECODE_KV_RELEASE=1", "SGLANG_DEFINED_ONLY=1"})
+	if !errors.Is(err, ErrUnknownEnv) {
+		t.Fatalf("CheckEnv = %v, want ErrUnknownEnv", err)
+	}
+	for _, s := range []string{"did you mean SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE?", "SGLANG_DEFINED_ONLY", "it reads:\n  SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT\n"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("%q does not say %q", err, s)
+		}
 	}
 }

@@ -49,7 +49,7 @@ func load(t testing.TB, given string, env Env) *loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := subprocess.New(Command(dir, src, env), subprocess.Options{})
+	im := (&Code{Source: src, Env: env, Harness: dir}).Implementation(subprocess.Options{})
 	t.Cleanup(func() {
 		if err := im.Close(); err != nil {
 			t.Errorf("close: %v", err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,6 +121,8 @@ func printable(s string) string {
 // safe for concurrent use (requests are serialized).
 type Process struct {
 	command string
+	argv    []string // run without a shell where set (NewArgv)
+	env     []string
 	opt     Options
 
 	mu      sync.Mutex
@@ -133,6 +136,13 @@ type Process struct {
 // starts at the first request.
 func New(command string, opt Options) *Process {
 	return &Process{command: command, opt: opt.withDefaults()}
+}
+
+// NewArgv returns the implementation run as argv, without a shell, with
+// env as its environment (nil: roomspec's); command is argv joined, for
+// messages.
+func NewArgv(argv, env []string, opt Options) *Process {
+	return &Process{command: strings.Join(argv, " "), argv: slices.Clone(argv), env: env, opt: opt.withDefaults()}
 }
 
 // Command returns the command the process runs.
@@ -171,6 +181,10 @@ func (p *Process) start() error {
 	}
 	ch := &child{stderr: &ring{}, copied: make(chan struct{}), errPipe: pipes[4], done: make(chan struct{})}
 	cmd := exec.Command("sh", "-c", p.command)
+	if len(p.argv) > 0 {
+		cmd = exec.Command(p.argv[0], p.argv[1:]...)
+		cmd.Env = p.env
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0], pipes[3], pipes[5]
 	cmd.SysProcAttr = sysProcAttr()
 	err := cmd.Start()

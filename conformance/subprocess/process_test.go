@@ -292,3 +292,29 @@ func TestExitWithBackgroundHoldingStdout(t *testing.T) {
 	}
 	gone(t, pid())
 }
+
+// NewArgv runs argv without a shell: words with spaces, quotes and $ reach
+// the child as they are, and env is its whole environment.
+func TestNewArgv(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "args")
+	script := `printf '%s\n' "$@" "$ROOMSPEC_ARGV" > "$0"; while read -r l; do echo '{"ok":true}'; done`
+	p := NewArgv([]string{"sh", "-c", script, out, "a b", `it's "$HOME"`, ""},
+		[]string{"ROOMSPEC_ARGV=set", "PATH=" + os.Getenv("PATH")}, Options{})
+	if err := p.Reset(loadConfig(t, "upstream")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a b\nit's \"$HOME\"\n\nset\n"; string(b) != want {
+		t.Errorf("the child got %q, want %q", b, want)
+	}
+	if !strings.Contains(p.Command(), "a b") {
+		t.Errorf("Command() = %q", p.Command())
+	}
+}

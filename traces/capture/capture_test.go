@@ -1,20 +1,18 @@
 package capture
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/roomspec/roomspec/internal/golden"
+	"github.com/roomspec/roomspec/internal/truth"
+)
 
 // captures lists the committed real captures.
 func captures(t testing.TB) []string {
@@ -26,29 +24,14 @@ func captures(t testing.TB) []string {
 	return files
 }
 
-type truthMsg struct {
-	Conn   string   `json:"conn"`
-	Parts  []string `json:"parts"`
-	Before bool     `json:"before_capture"`
-}
+// truthMsg is a message of a capture's ground truth (internal/truth).
+type truthMsg = truth.Message
 
 func readTruth(t testing.TB, capPath string) []truthMsg {
 	t.Helper()
-	name := strings.TrimSuffix(strings.TrimSuffix(capPath, ".pcapng"), ".pcap") + ".truth.jsonl"
-	f, err := os.Open(name)
+	out, err := truth.Of(capPath)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []truthMsg
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var m truthMsg
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m)
 	}
 	return out
 }
@@ -179,19 +162,7 @@ func TestGolden(t *testing.T) {
 				fmt.Fprintf(&b, "%d conn %d %s midstream=%v bytes=%d chunks=%d segstarts=%d frames=%d..%d\n",
 					l.half.ID, l.half.Conn, l.half.String(), l.half.MidStream, len(l.data), l.chunks, l.segStarts, first, last)
 			}
-			golden := filepath.Join("testdata", filepath.Base(path)+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := b.String(); got != string(want) {
-				t.Errorf("summary differs from %s (run with -update to accept):\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", filepath.Base(path)+".golden"), []byte(b.String()))
 		})
 	}
 }

@@ -95,13 +95,33 @@ func cloneParts(parts [][]byte) [][]byte {
 	return out
 }
 
+// Kind classifies a Diagnostic so that callers branch on it: a problem
+// of one stream is named as zmtp names its kind (StreamKind), a problem
+// of the capture file is KindCapture. It prints as the name.
+type Kind string
+
+// Diagnostic kinds callers branch on (the others are StreamKind's).
+const (
+	// KindCapture: the capture file is damaged or cut (the file's
+	// diagnostic, Conn empty).
+	KindCapture Kind = "capture"
+	// KindGap: bytes of a stream were lost (zmtp.KindGap).
+	KindGap Kind = "gap"
+	// KindResynced: a stream's frame boundaries were found again
+	// (zmtp.KindResynced).
+	KindResynced Kind = "resynced"
+)
+
+// StreamKind is the Kind of a stream diagnostic of kind k.
+func StreamKind(k zmtp.Kind) Kind { return Kind(k.String()) }
+
 // Diagnostic is a problem found while decoding.
 type Diagnostic struct {
 	Frame int
 	Time  time.Time
 	// Conn is "src->dst" for a problem in one stream, "" for the file.
 	Conn string
-	Kind string // "gap", "resynced", "not-zmtp", "malformed-frame", "capture", ...
+	Kind Kind
 	Msg  string
 	// Offset is the position in the stream's captured bytes (lost bytes
 	// not counted) that a stream diagnostic is about; 0 for the file.
@@ -165,7 +185,7 @@ func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnos
 	p.lent.Reuse = true
 	copt := opt.Capture
 	copt.Diagnose = func(d capture.Diagnostic) {
-		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: "capture", Msg: d.Msg})
+		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: KindCapture, Msg: d.Msg})
 	}
 	p.order.init(opt.ZMTP)
 	p.order.maxHold = opt.MaxHold
@@ -411,5 +431,5 @@ func (s *stream) Diagnostic(d zmtp.Diagnostic) {
 			s.notZMTP = true
 		}
 	}
-	p.diag(Diagnostic{Frame: d.Mark.Frame, Time: d.Mark.Time, Conn: s.half.String(), Kind: d.Kind.String(), Msg: msg, Offset: d.Offset})
+	p.diag(Diagnostic{Frame: d.Mark.Frame, Time: d.Mark.Time, Conn: s.half.String(), Kind: StreamKind(d.Kind), Msg: msg, Offset: d.Offset})
 }

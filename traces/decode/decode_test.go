@@ -1,28 +1,21 @@
 package decode
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/roomspec/roomspec/internal/truth"
 	"github.com/roomspec/roomspec/traces/capture"
 )
 
-type truthMsg struct {
-	Conn   string   `json:"conn"`
-	Seq    int      `json:"seq"`
-	Kind   string   `json:"kind"`
-	Parts  []string `json:"parts"`
-	Before bool     `json:"before_capture"`
-}
+// truthMsg is a message of a capture's ground truth (internal/truth).
+type truthMsg = truth.Message
 
 func captureFiles(t testing.TB) []string {
 	t.Helper()
@@ -35,20 +28,9 @@ func captureFiles(t testing.TB) []string {
 
 func readTruth(t testing.TB, capPath string) []truthMsg {
 	t.Helper()
-	name := strings.TrimSuffix(strings.TrimSuffix(capPath, ".pcapng"), ".pcap") + ".truth.jsonl"
-	data, err := os.ReadFile(name)
+	out, err := truth.Of(capPath)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []truthMsg
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var m truthMsg
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m)
 	}
 	return out
 }
@@ -166,7 +148,7 @@ func TestGroundTruth(t *testing.T) {
 			}
 			resyncAt := map[string]int64{}
 			for _, d := range r.diags {
-				if d.Kind == "resynced" {
+				if d.Kind == KindResynced {
 					resyncAt[d.Conn] = d.Offset
 				}
 			}
@@ -201,7 +183,7 @@ func TestGroundTruth(t *testing.T) {
 				}
 			}
 			for _, d := range r.diags {
-				if midstream && d.Kind == "resynced" {
+				if midstream && d.Kind == KindResynced {
 					continue
 				}
 				t.Errorf("unexpected diagnostic: %v", d)

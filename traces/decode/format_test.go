@@ -3,15 +3,13 @@ package decode
 import (
 	"encoding/base64"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/roomspec/roomspec/internal/golden"
+)
 
 // TestFormatGolden pins the text and JSON renderings of a whole capture.
 func TestFormatGolden(t *testing.T) {
@@ -30,22 +28,7 @@ func TestFormatGolden(t *testing.T) {
 			}
 			text.WriteString(r.sum.String() + "\n")
 			for _, g := range []struct{ ext, got string }{{".txt", text.String()}, {".jsonl", js.String()}} {
-				golden := filepath.Join("testdata", name+g.ext)
-				if *update {
-					if err := os.MkdirAll("testdata", 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, []byte(g.got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if g.got != string(want) {
-					t.Errorf("%s differs (run go test -update to accept):\n%s", golden, g.got)
-				}
+				golden.Check(t, filepath.Join("testdata", name+g.ext), []byte(g.got))
 			}
 		})
 	}

@@ -109,7 +109,7 @@ func TestMalformed(t *testing.T) {
 		damage func() []byte
 		// A diagnostic of kind wantDiag must be reported at wantFrame
 		// (0: any frame; negative: at or after -wantFrame).
-		wantDiag  string
+		wantDiag  Kind
 		wantFrame int
 		// damaged is the connection allowed to lose messages; "" means
 		// every connection keeps only a prefix (the file was cut).
@@ -124,7 +124,7 @@ func TestMalformed(t *testing.T) {
 				r := recs[target]
 				return slices.Clone(orig[:r.data+r.capLen/2])
 			},
-			wantDiag: "capture", wantFrame: frame, truncated: true,
+			wantDiag: KindCapture, wantFrame: frame, truncated: true,
 		},
 		{
 			name: "truncated packet",
@@ -136,7 +136,7 @@ func TestMalformed(t *testing.T) {
 				binary.LittleEndian.PutUint32(out[r.off+8:], 80)
 				return append(out, orig[r.data+r.capLen:]...)
 			},
-			wantDiag: "capture", wantFrame: frame, damaged: victim,
+			wantDiag: KindCapture, wantFrame: frame, damaged: victim,
 		},
 		{
 			name: "garbage bytes between records",
@@ -147,7 +147,7 @@ func TestMalformed(t *testing.T) {
 				out = append(out, garbage...)
 				return append(out, orig[r.off:]...)
 			},
-			wantDiag: "capture", wantFrame: frame, truncated: true,
+			wantDiag: KindCapture, wantFrame: frame, truncated: true,
 		},
 		{
 			name: "huge declared frame size",

@@ -63,8 +63,21 @@ var statuses = map[string]bool{
 // digits, so that lines sort as text and no precision is lost.
 const TimeLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
-// ErrSyntax is wrapped by every error about a malformed line.
+// ErrSyntax is wrapped by every error about a malformed line (a
+// *SyntaxError).
 var ErrSyntax = errors.New("eventlog: malformed line")
+
+// SyntaxError is a malformed line: its number and what is wrong with it.
+// It wraps ErrSyntax.
+type SyntaxError struct {
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%v: line %d: %s", ErrSyntax, e.Line, e.Msg) }
+
+// Unwrap returns ErrSyntax.
+func (e *SyntaxError) Unwrap() error { return ErrSyntax }
 
 // Event is one line of the log.
 type Event struct {
@@ -119,10 +132,10 @@ type line struct {
 func Parse(b []byte, lineNo int) (Event, error) {
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
-		return Event{}, fmt.Errorf("%w: line %d: %v", ErrSyntax, lineNo, err)
+		return Event{}, &SyntaxError{Line: lineNo, Msg: err.Error()}
 	}
 	bad := func(format string, args ...any) (Event, error) {
-		return Event{}, fmt.Errorf("%w: line %d: %s", ErrSyntax, lineNo, fmt.Sprintf(format, args...))
+		return Event{}, &SyntaxError{Line: lineNo, Msg: fmt.Sprintf(format, args...)}
 	}
 	if l.TS == nil {
 		return bad("no ts")

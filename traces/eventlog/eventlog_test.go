@@ -46,6 +46,10 @@ func TestParse(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.err) || !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "line 7") {
 					t.Fatalf("err = %v, want ErrSyntax with %q and line 7", err, tt.err)
 				}
+				var se *SyntaxError
+				if !errors.As(err, &se) || se.Line != 7 || se.Error() != err.Error() {
+					t.Fatalf("err = %#v, want the *SyntaxError of line 7", err)
+				}
 				return
 			}
 			if err != nil {

@@ -90,7 +90,7 @@ func (f *Follower) nextLine(final bool) (e Event, err error, ok bool) {
 				if len(f.buf) > MaxLine && !f.skipping {
 					f.line++
 					f.buf, f.skipping = f.buf[:0], true
-					return Event{}, fmt.Errorf("%w: line %d: longer than %d bytes", ErrSyntax, f.line, MaxLine), true
+					return Event{}, &SyntaxError{Line: f.line, Msg: fmt.Sprintf("longer than %d bytes", MaxLine)}, true
 				}
 				if f.skipping {
 					f.buf = f.buf[:0]

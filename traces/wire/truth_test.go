@@ -1,64 +1,36 @@
 package wire
 
 import (
-	"bufio"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/roomspec/roomspec/internal/truth"
 )
 
-// truthMessage is one line of traces/testdata/captures/*.truth.jsonl: a
-// message that the capture generator (traces/testdata/make_captures.py)
-// really sent through libzmq, built with Python's struct.pack, so it checks
-// this decoder against an encoder written independently of it.
-type truthMessage struct {
-	File  string
-	Kind  string   `json:"kind"`
-	Parts []string `json:"parts"`
-}
+// truthMessage is a message of the committed captures' ground truth
+// (internal/truth): one that the capture generator really sent through
+// libzmq, built with Python's struct.pack, so it checks this decoder
+// against an encoder written independently of it.
+type truthMessage = truth.Message
 
 func readTruth(t *testing.T) []truthMessage {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "captures", "*.truth.jsonl"))
-	if len(files) == 0 {
-		t.Fatal("no ground truth in ../testdata/captures: it is committed, so this is a broken checkout")
-	}
-	var out []truthMessage
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			m := truthMessage{File: filepath.Base(name)}
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			out = append(out, m)
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+	out, err := truth.All(filepath.Join("..", "testdata", "captures"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
 
-func (m truthMessage) parts(t *testing.T) [][]byte {
-	parts := make([][]byte, len(m.Parts))
-	for i, p := range m.Parts {
-		b, err := base64.StdEncoding.DecodeString(p)
-		if err != nil {
-			t.Fatalf("%s: part %d: %v", m.File, i, err)
-		}
-		parts[i] = b
+// parts returns m's frames.
+func parts(t *testing.T, m truthMessage) [][]byte {
+	t.Helper()
+	b, err := m.Bytes()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return parts
+	return b
 }
 
 // truthSeeds returns one real message per generator kind and frame count.
@@ -69,7 +41,7 @@ func truthSeeds(t *testing.T) [][][]byte {
 		key := fmt.Sprint(m.Kind, len(m.Parts))
 		if !seen[key] {
 			seen[key] = true
-			out = append(out, m.parts(t))
+			out = append(out, parts(t, m))
 		}
 	}
 	return out
@@ -81,7 +53,7 @@ func truthSeeds(t *testing.T) [][][]byte {
 func TestTruthCaptures(t *testing.T) {
 	counts := map[Kind]int{}
 	for _, m := range readTruth(t) {
-		got := Decode(m.parts(t))
+		got := Decode(parts(t, m))
 		if got.Kind() != Kind(m.Kind) {
 			t.Errorf("%s: %s with %d frames decodes as %s: %s", m.File, m.Kind, len(m.Parts), got.Kind(), got.Summary())
 		}

@@ -1,7 +1,6 @@
 package zmtp
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/roomspec/roomspec/internal/truth"
 	"github.com/roomspec/roomspec/traces/capture"
 )
 
@@ -78,22 +78,18 @@ func feedReal(d *Decoder, h *realHalf, skip int) {
 	}
 }
 
-func truthCount(t *testing.T, path string) (all, before int) {
+func truthCount(t *testing.T, capture string) (all, before int) {
 	t.Helper()
-	f, err := os.Open(path)
+	ms, err := truth.Of(capture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		all++
-		if bytes.Contains(sc.Bytes(), []byte(`"before_capture": true`)) || bytes.Contains(sc.Bytes(), []byte(`"before_capture":true`)) {
+	for _, m := range ms {
+		if m.Before {
 			before++
 		}
 	}
-	return all, before
+	return len(ms), before
 }
 
 // TestRealStreams decodes every committed capture, then restarts each
@@ -131,7 +127,7 @@ func TestRealStreams(t *testing.T) {
 					checkRealResync(t, h, rec.messages)
 				}
 			}
-			all, before := truthCount(t, path[:len(path)-len(filepath.Ext(path))]+".truth.jsonl")
+			all, before := truthCount(t, path)
 			if resynced == 0 && total != all {
 				t.Errorf("%d messages decoded, ground truth has %d", total, all)
 			}

@@ -2,46 +2,58 @@ package replay_test
 
 import (
 	"fmt"
-	"net/netip"
+	"os"
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
-	"github.com/roomspec/roomspec/traces/observe"
 )
 
-// A room aborted by decode before it sent any TransferInfo, replayed from
-// the wire alone: under the fork variant some completion of the unseen
-// steps pins it, under the fix none does.
+// An abort storm captured under the fork variant, replayed with its
+// prefill event log: each aborted room's verdict as it is decided, then
+// the counts.
 func Example() {
-	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	obs := []observe.Observation{
-		{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 10, Rank: netip.MustParseAddrPort("10.0.0.1:17000")}},
-		{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: 11, Rank: netip.MustParseAddrPort("10.0.0.2:17000")}},
+	text, err := spec.Config("fork-90a52f44a")
+	if err != nil {
+		panic(err)
 	}
-	for _, variant := range []string{"fork-90a52f44a", "fixed"} {
-		text, err := spec.Config(variant)
-		if err != nil {
-			panic(err)
-		}
-		c, err := model.LoadConfig(text)
-		if err != nil {
-			panic(err)
-		}
-		r, err := replay.New(c, replay.Options{})
-		if err != nil {
-			panic(err)
-		}
-		for _, o := range obs {
-			r.Observe(o)
-		}
-		rep := r.Finish(t0.Add(time.Minute))
-		fmt.Printf("%s: ", variant)
-		room := rep.Rooms[0]
-		fmt.Println(room.Verdict, "-", room.Reason)
+	c, err := model.LoadConfig(text)
+	if err != nil {
+		panic(err)
 	}
+	capture, err := os.Open("../../testdata/scenarios/storm-fork.pcap")
+	if err != nil {
+		panic(err)
+	}
+	defer capture.Close()
+	log, err := os.Open("../../testdata/scenarios/storm-fork.events.jsonl")
+	if err != nil {
+		panic(err)
+	}
+	defer log.Close()
+	in := replay.Input{Captures: []replay.Capture{replay.Reader("storm-fork.pcap", capture)}, Log: log, LogName: "storm-fork.events.jsonl"}
+	j, err := judge.New(c, judge.Options{Deadline: 2 * time.Second, Log: true})
+	if err != nil {
+		panic(err)
+	}
+	res, err := replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error {
+		fmt.Println("room", ev.Room.Room, ev.Room.Verdict)
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Reports[0].Aborted, "aborted,", res.Reports[0].Count(judge.Violated), "violated")
 	// Output:
-	// fork-90a52f44a: at-risk - some completion of the unseen steps (2 steps) pins the room
-	// fixed: satisfied - every completion of the unseen steps releases the room (no log: release time not observed)
+	// room 101 violated
+	// room 102 satisfied
+	// room 104 violated
+	// room 105 satisfied
+	// room 107 violated
+	// room 108 satisfied
+	// room 110 violated
+	// room 111 satisfied
+	// 8 aborted, 4 violated
 }

@@ -1,24 +1,24 @@
 package watch_test
 
 import (
+	"context"
 	"fmt"
-	"net/netip"
+	"os"
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
 	"github.com/roomspec/roomspec/spec/model"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/watch"
-	"github.com/roomspec/roomspec/traces/observe"
+	"github.com/roomspec/roomspec/traces/source"
 )
 
-// A room aborted by decode on both ranks, watched from the wire alone
-// under the fork variant: nothing more comes, and when its deadline passes
-// on capture time (the wall clock carries it on while the wire is silent)
-// the Engine reports it at-risk (Hold, 250 ms, after the wall clock passed
-// it, at the next tick); the source's end gives its final verdict, judged at
-// the capture's last packet as replay judges it.
-func ExampleEngine() {
+// An abort storm under the fork variant, streamed as tcpdump -w - would
+// stream it and watched from the wire alone: each aborted room is reported
+// at-risk the moment capture time passes its deadline, and given its final
+// verdict when the stream ends. (The wall clock is stopped here, so that
+// capture time moves only with the packets.)
+func ExampleRun() {
 	text, err := spec.Config("fork-90a52f44a")
 	if err != nil {
 		panic(err)
@@ -27,27 +27,26 @@ func ExampleEngine() {
 	if err != nil {
 		panic(err)
 	}
-	e, err := watch.New(c, watch.Options{Replay: replay.Options{Deadline: 2 * time.Second}}, func(ev watch.Event) {
-		fmt.Printf("%s: room %d %s at abort+%v\n", ev.Kind, ev.Room.Room, ev.Room.Verdict, ev.At.Sub(ev.Room.AbortTime))
-	})
+	f, err := os.Open("../../testdata/scenarios/storm-fork.pcap")
 	if err != nil {
 		panic(err)
 	}
-	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	prefill := netip.MustParseAddrPort("10.0.0.9:5555")
-	for i, rank := range []string{"10.0.0.1:17000", "10.0.0.2:17000"} {
-		e.Record(t0, t0) // the packet carrying the ABORT, read at once
-		e.Wire(observe.Observation{Kind: observe.Abort, Time: t0, Room: 7, Wire: observe.Wire{Frame: i + 1,
-			Rank: netip.MustParseAddrPort(rank), Dst: prefill}}, t0)
+	defer f.Close()
+	src, err := source.NewStream(f)
+	if err != nil {
+		panic(err)
 	}
-	// The wire falls silent; the wall clock goes on.
-	for wall := t0; wall.Before(t0.Add(3 * time.Second)); wall = wall.Add(500 * time.Millisecond) {
-		e.Tick(wall)
+	wall := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	counts := map[judge.EventKind]int{}
+	res, err := watch.Run(context.Background(), watch.Config{Variant: c, Source: src,
+		Judge: judge.Options{Deadline: 2 * time.Second}, Now: func() time.Time { return wall },
+		OnEvent: func(ev judge.Event) { counts[ev.Kind]++ }})
+	if err != nil {
+		panic(err)
 	}
-	rep := e.Finish(e.Last())
-	fmt.Println(rep.Aborted, "aborted,", rep.Count(replay.AtRisk), "at-risk")
+	fmt.Println(counts[judge.EventAtRisk], "at-risk events,", counts[judge.EventVerdict], "verdicts")
+	fmt.Println(res.Report.Summary())
 	// Output:
-	// at-risk: room 7 at-risk at abort+2.25s
-	// verdict: room 7 at-risk at abort+0s
-	// 1 aborted, 1 at-risk
+	// 8 at-risk events, 8 verdicts
+	// 12 rooms, 8 aborted: 0 satisfied, 0 violated, 0 inconclusive, 8 at-risk, 0 invalid (deadline 2s, capture end 2026-12-01T16:08:47.280740000Z, search bound 24 unseen steps, 50000 states)
 }

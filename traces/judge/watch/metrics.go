@@ -7,11 +7,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
-// Metrics are the Prometheus metrics of a watch. The Engine's goroutine
-// updates most of them (Observe*), the decoding goroutine the decoder's;
+// Metrics are the Prometheus metrics of a watch. Run's goroutine updates
+// most of them (Update, Event), the decoding goroutine the decoder's;
 // all are safe to scrape at any time.
 type Metrics struct {
 	judged  *prometheus.CounterVec
@@ -33,7 +34,7 @@ type Metrics struct {
 	now                     func() time.Time
 	start                   time.Time
 	build                   *prometheus.GaugeVec
-	// counted holds the Engine counts the counters were last brought to.
+	// counted holds the counts the counters were last brought to.
 	counted map[string]int
 }
 
@@ -97,10 +98,10 @@ func NewMetrics(reg prometheus.Registerer, now func() time.Time) *Metrics {
 	f.MustRegister(m.build, m.judged, m.pinned, m.atRisk, m.held, m.latency, m.alerts, m.obs, m.late,
 		m.Messages, m.Gaps, m.Resyncs, m.Packets, m.Dropped, m.LogErrors, lag)
 	reg.MustRegister(ct)
-	for _, v := range []replay.Verdict{replay.Satisfied, replay.Violated, replay.Inconclusive, replay.AtRisk, replay.Invalid, replay.NotAborted} {
+	for _, v := range judge.Verdicts {
 		m.judged.WithLabelValues(string(v))
 	}
-	for _, k := range []Kind{Pinned, AtRisk, Released} {
+	for _, k := range []judge.EventKind{judge.EventPinned, judge.EventAtRisk, judge.EventReleased} {
 		m.alerts.WithLabelValues(k.String())
 	}
 	m.obs.WithLabelValues("wire")
@@ -135,38 +136,35 @@ func (m *Metrics) Packet(t time.Time) {
 	m.lastPacket.Store(t.UnixNano())
 }
 
-// Event records an event of the Engine.
-func (m *Metrics) Event(ev Event) {
+// Event records an event of the judge.
+func (m *Metrics) Event(ev judge.Event) {
 	switch ev.Kind {
-	case Pinned, AtRisk, Released:
+	case judge.EventPinned, judge.EventAtRisk, judge.EventReleased:
 		m.alerts.WithLabelValues(ev.Kind.String()).Inc()
 	}
 }
 
-// Engine records the Engine's state after it was fed or ticked: gauges,
-// and the counters of verdicts and observations.
-func (m *Metrics) Engine(e *Engine, wall time.Time) {
-	s := e.Stats()
+// Update records the state of the judge and of the merge feeding it,
+// after they were fed or ticked: gauges, and the counters of verdicts and
+// observations.
+func (m *Metrics) Update(j *judge.Judge, l *observe.Live, wall time.Time) {
+	s, ls := j.Stats(), l.Stats()
 	m.pinned.Set(float64(s.Pinned))
 	m.atRisk.Set(float64(s.AtRisk))
 	m.held.Set(float64(s.Held))
-	if t := e.Now(wall); !t.IsZero() {
+	if t := l.Now(wall); !t.IsZero() {
 		m.captureTime.Store(t.UnixNano())
 	}
-	for _, l := range e.Releases() {
+	for _, l := range j.Releases() {
 		m.latency.Observe(l.Seconds())
 	}
-	for v, n := range e.Counts() {
+	for v, n := range j.Report().Verdicts {
 		m.bring(m.judged.WithLabelValues(string(v)), "verdict "+string(v), n)
 	}
-	m.bring(m.obs.WithLabelValues("wire"), "wire", s.Wire)
-	m.bring(m.obs.WithLabelValues("log"), "log", s.Log)
-	m.bring(m.late, "late", s.Late)
+	m.bring(m.obs.WithLabelValues("wire"), "wire", ls.Wire)
+	m.bring(m.obs.WithLabelValues("log"), "log", ls.Log)
+	m.bring(m.late, "late", ls.Late)
 }
-
-// Releases returns the latency of each release of an aborted room since
-// the last call (replay.Watcher.Releases).
-func (e *Engine) Releases() []time.Duration { return e.w.Releases() }
 
 // bring brings counter c, which stands for the count named key, up to n.
 func (m *Metrics) bring(c prometheus.Counter, key string, n int) {

@@ -11,7 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
+	"github.com/roomspec/roomspec/traces/observe"
 )
 
 // TestMetricsBeforeCapture: before the first packet, the capture time is
@@ -24,11 +25,8 @@ func TestMetricsBeforeCapture(t *testing.T) {
 	m := NewMetrics(reg, func() time.Time { return wall })
 	m.SetBuild("v1.2.3", "sglang-35360", 330*time.Second)
 	sc := findScenario(t, "healthy")
-	e, err := New(sc.cfg, Options{Replay: replay.Options{Deadline: sc.deadline}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Engine(e, wall)
+	e := newEngine(t, sc.cfg, judge.Options{Deadline: sc.deadline}, observe.LiveOptions{}, nil)
+	m.Update(e.judge, e.live, wall)
 	wall = wall.Add(90 * time.Second)
 	const want = `
 # HELP roomspec_build_info 1, labelled with the roomspec version, the spec variant rooms are judged against and the deadline (seconds).
@@ -46,9 +44,9 @@ roomspec_capture_lag_seconds 90
 	t0 := sc.records[0].t
 	m.Packet(t0)
 	e.Record(t0, wall)
-	m.Engine(e, wall)
+	m.Update(e.judge, e.live, wall)
 	e.Tick(wall.Add(time.Second))
-	m.Engine(e, wall.Add(time.Second))
+	m.Update(e.judge, e.live, wall.Add(time.Second))
 	if v, ok := gauge(t, reg, "roomspec_capture_time_seconds"); !ok || v < float64(t0.Unix()) {
 		t.Errorf("capture_time_seconds after the first packet at %v: %v (present %v)", t0, v, ok)
 	}
@@ -89,27 +87,24 @@ func TestLatencyAtRelease(t *testing.T) {
 
 	sc := findScenario(t, "storm-fork")
 	var verdicts []time.Duration
-	e, err := New(sc.cfg, Options{Replay: replay.Options{Deadline: sc.deadline, Log: true}}, func(ev Event) {
-		if ev.Kind == Verdict {
+	e := newEngine(t, sc.cfg, judge.Options{Deadline: sc.deadline, Log: true}, observe.LiveOptions{}, func(ev judge.Event) {
+		if ev.Kind == judge.EventVerdict {
 			verdicts = append(verdicts, ev.Room.Latency)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := NewMetrics(prometheus.NewRegistry(), nil)
 	var wall time.Time
 	sc.live(e, rand.New(rand.NewSource(1)), time.Millisecond, 100*time.Millisecond, 0, &wall)
 	if verdicts != nil {
 		t.Fatalf("%d verdicts before the end (the scenario is shorter than -idle)", len(verdicts))
 	}
-	m.Engine(e, wall)
+	m.Update(e.judge, e.live, wall)
 	var d dto.Metric
 	if err := m.latency.Write(&d); err != nil {
 		t.Fatal(err)
 	}
 	e.Finish(e.Last())
-	m.Engine(e, wall)
+	m.Update(e.judge, e.live, wall)
 	var want []float64
 	for _, l := range verdicts {
 		if l >= 0 {

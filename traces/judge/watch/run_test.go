@@ -14,8 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/roomspec/roomspec/internal/scenarios"
 	"github.com/roomspec/roomspec/traces/eventlog"
-	"github.com/roomspec/roomspec/traces/judge/replay"
+	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/source"
 )
 
@@ -26,7 +27,7 @@ func TestRun(t *testing.T) {
 	for _, name := range []string{"storm-fork", "storm-fixed", "midstream-fork"} {
 		t.Run(name, func(t *testing.T) {
 			sc := findScenario(t, name)
-			base := filepath.Join("..", "..", "testdata", "scenarios", name)
+			base := filepath.Join(scenarios.Dir(), name)
 			f, err := os.Open(base + ".pcap")
 			if err != nil {
 				t.Fatal(err)
@@ -40,10 +41,10 @@ func TestRun(t *testing.T) {
 			defer follower.Close()
 			reg := prometheus.NewPedanticRegistry()
 			m := NewMetrics(reg, nil)
-			var events []Event
-			opt := replay.Options{Deadline: sc.deadline, Log: true}
+			var events []judge.Event
+			opt := judge.Options{Deadline: sc.deadline, Log: true}
 			res, err := Run(context.Background(), Config{Variant: sc.cfg, Source: src, Log: follower,
-				Engine: Options{Replay: opt}, Metrics: m, OnEvent: func(ev Event) { events = append(events, ev) },
+				Judge: opt, Metrics: m, OnEvent: func(ev judge.Event) { events = append(events, ev) },
 				Warn: func(err error) { t.Errorf("warning: %v", err) }})
 			if err != nil {
 				t.Fatal(err)
@@ -55,16 +56,16 @@ func TestRun(t *testing.T) {
 			pinned := 0
 			for _, ev := range events {
 				switch ev.Kind {
-				case Verdict:
+				case judge.EventVerdict:
 					var b bytes.Buffer
-					if err := WriteJSON(&b, ev); err != nil {
+					if err := judge.WriteEventJSON(&b, ev); err != nil {
 						t.Fatal(err)
 					}
 					line := b.String()
 					// The room object is replay's.
 					i := strings.Index(line, `"room":{`)
 					got = append(got, strings.TrimSuffix(strings.TrimSpace(line[i+len(`"room":`):]), "}"))
-				case Pinned:
+				case judge.EventPinned:
 					pinned++
 				}
 			}
@@ -105,7 +106,7 @@ func TestRun(t *testing.T) {
 // reached.
 func TestRunStopped(t *testing.T) {
 	sc := findScenario(t, "storm-fork")
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "storm-fork.pcap"))
+	data, err := os.ReadFile(filepath.Join(scenarios.Dir(), "storm-fork.pcap"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +126,9 @@ func TestRunStopped(t *testing.T) {
 	done := make(chan *Result)
 	m := NewMetrics(prometheus.NewRegistry(), nil)
 	go func() {
-		res, err := Run(runCtx, Config{Variant: sc.cfg, Source: src, Engine: Options{Replay: replay.Options{Deadline: sc.deadline}},
-			Metrics: m, OnEvent: func(ev Event) {
-				if ev.Kind == Verdict {
+		res, err := Run(runCtx, Config{Variant: sc.cfg, Source: src, Judge: judge.Options{Deadline: sc.deadline},
+			Metrics: m, OnEvent: func(ev judge.Event) {
+				if ev.Kind == judge.EventVerdict {
 					verdicts++
 				}
 			}})

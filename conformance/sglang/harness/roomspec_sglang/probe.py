@@ -140,11 +140,14 @@ def _counts_at_dequeue(h):
 
 
 def _deferred_ack(h):
-    """PR #35360: the manager has the deferred-release switch, and it is on."""
+    """PR #35360: the manager has prefill's side of the deferred release
+    (its ACK targets); and whether decode waits for ACKs, by the decode
+    emulator's own rule (h.deferred_release): one source of truth, so the
+    configuration chosen and the emulator agree on what turns it on."""
     _fresh(h)
     return {"available": hasattr(h.mgr, "enable_deferred_decode_kv_release")
             and hasattr(h.mgr, "_deferred_ack_targets"),
-            "enabled": bool(getattr(h.mgr, "enable_deferred_decode_kv_release", False))}
+            "enabled": h.deferred_release()}
 
 
 def probe(h):
@@ -163,7 +166,10 @@ def probe(h):
     out["CountsOutstanding"] = _counts_outstanding(h)
     out["CountsAtDequeue"] = _counts_at_dequeue(h)
     out["AckOnDrain"] = deferred["available"] and deferred["enabled"]
-    out["AbortAckSent"] = out["AckOnDrain"]
+    # Decode waits for an ABORT_ACK wherever the deferred release is on
+    # (decode.py reads the same variable), whether prefill sends one or
+    # not (PR #35049 before #35360: it does not).
+    out["AbortAckSent"] = deferred["enabled"]
     out["deferred_ack_available"] = deferred["available"]
     out["time_readers"] = sorted(h.time_readers)
     h.close()

@@ -1,0 +1,140 @@
+package mutate
+
+import "strings"
+
+// Equivalence marks surviving mutants as equivalent to the original, with
+// the reason: which configuration could tell them apart, or why none
+// could. It is a reviewed table: an entry is a claim about SGLang's code
+// that a reviewer checked, matched on what the mutant changes rather than
+// on line numbers, so it holds across commits as long as the code it
+// names does.
+type Equivalence struct {
+	// Function (the qualified name) and Operator must equal the
+	// mutant's, What must be part of its What, and Source part of the
+	// source lines it changes (the diff's removed lines). An empty field
+	// matches anything.
+	Function, Operator, What, Source string
+	// Reason says why no run of the suite could tell the mutant from the
+	// original, naming the configuration (or boundary) that could.
+	Reason string
+}
+
+// Reasons shared by several entries.
+const (
+	metricsOnly  = "metrics and tracing only (request timing, transfer latency and size): nothing of the room lifecycle reads them, so no configuration could tell"
+	messageOnly  = "the failure's message and log level only: failure_exception's exception is caught by both its callers, which only log it; Room.tla models no message (failure_records: 'no property reads them')"
+	stagingOnly  = "staging (SGLANG_DISAGG_STAGING_BUFFER, PR #30545's staging buffer) is off in every configuration of Room.tla: the mutant takes or skips a staging branch, which changes only how KV data moves, not the room lifecycle the suite observes; only a staging configuration could tell"
+	prefixOnly   = "a decode-side prefix (decode radix cache, PR #19746): the harness's TransferInfo carries none and Room.tla models none; only a configuration with a decode prefix could tell"
+	unreadSender = "a sender field NIXL's prefill never reads (conclude_state and has_sent are read on the receiving side only); no configuration could tell"
+	sameStep     = "poll() returns Failed either way and the same pop_bootstrapped releases the request with clear(), so the status written here never outlives the step: Room.tla's timeout and release are one scheduler step; only a step of another thread inside the scheduler's poll could tell"
+)
+
+// Equivalents is the reviewed table (SGLang adca19c4 and its
+// descendants; each entry was read against the code).
+var Equivalents = []Equivalence{
+	// Metrics, tracing and the model's generation length.
+	{Operator: "delete-call", What: "time_stats.", Reason: metricsOnly},
+	{What: "self.metrics_reporter.enable_metrics", Reason: metricsOnly},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "negate-cond", What: "negate `metrics`", Reason: metricsOnly},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "drop-cond", What: "`metrics` always true", Reason: metricsOnly},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", What: "FAKE_BOOTSTRAP_HOST", Reason: "the loop after the queue's poll computes metrics only (the fake transfer backend of warm-up requests is skipped there); no configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Source: "is_dummy_cp_rank", Reason: "the loop after the queue's poll computes metrics only (context parallelism's dummy ranks are skipped there); no configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "delete-stmt", What: "delete continue", Source: "continue", Reason: "the loop after the queue's poll computes metrics only; an aborted request's metrics being computed changes nothing else"},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", What: "isinstance(req.finished_reason, FINISH_ABORT)`", Source: "if isinstance(req.finished_reason, FINISH_ABORT):", Reason: "the loop after the queue's poll computes metrics only; no configuration could tell"},
+	{Function: "NixlKVSender.send", Source: "_transfer_start_time", Reason: metricsOnly},
+	{Function: "NixlKVSender.send", Source: "len(kv_indices) > 0 or state_indices is not None", Reason: metricsOnly + " (the test guards the transfer's start time)"},
+	{Function: "CommonKVSender.__init__", Source: "self._transfer_num_", Reason: metricsOnly},
+	{Function: "NixlKVSender.send", What: "_record_transfer_indices", Reason: metricsOnly},
+	{Function: "NixlKVSender.poll", Source: "_transfer_metric.transfer_latency_s", Reason: metricsOnly},
+	{Function: "PrefillBootstrapQueue.create_sender", What: "delete the call self._process_req(req)", Reason: "sets the request's max_new_tokens to 1 for the prefill adder's memory estimate; the room lifecycle does not read it, and Room.tla models no generation"},
+
+	// The failure's message.
+	{Function: "SchedulerDisaggregationPrefillMixin.handle_bootstrap_failure", Source: "is_propagated", Reason: messageOnly},
+	{Function: "SchedulerDisaggregationPrefillMixin.handle_bootstrap_failure", Source: "error_message +=", Reason: messageOnly},
+	{Function: "SchedulerDisaggregationPrefillMixin.handle_inflight_transfer_failure", Source: "exc", Reason: messageOnly + " (the returned exception is not used by process_disagg_prefill_inflight_queue)"},
+	{Function: "SchedulerDisaggregationPrefillMixin.handle_inflight_transfer_failure", Source: "error_message +=", Reason: messageOnly},
+	{Function: "NixlKVSender.failure_exception", Source: "self.kv_mgr.exceptions.pop", Reason: messageOnly},
+	{Function: "NixlKVSender.failure_exception", Source: "self.kv_mgr.failure_records.pop", Reason: messageOnly},
+	{Function: "NixlKVSender.failure_exception", Source: "raise ", Reason: messageOnly},
+	{Function: "NixlKVSender.failure_exception", Source: "if exc is not None", Reason: messageOnly},
+	{Function: "NixlKVSender.failure_exception", Source: "if failure_reason is not None", Reason: messageOnly},
+	{Function: "NixlKVSender.failure_exception", Source: "if self._send_error is not None", Reason: messageOnly},
+	{Function: "NixlKVSender.__init__", Source: "self._send_error", Reason: messageOnly + " (failure_exception reads _send_error after clear(), and an AttributeError there is caught like its own exceptions)"},
+	{Function: "CommonKVManager.record_failure", Source: "self.failure_records[bootstrap_room] = failure_reason", Reason: messageOnly},
+	{Function: "CommonKVSender._check_bootstrap_timeout", Operator: "delete-call", What: "self.kv_mgr.record_failure(", Reason: messageOnly},
+	{Function: "NixlKVManager._handle_abort_notification", Operator: "delete-call", What: "self.record_failure(", Reason: messageOnly},
+
+	// Sender fields nothing on prefill reads.
+	{Function: "NixlKVSender.failure_exception", Source: "conclude_state", Reason: unreadSender},
+	{Function: "NixlKVSender.__init__", Source: "self.has_sent = False", Reason: unreadSender},
+	{Function: "NixlKVSender.send", Source: "self.has_sent = True", Reason: unreadSender},
+	{Function: "NixlKVSender.send", Source: "if is_last_chunk:", Reason: unreadSender + " (the branch only sets has_sent)"},
+	{Function: "NixlKVSender.failure_exception", Source: "self._send_failed = True", Reason: "poll() and send() read _send_failed, but neither is called on a sender after failure_exception: its request leaves the queue in the same step; no configuration could tell"},
+
+	// The bootstrap timeout's status and its release are one step.
+	{Function: "CommonKVSender._check_bootstrap_timeout", Source: "self.kv_mgr.update_status(self.bootstrap_room, KVPoll.Failed)", Reason: sameStep},
+
+	// Features no configuration of Room.tla has.
+	{Source: "enable_staging", Reason: stagingOnly},
+	{Source: "staging_strategy", Reason: stagingOnly},
+	{Source: "staging_buffer", Reason: stagingOnly},
+	{Source: "_staging_ctx", Reason: stagingOnly},
+	{Source: "staging_counted", Reason: "the flag keeps a chunk from being counted twice when staging re-enqueues it; without staging every chunk is taken once. " + stagingOnly},
+	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Source: `b"WATERMARK"`, Reason: stagingOnly},
+	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Source: `b"STAGING_RSP"`, Reason: stagingOnly},
+	{Source: "is_dcp_transfer", Reason: "decode context parallelism (dcp_size > 1) is off in every configuration; only a DCP configuration could tell"},
+	{Source: "is_mla_backend", Reason: "an MLA model's KV layout: Room.tla models no model architecture; only an MLA configuration could tell"},
+	{Source: "_is_npu", Reason: "Ascend NPU devices only; no configuration could tell"},
+	{Source: "enable_hicache_storage", Reason: "hierarchical cache storage is off in every configuration; only a configuration with it could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.send_kv_chunk", Source: "state_indices", Reason: "the state payloads of hybrid models (Mamba, SWA, DSA): Room.tla models none; only a hybrid model's configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.send_kv_chunk", Source: "payloads", Reason: "the state payloads of hybrid models (Mamba, SWA, DSA): Room.tla models none; only a hybrid model's configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.send_kv_chunk", Source: "seq_len = ", Reason: "read only by the state payloads of hybrid models (Mamba, SWA, DSA): Room.tla models none"},
+	{Function: "NixlKVManager.transfer_worker", Source: "kv_chunk.state_indices", Reason: "the state payloads of hybrid models (Mamba, SWA, DSA): Room.tla models none; only a hybrid model's configuration could tell"},
+	{Function: "CommonKVSender.__init__", Source: "dp_size > 1", Reason: "data parallelism (dp_size > 1) is off in every configuration; only a DP configuration could tell"},
+	{Function: "CommonKVSender.__init__", Source: "req_has_disagg_prefill_dp_rank", Reason: "data parallelism (dp_size > 1) is off in every configuration; only a DP configuration could tell"},
+	{Function: "PrefillBootstrapQueue.pop_bootstrapped", Source: "if self.pp_size > 1:", Reason: "pipeline parallelism (pp_size > 1) is off in every configuration; only a PP configuration could tell"},
+	{Function: "PrefillBootstrapQueue.pop_bootstrapped", Source: "failed_reqs.append(req)", Reason: "the failed requests are returned only to pipeline parallelism's caller (return_failed_reqs); only a PP configuration could tell"},
+	{Function: "PrefillBootstrapQueue.pop_bootstrapped", Source: "if return_failed_reqs is False:", Reason: "the failed requests are returned only to pipeline parallelism's caller (return_failed_reqs); only a PP configuration could tell"},
+	{Operator: "delete-stmt", What: "decode_prefix_len", Reason: prefixOnly},
+	{Operator: "delete-call", What: "req_to_decode_prefix_len.pop", Reason: prefixOnly},
+	{Function: "CommonKVSender.clear", Source: `hasattr(self.kv_mgr, "req_to_decode_prefix_len")`, Reason: prefixOnly},
+	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", What: "resolve_kv_replica_factor", Reason: "the KV replica factor of several prefill ranks: Room.tla models one prefill rank; only a configuration with replicated KV could tell"},
+	{Function: "Envs", What: "SGLANG_DISAGGREGATION_QUEUE_SIZE default", Reason: "the number of transfer worker queues: one room is sharded to one queue either way; only rooms on several queues could tell, which Room.tla does not model"},
+
+	// Tests that always hold for NIXL.
+	{Function: "CommonKVSender.clear", Operator: "drop-cond", Source: `hasattr(self.kv_mgr, "transfer_infos")`, Reason: "NIXL's manager has transfer_infos: the test always holds"},
+	{Function: "CommonKVSender.clear", Operator: "drop-cond", Source: `hasattr(self.kv_mgr, "_deferred_ack_targets")`, Reason: "NIXL's manager has _deferred_ack_targets since PR #35049: the test always holds"},
+	{Function: "CommonKVSender.__init__", Source: "self.bootstrap_server_url = bootstrap_addr", Reason: "read only to register a prefill DP rank with the bootstrap server (dp_size > 1), off in every configuration; only a DP configuration could tell"},
+
+	// Assertions that hold on every path.
+	{Function: "PrefillBootstrapQueue.finalize_bootstrap", Operator: "delete-stmt", Source: "assert req.pending_bootstrap", Reason: "pop_bootstrapped calls finalize_bootstrap once per request, at its first WaitingForInput poll: the assertion always holds, so deleting it changes nothing"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", Source: "assert room == req.room", Reason: "transfer_infos[room] holds the room's own TransferInfos: the assertion always holds"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", Source: "assert req.agent_name in self.decode_kv_args_table", Reason: "a TransferInfo's agent has registered before it (decode registers at start-up): the assertion always holds"},
+	{Function: "NixlKVManager.add_transfer_request", Operator: "delete-stmt", Source: "assert self.disaggregation_mode == DisaggregationMode.PREFILL", Reason: "the manager is prefill's: the assertion always holds"},
+	{Function: "NixlKVManager.add_transfer_request", Operator: "delete-stmt", Source: "assert not is_last_chunk or", Reason: "send_kv_chunk gives the last chunk its aux index: the assertion always holds"},
+	{Function: "NixlKVManager._handle_abort_notification", Operator: "drop-cond", What: "drop `not msg` from the test", Reason: "ZeroMQ delivers no empty multipart message: msg[0] exists whenever the handler runs"},
+}
+
+// equivalent returns the reason of the first entry of table that matches
+// m.
+func equivalent(table []Equivalence, m Mutant) (string, bool) {
+	removed := removedLines(m.Diff)
+	for _, e := range table {
+		if (e.Function == "" || e.Function == m.Function) && (e.Operator == "" || e.Operator == m.Operator) &&
+			strings.Contains(m.What, e.What) && strings.Contains(removed, e.Source) {
+			return e.Reason, true
+		}
+	}
+	return "", false
+}
+
+// removedLines are the lines a unified diff removes, joined.
+func removedLines(diff string) string {
+	var b strings.Builder
+	for line := range strings.Lines(diff) {
+		if strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "---") {
+			b.WriteString(line[1:])
+		}
+	}
+	return b.String()
+}

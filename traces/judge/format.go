@@ -1,0 +1,242 @@
+package judge
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Reported returns the rooms a report shows: the aborted rooms and the
+// invalid ones, in order of first observation.
+func (r *Report) Reported() []*Room {
+	var out []*Room
+	for _, room := range r.Rooms {
+		if room.Aborted || room.Verdict == Invalid {
+			out = append(out, room)
+		}
+	}
+	return out
+}
+
+// Summary is the report's one-line summary.
+func (r *Report) Summary() string {
+	return fmt.Sprintf("%d rooms, %d aborted: %d satisfied, %d violated, %d inconclusive, %d at-risk, %d invalid (deadline %v, capture end %s, search bound %d unseen steps, %d states)",
+		r.Total, r.Aborted, r.Count(Satisfied), r.Count(Violated), r.Count(Inconclusive), r.Count(AtRisk), r.Count(Invalid),
+		r.Deadline, stamp(r.End), r.MaxHidden, r.MaxStates)
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
+}
+
+func ints(xs []int, more int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	out := strings.Join(s, ",")
+	if more > 0 {
+		out += fmt.Sprintf(",+%d", more)
+	}
+	if out == "" {
+		return "-"
+	}
+	return out
+}
+
+// WriteText writes the summary line, a table of the reported rooms (room,
+// verdict, abort time, terminal time or the time the room was last seen,
+// evidence frames and log lines), then each room's reason.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString(r.Summary())
+	b.WriteString("\n")
+	rooms := r.Reported()
+	if len(rooms) > 0 {
+		b.WriteString("\n")
+		tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "ROOM\tVERDICT\tABORTED\tTERMINAL / LAST SEEN\tFRAMES\tLOG LINES")
+		for _, room := range rooms {
+			end := "last seen " + stamp(room.LastSeen)
+			if !room.TerminalTime.IsZero() {
+				end = "terminal " + stamp(room.TerminalTime)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", room.Room, room.Verdict, stamp(room.AbortTime), end, ints(room.Frames, 0), ints(room.Lines, 0))
+		}
+		tw.Flush()
+		b.WriteString("\n")
+		for _, room := range rooms {
+			fmt.Fprintf(&b, "room %d: %s: %s\n", room.Room, room.Verdict, room.Reason)
+			if room.More > 0 {
+				fmt.Fprintf(&b, "  (%d more observations not listed)\n", room.More)
+			}
+			if room.Verdict == Invalid && room.State != "" {
+				b.WriteString("  checked from:\n")
+				for _, l := range strings.Split(strings.TrimSpace(room.State), "\n") {
+					b.WriteString("    " + l + "\n")
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+type jsonRoom struct {
+	Room         int64    `json:"room"`
+	Verdict      Verdict  `json:"verdict"`
+	Reason       string   `json:"reason"`
+	AbortTime    *string  `json:"abort_time"`
+	AbortFrame   *int     `json:"abort_frame"`
+	TerminalTime *string  `json:"terminal_time"`
+	LatencyS     *float64 `json:"latency_s"`
+	FirstSeen    string   `json:"first_seen"`
+	LastSeen     string   `json:"last_seen"`
+	Frames       []int    `json:"frames"`
+	Lines        []int    `json:"log_lines"`
+	More         int      `json:"more_evidence,omitempty"`
+	Unexplained  string   `json:"unexplained,omitempty"`
+	State        string   `json:"state,omitempty"`
+	MaxHidden    int      `json:"max_unseen_steps"`
+	BoundHit     bool     `json:"bound_hit"`
+	Prefill      string   `json:"prefill,omitempty"`
+	Start        string   `json:"start"`
+	WireOnly     bool     `json:"wire_only,omitempty"`
+}
+
+// WriteJSON writes one JSON object per reported room, one per line.
+func (r *Report) WriteJSON(w io.Writer) error {
+	for _, room := range r.Reported() {
+		if err := WriteRoomJSON(w, room); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteRoomJSON writes room as one line of JSON (the objects of
+// WriteJSON), for callers that stream rooms as they are judged.
+func WriteRoomJSON(w io.Writer, room *Room) error {
+	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason,
+		FirstSeen: stamp(room.FirstSeen), LastSeen: stamp(room.LastSeen),
+		Frames: append([]int{}, room.Frames...), Lines: append([]int{}, room.Lines...), More: room.More,
+		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String(), WireOnly: room.WireOnly}
+	if room.Prefill.IsValid() {
+		j.Prefill = room.Prefill.String()
+	}
+	if room.Aborted {
+		s, f := stamp(room.AbortTime), room.AbortFrame
+		j.AbortTime, j.AbortFrame = &s, &f
+	}
+	if !room.TerminalTime.IsZero() {
+		s := stamp(room.TerminalTime)
+		j.TerminalTime = &s
+	}
+	if room.Latency >= 0 {
+		l := room.Latency.Seconds()
+		j.LatencyS = &l
+	}
+	if room.Unexplained != nil {
+		j.Unexplained = room.Unexplained.String()
+	}
+	if err := json.NewEncoder(w).Encode(&j); err != nil {
+		return fmt.Errorf("judge: json: %w", err)
+	}
+	return nil
+}
+
+type junitSuites struct {
+	XMLName xml.Name   `xml:"testsuites"`
+	Suites  []junitSet `xml:"testsuite"`
+}
+
+type junitSet struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Class   string        `xml:"classname,attr"`
+	Name    string        `xml:"name,attr"`
+	Failure *junitMessage `xml:"failure,omitempty"`
+	Skipped *junitMessage `xml:"skipped,omitempty"`
+	Output  string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes JUnit XML with one test case per reported room:
+// violated, invalid and at-risk rooms (a possible pin) are failures,
+// inconclusive ones skipped. suite names the test suite (e.g. the
+// variant).
+func (r *Report) WriteJUnit(w io.Writer, suite string) error {
+	set := junitSet{Name: "roomspec replay " + suite}
+	for _, room := range r.Reported() {
+		c := junitCase{Class: "replay." + suite, Name: fmt.Sprintf("room %d", room.Room),
+			Output: fmt.Sprintf("frames %s; log lines %s", ints(room.Frames, room.More), ints(room.Lines, 0))}
+		msg := &junitMessage{Message: room.Reason, Type: string(room.Verdict), Text: room.State}
+		switch room.Verdict {
+		case Violated, Invalid, AtRisk:
+			c.Failure = msg
+			set.Failures++
+		case Inconclusive:
+			c.Skipped = msg
+			set.Skipped++
+		}
+		set.Cases = append(set.Cases, c)
+		set.Tests++
+	}
+	b, err := xml.MarshalIndent(junitSuites{Suites: []junitSet{set}}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("judge: junit: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s%s\n", xml.Header, b)
+	return err
+}
+
+// jsonEvent is an Event's JSON line: the room is WriteRoomJSON's object.
+type jsonEvent struct {
+	Event string          `json:"event"`
+	Time  string          `json:"time"`
+	Alert uint64          `json:"alert,omitempty"`
+	Room  json.RawMessage `json:"room"`
+}
+
+// WriteEventJSON writes ev as one line of JSON (roomspec watch's output):
+//
+//	{"event":"pinned","time":"2026-...Z","alert":1,"room":{...}}
+//
+// where room is the object roomspec replay -format json writes for the
+// room (WriteRoomJSON).
+func WriteEventJSON(w io.Writer, ev Event) error {
+	var room bytes.Buffer
+	if err := WriteRoomJSON(&room, ev.Room); err != nil {
+		return err
+	}
+	j := jsonEvent{Event: ev.Kind.String(), Alert: ev.Alert, Room: bytes.TrimSpace(room.Bytes())}
+	if !ev.At.IsZero() {
+		j.Time = stamp(ev.At)
+	}
+	b, err := json.Marshal(&j)
+	if err != nil {
+		return fmt.Errorf("judge: json: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
