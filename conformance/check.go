@@ -71,7 +71,7 @@ func (k *checker) judge(prevObs, obs, spec *model.State) (string, []string) {
 // returns the steps taken, the index of the failing step (-1: the initial
 // state, len(steps): none), and the failure message.
 func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg string, specViol []string, err error) {
-	init, trace, err := specTrace(k.c, seq)
+	init, _, err := specTrace(k.c, seq)
 	if err != nil {
 		return nil, 0, "", nil, err
 	}
@@ -85,28 +85,57 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 	if m, _ := k.judge(nil, &obs, &init); m != "" {
 		return nil, -1, "initial state: " + m, nil, nil
 	}
+	spec := init
 	for i, a := range seq {
-		st := Step{Action: a, Spec: trace[i]}
 		prev := obs
+		var implErr string
 		if aerr := k.impl.Apply(a); aerr != nil {
-			st.ImplErr = aerr.Error()
+			implErr = aerr.Error()
 		}
 		obs, err = k.impl.Observe()
 		if err != nil {
 			return steps, i, "", nil, fmt.Errorf("observe after step %d: %w", i+1, err)
 		}
-		st.Impl = obs
-		steps = append(steps, st)
-		if st.ImplErr != "" {
-			return steps, i, "implementation refused the step: " + st.ImplErr, specViol, nil
+		next, ok := successor(k.c, &spec, a, &obs)
+		if !ok {
+			// The implementation resolved an earlier nondeterministic
+			// step otherwise than the sequence assumed.
+			return steps, i, "", nil, fmt.Errorf("step %d %s: %w", i+1, k.c.ActionString(a), ErrInvalidSequence)
 		}
-		m, sv := k.judge(&prev, &obs, &trace[i])
+		spec = next
+		steps = append(steps, Step{Action: a, Spec: spec, Impl: obs, ImplErr: implErr})
+		if implErr != "" {
+			return steps, i, "implementation refused the step: " + implErr, specViol, nil
+		}
+		m, sv := k.judge(&prev, &obs, &spec)
 		specViol = append(specViol, sv...)
 		if m != "" {
 			return steps, i, m, specViol, nil
 		}
 	}
 	return steps, len(steps), "", specViol, nil
+}
+
+// successor is the spec's successor of s under a: where a has several
+// there (a nondeterministic action), the one equal to obs, the
+// implementation's state, if any (the implementation says which step it
+// took), else the first, as Step gives it.
+func successor(c *model.Config, s *model.State, a model.Action, obs *model.State) (model.State, bool) {
+	if model.Actions[a.ID].Deterministic {
+		return c.Step(s, a)
+	}
+	var out model.State
+	found := false
+	c.Next(s, func(b model.Action, t *model.State) bool {
+		if b != a {
+			return false
+		}
+		if !found || t.Equal(obs) {
+			out, found = *t, true // t is reused by Next; its slices are not
+		}
+		return t.Equal(obs)
+	})
+	return out, found
 }
 
 // quiesce runs the implementation's own actions under a fair round-robin

@@ -1,24 +1,36 @@
 // Package conformance drives an implementation of the room lifecycle step
 // by step in lockstep with the spec (spec/Room.tla compiled into
-// spec/model) and checks two properties with gopter:
+// spec/model) and checks two properties:
 //
 //   - refinement: after every step the implementation's state, mapped onto
 //     the spec's variables (Implementation.Observe), equals the spec's
 //     successor state, and the configuration's invariants and step
 //     properties hold on the observed states;
-//   - liveness: after a generated sequence, the environment (decode) stops,
-//     the implementation's own actions run under a fair round-robin until
-//     nothing changes (bounded), and then every aborted request satisfies
-//     the spec's Terminated (AbortedRoomsTerminate's condition).
+//   - liveness: the environment (decode) stops, the implementation's own
+//     actions run under a fair round-robin until nothing changes
+//     (bounded), and then every aborted request satisfies the spec's
+//     Terminated (AbortedRoomsTerminate's condition).
+//
+// A run is a tour, then random cases. The tour (package tour) walks the
+// spec's reachable state graph so that the implementation takes every
+// edge, a reset starting each case; under liveness, fair quiescence runs
+// from every state. A step the implementation refuses is a failure, and
+// where an action has several successors the observed state says which
+// edge was taken. Then gopter generates random cases, each aiming at a
+// kind of ending drawn first (a room in Success, an abort, a timeout), so
+// that completions are about as common as aborts; liveness is checked
+// after every step where the implementation can copy itself (Cloner), else
+// at the end of each case. Every run reports its coverage (Coverage).
 //
 // The commands are the spec's actions enabled in the current spec state
 // (spec/model's Enabled); the fair round-robin takes the action instances
 // the spec assumes fair (FairActions): nothing here is specific to
-// Room.tla. A failure is reproducible from its seed (one worker), shrunk
-// by gopter (which never keeps a sequence whose preconditions fail), then
-// minimized by removing single steps while the failure persists, so the
-// counterexample is 1-minimal. It prints as a step table (WriteText) and
-// can be saved as an ITF trace and replayed (SaveITF, LoadITF, Replay).
+// Room.tla's actions. A failure is reproducible from its seed (one
+// worker); gopter shrinks a random one (never keeping a sequence whose
+// preconditions fail), and every counterexample is then minimized by
+// removing single steps while the failure persists, so it is 1-minimal.
+// It prints as a step table (WriteText) and can be saved as an ITF trace
+// and replayed (SaveITF, LoadITF, Replay).
 //
 // Related packages: conformance/impl holds Go ports of each variant,
 // spec/itf the trace format, conformance/captured runs the properties on
@@ -97,8 +109,8 @@ type Result struct {
 	Variant  string `json:"variant"`
 	Property string `json:"property"`
 	Holds    bool   `json:"holds"`
-	// Cases is the number of generated cases run (passed ones, plus the
-	// failing one).
+	// Cases is the number of random cases run (passed ones, plus the
+	// failing one); the tour's are in Coverage.Tour.
 	Cases int   `json:"cases"`
 	Seed  int64 `json:"seed"`
 	// Steps is the minimized counterexample (empty when the property holds).
@@ -116,10 +128,13 @@ type Result struct {
 	// rounds any case needed to quiesce.
 	Bound     int `json:"bound,omitempty"`
 	MaxRounds int `json:"max_rounds,omitempty"`
-	// Shrunk is the length of gopter's shrunk counterexample before the
-	// final 1-minimization.
+	// FoundBy says which part of the run found the counterexample: "tour"
+	// or "random".
+	FoundBy string `json:"found_by,omitempty"`
+	// Shrunk is the length of the counterexample before the final
+	// 1-minimization: gopter's shrunk case, or the tour's case.
 	Shrunk int `json:"shrunk,omitempty"`
-	// ShrunkSeq is gopter's shrunk counterexample itself.
+	// ShrunkSeq is that counterexample itself.
 	ShrunkSeq []model.Action `json:"-"`
 	// InvalidCases counts cases, generated or shrunk, that took an action
 	// the spec does not enable there (always 0: gopter's sieve re-checks
@@ -130,6 +145,8 @@ type Result struct {
 	// under this configuration (roomspec check reports them too), so they
 	// say nothing against the implementation and do not fail refinement.
 	SpecViolations []string `json:"spec_violations,omitempty"`
+	// Coverage is what the run took of the spec's state graph.
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Config is the configuration the run used (for printing).
 	Config *model.Config `json:"-"`
 }

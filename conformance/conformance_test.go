@@ -14,6 +14,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/impl"
 	"github.com/roomspec/roomspec/internal/golden"
 	"github.com/roomspec/roomspec/spec/bundled"
+	"github.com/roomspec/roomspec/spec/compiled"
 	"github.com/roomspec/roomspec/spec/model"
 	"github.com/roomspec/roomspec/tla/check"
 )
@@ -31,33 +32,43 @@ func loadBuiltin(t testing.TB, name string) (Implementation, string, *model.Conf
 	return im, variant, c
 }
 
-// shortestPrefix is the number of steps before the loop of the shortest
-// AbortedRoomsTerminate counterexample tla/check finds for variant.
-var (
-	prefixOnce sync.Map
-)
+var checked sync.Map // variant -> *check.Result
 
-func shortestPrefix(t *testing.T, variant string) int {
+// checkerResult is the model checker's result on the bundled
+// configuration variant, every property checked (the compiled model
+// computes states), once per test binary.
+func checkerResult(t *testing.T, variant string) *check.Result {
 	t.Helper()
-	if v, ok := prefixOnce.Load(variant); ok {
-		return v.(int)
+	if r, ok := checked.Load(variant); ok {
+		return r.(*check.Result)
 	}
-	m, _, err := bundled.Variant(variant)
+	m, conf, err := bundled.Variant(variant)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := check.Check(context.Background(), m, check.Options{All: true})
+	mc, err := model.FromCfg(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := check.Check(context.Background(), m, check.Options{All: true, Successors: compiled.New(mc)})
 	if r.Outcome == check.Failure {
 		t.Fatal(r.Err)
 	}
-	for _, v := range r.Verdicts {
+	checked.Store(variant, r)
+	return r
+}
+
+// shortestPrefix is the number of steps before the loop of the shortest
+// AbortedRoomsTerminate counterexample tla/check finds for variant.
+func shortestPrefix(t *testing.T, variant string) int {
+	t.Helper()
+	for _, v := range checkerResult(t, variant).Verdicts {
 		if v.Name == "AbortedRoomsTerminate" {
 			if v.Holds {
 				t.Fatalf("%s: check says AbortedRoomsTerminate holds", variant)
 			}
 			// Trace[0] is the initial state; the loop starts at
 			// Trace[LoopStart], reached after LoopStart steps.
-			prefixOnce.Store(variant, v.LoopStart)
 			t.Logf("%s: check's shortest counterexample: %d steps then a loop (trace of %d states)", variant, v.LoopStart, len(v.Trace))
 			return v.LoopStart
 		}
@@ -99,8 +110,8 @@ func TestLivenessFailsMinimally(t *testing.T) {
 				if len(seq) > prefix {
 					t.Errorf("seed %d: counterexample has %d steps, check's prefix %d", seed, len(seq), prefix)
 				}
-				t.Logf("seed %d: failed at case %d, gopter shrank to %d, minimized to %d steps (check's prefix: %d)",
-					seed, r.Cases, r.Shrunk, len(seq), prefix)
+				t.Logf("seed %d: found by the %s, a case of %d steps minimized to %d (check's prefix: %d)",
+					seed, r.FoundBy, r.Shrunk, len(seq), prefix)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -11,19 +12,23 @@ import (
 	"github.com/roomspec/roomspec/tla/value"
 )
 
-// WriteText prints a result: one summary line, and for a failure the
-// counterexample as a step table (step, action, what changed in the spec,
-// and where the implementation's state differs from the spec's).
+// WriteText prints a result: one summary line, the coverage, and for a
+// failure the counterexample as a step table (step, action, what changed
+// in the spec, and where the implementation's state differs from the
+// spec's).
 func WriteText(w io.Writer, r *Result) {
 	verdict := "holds"
 	if !r.Holds {
 		verdict = "FAILS"
 	}
-	fmt.Fprintf(w, "%s (%s) %s: %s after %d cases (seed %d)", r.Impl, r.Variant, r.Property, verdict, r.Cases, r.Seed)
+	fmt.Fprintf(w, "%s (%s) %s: %s %s (seed %d)", r.Impl, r.Variant, r.Property, verdict, r.runText(), r.Seed)
 	if r.Property == Liveness {
 		fmt.Fprintf(w, ", fair round-robin bound %d rounds, most needed %d", r.Bound, r.MaxRounds)
 	}
 	fmt.Fprintln(w)
+	if r.Coverage != nil {
+		WriteCoverage(w, r.Coverage)
+	}
 	if len(r.SpecViolations) > 0 {
 		fmt.Fprintf(w, "  note: the spec itself violates %s under %s (not held against the implementation)\n",
 			strings.Join(r.SpecViolations, ", "), r.Variant)
@@ -32,7 +37,12 @@ func WriteText(w io.Writer, r *Result) {
 		return
 	}
 	fmt.Fprintf(w, "  %s\n", r.Failure)
-	fmt.Fprintf(w, "  counterexample: %d steps (gopter shrank to %d, then 1-minimized)\n", len(r.Steps), r.Shrunk)
+	switch r.FoundBy {
+	case "tour":
+		fmt.Fprintf(w, "  counterexample: %d steps (the tour's case of %d, then 1-minimized)\n", len(r.Steps), r.Shrunk)
+	default:
+		fmt.Fprintf(w, "  counterexample: %d steps (gopter shrank to %d, then 1-minimized)\n", len(r.Steps), r.Shrunk)
+	}
 	WriteSteps(w, r.Config, r.Steps, r.FailStep, r.Property == Refinement)
 	if r.Property == Liveness {
 		fmt.Fprintf(w, "  then the environment stops; the implementation's threads run fair round-robin:\n")
@@ -47,6 +57,108 @@ func WriteText(w io.Writer, r *Result) {
 		writeTable(w, r.Config, r.Quiesce, prev, -2, true)
 		fmt.Fprintf(w, "  not terminated: %s\n", strings.Join(r.Pinned, ", "))
 	}
+}
+
+// runText says what ran: the tour (its cases) and the random cases.
+func (r *Result) runText() string {
+	t := TourStats{}
+	if r.Coverage != nil {
+		t = r.Coverage.Tour
+	}
+	switch {
+	case t.Cases == 0:
+		return fmt.Sprintf("after %d cases", r.Cases)
+	case r.FoundBy == "tour":
+		return fmt.Sprintf("in the tour's case %d", t.Cases)
+	default:
+		return fmt.Sprintf("after the tour (%d cases, %d steps) and %d random cases", t.Cases, t.Steps, r.Cases)
+	}
+}
+
+// WriteCoverage prints a run's coverage: edges and states of the spec's
+// graph taken, per action, the rooms' statuses reached, and what the
+// random cases did to the rooms.
+func WriteCoverage(w io.Writer, c *Coverage) {
+	if c.States == 0 {
+		fmt.Fprintf(w, "  coverage: the spec's graph has more than %d states: no tour, edges not counted; random cases only\n", c.Bound)
+	} else {
+		fmt.Fprintf(w, "  coverage: %d of %d edges (%.1f%%), %d of %d states\n", c.EdgesTaken, c.Edges, c.Percent(), c.StatesSeen, c.States)
+		var parts []string
+		for _, a := range c.Actions {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", a.Action, a.Taken, a.Edges))
+		}
+		writeWrapped(w, "    per action: ", parts)
+		parts = parts[:0]
+		room := ""
+		reached, all := 0, 0
+		for _, s := range c.Statuses {
+			all++
+			if !s.Reached {
+				continue
+			}
+			reached++
+			if s.Room != room {
+				room = s.Room
+				parts = append(parts, s.Room+": "+s.Status)
+			} else {
+				parts = append(parts, s.Status)
+			}
+		}
+		writeWrapped(w, fmt.Sprintf("    statuses reached (%d of %d): ", reached, all), parts)
+		for _, s := range c.Statuses {
+			if !s.Reached {
+				fmt.Fprintf(w, "    status not reached: %s: %s\n", s.Room, s.Status)
+			}
+		}
+		for _, u := range c.Unforced {
+			fmt.Fprintf(w, "    edge not taken: %s\n", u)
+		}
+		if c.Tour.Stopped != "" {
+			fmt.Fprintf(w, "    the tour stopped: %s\n", c.Tour.Stopped)
+		}
+		if c.Tour.Diverged > 0 {
+			fmt.Fprintf(w, "    the tour could not follow %d steps (the implementation's state is not the spec's)\n", c.Tour.Diverged)
+		}
+	}
+	if rs := c.Random; rs.Cases > 0 {
+		keys := make([]string, 0, len(rs.Ends))
+		for k := range rs.Ends {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if rs.Ends[keys[i]] != rs.Ends[keys[j]] {
+				return rs.Ends[keys[i]] > rs.Ends[keys[j]]
+			}
+			return keys[i] < keys[j]
+		})
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s %d", k, rs.Ends[k]))
+		}
+		fmt.Fprintf(w, "    random cases: %d; a room reached Success in %d, decode's abort of a request won over its room's Success in %d\n",
+			rs.Cases, rs.Completed, rs.Aborted)
+		writeWrapped(w, "    random cases end with: ", parts)
+	}
+}
+
+// writeWrapped prints parts after prefix, comma-separated, in lines of
+// about 100 columns.
+func writeWrapped(w io.Writer, prefix string, parts []string) {
+	line := prefix
+	indent := strings.Repeat(" ", 6)
+	for i, p := range parts {
+		if i > 0 {
+			line += ","
+			if len(line)+1+len(p) > 100 {
+				fmt.Fprintln(w, line)
+				line = indent + p
+				continue
+			}
+			line += " "
+		}
+		line += p
+	}
+	fmt.Fprintln(w, line)
 }
 
 // WriteSteps prints steps as a table. failAt marks the failing step;
@@ -155,13 +267,16 @@ type JSONResult struct {
 	Bound          int        `json:"bound,omitempty"`
 	MaxRounds      int        `json:"max_rounds,omitempty"`
 	SpecViolations []string   `json:"spec_violations,omitempty"`
+	FoundBy        string     `json:"found_by,omitempty"`
+	Coverage       *Coverage  `json:"coverage,omitempty"`
 }
 
 // ToJSON converts r for JSON output: steps carry the implementation's
 // observed state, variable by variable, as TLA+ values.
 func ToJSON(r *Result) JSONResult {
 	j := JSONResult{Impl: r.Impl, Variant: r.Variant, Property: r.Property, Holds: r.Holds, Cases: r.Cases,
-		Seed: r.Seed, Steps: []JSONStep{}, Failure: r.Failure, Pinned: r.Pinned, SpecViolations: r.SpecViolations}
+		Seed: r.Seed, Steps: []JSONStep{}, Failure: r.Failure, Pinned: r.Pinned, SpecViolations: r.SpecViolations,
+		FoundBy: r.FoundBy, Coverage: r.Coverage}
 	if r.Property == Liveness {
 		j.Bound, j.MaxRounds = r.Bound, r.MaxRounds
 	}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,8 +10,8 @@ import (
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/commands"
-	"github.com/leanovate/gopter/gen"
 
+	"github.com/roomspec/roomspec/conformance/tour"
 	"github.com/roomspec/roomspec/spec/model"
 )
 
@@ -32,6 +33,22 @@ type Options struct {
 	// Bound limits the fair round-robin rounds of the liveness property
 	// (default DefaultBound).
 	Bound int
+	// NoTour skips the tour: only random cases run. By default the
+	// implementation first walks every edge of the spec's reachable state
+	// graph (package tour), then the random cases run.
+	NoTour bool
+	// MaxStates bounds the state graph explored for the tour, the
+	// coverage and the weighting of random cases (default
+	// tour.DefaultMaxStates); over it, only random cases run, uniformly
+	// chosen, and the coverage says so.
+	MaxStates int
+	// ResetCost is what a reset of the implementation is worth in steps
+	// when the tour weighs going on against starting over (default
+	// tour.DefaultResetCost).
+	ResetCost int
+	// uniform chooses random steps uniformly among the enabled action
+	// instances, as the suite did before it weighted them (tests compare).
+	uniform bool
 }
 
 func (o Options) withDefaults() Options {
@@ -41,15 +58,23 @@ func (o Options) withDefaults() Options {
 	if o.MaxSteps <= 0 {
 		o.MaxSteps = 30
 	}
-	if o.MinSteps == 0 {
-		o.MinSteps = 5
-	}
 	o.MinSteps = max(o.MinSteps, 0)
 	if o.Bound <= 0 {
 		o.Bound = DefaultBound
 	}
+	if o.ResetCost <= 0 {
+		o.ResetCost = tour.DefaultResetCost
+	}
+	if o.MaxStates <= 0 {
+		o.MaxStates = tour.DefaultMaxStates
+	}
 	return o
 }
+
+// DefaultMinSteps is the shortest random case when the spec's graph is not
+// known (MinSteps 0); with the graph, the shortest is long enough to reach
+// every ending the graph has.
+const DefaultMinSteps = 5
 
 // run is one property run: the state the generated commands share.
 type run struct {
@@ -67,22 +92,54 @@ type run struct {
 	// broken is the first failure to reset or observe the initial state:
 	// the implementation cannot be checked (a child process died).
 	broken error
+	// graph is the spec's reachable state graph (nil over the bound),
+	// cov what the run took of it, targets the endings random cases aim
+	// at (nil without the graph or when it has no deadlock).
+	graph     *tour.Graph
+	cov       *tour.Coverage
+	targets   *tour.Targets
+	goalKinds []int
+	resetCost int
+	uniform   bool
+	// random counts the random cases' outcomes until the first failure
+	// (shrinking runs cases too, and they are not counted).
+	outcomes RandomStats
 }
 
 // caseRun is the system under test of one generated case.
 type caseRun struct {
-	seq    []model.Action
-	spec   model.State // the spec's state after seq
-	obs    model.State // the implementation's, observed
-	failed bool
-	err    error
+	seq  []model.Action
+	spec model.State // the spec's state after seq
+	obs  model.State // the implementation's, observed
+	node int32       // the spec graph's node of obs, -1: unknown
+	// checked is how many steps of seq the liveness condition was last
+	// checked after.
+	checked int
+	// diverged: the implementation took a successor of a nondeterministic
+	// action other than the one the case was generated for.
+	diverged bool
+	failed   bool
+	err      error
+	out      outcome
+}
+
+// genState is the state of a generated case: the spec's state, its node
+// in the graph (-1: none), the ending the case aims at (-1: none), and
+// the steps left to generate.
+type genState struct {
+	s      model.State
+	node   int32
+	target int
+	left   int
 }
 
 // stepCommand is one generated command: a spec action (or a stutter).
+// last marks the last command of the case as generated.
 type stepCommand struct {
 	r       *run
 	a       model.Action
 	stutter bool
+	last    bool
 }
 
 // stepResult is what running a command on the implementation gave.
@@ -92,7 +149,7 @@ type stepResult struct {
 
 func (r *run) newCase() *caseRun {
 	r.cases++
-	cr := &caseRun{spec: *r.initial}
+	cr := &caseRun{spec: *r.initial, node: -1}
 	if err := r.k.impl.Reset(r.cfg); err != nil {
 		cr.err = fmt.Errorf("reset: %w", err)
 		r.broken = cmp.Or(r.broken, cr.err)
@@ -110,12 +167,56 @@ func (r *run) newCase() *caseRun {
 			cr.err = fmt.Errorf("initial state: %s", m)
 		}
 	}
+	if r.graph != nil && obs.Equal(r.initial) {
+		cr.node, _ = r.graph.Node(&obs)
+		r.cov.See(cr.node)
+	}
 	return cr
 }
 
 func (r *run) endCase(cr *caseRun) {
 	if cr.failed {
+		if r.lastFail == nil {
+			r.outcomes.count(r.cfg, cr)
+		}
 		r.lastFail = append([]model.Action(nil), cr.seq...)
+	} else if r.lastFail == nil {
+		r.outcomes.count(r.cfg, cr)
+	}
+}
+
+// follow moves the case's spec state along a (taken by the
+// implementation, observed in cr.obs) and returns it.
+func (r *run) follow(cr *caseRun, a model.Action) model.State {
+	spec, _ := successor(r.cfg, &cr.spec, a, &cr.obs)
+	if !model.Actions[a.ID].Deterministic {
+		if first, _ := r.cfg.Step(&cr.spec, a); !first.Equal(&spec) {
+			cr.diverged = true // the generator assumed the first successor
+		}
+	}
+	cr.spec = spec
+	cr.out.step(&spec)
+	return spec
+}
+
+// took records a step of a random case whose observed state is the
+// spec's successor: the edge it took.
+func (r *run) took(cr *caseRun, a model.Action) {
+	if cr.node < 0 || r.graph == nil {
+		return
+	}
+	e, ok := r.graph.Find(cr.node, a, &cr.obs)
+	if !ok {
+		cr.node = -1
+		return
+	}
+	r.cov.Take(e)
+	cr.node = r.graph.Edges[e].To
+}
+
+func (r *run) noteSpecViolations(names []string) {
+	for _, name := range names {
+		r.specViol[name] = true
 	}
 }
 
@@ -130,16 +231,24 @@ func (cmd stepCommand) PreCondition(st commands.State) bool {
 	if cmd.stutter {
 		return true
 	}
-	_, ok := cmd.r.cfg.Step(st.(*model.State), cmd.a)
+	_, ok := cmd.r.cfg.Step(&st.(*genState).s, cmd.a)
 	return ok
 }
 
 func (cmd stepCommand) NextState(st commands.State) commands.State {
-	if cmd.stutter {
-		return st
+	g := st.(*genState)
+	next := &genState{s: g.s, node: -1, target: g.target, left: g.left - 1}
+	if !cmd.stutter {
+		next.s, _ = cmd.r.cfg.Step(&g.s, cmd.a)
 	}
-	t, _ := cmd.r.cfg.Step(st.(*model.State), cmd.a)
-	return &t
+	if r := cmd.r; r.graph != nil {
+		next.node, _ = r.graph.Node(&next.s)
+		if next.target >= 0 && next.node >= 0 && r.goalKinds[next.target] == goalSuccess &&
+			r.targets.Distance(next.target, next.node) == 0 {
+			next.target = -1 // a room reached Success: on at random
+		}
+	}
+	return next
 }
 
 func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
@@ -150,21 +259,26 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		return stepResult{msg: cr.err.Error()}
 	}
 	if cmd.stutter {
+		if r.property == Liveness && cr.checked < len(cr.seq) {
+			return stepResult{msg: r.liveCheck(cr)}
+		}
 		return stepResult{}
 	}
-	cr.seq = append(cr.seq, cmd.a)
-	if r.property == Liveness {
-		return stepResult{msg: r.liveAfter(cr, cmd.a)}
-	}
-	// Refinement: the spec's successor, the implementation's step, and
-	// the comparison, here (Run is the only place that sees the case).
-	spec, ok := r.cfg.Step(&cr.spec, cmd.a)
-	if !ok {
+	if _, ok := r.cfg.Step(&cr.spec, cmd.a); !ok {
+		if cr.diverged {
+			return stepResult{} // generated for the successor the implementation did not take
+		}
 		r.invalid++
 		cr.fail()
 		return stepResult{msg: "generated action not enabled in the spec"}
 	}
-	cr.spec = spec
+	cr.seq = append(cr.seq, cmd.a)
+	if r.property == Liveness {
+		return stepResult{msg: r.liveStep(cr, cmd.a, cmd.last)}
+	}
+	// Refinement: the implementation's step, the spec's successor (the
+	// one the implementation took, where the action has several), and
+	// the comparison, here (Run is the only place that sees the case).
 	res := stepResult{}
 	prev := cr.obs
 	if err := r.k.impl.Apply(cmd.a); err != nil {
@@ -176,15 +290,16 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		res.msg = "observe: " + err.Error()
 	}
 	cr.obs = obs
+	spec := r.follow(cr, cmd.a)
 	if res.msg == "" {
 		var sv []string
 		res.msg, sv = r.k.judge(&prev, &obs, &spec)
-		for _, name := range sv {
-			r.specViol[name] = true
-		}
+		r.noteSpecViolations(sv)
 	}
 	if res.msg != "" {
 		cr.fail()
+	} else {
+		r.took(cr, cmd.a)
 	}
 	return res
 }
@@ -199,10 +314,11 @@ func (cmd stepCommand) PostCondition(st commands.State, result commands.Result) 
 // fail marks the case failed: endCase records its sequence.
 func (cr *caseRun) fail() { cr.failed = true }
 
-// liveAfter checks the liveness condition after the case's sequence so
-// far: on a copy of the implementation when it can copy itself, else by
-// replaying the sequence from a reset.
-func (r *run) liveAfter(cr *caseRun, a model.Action) string {
+// liveStep takes a step of a liveness case. The liveness condition is
+// checked after it where the implementation can copy itself (on the
+// copy), else at the end of the case (on the implementation itself: the
+// case goes no further).
+func (r *run) liveStep(cr *caseRun, a model.Action, last bool) string {
 	impl := r.k.impl
 	if err := impl.Apply(a); err != nil {
 		cr.fail()
@@ -214,26 +330,28 @@ func (r *run) liveAfter(cr *caseRun, a model.Action) string {
 		return "observe: " + err.Error()
 	}
 	cr.obs = obs
-	_, trace, err := specTrace(r.cfg, cr.seq)
-	if err != nil {
-		r.invalid++
-		cr.fail()
-		return err.Error()
-	}
-	spec := trace[len(trace)-1]
-	var quietImpl Implementation
-	if cl, ok := impl.(Cloner); ok {
-		quietImpl = cl.Clone()
+	r.follow(cr, a)
+	if obs.Equal(&cr.spec) {
+		r.took(cr, a)
 	} else {
-		// Quiesce the implementation itself, then restore it by replaying.
-		quietImpl = impl
-		defer func() {
-			if err := replay(impl, r.cfg, cr.seq); err != nil {
-				cr.err = err
-			}
-		}()
+		cr.node = -1
 	}
-	_, end, rounds, err := r.k.quiesce(quietImpl, obs, spec)
+	if _, ok := impl.(Cloner); ok || last {
+		return r.liveCheck(cr)
+	}
+	return ""
+}
+
+// liveCheck stops the environment after the case so far and lets the
+// implementation's threads run fair round-robin: every aborted request
+// must end terminated.
+func (r *run) liveCheck(cr *caseRun) string {
+	cr.checked = len(cr.seq)
+	quiet := r.k.impl
+	if cl, ok := quiet.(Cloner); ok {
+		quiet = cl.Clone()
+	}
+	_, end, rounds, err := r.k.quiesce(quiet, cr.obs, cr.spec)
 	if err != nil {
 		cr.fail()
 		return "quiesce: " + err.Error()
@@ -250,20 +368,11 @@ func (r *run) liveAfter(cr *caseRun, a model.Action) string {
 	return ""
 }
 
-func replay(impl Implementation, c *model.Config, seq []model.Action) error {
-	if err := impl.Reset(c); err != nil {
-		return err
-	}
-	for _, a := range seq {
-		if err := impl.Apply(a); err != nil {
-			return fmt.Errorf("replaying %s: %w", c.ActionString(a), err)
-		}
-	}
-	return nil
-}
-
-// Check runs property on the target with gopter, and minimizes a
-// counterexample.
+// Check runs property on the target: first the tour (every edge of the
+// spec's reachable state graph, unless opt.NoTour or the graph is over
+// opt.MaxStates), then opt.Cases random cases generated by gopter. A
+// counterexample, from either, is minimized. The result carries the
+// run's coverage.
 func (t Target) Check(property Property, opt Options) (*Result, error) {
 	if property != Refinement && property != Liveness {
 		return nil, fmt.Errorf("conformance: unknown property %q", property)
@@ -271,7 +380,42 @@ func (t Target) Check(property Property, opt Options) (*Result, error) {
 	c, impl, name, variant := t.Config, t.Impl, t.Name, t.Config.Name
 	opt = opt.withDefaults()
 	init := c.Init()
-	r := &run{k: newChecker(c, impl, opt.Bound), cfg: c, initial: &init, property: property, specViol: map[string]bool{}}
+	r := &run{k: newChecker(c, impl, opt.Bound), cfg: c, initial: &init, property: property, specViol: map[string]bool{},
+		resetCost: opt.ResetCost, uniform: opt.uniform}
+	res := &Result{Impl: name, Variant: variant, Property: property, Seed: opt.Seed, Bound: opt.Bound, Config: c, FailStep: -1}
+	cover := &Coverage{Bound: opt.MaxStates}
+	res.Coverage = cover
+	if g, err := graphOf(c, opt.MaxStates); err == nil {
+		r.graph, r.cov = g, tour.NewCoverage(g)
+		if !r.uniform {
+			r.targets, r.goalKinds = goals(g)
+		}
+	} else if !errors.Is(err, tour.ErrTooLarge) {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
+	defer func() {
+		res.MaxRounds = r.rounds
+		res.SpecViolations = r.specViolations(res.SpecViolations)
+		r.fillCoverage(cover)
+	}()
+	if r.graph != nil && !opt.NoTour {
+		f, err := r.tour(&cover.Tour)
+		if err != nil {
+			return res, fmt.Errorf("conformance: %s: %w", property, err)
+		}
+		if f != nil {
+			res.FoundBy, res.Shrunk, res.ShrunkSeq = "tour", len(f.seq), f.seq
+			return res, r.k.explain(res, Minimize(c, f.seq, r.k.failsFunc(property)))
+		}
+	}
+	if opt.MinSteps == 0 {
+		opt.MinSteps = r.minSteps()
+	}
+	return res, r.randomCases(res, opt)
+}
+
+// randomCases runs the random cases with gopter and fills res.
+func (r *run) randomCases(res *Result, opt Options) error {
 	params := gopter.DefaultTestParametersWithSeed(opt.Seed)
 	params.MinSuccessfulTests = opt.Cases
 	params.MaxSize = opt.MaxSteps
@@ -279,58 +423,39 @@ func (t Target) Check(property Property, opt Options) (*Result, error) {
 	params.MaxShrinkCount = 1000
 	params.Workers = 1
 	tr := commands.Prop(suiteCommands(r)).Check(params)
-	res := &Result{Impl: name, Variant: variant, Property: property, Seed: opt.Seed, Cases: r.cases,
-		Bound: opt.Bound, MaxRounds: r.rounds, Config: c, FailStep: -1}
-	for n := range r.specViol {
-		res.SpecViolations = append(res.SpecViolations, n)
-	}
-	sort.Strings(res.SpecViolations)
+	res.Cases = r.cases
 	if r.broken != nil {
-		return res, fmt.Errorf("conformance: %s: %w", property, r.broken)
+		return fmt.Errorf("conformance: %s: %w", r.property, r.broken)
 	}
 	if tr.Error != nil {
-		return res, fmt.Errorf("conformance: %s: gopter: %w", property, tr.Error)
+		return fmt.Errorf("conformance: %s: gopter: %w", r.property, tr.Error)
 	}
 	if tr.Passed() {
 		res.Holds = true
 		res.Cases = tr.Succeeded
-		return res, nil
+		return nil
 	}
 	if r.lastFail == nil {
-		return res, fmt.Errorf("conformance: %s failed (%v) but no failing case was recorded", property, tr.Status)
+		return fmt.Errorf("conformance: %s failed (%v) but no failing case was recorded", r.property, tr.Status)
 	}
+	res.FoundBy = "random"
 	res.Cases = tr.Succeeded + 1
 	res.Shrunk = len(r.lastFail)
 	res.ShrunkSeq = r.lastFail
 	res.InvalidCases = r.invalid
-	if err := r.k.explain(res, Minimize(c, r.lastFail, r.k.failsFunc(property))); err != nil {
-		return res, err
-	}
-	return res, nil
+	return r.k.explain(res, Minimize(r.cfg, r.lastFail, r.k.failsFunc(r.property)))
 }
 
-// suiteCommands is the gopter command set of one property run: each
-// command is a spec action enabled in the current spec state (or a stutter
-// when none is), run on the implementation in lockstep with the spec.
-func suiteCommands(r *run) *commands.ProtoCommands {
-	return &commands.ProtoCommands{
-		NewSystemUnderTestFunc: func(commands.State) commands.SystemUnderTest {
-			return r.newCase()
-		},
-		DestroySystemUnderTestFunc: func(sut commands.SystemUnderTest) {
-			r.endCase(sut.(*caseRun))
-		},
-		InitialStateGen: gen.Const(r.initial),
-		GenCommandFunc: func(st commands.State) gopter.Gen {
-			enabled := r.cfg.Enabled(st.(*model.State), nil)
-			if len(enabled) == 0 {
-				return gen.Const(stepCommand{r: r, stutter: true})
-			}
-			return gen.IntRange(0, len(enabled)-1).Map(func(i int) commands.Command {
-				return stepCommand{r: r, a: enabled[i]}
-			})
-		},
+// specViolations merges the names of invariants and step properties the
+// spec itself violated in this run into names, sorted.
+func (r *run) specViolations(names []string) []string {
+	for n := range r.specViol {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
 	}
+	sort.Strings(names)
+	return names
 }
 
 // Fails returns the predicate "seq (a behaviour of the spec) shows a

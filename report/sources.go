@@ -185,7 +185,11 @@ func ResultDiagram(r *conformance.Result) *Diagram {
 	})
 	d.Title = fmt.Sprintf("%s: %s", r.Impl, r.Property)
 	d.Verdict, d.Reason = "fails", r.Failure
-	d.Notes = append(d.Notes, fmt.Sprintf("Variant %s, seed %d; shrunk to %d steps, then 1-minimized.", r.Variant, r.Seed, r.Shrunk))
+	found := fmt.Sprintf("shrunk to %d steps", r.Shrunk)
+	if r.FoundBy == "tour" {
+		found = fmt.Sprintf("found by the tour of the spec's graph in a case of %d steps", r.Shrunk)
+	}
+	d.Notes = append(d.Notes, fmt.Sprintf("Variant %s, seed %d; %s, then 1-minimized.", r.Variant, r.Seed, found))
 	for i, st := range r.Steps {
 		ds := &d.steps[i+1]
 		ds.fail = i == r.FailStep

@@ -14,11 +14,7 @@ import (
 // of the same variant through the same exec protocol.
 func benchTargets(b *testing.B) (real, emulator conformance.Target) {
 	l := load(b, realSource(b), nil)
-	variant := l.variant
-	if variant == "sglang-35360" {
-		variant = "upstream" // the emulator's name for adca19c4's code
-	}
-	em := subprocess.New(needPython(b)+" ../python/prefill.py --variant "+variant, subprocess.Options{})
+	em := subprocess.New(needPython(b)+" ../python/prefill.py --variant "+emulatorVariant(l.variant), subprocess.Options{})
 	b.Cleanup(func() { em.Close() })
 	real = conformance.Target{Name: "sglang:" + l.src.Label(), Impl: l.impl, Config: l.config}
 	emulator = conformance.Target{Name: "emulator", Impl: em, Config: l.config}

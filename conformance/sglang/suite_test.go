@@ -74,6 +74,22 @@ func report(r *conformance.Result) string {
 	return b.String()
 }
 
+// everyEdge requires that the run took every edge and state of its
+// configuration's graph, and reached every room status in it.
+func everyEdge(t *testing.T, r *conformance.Result) {
+	t.Helper()
+	cov := r.Coverage
+	if cov.Edges == 0 || cov.EdgesTaken != cov.Edges || cov.StatesSeen != cov.States || len(cov.Unforced) > 0 {
+		t.Errorf("%s: %d of %d edges, %d of %d states, not taken: %v\n%s", r.Property, cov.EdgesTaken, cov.Edges,
+			cov.StatesSeen, cov.States, cov.Unforced, report(r))
+	}
+	for _, s := range cov.Statuses {
+		if !s.Reached {
+			t.Errorf("%s: %s: %s not reached", r.Property, s.Room, s.Status)
+		}
+	}
+}
+
 // realSource returns ROOMSPEC_SGLANG (a python/ folder, a checkout, or
 // GITDIR@COMMIT: SGLang's real code, extracted at test time; none of it is
 // committed here), or skips the test.
@@ -121,6 +137,8 @@ func TestRealCodeDeferredAck(t *testing.T) {
 	}
 	if r := l.check(t, conformance.Refinement, 5, 300); !r.Holds {
 		t.Fatalf("refinement fails:\n%s", report(r))
+	} else {
+		everyEdge(t, r)
 	}
 	r := l.check(t, conformance.Liveness, 2, 300)
 	if r.Holds {
@@ -146,7 +164,8 @@ func TestRealCode(t *testing.T) {
 	if !r.Holds {
 		t.Fatalf("SGLang %s does not refine %s:\n%s", l.src.Label(), l.variant, report(r))
 	}
-	t.Logf("SGLang %s refines %s: %d cases (seed 1)", l.src.Label(), l.variant, r.Cases)
+	everyEdge(t, r)
+	t.Logf("SGLang %s refines %s: the tour (%d steps) and %d cases (seed 1)", l.src.Label(), l.variant, r.Coverage.Tour.Steps, r.Cases)
 	// Liveness costs a fair round-robin per case: fewer cases.
 	live := l.check(t, conformance.Liveness, 1, 100)
 	if want := checkerVerdict(t, l.variant, "AbortedRoomsTerminate"); live.Holds != want {
