@@ -271,6 +271,9 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 	}
 	// TLC's Print and PrintT write to the console; ours go to stderr so
 	// that stdout stays the report.
+	// As TLC's, the library's Json and IOUtils read files (relative to
+	// the working directory) and the environment.
+	m.Spec.ReadFile, m.Spec.Environ = os.ReadFile, os.Environ
 	var printMu sync.Mutex
 	m.Spec.Print = func(s string) {
 		printMu.Lock()
@@ -439,7 +442,14 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 	case check.Deadlock:
 		fmt.Fprintln(w, "Error: Deadlock reached.")
 	case check.Violation:
-		fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
+		if r.ActionProperty {
+			// TLC's words for a step that a [][A]_v property forbids.
+			fmt.Fprintf(w, "Error: Action property %s is violated.\n", r.Violated)
+		} else {
+			fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
+		}
+	case check.Postcondition:
+		fmt.Fprintf(w, "Error: Postcondition %s is false.\n", r.Violated)
 	}
 	writeTrace(w, cr.vars, r)
 	switch {
