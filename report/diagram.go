@@ -27,6 +27,9 @@ type Diagram struct {
 	// Title names the diagram ("room 101"), Verdict and Reason what was
 	// found (empty for a plain behaviour).
 	Title, Verdict, Reason string
+	// Why says why a pinned room is pinned, in SGLang's terms
+	// (judge.Why); empty for others.
+	Why string
 	// Notes are sentences drawn under the title (where the room's life
 	// began, search bounds, the failure of a property).
 	Notes []string
@@ -320,6 +323,9 @@ func (d *Diagram) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, ": %s", d.Reason)
 	}
 	b.WriteString("\n")
+	if d.Why != "" {
+		b.WriteString("why: " + d.Why + "\n")
+	}
 	for _, n := range d.Notes {
 		b.WriteString(n + "\n")
 	}

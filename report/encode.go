@@ -14,6 +14,7 @@ type jsonDiagram struct {
 	Title   int   `json:"t"`
 	Verdict int   `json:"v"`
 	Reason  int   `json:"r"`
+	Why     *int  `json:"w,omitempty"`
 	Notes   []int `json:"n,omitempty"`
 	// Lanes indexes the page's lane lists (LT), each [name, sub, side].
 	Lanes int `json:"L"`
@@ -39,7 +40,7 @@ type jsonStep [12]any
 // encode turns d into the page's data, interning its strings.
 func (p *Page) encode(d *Diagram) jsonDiagram {
 	s := &p.strs
-	j := jsonDiagram{Title: s.id(d.Title), Verdict: s.id(d.Verdict), Reason: s.id(d.Reason), Notes: s.idsOf(d.Notes),
+	j := jsonDiagram{Title: s.id(d.Title), Verdict: s.id(d.Verdict), Reason: s.id(d.Reason), Why: s.optional(d.Why), Notes: s.idsOf(d.Notes),
 		Stuck: d.stuck, Pin: d.pin, Loop: d.loop, Unexplained: d.unexplained, End: s.id(d.end), T0: s.id(stamp(d.t0))}
 	if d.t0.IsZero() {
 		j.T0 = s.id("")

@@ -25,14 +25,18 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 // view is what the template draws.
 type view struct {
 	Title, Subtitle string
-	CSS             template.CSS
-	JS              template.JS
-	Data            template.JS
-	Summary         []fact
-	Counts          []count
-	Charts          []*chart
-	Graph           *graphView
-	Variant         string
+	Why             []string
+	// Lead says, first, why the room the page opens with is pinned;
+	// LeadID is its row.
+	Lead, LeadID string
+	CSS          template.CSS
+	JS           template.JS
+	Data         template.JS
+	Summary      []fact
+	Counts       []count
+	Charts       []*chart
+	Graph        *graphView
+	Variant      string
 }
 
 type fact struct{ Name, Value string }
@@ -53,6 +57,10 @@ func (p *Page) WriteHTML(w io.Writer) error {
 	switch {
 	case p.replay != nil && p.replay.rep != nil:
 		rep := p.replay.rep
+		v.Why = p.replay.Why
+		if l := p.replay.lead; l != nil {
+			v.Lead, v.LeadID = l.text, l.id
+		}
 		v.Summary = []fact{{"rooms", fmt.Sprint(rep.Total)}, {"aborted", fmt.Sprint(rep.Aborted)},
 			{"deadline", rep.Deadline.String()}, {"capture", span(p.replay.start, rep.End)},
 			{"search bound", fmt.Sprintf("%d unseen steps, %d states", rep.MaxHidden, rep.MaxStates)}}

@@ -68,6 +68,9 @@ type row struct {
 type ReplayInfo struct {
 	// Variant is the variant replayed under; Command the command line.
 	Variant, Command string
+	// Why says which variant and why (the lines replay prints first:
+	// the SGLang code that called for it, or that it was assumed).
+	Why []string
 	// Status is the variant's room-status state machine (roomspec
 	// diagram), or nil; the page counts the transitions its rooms used.
 	Status *check.Projection
@@ -76,6 +79,8 @@ type ReplayInfo struct {
 type replayInfo struct {
 	ReplayInfo
 	rep *judge.Report
+	// lead is the room the page opens with, said first.
+	lead *lead
 	// start is the capture's first packet time.
 	start time.Time
 	// Per reported room: abort time, release time (0 if none), latency
@@ -98,7 +103,7 @@ func NewReplayPage(info ReplayInfo) *Page {
 	p.Subtitle = info.Command
 	p.variant, p.graph = info.Variant, info.Status
 	p.replay = &replayInfo{ReplayInfo: info}
-	p.verdict = []string{string(judge.Violated), string(judge.AtRisk), string(judge.Invalid), string(judge.Inconclusive), string(judge.Satisfied), string(judge.NotAborted)}
+	p.verdict = []string{string(judge.Violated), string(judge.AtRisk), string(judge.Invalid), string(judge.Inconclusive), string(judge.PredictedReleased), string(judge.Satisfied), string(judge.NotAborted)}
 	p.cols = []column{{"room", "room", "int"}, {"verdict", "verdict", "str"}, {"aborted", "aborted", "str"},
 		{"latency", "latency (s)", "num"}, {"end", "terminal / last seen", "str"}, {"frames", "frames", "str"},
 		{"lines", "log lines", "str"}, {"steps", "steps (unseen)", "str"}, {"prefill", "prefill", "str"}}
@@ -175,6 +180,17 @@ func (p *Page) AddRoom(room *judge.Room) {
 	ri.latencies = append(ri.latencies, int64(room.Latency))
 	ri.pinned = append(ri.pinned, room.Verdict == judge.Violated && room.Latency < 0 || room.Verdict == judge.AtRisk)
 	ri.waiting = append(ri.waiting, room.Verdict == judge.Inconclusive)
+	if room.Why != "" && (ri.lead == nil || room.FirstSeen.Before(ri.lead.first)) {
+		ri.lead = &lead{id: id, first: room.FirstSeen,
+			text: fmt.Sprintf("Room %d is %s: %s. Why it is pinned: %s.", j.Room, j.Verdict, room.Reason, room.Why)}
+	}
+}
+
+// lead is the first pinned room (the first seen of those whose
+// behaviour reaches a state that pins them), which the page opens.
+type lead struct {
+	id, text string
+	first    time.Time
 }
 
 // Finish records the replay's report (its counts and end time) and the
@@ -290,6 +306,15 @@ func (t *strTable) id(s string) int {
 	t.ids[s] = len(t.list)
 	t.list = append(t.list, s)
 	return len(t.list) - 1
+}
+
+// optional is the id of s, or nil for "".
+func (t *strTable) optional(s string) *int {
+	if s == "" {
+		return nil
+	}
+	i := t.id(s)
+	return &i
 }
 
 func (t *strTable) idsOf(ss []string) []int {

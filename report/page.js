@@ -176,9 +176,10 @@
     }
     var D = data.D[r.d];
     var v = S[D.v];
-    var cls = /violated|invalid|pinned|fails/.test(v) ? "bad" : v === "at-risk" ? "risk" : /satisfied|holds/.test(v) ? "ok" : "";
+    var cls = /violated|invalid|pinned|fails/.test(v) ? "bad" : v === "at-risk" ? "risk" : v === "predicted-released" ? "pred" : /satisfied|holds/.test(v) ? "ok" : "";
     html += '<div class="head"><h2>' + esc(S[D.t]) + "</h2>" + (v ? '<span class="verdict ' + cls + '">' + esc(v) + "</span>" : "") + "</div>";
     if (S[D.r]) { html += "<p>" + esc(S[D.r]) + "</p>"; }
+    if (D.w != null) { html += '<p class="why"><b>Why pinned:</b> ' + esc(S[D.w]) + "</p>"; }
     (D.n || []).forEach(function (n) { html += '<p class="muted">' + esc(S[n]) + "</p>"; });
     if (S[D.t0] && S[D.t0] !== "-") { html += '<p class="muted">Times are after the room\'s first observation, at ' + esc(S[D.t0]) + ".</p>"; }
     html += legend();
@@ -187,6 +188,24 @@
     detail.hidden = false;
     detail.dataset.row = r.id;
     current = D;
+    fit(detail.querySelector("svg.seq"));
+  }
+  // fit widens a diagram to its longest text (log lines are as long as
+  // they are): the svg clips what it does not hold, and its box scrolls.
+  function fit(svg) {
+    if (!svg) { return; }
+    var w = +svg.getAttribute("width"), h = +svg.getAttribute("height"), right = w;
+    Array.prototype.forEach.call(svg.querySelectorAll("text"), function (t) {
+      var b = t.getBBox();
+      right = Math.max(right, Math.ceil(b.x + b.width + 10));
+    });
+    if (right > w) {
+      svg.setAttribute("width", right);
+      svg.setAttribute("viewBox", "0 0 " + right + " " + h);
+      Array.prototype.forEach.call(svg.querySelectorAll("rect.hit, rect.stuck"), function (r) {
+        r.setAttribute("width", +r.getAttribute("width") + right - w);
+      });
+    }
   }
   function legend() {
     function sw(cls, style) {
@@ -200,7 +219,14 @@
       "<span>hover a step for the state it changed</span></div>";
   }
 
-  var TIME_W = 84, STATUS_W = 116, LANE_W = 164, IDLE_W = 74, WIRE_W = 150, LOG_W = 330, HEAD = 50, SEP = 20, SLOT = 20;
+  var TIME_W = 84, STATUS_W = 116, LANE_W = 164, IDLE_W = 74, WIRE_W = 150, HEAD = 50, SEP = 20, SLOT = 20;
+  var measure = document.createElement("canvas").getContext("2d");
+  // textWidth is the width of s in the diagram's log font.
+  function textWidth(s) {
+    measure.font = "10.5px " + getComputedStyle(document.body).fontFamily;
+    return Math.ceil(measure.measureText(s).width);
+  }
+  function log0(lanes) { return lanes.some(function (l) { return l.side === "log"; }); }
   var current = null;
   function stepOf(D, i) {
     var s = data.ST[D.s][i];
@@ -215,14 +241,25 @@
     steps.forEach(function (s) {
       s.lanes.forEach(function (l) { lanes[l].used = true; });
     });
+    // The log lane is as wide as its longest line; the other lanes narrow
+    // (to 70%) so that the whole diagram fits the page's width.
+    var logW = 0;
+    (D.o || []).forEach(function (o) {
+      if (o[2] > 0) { logW = Math.max(logW, textWidth("line " + o[2] + "  " + S[o[0]] + " (moved nothing)") + 36); }
+    });
+    logW = Math.max(logW, 160);
+    var others = 0;
+    lanes.forEach(function (l) { if (l.side !== "log") { others += l.side === "wire" ? WIRE_W : l.used ? LANE_W : IDLE_W; } });
+    var avail = (detail.clientWidth || document.documentElement.clientWidth) - 4;
+    var k = Math.max(0.7, Math.min(1, (avail - TIME_W - STATUS_W - (log0(lanes) ? logW : 0) - 10) / others));
     var x = TIME_W + STATUS_W, wire = -1, log = -1;
     lanes.forEach(function (l, i) {
-      l.w = l.side === "wire" ? WIRE_W : l.side === "log" ? LOG_W : l.used ? LANE_W : IDLE_W;
+      l.w = l.side === "log" ? logW : Math.floor((l.side === "wire" ? WIRE_W : l.used ? LANE_W : IDLE_W) * k);
       l.x = x; l.cx = x + l.w / 2; x += l.w;
       if (l.side === "wire") { wire = i; }
       if (l.side === "log") { log = i; }
     });
-    var W = x + 10, BW = LANE_W - 14, times = stepTimes(D, steps);
+    var W = x + 10, BW = Math.floor(LANE_W * k) - 14, times = stepTimes(D, steps);
     var rowsOut = [], y = HEAD, at = [];
     function add(r) { r.y = y; y += r.h; rowsOut.push(r); return r; }
     steps.forEach(function (s, i) {
@@ -470,6 +507,9 @@
   var want = decodeURIComponent(location.hash.slice(1));
   var first = rows.filter(function (r) { return r.id === want; })[0];
   if (!first && data.kind === "diagrams" && rows.length) { first = rows[0]; }
+  // Else the first pinned room, which the lead line names.
+  var lead = document.getElementById("lead");
+  if (!first && lead) { first = rows.filter(function (r) { return r.id === lead.dataset.row; })[0]; }
   if (first) { open(first, false); }
   document.body.dataset.ready = "true";
   if (window.performance && performance.mark) { performance.mark("roomspec-ready"); }

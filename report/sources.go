@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,7 +51,7 @@ func roomDiagram(room *judge.Room, cache map[*judge.WitnessStep]*Diagram) *Diagr
 	if room.Prefill.IsValid() {
 		d.Title += " on " + room.Prefill.String()
 	}
-	d.Verdict, d.Reason = string(room.Verdict), room.Reason
+	d.Verdict, d.Reason, d.Why = string(room.Verdict), room.Reason, room.Why
 	for i := range w.Observations {
 		o := &w.Observations[i]
 		ob := observation{what: obsText(o), frame: o.Frame, line: o.Line, t: o.Time}
@@ -387,6 +388,10 @@ func ReadITF(data []byte, variant string) (*ITF, error) {
 		variants = []string{variant}
 	case meta.Roomspec != nil && meta.Roomspec.Variant != "":
 		variants = []string{meta.Roomspec.Variant}
+	case meta.Capture != nil && slices.Contains(variants, meta.Capture.Variant):
+		// Replay's: the variant the room was judged against (one built
+		// from SGLang's switches is not bundled: every one is tried).
+		variants = []string{meta.Capture.Variant}
 	}
 	var lastErr error
 	var found *ITF
@@ -410,6 +415,11 @@ func ReadITF(data []byte, variant string) (*ITF, error) {
 			if rs := meta.Roomspec; rs != nil && rs.Property != "" {
 				d.Title = fmt.Sprintf("%s: %s", rs.Impl, rs.Property)
 				d.Verdict, d.Reason = "fails", rs.Failure
+			}
+			if cp := meta.Capture; cp != nil && cp.Verdict != "" {
+				d.Title = fmt.Sprintf("room %d of %s", cp.Room, cp.Path)
+				d.Verdict, d.Reason, d.Why = cp.Verdict, cp.Reason, cp.Why
+				d.Notes = append(d.Notes, fmt.Sprintf("Evidence: frames %s; log lines %s.", intList(cp.Frames), intList(cp.LogLines)))
 			}
 			found = &ITF{Diagram: d, Variant: v}
 		}
@@ -473,4 +483,16 @@ func relTime(t, t0 time.Time) string {
 		return ""
 	}
 	return fmt.Sprintf("+%.3f ms", float64(t.Sub(t0))/float64(time.Millisecond))
+}
+
+// intList prints xs comma-separated, or "none".
+func intList(xs []int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }

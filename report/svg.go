@@ -38,7 +38,12 @@ type chart struct {
 	Bars   []bar
 	Labels []label
 	Lines  []line
+	// Legend names what each class of bar stands for.
+	Legend []legendEntry
 }
+
+// legendEntry is a swatch of a bar class and what it stands for.
+type legendEntry struct{ Class, Text string }
 
 const chartW, chartH, chartPad = 560.0, 150.0, 28.0
 
@@ -71,7 +76,8 @@ func (ri *replayInfo) latencyChart() *chart {
 		}
 	}
 	top := max(slices.Max(counts), never, pending, 1)
-	c := &chart{W: chartW, H: chartH, Title: "abort → release latency"}
+	c := &chart{W: chartW, H: chartH, Title: "abort → release latency",
+		Legend: []legendEntry{{"ok", "released within the deadline"}, {"late", "released after it"}, {"pinned", "never released"}, {"pending", "not released when the capture ended"}}}
 	plotW := chartW - 2*chartPad - 90
 	bw := plotW / bins
 	base := chartH - chartPad
@@ -153,7 +159,8 @@ func (ri *replayInfo) timelineChart() *chart {
 	for i := range ab {
 		top = max(top, ab[i]+pin[i], rel[i])
 	}
-	c := &chart{W: chartW, H: chartH, Title: "aborts (up) and releases (down) over the capture"}
+	c := &chart{W: chartW, H: chartH, Title: "aborts (up) and releases (down) over the capture",
+		Legend: []legendEntry{{"abort", "aborts of rooms released (or not yet due)"}, {"pinned", "aborts of rooms never released (violated or at-risk)"}, {"ok", "releases"}}}
 	plotW := chartW - 2*chartPad
 	bw := plotW / bins
 	mid := chartH / 2
@@ -384,4 +391,4 @@ func (p *Page) statusGraph() *graphView {
 }
 
 // verdictOrder lists a replay's verdicts in the order of its summary.
-var verdictOrder = []judge.Verdict{judge.Satisfied, judge.Violated, judge.Inconclusive, judge.AtRisk, judge.Invalid}
+var verdictOrder = []judge.Verdict{judge.Satisfied, judge.PredictedReleased, judge.Violated, judge.Inconclusive, judge.AtRisk, judge.Invalid}

@@ -904,8 +904,33 @@ func (p *parser) parseSub() Expr {
 	t := p.tok
 	switch {
 	case t.kind == tIdent:
+		// [][M!Next]_M!vars, WF_M(1)!vars(A): a definition of an
+		// instance, as in SANY. The last name takes no arguments: in
+		// WF_M!vars(A), (A) is the action.
+		var prefix []*InstanceRef
+		for p.tok.kind == tIdent && p.instanceQualified() {
+			ref := &InstanceRef{At: p.tok.pos, Name: p.tok.text}
+			p.next()
+			if p.isOp("(") {
+				open := p.tok.pos
+				p.next()
+				p.push(0)
+				ref.Args = p.parseArgs()
+				p.closing(")", "(", open)
+				p.pop()
+			}
+			p.next() // !
+			prefix = append(prefix, ref)
+		}
+		name := p.tok
+		if name.kind != tIdent {
+			p.errorf(name.pos, "expected a name after \"!\" in a subscript, found %s", name.describe())
+		}
 		p.next()
-		var x Expr = &Ident{At: t.pos, Name: t.text}
+		var x Expr = &Ident{At: t.pos, Name: name.text}
+		if prefix != nil {
+			x = &OpApp{At: t.pos, Prefix: prefix, Name: name.text, Fix: FixCall}
+		}
 		for p.isOp(".") && p.peek(1).kind == tIdent {
 			p.next()
 			x = &FieldAccess{At: t.pos, Rec: x, Field: p.tok.text}
@@ -928,6 +953,33 @@ func (p *parser) parseSub() Expr {
 	}
 	p.errorf(t.pos, "expected a subscript (name, <<tuple>> or (expression)), found %s", t.describe())
 	return nil
+}
+
+// instanceQualified reports whether the name at the current token is
+// followed by "!", after its arguments if it has some: M!vars, M(1)!vars.
+// Without "!", a parenthesis after the name is not the subscript's: in
+// WF_vars(A) it opens the action.
+func (p *parser) instanceQualified() bool {
+	i := 1
+	if n := p.peek(i); n.kind == tOp && n.text == "(" {
+		for depth := 0; ; i++ {
+			n := p.peek(i)
+			switch {
+			case n.kind == tEOF || n.kind == tIllegal:
+				return false
+			case n.kind == tOp && n.text == "(":
+				depth++
+			case n.kind == tOp && n.text == ")":
+				depth--
+			}
+			if depth == 0 {
+				i++
+				break
+			}
+		}
+	}
+	n := p.peek(i)
+	return n.kind == tOp && n.text == "!"
 }
 
 // parseBulleted parses a column-aligned list of /\ or \/ items.

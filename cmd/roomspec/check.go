@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/roomspec/roomspec/spec"
@@ -53,9 +54,14 @@ func runCheck(e *env, args []string) int {
 	debug.SetGCPercent(gcPercent)
 	switch {
 	case fl.list:
+		// One line each: the name, then which SGLang commits or code it
+		// models and how (its configuration's header).
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		for _, v := range spec.Variants() {
-			fmt.Fprintln(e.stdout, v)
+			d, _ := spec.Describe(v)
+			fmt.Fprintf(tw, "%s\t%s\n", v, d)
 		}
+		tw.Flush()
 		return exitOK
 	case fs.NArg() == 0:
 		return runBundled(e, fl)
@@ -110,6 +116,8 @@ func (fl *checkFlags) validate(e *env, fs *flagSet) (int, bool) {
 		return bad(fmt.Sprintf("-format must be text or json, not %q", fl.format))
 	case fl.list:
 		return 0, true
+	case checkVariant(fl.variant) != nil:
+		return bad(checkVariant(fl.variant).Error())
 	case fs.NArg() == 0 && fl.matchITF != "":
 		return bad("-match-itf needs a module")
 	case fs.NArg() == 0:
@@ -186,7 +194,7 @@ func runBundled(e *env, fl *checkFlags) int {
 		return exitBadInput
 	}
 	if fl.htmlDir != "" {
-		if err := writeCheckHTML(fl.htmlDir, results); err != nil {
+		if err := writeCheckHTML(fl.htmlDir, fl.variant, results); err != nil {
 			fmt.Fprintf(e.stderr, "roomspec check: %v\n", err)
 			return exitBadInput
 		}
@@ -263,6 +271,9 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 	}
 	// TLC's Print and PrintT write to the console; ours go to stderr so
 	// that stdout stays the report.
+	// As TLC's, the library's Json and IOUtils read files (relative to
+	// the working directory) and the environment.
+	m.Spec.ReadFile, m.Spec.Environ = os.ReadFile, os.Environ
 	var printMu sync.Mutex
 	m.Spec.Print = func(s string) {
 		printMu.Lock()
@@ -406,6 +417,13 @@ func writeCheckJSON(w io.Writer, cr *checkRun, r *check.Result) {
 
 // writeCheckText prints the result the way TLC does.
 func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
+	prefix := "Error: "
+	if r.Outcome == check.Failure && len(r.Trace) == 0 {
+		// Input that cannot be checked (a file missing, a parse or
+		// analysis error): on stderr, as every roomspec error; an error
+		// met while exploring comes with its behaviour, as TLC's does.
+		w, prefix = cr.stderr, "roomspec check: "
+	}
 	if r.Outcome == check.Failure {
 		for _, err := range errorsOf(r.Err) {
 			var te *tla.Error
@@ -413,7 +431,7 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 				// Name files as the user wrote them, relative to the module's folder.
 				te.File = filepath.Join(filepath.Dir(cr.module), te.File)
 			}
-			fmt.Fprintf(w, "Error: %v\n", err)
+			fmt.Fprintf(w, "%s%v\n", prefix, err)
 		}
 		writeTrace(w, cr.vars, r)
 		return
@@ -424,7 +442,14 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 	case check.Deadlock:
 		fmt.Fprintln(w, "Error: Deadlock reached.")
 	case check.Violation:
-		fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
+		if r.ActionProperty {
+			// TLC's words for a step that a [][A]_v property forbids.
+			fmt.Fprintf(w, "Error: Action property %s is violated.\n", r.Violated)
+		} else {
+			fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
+		}
+	case check.Postcondition:
+		fmt.Fprintf(w, "Error: Postcondition %s is false.\n", r.Violated)
 	}
 	writeTrace(w, cr.vars, r)
 	switch {

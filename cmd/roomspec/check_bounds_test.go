@@ -49,7 +49,7 @@ func TestCheckBounds(t *testing.T) {
 		errOut.Reset()
 		code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", bad, "0", tla})
 		assert.Equal(t, exitBadInput, code, bad)
-		assert.Contains(t, errOut.String(), "flag "+bad+": must be positive")
+		assert.Contains(t, errOut.String(), "roomspec check: "+bad+` "0": must be positive`)
 	}
 }
 
@@ -152,5 +152,5 @@ func TestCheckLongChain(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", tla})
 	assert.Equal(t, exitBadInput, code)
-	assert.Regexp(t, `Chain.tla:4:\d+: expression nested too deeply`, out.String())
+	assert.Regexp(t, `Chain.tla:4:\d+: expression nested too deeply`, errOut.String())
 }

@@ -2,13 +2,12 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 )
 
@@ -40,18 +39,31 @@ func (p *portList) Set(v string) error {
 	return nil
 }
 
-func runDecode(e *env, args []string) int {
-	fs := newFlagSet(e, "decode", "CAPTURE...",
-		`Decode the ZeroMQ (ZMTP 3.x) control traffic of SGLang prefill/decode
+const decodeHelp = `Decode the ZeroMQ (ZMTP 3.x) control traffic of SGLang prefill/decode
 disaggregation in pcap or pcapng captures: one line per message with the
 frame number, timestamp, connection, socket types, kind, room and main
 fields. Connections are recognised as ZeroMQ by their greeting, or, for
 connections that started before the capture, by resynchronising on the
-frame structure. Diagnostics (gaps, resyncs, malformed frames) go to stderr
-with frame numbers, then a summary line per file.
+frame structure.
 
-Exit status: 0 when every file was read (damage inside a file is reported,
-not fatal), 2 when a file cannot be read or is not a capture.`)
+The files given are one capture: the rotations of "tcpdump -C" or "-G" in
+any order (they are read in the order of their first packets), with TCP and
+ZeroMQ state carried across them; frames are then FILE:FRAME. "-" reads
+standard input; gzip files (.pcap.gz) are decompressed.
+
+Diagnostics go to stderr with frame numbers: stream damage (gaps, resyncs,
+malformed frames, a message of more than 65536 frames or 256 MiB, dropped)
+at each occurrence, damage of the capture itself (packets cut by the snap
+length, unknown link types, IP fragments that could not be reassembled,
+retransmissions that differ from the first copy, capture time that jumps)
+at its first occurrence. Then a summary counts every kind: on stderr, or
+with -format json as a last object {"summary": {...}} on stdout.
+
+Exit status: 0 when the capture was read (damage inside a file is reported,
+not fatal), 2 when a file cannot be read or is not a capture.`
+
+func runDecode(e *env, args []string) int {
+	fs := newFlagSet(e, "decode", "CAPTURE...", decodeHelp)
 	format := fs.String("format", "text", "output format: text or json (one object per line)")
 	var ports portList
 	fs.Var(&ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
@@ -59,136 +71,91 @@ not fatal), 2 when a file cannot be read or is not a capture.`)
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(e.stderr, "roomspec decode: "+format+"\n", a...)
+		return exitBadInput
+	}
 	if *format != "text" && *format != "json" {
-		fmt.Fprintf(e.stderr, "roomspec decode: -format must be text or json, not %q\n", *format)
-		return exitBadInput
+		return bad("-format must be text or json, not %q", *format)
 	}
-	files := fs.Args()
-	if len(files) == 0 {
-		fmt.Fprintln(e.stderr, "roomspec decode: no capture files given")
+	if fs.NArg() == 0 {
 		fs.Usage()
-		return exitBadInput
+		return bad("no capture files given")
 	}
+	files, bar, err := openCaptures(e, fs.Args())
+	if err != nil {
+		return bad("%v", err)
+	}
+	defer files.Close()
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
-	defer out.Flush()
-	code := exitOK
-	for _, name := range files {
-		label := ""
-		if len(files) > 1 {
-			label = name
-		}
-		if err := decodeFile(e, out, name, label, *format, ports, *quiet); err != nil {
-			out.Flush()
-			fmt.Fprintf(e.stderr, "roomspec decode: %v\n", err)
-			code = exitBadInput
-		}
-	}
-	return code
-}
-
-func decodeFile(e *env, out *bufio.Writer, name, label, format string, ports portList, quiet bool) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r, bar := withProgress(e, f, name)
-	prefix := ""
-	if label != "" {
-		prefix = label + ": "
-	}
-	var werr error
-	// Messages are only printed, never kept, so the decoder may reuse
-	// their memory (Options.Reuse) and lines are built in one buffer.
-	var line []byte
-	onMsg := func(m *decode.Message) {
-		if werr != nil {
-			return
-		}
-		if label != "" && format == "text" {
-			out.WriteString(prefix)
-		}
-		if format == "json" {
-			var err error
-			line, err = m.AppendJSON(line[:0], label)
-			if err != nil {
-				werr = err
-				return
-			}
-		} else {
-			line = m.AppendText(line[:0])
-		}
-		out.Write(line)
-		out.WriteByte('\n')
-	}
-	onDiag := func(d decode.Diagnostic) {
-		if quiet {
-			return
-		}
-		// Keep stdout and stderr in capture order when both go to one place.
-		out.Flush()
-		bar.clear()
-		fmt.Fprintf(e.stderr, "%s%s: %v\n", prefix, d.Kind, d)
-	}
-	sum, err := decode.Run(r, decode.Options{Ports: ports, Reuse: true}, onMsg, onDiag)
+	p := &decodePrinter{e: e, out: out, at: files, json: *format == "json", quiet: *quiet, bar: bar}
+	// Messages are only printed, never kept: the decoder may reuse their
+	// memory (Options.Reuse).
+	sum := decode.RunRecords(files, decode.Options{Ports: ports, Reuse: true}, p.message, p.diagnostic)
 	bar.clear()
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	if err := p.summary(sum); err != nil {
+		return bad("%v", err)
 	}
-	if werr != nil {
-		return werr
-	}
-	out.Flush()
-	fmt.Fprintf(e.stderr, "%s%s: %v\n", prefix, sum.Format, sum)
-	return nil
+	return exitOK
 }
 
-// withProgress returns f, read through a progress bar on stderr when
-// stderr is a terminal (bar is then non-nil).
-func withProgress(e *env, f *os.File, name string) (r io.Reader, bar *progress) {
-	if e.stderrIsTerminal {
-		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-			bar = &progress{r: f, w: e.stderr, name: name, total: fi.Size()}
-			return bar, bar
-		}
-	}
-	return f, nil
+// decodePrinter writes decode's messages, diagnostics and summary.
+type decodePrinter struct {
+	e     *env
+	out   *bufio.Writer
+	at    *capture.Files
+	json  bool
+	quiet bool
+	bar   *progress
+	line  []byte
+	err   error
 }
 
-// progress counts the bytes read and redraws a bar on the terminal at most
-// a few times a second.
-type progress struct {
-	r         io.Reader
-	w         io.Writer
-	name      string
-	total     int64
-	done      int64
-	last      time.Time
-	drawnOnce bool
-}
-
-func (p *progress) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	p.done += int64(n)
-	if now := time.Now(); now.Sub(p.last) > 200*time.Millisecond {
-		p.last = now
-		const width = 30
-		frac := float64(p.done) / float64(p.total)
-		fill := min(int(frac*width), width)
-		fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%% %d/%d MB", p.name, strings.Repeat("#", fill),
-			strings.Repeat(" ", width-fill), 100*frac, p.done>>20, p.total>>20)
-		p.drawnOnce = true
-	}
-	return n, err
-}
-
-// clear erases the bar so that a diagnostic or the summary starts on a
-// clean line; the next Read redraws it.
-func (p *progress) clear() {
-	if p == nil || !p.drawnOnce {
+func (p *decodePrinter) message(m *decode.Message) {
+	if p.err != nil {
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[K")
-	p.drawnOnce = false
-	p.last = time.Time{}
+	if p.json {
+		p.line, p.err = m.AppendJSON(p.line[:0], p.at)
+	} else {
+		p.line = m.AppendText(p.line[:0], p.at)
+	}
+	p.line = append(p.line, '\n')
+	p.out.Write(p.line)
+}
+
+func (p *decodePrinter) diagnostic(d decode.Diagnostic) {
+	if p.quiet {
+		return
+	}
+	// Keep stdout and stderr in capture order when both go to one place.
+	p.out.Flush()
+	p.bar.clear()
+	fmt.Fprintf(p.e.stderr, "%s: %s\n", d.Kind, d.Text(p.at))
+}
+
+// summary ends the output: the summary line on stderr, or the summary
+// object on stdout.
+func (p *decodePrinter) summary(sum decode.Summary) error {
+	if p.err != nil {
+		return p.err
+	}
+	if p.json {
+		b, err := json.Marshal(struct {
+			Summary decode.Summary `json:"summary"`
+		}{sum})
+		if err != nil {
+			return err
+		}
+		p.out.Write(append(b, '\n'))
+		return p.out.Flush()
+	}
+	if err := p.out.Flush(); err != nil {
+		return err
+	}
+	if len(sum.Files) > 1 {
+		fmt.Fprintf(p.e.stderr, "files, in the order read: %s\n", fileList(sum.Files))
+	}
+	fmt.Fprintf(p.e.stderr, "%s: %v\n", sum.Format, sum)
+	return nil
 }

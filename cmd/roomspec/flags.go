@@ -1,17 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
+	"github.com/roomspec/roomspec/conformance/sglang"
+	"github.com/roomspec/roomspec/internal/suggest"
 	"github.com/roomspec/roomspec/traces/judge"
 )
 
@@ -49,12 +51,15 @@ func (fs *flagSet) printUsage(w io.Writer) {
 
 // parse parses args and reports whether the command should go on; if not,
 // code is the exit status: 0 after -help (usage on stdout), 2 after a bad
-// flag (the error and usage on stderr).
+// flag (on stderr, one line in the style of every roomspec error, and
+// where to find the flags).
 func (fs *flagSet) parse(args []string) (code int, ok bool) {
-	usage := fs.Usage
+	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {} // printed below, to the right stream
+	fs.SetOutput(io.Discard)
 	err := fs.parseInterleaved(args)
 	fs.Usage = usage
+	fs.SetOutput(out)
 	switch {
 	case err == nil:
 		return exitOK, true
@@ -62,9 +67,34 @@ func (fs *flagSet) parse(args []string) (code int, ok bool) {
 		fs.printUsage(fs.env.stdout)
 		return exitOK, false
 	default:
-		fs.printUsage(fs.env.stderr)
+		fmt.Fprintf(fs.env.stderr, "roomspec %s: %s\nrun 'roomspec help %s' for its flags\n", fs.name, fs.flagError(err), fs.name)
 		return exitBadInput, false
 	}
+}
+
+// flagErr matches the flag package's errors: a bad value, an unknown flag.
+var (
+	badValue    = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for flag (-\S+): (.*)$`)
+	unknownFlag = regexp.MustCompile(`^flag provided but not defined: -+(\S+)$`)
+)
+
+// flagError says err as every roomspec error says a bad value
+// (-FLAG "VALUE": what is wrong), and an unknown flag with the nearest.
+func (fs *flagSet) flagError(err error) string {
+	msg := err.Error()
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s %s: %s", m[2], m[1], m[3])
+	}
+	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		near := ""
+		if n := suggest.Nearest(m[1], names); n != "" {
+			near = " (did you mean -" + n + "?)"
+		}
+		return fmt.Sprintf("unknown flag -%s%s", m[1], near)
+	}
+	return msg
 }
 
 // parseInterleaved parses the flags wherever they are among args and
@@ -183,6 +213,8 @@ func (v *nonNegativeDuration) Set(s string) error {
 // one default each.
 type judgeFlags struct {
 	variant, log, logEndpoint *string
+	sglang                    *string
+	sglangEnv                 envList
 	deadline, idle            *time.Duration
 	skew                      *time.Duration
 	maxHidden, maxStates      *int
@@ -210,7 +242,8 @@ func skewOption(skew time.Duration) time.Duration {
 
 func addJudgeFlags(fs *flagSet) *judgeFlags {
 	f := &judgeFlags{
-		variant:     fs.String("variant", "upstream", "bundled spec variant (see roomspec check -list)"),
+		variant:     fs.String("variant", "", "bundled spec `variant` rooms are judged against (see roomspec check -list; default: the one -sglang calls for, else "+defaultVariant+", said to be assumed)"),
+		sglang:      fs.String("sglang", "", "judge against the configuration the SGLang code at `SOURCE` calls for (as -impl sglang: of roomspec test: a checkout, its python/ folder, a site-packages folder, or GITDIR@COMMIT): its lifecycle PRs (the expectation table), checked by the harness's probe"),
 		log:         fs.String("log", "", "prefill event log (JSON lines, see traces/eventlog)"),
 		logEndpoint: fs.String("log-endpoint", "", "the prefill `ADDR:PORT` (decode's destination) whose rooms the log belongs to (default: the first one seen)"),
 		deadline:    fs.PositiveDuration("deadline", 300*time.Second, "how long after its abort a room must be released"),
@@ -220,15 +253,21 @@ func addJudgeFlags(fs *flagSet) *judgeFlags {
 		maxStates:   fs.PositiveInt("max-states", 50000, "search bound: states one search visits"),
 	}
 	fs.Var(&f.ports, "port", "treat TCP `port` as ZeroMQ even without a captured greeting (repeatable)")
+	fs.Var(&f.sglangEnv, "sglang-env", sglangEnvHelp)
 	return f
 }
 
-// load returns the variant's configuration and the options rooms are
-// judged with, or an error that names the flag at fault.
-func (f *judgeFlags) load() (*model.Config, judge.Options, error) {
-	c, err := spec.Compiled(*f.variant)
+// load returns the configuration rooms are judged against (chooseVariant:
+// -sglang, -variant or the default) and the options they are judged
+// with, or an error that names the flag at fault. warn is told the
+// SGLang source's warnings.
+func (f *judgeFlags) load(ctx context.Context, warn func(string)) (*variantChoice, judge.Options, error) {
+	if *f.sglang == "" && len(f.sglangEnv) > 0 {
+		return nil, judge.Options{}, errors.New("-sglang-env is the environment of the code -sglang names: give -sglang SOURCE")
+	}
+	ch, err := chooseVariant(ctx, *f.sglang, sglang.Env(f.sglangEnv), *f.variant, *f.variant != "", warn)
 	if err != nil {
-		return nil, judge.Options{}, fmt.Errorf("unknown variant %q (see roomspec check -list)", *f.variant)
+		return nil, judge.Options{}, err
 	}
 	opt := judge.Options{Deadline: *f.deadline, Log: *f.log != "", Skew: skewOption(*f.skew), Idle: *f.idle,
 		MaxHidden: *f.maxHidden, MaxStates: *f.maxStates}
@@ -237,5 +276,5 @@ func (f *judgeFlags) load() (*model.Config, judge.Options, error) {
 			return nil, opt, fmt.Errorf("-log-endpoint: %v", err)
 		}
 	}
-	return c, opt, nil
+	return ch, opt, nil
 }

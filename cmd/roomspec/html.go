@@ -44,12 +44,17 @@ func writePage(page *report.Page, path string) error {
 }
 
 // writeCheckHTML writes each counterexample of the bundled variants as a
-// page of its own (VARIANT-PROPERTY.html) and all of them in index.html.
-func writeCheckHTML(dir string, results []variantResult) error {
+// page of its own (VARIANT-PROPERTY.html) and all of them in index.html,
+// whose header says the command, with its -variant if one was given.
+func writeCheckHTML(dir, variant string, results []variantResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	index := report.NewDiagramPage("roomspec check: counterexamples", "roomspec check -html "+dir)
+	title, command := "roomspec check: counterexamples", "roomspec check -html "+dir
+	if variant != "" {
+		title, command = "roomspec check: counterexamples of "+variant, "roomspec check -variant "+variant+" -html "+dir
+	}
+	index := report.NewDiagramPage(title, command)
 	for _, r := range results {
 		c, err := spec.Compiled(r.variant)
 		if err != nil {

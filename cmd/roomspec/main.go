@@ -69,16 +69,37 @@ func run(e *env, args []string) int {
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && args[0] == "help" {
+			// roomspec help COMMAND is roomspec COMMAND -help.
+			c, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(e.stderr, "roomspec help: %v\n", unknownCommand(args[1]))
+				return exitBadInput
+			}
+			return c.run(e, []string{"-help"})
+		}
 		usage(e.stdout)
 		return exitOK
+	case "-version", "--version":
+		args[0] = "version"
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(e.stderr, "roomspec: unknown command %q\n\n", args[0])
-		usage(e.stderr)
+		fmt.Fprintf(e.stderr, "roomspec: %v\n", unknownCommand(args[0]))
 		return exitBadInput
 	}
 	return c.run(e, args[1:])
+}
+
+// unknownCommand is the error of a command roomspec does not have, with
+// the nearest it has.
+func unknownCommand(name string) error {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return fmt.Errorf("unknown command %q%s (commands: %s; roomspec help lists them)", name, didYouMean(name, names), strings.Join(names, ", "))
 }
 
 func usage(w io.Writer) {
@@ -94,7 +115,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'roomspec COMMAND -help' for a command's flags.")
+	fmt.Fprintln(w, "Run 'roomspec help COMMAND' (or 'roomspec COMMAND -help') for a command's flags.")
 	fmt.Fprintln(w, "Exit status: 0 clean, 1 violations found, 2 bad input or usage, 3 stopped early (bound or interrupt).")
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -16,30 +17,51 @@ func init() {
 	})
 }
 
-func runReplay(e *env, args []string) int {
-	fs := newFlagSet(e, "replay", "CAPTURE...",
-		`Replay the SGLang control traffic of pcap/pcapng captures (and, with -log, the
+// replayHelp is roomspec replay's description in its -help.
+const replayHelp = `Replay the SGLang control traffic of pcap/pcapng captures (and, with -log, the
 prefill's event log) against the room-lifecycle spec under one variant, and
 give every aborted room a verdict with its evidence (frame numbers, log line
-numbers): satisfied (released), violated (not released by the deadline,
-measured on capture time), inconclusive (the capture ended before the
-deadline), at-risk (wire only: some completion of the unseen steps pins the
-room under the variant) or invalid (an observed event no spec step
-explains). Several captures are taken as consecutive parts of one capture.
+numbers): satisfied (the log shows it released within the deadline),
+violated (not released by the deadline, measured on capture time),
+inconclusive (the capture ended before the deadline), invalid (an observed
+event no spec step explains), and from the wire alone (no -log, or rooms
+the log does not show) at-risk (some completion of prefill's unseen steps
+pins the room under the variant) or predicted-released (every completion
+releases it under the variant: a prediction, never "satisfied", since only
+the log shows a release). Several captures are taken as consecutive parts
+of one capture.
+
+The variant is the configuration of Room.tla rooms are judged against: with
+-sglang SOURCE, the one the SGLang code the capture's prefill ran calls for
+(its lifecycle PRs, from the expectation table, checked by the harness's
+probe); with -variant, the one named; with neither, upstream, and the
+report says it was assumed. Which one and why are the first lines of the
+text report (on stderr with -format json or junit).
 
 Rooms are judged as they go idle (-idle), so memory follows the rooms in
 flight; -format json writes each room as soon as it is judged.
 
-A log is held against the capture before any room is judged: one that shows
-none of the capture's rooms, or whose clock is off by more than -skew (behind)
-or the deadline, is an error naming what does not match. Rooms the log does
-not show are judged from the wire alone, and say so. What the log lacks
-(unreadable lines, polls without their queue) is said once, when the log
-has been read.
+A log is held against the capture before any room is judged: its clock
+offset (each room's WaitingForInput line against the TransferInfo that
+completes it on the wire) and its span are measured and printed with the
+report. One that shows none of the capture's rooms, whose clock is behind by
+more than -skew or off by more than the deadline, or whose offsets scatter
+(another run's log), is an error naming what does not match; so is a log
+whose room ids are on two prefill endpoints that its times both fit (give
+-log-endpoint). A room whose verdict depends on a part of the log that does
+not fit (a line out of time order, a log that ends before its deadline and
+every completion of prefill's steps lets it go) is inconclusive with the
+reason, never violated. Rooms the log does not show are judged from the wire
+alone, and say so. What the log lacks (unreadable lines, polls without their
+queue) is said once, when the log has been read.
 
-Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
+Exit status: 0 (every aborted room satisfied, predicted-released or
+inconclusive), 1 when a room is violated, invalid or at-risk, 2 on bad input (a log
 that does not belong to the capture, or a damaged capture: the rooms before
-the damage are still judged and reported).`)
+the damage are still judged and reported).`
+
+func runReplay(e *env, args []string) int {
+	fs := newFlagSet(e, "replay", "CAPTURE...", replayHelp)
 	jf := addJudgeFlags(fs)
 	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
 	itf := fs.String("itf", "", "write the spec behaviour matched by each violated, at-risk or invalid room (at-risk: and a pinning completion; invalid: up to the last explained event) as an ITF trace into `DIR`")
@@ -58,16 +80,16 @@ the damage are still judged and reported).`)
 		fs.Usage()
 		return bad("no capture files given")
 	}
-	c, opt, err := jf.load()
+	ch, opt, err := jf.load(context.Background(), warnTo(e.stderr, "roomspec replay"))
 	if err != nil {
 		return bad("%v", err)
 	}
-	out, err := newReplayOutput(e, *format, *itf, *htmlFile, c, *jf.variant, "roomspec replay "+strings.Join(args, " "))
+	out, err := newReplayOutput(e, *format, *itf, *htmlFile, ch, "roomspec replay "+strings.Join(args, " "), fs.Args())
 	if err != nil {
 		return bad("%v", err)
 	}
 	opt.Witness = *htmlFile != ""
-	j, err := judge.New(c, opt)
+	j, err := judge.New(ch.Config, opt)
 	if err != nil {
 		return bad("%v", err)
 	}

@@ -35,7 +35,7 @@ func TestReplayDamagedCapture(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := run(&env{stdout: &out, stderr: &errb}, args)
 		assert.Equal(t, exitBadInput, code, "%v", args)
-		assert.Regexp(t, `damaged\.pcap: capture: frame \d+: `, errb.String())
+		assert.Regexp(t, `damaged\.pcap: damaged-file: frame \d+: `, errb.String())
 		assert.Contains(t, errb.String(), "damaged.pcap: pcap: ")
 		assert.Contains(t, errb.String(), "file damaged")
 	}

@@ -37,6 +37,10 @@ Exit status: 0, 2 on bad input (not ITF, or not a behaviour of the spec).`)
 		fs.Usage()
 		return exitBadInput
 	}
+	if err := checkVariant(*variant); err != nil {
+		fmt.Fprintf(e.stderr, "roomspec show: %v\n", err)
+		return exitBadInput
+	}
 	data, err := os.ReadFile(files[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec show: %v\n", err)

@@ -55,6 +55,7 @@ type testRun struct {
 func runTest(e *env, args []string) int {
 	fs := newFlagSet(e, "test", "", fmt.Sprintf(testHelp, strings.Join(conformance.BuiltinNames(), ", ")))
 	implName := fs.String("impl", "", "implementation: a built-in `name`, exec:COMMAND or sglang:SOURCE (default: every built-in)")
+	sglangSrc := fs.String("sglang", "", "SGLang's code at `SOURCE`, checked against the configuration it calls for (the same as -impl sglang:SOURCE; with -captures, the captured rooms are judged under that configuration and run on that code)")
 	tr := &testRun{e: e}
 	fs.Var((*envList)(&tr.sglangEnv), "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	fs.StringVar(&tr.variant, "variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
@@ -84,12 +85,20 @@ func runTest(e *env, args []string) int {
 		*seed = time.Now().UnixNano() % 1_000_000_007
 	}
 	names := conformance.BuiltinNames()
+	if *sglangSrc != "" {
+		if *implName != "" && *implName != "sglang:"+*sglangSrc {
+			fmt.Fprintf(e.stderr, "roomspec test: -sglang %s and -impl %s: give one of them\n", *sglangSrc, *implName)
+			return exitBadInput
+		}
+		*implName = "sglang:" + *sglangSrc
+	}
 	if *implName != "" {
 		names = []string{*implName}
 	}
 	if *captures != "" {
 		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: skewOption(*skew), Bound: *bound, MaxSchedules: *schedules}
-		return runCaptures(e, names, *captures, opt, tr.htmlDir, args)
+		load := sglang.LoadOptions{Env: tr.sglangEnv, Variant: tr.variant, Base: tr.base, Warn: warnTo(e.stderr, "roomspec test")}
+		return runCaptures(e, names, *captures, opt, load, tr.htmlDir, args)
 	}
 	tr.opt = conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound, NoTour: *noTour, MaxStates: *maxStates}
 	tr.proc = subprocess.Options{Timeout: *timeout, StartTimeout: *startTimeout}
@@ -110,6 +119,10 @@ func runTest(e *env, args []string) int {
 func (tr *testRun) validate(fs *flagSet, format, property string) (int, bool) {
 	if fs.NArg() != 0 {
 		fs.Usage()
+		return exitBadInput, false
+	}
+	if err := checkVariant(tr.variant); err != nil {
+		fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
 		return exitBadInput, false
 	}
 	switch format {
@@ -134,13 +147,13 @@ func (tr *testRun) validate(fs *flagSet, format, property string) (int, bool) {
 }
 
 // runCaptures is `roomspec test -captures`.
-func runCaptures(e *env, names []string, arg string, opt captured.Options, htmlDir string, args []string) int {
+func runCaptures(e *env, names []string, arg string, opt captured.Options, load sglang.LoadOptions, htmlDir string, args []string) int {
 	files, err := captureFiles(arg)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec test: %v\n", err)
 		return exitBadInput
 	}
-	cr := &capturedRun{e: e, impls: names, opt: opt}
+	cr := &capturedRun{e: e, impls: names, opt: opt, load: load}
 	if htmlDir != "" {
 		cr.page = capturedPage(names, opt.Seed, opt.Cases, args)
 		cr.html = htmlDir

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/roomspec/roomspec/conformance"
 	"github.com/roomspec/roomspec/conformance/captured"
+	"github.com/roomspec/roomspec/conformance/sglang"
+	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/report"
 	"github.com/roomspec/roomspec/spec"
 )
@@ -19,6 +22,10 @@ type capturedRun struct {
 	e     *env
 	impls []string
 	opt   captured.Options
+	// load says how sglang: implementations are loaded; said tells that
+	// their configuration was said already.
+	load sglang.LoadOptions
+	said bool
 	// page, when set, gathers every room for DIR/captures.html.
 	page *report.Page
 	html string
@@ -83,6 +90,22 @@ func (cr *capturedRun) run(files []string) int {
 func (cr *capturedRun) targets() ([]conformance.Target, error) {
 	var out []conformance.Target
 	for _, name := range cr.impls {
+		if given, ok := strings.CutPrefix(name, "sglang:"); ok {
+			rc, err := loadRealCode(context.Background(), given, cr.load)
+			if err != nil {
+				return nil, err
+			}
+			c, err := rc.config()
+			if err != nil {
+				return nil, err
+			}
+			if !cr.said {
+				writeWhy(cr.e.stderr, "roomspec test: ", sglangChoice(rc.Code))
+				cr.said = true
+			}
+			out = append(out, conformance.Target{Name: name, Impl: rc.implementation(subprocess.Options{}), Config: c})
+			continue
+		}
 		impl, variant, err := conformance.Builtin(name)
 		if err != nil {
 			return nil, fmt.Errorf("%w (built-in: %s)", err, strings.Join(conformance.BuiltinNames(), ", "))

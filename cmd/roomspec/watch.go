@@ -87,11 +87,17 @@ func runWatch(e *env, args []string) int {
 	case len(ports) > 0 && *iface == "":
 		return bad("-ports filters -i only; filter a tcpdump pipe with its own expression")
 	}
-	c, opt, err := jf.load()
+	ch, opt, err := jf.load(context.Background(), warnTo(e.stderr, "roomspec watch"))
 	if err != nil {
 		return bad("%v", err)
 	}
-	metrics, stopMetrics, err := serveMetrics(e, *listen, *public, *jf.variant, opt.Deadline)
+	if *jf.log != "" {
+		if err := sniffLog(*jf.log); err != nil {
+			return bad("%v", err)
+		}
+	}
+	writeWhy(e.stderr, "roomspec watch: ", ch)
+	metrics, stopMetrics, err := serveMetrics(e, *listen, *public, ch.Name, opt.Deadline)
 	if err != nil {
 		return bad("-listen: %v", err)
 	}
@@ -112,7 +118,7 @@ func runWatch(e *env, args []string) int {
 		defer follower.Close()
 	}
 	out := &eventWriter{w: bufio.NewWriter(e.stdout)}
-	res, err := watch.Run(ctx, watch.Config{Variant: c, Source: src, Log: follower, Decode: decode.Options{Ports: jf.ports},
+	res, err := watch.Run(ctx, watch.Config{Variant: ch.Config, Source: src, Log: follower, Decode: decode.Options{Ports: jf.ports},
 		Judge: opt, Live: observe.LiveOptions{Hold: *hold}, Metrics: metrics, Warn: warn, OnEvent: out.event})
 	srcStop()
 	return watchEnded(e, res, err, out.close())
@@ -145,7 +151,7 @@ where room is the object roomspec replay -format json writes. With -listen,
 Prometheus metrics on /metrics (roomspec_rooms_pinned, roomspec_rooms_judged_total,
 ...) and /healthz. SIGTERM or SIGINT judges the rooms held and exits.
 
-Exit status: 0, 1 when a room is violated or invalid, 2 on bad input (a log
+Exit status: 0, 1 when a room is violated, invalid or at-risk, 2 on bad input (a log
 that does not belong to the capture).`
 
 // serveMetrics registers the watch's metrics (build_info naming the

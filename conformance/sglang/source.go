@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/roomspec/roomspec/conformance/subprocess"
+	"github.com/roomspec/roomspec/internal/suggest"
 )
 
 // Source is SGLang's Python source the harness loads.
@@ -325,7 +326,7 @@ func CheckEnv(src Source, env Env) error {
 			continue
 		}
 		msg := k
-		if near := nearest(k, keys); near != "" {
+		if near := suggest.Nearest(k, keys); near != "" {
 			msg += " (did you mean " + near + "?)"
 		}
 		bad = append(bad, msg)
@@ -334,36 +335,4 @@ func CheckEnv(src Source, env Env) error {
 		return nil
 	}
 	return fmt.Errorf("sglang: -sglang-env %s: %w at %s; it reads:\n  %s", strings.Join(bad, ", "), ErrUnknownEnv, src.Label(), strings.Join(keys, "\n  "))
-}
-
-// nearest is the key of keys closest to k by edit distance, if it is
-// close (a third of k's length at most).
-func nearest(k string, keys []string) string {
-	best, bestD := "", len(k)/3+1
-	for _, c := range keys {
-		if d := editDistance(k, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -15,6 +16,10 @@ import (
 // MaxOutput is the most a one-shot command may write to stdout before
 // Output stops it.
 const MaxOutput = 64 << 20
+
+// outputLinger is how long Output reads what a command's background
+// processes write after it exited.
+const outputLinger = 200 * time.Millisecond
 
 // ErrOutputTooLong: a one-shot command wrote more than MaxOutput bytes.
 var ErrOutputTooLong = fmt.Errorf("output longer than %d bytes", MaxOutput)
@@ -44,7 +49,15 @@ func Output(ctx context.Context, argv []string, opt OutputOptions) ([]byte, erro
 	defer cancel()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = opt.Dir, opt.Env
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	token := newToken()
+	cmd.Env = append(cmd.Env, token.env())
 	cmd.SysProcAttr = sysProcAttr()
+	// A process it started may hold its stdout or stderr open after it
+	// exits: stop waiting for them then (the tree is killed below).
+	cmd.WaitDelay = outputLinger
 	var out limitedBuffer
 	var w io.Writer = &out
 	if opt.Stdout != nil {
@@ -59,14 +72,22 @@ func Output(ctx context.Context, argv []string, opt OutputOptions) ([]byte, erro
 	if err := cmd.Start(); err != nil {
 		return nil, fail(err, "")
 	}
-	pgid := cmd.Process.Pid
-	track(pgid)
-	defer untrack(pgid)
+	reaped := make(chan struct{})
+	t := &tree{pgid: cmd.Process.Pid, pid: cmd.Process.Pid, token: token, reaped: reaped}
+	track(t)
+	defer untrack(t)
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		close(reaped)
+		done <- err
+	}()
 	select {
 	case err := <-done:
-		killGroup(pgid) // anything it left behind
+		t.kill() // anything it left behind
+		if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
+			err = nil
+		}
 		if out.over {
 			return nil, fail(ErrOutputTooLong, exitStatus(err))
 		}
@@ -75,7 +96,7 @@ func Output(ctx context.Context, argv []string, opt OutputOptions) ([]byte, erro
 		}
 		return out.Bytes(), nil
 	case <-ctx.Done():
-		killGroup(pgid)
+		t.kill()
 		err := <-done
 		cause := ErrTimeout
 		if errors.Is(ctx.Err(), context.Canceled) {

@@ -151,7 +151,7 @@ func (p *Process) Command() string { return p.command }
 // child is a running process: its pipes, its stderr and its end.
 type child struct {
 	cmd     *exec.Cmd
-	pgid    int
+	tree    *tree
 	conn    *conn
 	stderr  *ring
 	copied  chan struct{} // closed when all of stderr was copied
@@ -181,12 +181,18 @@ func (p *Process) start() error {
 	}
 	ch := &child{stderr: &ring{}, copied: make(chan struct{}), errPipe: pipes[4], done: make(chan struct{})}
 	cmd := exec.Command("sh", "-c", p.command)
+	env := os.Environ()
 	if len(p.argv) > 0 {
 		cmd = exec.Command(p.argv[0], p.argv[1:]...)
-		cmd.Env = p.env
+		if p.env != nil {
+			env = p.env
+		}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0], pipes[3], pipes[5]
+	token := newToken()
 	cmd.SysProcAttr = sysProcAttr()
+	// Every process of the child's tree carries its token (tree_linux.go).
+	cmd.Env = append(slices.Clone(env), token.env())
 	err := cmd.Start()
 	pipes[0].Close()
 	pipes[3].Close()
@@ -197,8 +203,9 @@ func (p *Process) start() error {
 		pipes[4].Close()
 		return fmt.Errorf("exec %q: %w", p.command, err)
 	}
-	ch.cmd, ch.pgid = cmd, cmd.Process.Pid
-	track(ch.pgid)
+	ch.cmd = cmd
+	ch.tree = &tree{pgid: cmd.Process.Pid, pid: cmd.Process.Pid, token: token, reaped: ch.done}
+	track(ch.tree)
 	ch.conn = newConn(pipes[1], pipes[2])
 	go func() {
 		io.Copy(ch.stderr, ch.errPipe)
@@ -223,18 +230,20 @@ func (ch *child) exited() bool {
 	}
 }
 
-// stop kills the child's process group and waits for the child; it
-// returns how the child ended.
-func (ch *child) stop(grace time.Duration) string {
+// stop kills the child's tree (its process group, and on Linux every
+// process it started, setsid or not) and waits for the child; it returns
+// how the child ended, and the processes of its tree that could not be
+// killed (checked after every run: none, unless the kernel refused).
+func (ch *child) stop(grace time.Duration) (status string, left []int) {
 	select {
 	case <-ch.done:
 	case <-time.After(grace):
 	}
-	// Kill the group even when the child has exited: its background
+	// Kill the tree even when the child has exited: its background
 	// processes may still run.
-	killGroup(ch.pgid)
+	left = ch.tree.kill()
 	<-ch.done
-	untrack(ch.pgid)
+	untrack(ch.tree)
 	ch.conn.close()
 	// The group is dead, so stderr ends, unless a process that left the
 	// group holds it.
@@ -244,13 +253,22 @@ func (ch *child) stop(grace time.Duration) string {
 	}
 	ch.errPipe.Close()
 	if ch.waitErr == nil {
-		return "exit status 0"
+		return "exit status 0", left
 	}
 	var ee *exec.ExitError
 	if errors.As(ch.waitErr, &ee) {
-		return ee.ProcessState.String()
+		return ee.ProcessState.String(), left
 	}
-	return ch.waitErr.Error()
+	return ch.waitErr.Error(), left
+}
+
+// outlived describes the processes of a child's tree still alive after
+// it was killed.
+func outlived(left []int) string {
+	if len(left) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d processes it started outlived it (pids %v)", len(left), left)
 }
 
 // fail kills the child after it failed on request and returns the
@@ -264,7 +282,8 @@ func (p *Process) fail(request string, cause error) error {
 		if errors.Is(cause, ErrExited) {
 			grace = p.opt.Grace
 		}
-		e.Status = p.ch.stop(grace)
+		status, left := p.ch.stop(grace)
+		e.Status = status + outlived(left)
 		e.Stderr = p.ch.stderr.String()
 		p.ch = nil
 	}
@@ -398,10 +417,10 @@ func (p *Process) Close() error {
 		_, quitErr = ch.conn.roundTrip(b, p.opt.Grace)
 	}
 	ch.conn.close() // EOF on its stdin
-	status := ch.stop(p.opt.Grace)
+	status, left := ch.stop(p.opt.Grace)
 	p.ch = nil
-	if status != "exit status 0" {
-		e := &Error{Command: p.command, Request: "quit", Err: quitErr, Status: status, Stderr: ch.stderr.String()}
+	if status != "exit status 0" || len(left) > 0 {
+		e := &Error{Command: p.command, Request: "quit", Err: quitErr, Status: status + outlived(left), Stderr: ch.stderr.String()}
 		if quitErr == nil {
 			e.Err = errors.New("the process did not end cleanly")
 		}
@@ -508,32 +527,68 @@ func quote(b []byte) string {
 	return fmt.Sprintf("%q", b)
 }
 
-// live holds the process groups started and not yet reaped.
+// tree is the processes a child started: its process group and, on
+// Linux, every process that carries its token (see tree_linux.go).
+type tree struct {
+	pgid, pid int
+	token     token
+	// reaped is closed once pid, the child, was waited for: from then
+	// on its pid may be another process's, and is no root to walk from.
+	reaped <-chan struct{}
+}
+
+// kill kills every process of the tree and returns those that outlived
+// it.
+func (t *tree) kill() []int {
+	root := t.pid
+	select {
+	case <-t.reaped:
+		root = 0
+	default:
+	}
+	return killTree(t.pgid, root, t.token)
+}
+
+// token marks the processes of one child's tree: this process's pid and
+// a number.
+type token string
+
+var tokens atomic.Int64
+
+func newToken() token {
+	adoptOrphans()
+	return token(fmt.Sprintf("%d-%d", os.Getpid(), tokens.Add(1)))
+}
+
+// env is the environment variable that carries t.
+func (t token) env() string { return tokenVar + "=" + string(t) }
+
+// live holds the trees of the children started and not yet reaped.
 var live = struct {
 	sync.Mutex
-	groups map[int]struct{}
-}{groups: map[int]struct{}{}}
+	trees map[*tree]struct{}
+}{trees: map[*tree]struct{}{}}
 
-func track(pgid int) {
+func track(t *tree) {
 	live.Lock()
-	live.groups[pgid] = struct{}{}
+	live.trees[t] = struct{}{}
 	live.Unlock()
 }
 
-func untrack(pgid int) {
+func untrack(t *tree) {
 	live.Lock()
-	delete(live.groups, pgid)
+	delete(live.trees, t)
 	live.Unlock()
 }
 
-// KillAll kills the process group of every child this package started
-// and has not reaped: what a program does on SIGINT or SIGTERM before it
-// exits, so that no child outlives it.
+// KillAll kills the tree of every child this package started and has not
+// reaped (see stop): what a program does on SIGINT or SIGTERM before it
+// exits, so that no child, nor anything a child started, outlives it.
 func KillAll() {
 	live.Lock()
 	defer live.Unlock()
-	for g := range live.groups {
-		killGroup(g)
+	for t := range live.trees {
+		t.kill()
 	}
 }
 

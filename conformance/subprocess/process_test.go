@@ -1,10 +1,12 @@
 package subprocess
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,6 +291,92 @@ func TestExitWithBackgroundHoldingStdout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %v", d)
+	}
+	gone(t, pid())
+}
+
+// escaper is a child that starts a grandchild which leaves the child's
+// process group and session (setsid, in a subshell that exits at once,
+// so that the grandchild is an orphan too), writes its pid to path and
+// sleeps; then the child answers every request.
+func escaper(path string) string {
+	return `(setsid sh -c 'echo $$ > ` + path + `; exec sleep 4321' &); ` + echoOK
+}
+
+// inOtherSession checks that pid leads a session of its own (it called
+// setsid): it really left the child's process group and session.
+func inOtherSession(t *testing.T, pid int) {
+	t.Helper()
+	session := func(pid int) string {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) state ppid pgrp session ...
+		return strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))[3]
+	}
+	if sid := session(pid); sid != strconv.Itoa(pid) || sid == session(os.Getpid()) {
+		t.Fatalf("the grandchild %d is in session %s: it did not call setsid", pid, sid)
+	}
+}
+
+// A grandchild that calls setsid does not outlive the run (issue 25),
+// whether the run passes (Close), the child dies (a failure) or roomspec
+// is stopped (KillAll); and nothing is left after any of them.
+func TestSetsidGrandchildDoesNotEscape(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the tree of a child is found through /proc: Linux only")
+	}
+	for _, end := range []string{"close", "failure", "KillAll"} {
+		t.Run(end, func(t *testing.T) {
+			path, pid := pidFile(t)
+			cmd := escaper(path)
+			if end == "failure" {
+				// The child fails only once its grandchild is running (under
+				// load, the failure's kill could come before the setsid).
+				cmd = `(setsid sh -c 'echo $$ > ` + path + `; exec sleep 4321' &); while [ ! -s ` + path + ` ]; do sleep 0.01; done; read -r l; echo garbage`
+			}
+			p := New(cmd, Options{})
+			err := p.Reset(upstream(t))
+			grandchild := pid()
+			switch end {
+			case "close":
+				if err != nil {
+					t.Fatal(err)
+				}
+				inOtherSession(t, grandchild)
+				if err := p.Close(); err != nil {
+					t.Errorf("close: %v", err)
+				}
+			case "failure":
+				if !errors.Is(err, ErrProtocol) {
+					t.Fatalf("reset: %v; want a reply out of protocol", err)
+				}
+			case "KillAll":
+				if err != nil {
+					t.Fatal(err)
+				}
+				inOtherSession(t, grandchild)
+				KillAll()
+				p.Close()
+			}
+			gone(t, grandchild)
+			if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", grandchild)); err == nil {
+				t.Errorf("the grandchild was killed but not reaped: %s", st)
+			}
+		})
+	}
+}
+
+// Output's one-shot commands leave nothing behind either.
+func TestOutputKillsSetsidGrandchild(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	path, pid := pidFile(t)
+	out, err := Output(context.Background(), []string{"sh", "-c", `(setsid sh -c 'echo $$ > ` + path + `; exec sleep 4321' &); echo done`}, OutputOptions{})
+	if err != nil || string(out) != "done\n" {
+		t.Fatalf("output %q, %v", out, err)
 	}
 	gone(t, pid())
 }

@@ -1,7 +1,7 @@
 // Package layout holds the tests of the module's layout
 // (ARCHITECTURE.md): imports point one way between folders, decoding
-// knows nothing of the spec, and every Python unit test is run by
-// something.
+// knows nothing of the spec, every Python unit test is run by something,
+// and the commands under cmd/ stay thin.
 package layout
 
 import (

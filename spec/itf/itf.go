@@ -76,7 +76,15 @@ type Capture struct {
 	Frames   []int  `json:"frames"`
 	LogLines []int  `json:"log_lines,omitempty"`
 	Path     string `json:"path"`
-	Room     int64  `json:"room"`
+	// Reason is the room's verdict's reason, Verdict the verdict.
+	Reason string `json:"reason,omitempty"`
+	Room   int64  `json:"room"`
+	// Variant is the configuration the room was judged against (roomspec
+	// show follows the trace under it).
+	Variant string `json:"variant,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
+	// Why says why the room is pinned, in SGLang's terms.
+	Why string `json:"why,omitempty"`
 }
 
 // document is the JSON form, keys in name order.

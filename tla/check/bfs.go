@@ -111,6 +111,7 @@ type checker struct {
 	stepFns []func(s, t eval.State) (bool, error)
 	claims  claims
 	workers []worker
+	tlc     *tlcView // what TLCGet and TLCSet see
 }
 
 // worker is what a worker keeps from chunk to chunk.
@@ -181,7 +182,12 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 	if opts.Graph {
 		c.res.Graph = &Graph{}
 	}
+	c.tlc = newTLCView(opts, m.CheckDeadlock)
+	defer func(old eval.Checker) { m.Spec.Checker = old }(m.Spec.Checker)
+	m.Spec.Checker = c.tlc
 	defer c.watch()()
+	// As TLC, the assumptions are checked by the model checker, where
+	// TLCGet("config") knows the configuration.
 	err := m.Spec.CheckAssumptions()
 	if err == nil {
 		err = c.run()
@@ -191,10 +197,19 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 		if errors.As(err, &stop) {
 			// A violation found before the stop stands (with -all).
 			c.res.Stopped, c.res.Queue = stop.reason, stop.queue
+			var perr error
+			if c.res.Outcome == OK && stop.reason == exitRequested {
+				// As TLC, the postconditions hold of a search the spec
+				// ended.
+				perr = c.postconditions()
+			}
 			if c.res.Outcome == OK {
 				c.res.Outcome = Incomplete
 			}
-			return c.res
+			if perr == nil {
+				return c.res
+			}
+			err = perr
 		}
 		c.res.Outcome = Failure
 		c.res.Err = err
@@ -206,6 +221,12 @@ func Check(ctx context.Context, m *Model, opts Options) *Result {
 			if trace, terr := c.trace(in.id); terr == nil {
 				c.res.Trace = trace
 			}
+		}
+		return c.res
+	}
+	if c.res.Outcome == OK {
+		if err := c.postconditions(); err != nil {
+			c.res.Outcome, c.res.Err = Failure, err
 		}
 	}
 	return c.res
@@ -288,6 +309,9 @@ func (s *stopped) Error() string { return "stopped: " + s.reason }
 // bound reports a reason to stop before expanding more states, given the
 // number of states still queued; it returns nil to go on.
 func (c *checker) bound(queue int) error {
+	if c.tlc.exit.Load() {
+		return &stopped{exitRequested, queue}
+	}
 	if err := c.ctx.Err(); err != nil {
 		return &stopped{stopReason(err), queue}
 	}
@@ -345,6 +369,7 @@ func (c *checker) run() error {
 	var frontier []int32
 	var frontierStates []eval.State
 	var initErr error
+	c.atLevel(0)
 	err := c.succ.Init(func(s eval.State) {
 		if initErr != nil {
 			return
@@ -379,6 +404,8 @@ func (c *checker) run() error {
 	if len(frontier) > 0 {
 		c.res.Depth = 1
 	}
+	c.tlc.initial.Store(int64(len(frontier)))
+	c.publish(len(frontier))
 	if c.res.Graph != nil {
 		c.res.Graph.Initial = len(frontier)
 	}
@@ -397,7 +424,8 @@ func (c *checker) run() error {
 			queued.push(c.enc.Append(nil, s...), len(s))
 		}
 	}
-	for len(frontier) > 0 {
+	for level := 1; len(frontier) > 0; level++ {
+		c.atLevel(level)
 		if c.opts.MaxDepth > 0 && c.res.Depth >= c.opts.MaxDepth {
 			return &stopped{fmt.Sprintf("-max-depth %d reached", c.opts.MaxDepth), len(frontier)}
 		}
@@ -471,6 +499,7 @@ func (c *checker) run() error {
 						c.res.Graph.Edges = append(c.res.Graph.Edges, Edge{From: id, To: tid, Action: sc.action})
 					}
 				}
+				c.publish(len(frontier) - lo - i - 1 + len(next))
 			}
 			c.claims.reset()
 			if c.opts.Progress != nil {
@@ -480,6 +509,7 @@ func (c *checker) run() error {
 		frontier, queued = next, nextStates
 	}
 	if c.live != nil {
+		c.atLevel(-1)
 		return c.live.check(c)
 	}
 	return nil
@@ -687,6 +717,7 @@ func (c *checker) trace(id int32) ([]Step, error) {
 	var steps []Step
 	var cur eval.State
 	var ferr error
+	defer c.atLevel(0)()
 	err := c.succ.Init(func(s eval.State) {
 		if cur != nil || ferr != nil {
 			return
@@ -711,6 +742,7 @@ func (c *checker) trace(id int32) ([]Step, error) {
 	}
 	steps = append(steps, Step{State: cur})
 	for k := len(fps) - 2; k >= 0; k-- {
+		c.atLevel(len(steps))
 		var next eval.State
 		var act *eval.Action
 		err := c.succ.Next(cur, func(t eval.State, a *eval.Action) {

@@ -93,6 +93,9 @@ type Model struct {
 	// View maps a state to the value that is fingerprinted; nil if none.
 	View          *eval.Formula
 	CheckDeadlock bool
+	// Postconditions are evaluated once the search is over (TLCGet then
+	// reads its final figures).
+	Postconditions []Named
 	// Warnings are things of the configuration that the checker ignores.
 	Warnings []string
 	// constants are the values the configuration gives constants.
@@ -213,8 +216,12 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 	if conf.Alias != nil {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%s:%s: ALIAS %s is ignored", conf.File, conf.Alias.Pos, conf.Alias.Name))
 	}
-	for _, p := range conf.Postconditions {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("%s:%s: POSTCONDITION %s is ignored", conf.File, p.Pos, p.Name))
+	for _, n := range conf.Postconditions {
+		f, err := def(n, "POSTCONDITION")
+		if err != nil {
+			return nil, err
+		}
+		m.Postconditions = append(m.Postconditions, Named{n.Name, f})
 	}
 	return m, nil
 }

@@ -13,7 +13,10 @@ const (
 	Invariant Outcome = "invariant"
 	Deadlock  Outcome = "deadlock"
 	Violation Outcome = "property"
-	Failure   Outcome = "error"
+	// Postcondition is a POSTCONDITION that is false once the search is
+	// over (Result.Violated names it).
+	Postcondition Outcome = "postcondition"
+	Failure       Outcome = "error"
 	// Incomplete means the search stopped before it was exhaustive: a
 	// bound of Options was reached or the context was cancelled. No
 	// violation was found in the states explored (Result.Stopped says why
@@ -44,6 +47,9 @@ type Result struct {
 	// deadlock; for a property, a lasso whose cycle starts at LoopStart.
 	Trace     []Step
 	LoopStart int
+	// ActionProperty says that the violated property is violated by a step
+	// of Trace, the last, that one of its [][A]_v conjuncts forbids.
+	ActionProperty bool
 	// Verdicts has one entry per invariant and property, in configuration
 	// order, when Options.All is set: the check then goes on after a
 	// violation so that every verdict is known. Outcome, Violated and Trace

@@ -146,19 +146,22 @@ func (c *checker) checkSafety(verdict int, name string, f *eval.Formula, id int3
 	if err != nil {
 		return true, err
 	}
-	return c.recordSafety(verdict, name, trace), nil
+	return c.recordSafety(verdict, name, trace, false), nil
 }
 
-// recordSafety records a violated safety property; it returns true when the
-// search must stop.
-func (c *checker) recordSafety(verdict int, name string, trace []Step) bool {
+// recordSafety records a violated safety property (by the last step of
+// trace when step is set); it returns true when the search must stop.
+func (c *checker) recordSafety(verdict int, name string, trace []Step, step bool) bool {
 	if c.opts.All {
 		c.res.Verdicts[verdict].Holds = false
 		c.res.Verdicts[verdict].Trace = trace
+		if c.res.Outcome == OK {
+			c.res.ActionProperty = step
+		}
 		c.firstViolation(Violation, name, trace, -1)
 		return false
 	}
-	c.res.Outcome, c.res.Violated, c.res.Trace = Violation, name, trace
+	c.res.Outcome, c.res.Violated, c.res.Trace, c.res.ActionProperty = Violation, name, trace, step
 	return true
 }
 
@@ -177,7 +180,7 @@ func (c *checker) checkSteps(id int32, list []succ) (bool, error) {
 				return true, err
 			}
 			trace = append(trace, Step{Action: sc.action, State: sc.state})
-			if c.recordSafety(v, c.m.Properties[i].Name, trace) {
+			if c.recordSafety(v, c.m.Properties[i].Name, trace, true) {
 				return true, nil
 			}
 		}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"math"
 
 	"github.com/roomspec/roomspec/tla"
@@ -40,6 +41,12 @@ func (c *ctx) builtin(n *callBuiltin) value.Value {
 		c.comparableMember(x, s, at)
 		in, err := s.Contains(x)
 		if err != nil {
+			var te *tla.Error
+			if c.stopError(err) || errors.As(err, &te) {
+				// A stop, or an error evaluating the predicate of an
+				// infinite set filter, at its own position.
+				panic(evalPanic{err})
+			}
 			c.fail(at, "%v", err)
 		}
 		return value.Bool(in == (n.op == tla.OpIn))
@@ -76,7 +83,11 @@ func (c *ctx) builtin(n *callBuiltin) value.Value {
 			return s.Elems()[c.sc.spec.random(s.Len())]
 		}
 		c.fail(at, "RandomElement is supported in constant expressions only (in a state its value would not be a function of the state)")
-	case tla.OpJavaTime, tla.OpTLCGet, tla.OpTLCSet, tla.OpAny:
+	case tla.OpTLCGet:
+		return c.tlcGet(a, at)
+	case tla.OpTLCSet:
+		return c.tlcSet(a, at)
+	case tla.OpJavaTime, tla.OpAny:
 		c.fail(at, "%s is not supported by roomspec (its value is not a function of the state)", n.op)
 	case tla.OpSelectSeq:
 		// The test is an operator argument.
@@ -330,8 +341,18 @@ func (c *ctx) applyBuiltinValues(op tla.Op, a []value.Value, at tla.Pos) value.V
 		c.reserve(2 * s.Len())
 		return value.NewTuple(append([]value.Value(nil), s.Vals()[1:]...)...)
 	case tla.OpSubSeq:
-		s := c.asSeq(a[0], at)
 		m, n := c.asInt(a[1], at), c.asInt(a[2], at)
+		if str, ok := a[0].(value.String); ok {
+			// TLC's SubSeq takes strings too.
+			if m > n {
+				return value.String("")
+			}
+			if m < 1 || n > int64(len(str)) {
+				c.fail(at, "SubSeq(s, %d, %d) is out of range for a string of length %d", m, n, len(str))
+			}
+			return str[m-1 : n]
+		}
+		s := c.asSeq(a[0], at)
 		if m > n {
 			return value.EmptyFunc
 		}

@@ -23,6 +23,10 @@ func (c *ctx) defValue(d *defn, w where, at tla.Pos) value.Value {
 
 // defBody evaluates the body of a definition without arguments in c.
 func (c *ctx) defBody(d *defn) value.Value {
+	if d.native != nil {
+		// IOUtils' IOEnv: its body ranges over [STRING -> STRING].
+		return d.native(c, d.at, nil, nil)
+	}
 	if d.fn != nil {
 		return c.funcCons(d.fn.b, d.fn.body)
 	}

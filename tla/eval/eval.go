@@ -103,12 +103,23 @@ func (c *ctx) eval(e expr) value.Value {
 		return p
 	case *setFilter:
 		var out []value.Value
-		c.forBound(n.b, func(c2 *ctx, elem value.Value) bool {
+		visit := func(c2 *ctx, elem value.Value) bool {
 			if c2.bool(n.pred) {
 				out = append(out, elem)
 			}
 			return false
-		})
+		}
+		if bd := n.b.bounds[0]; !bd.tuple && bd.names == 1 {
+			// {x \in Nat : P} is never enumerated: membership in it is
+			// decided by P, as TLC does ([Jug -> {n \in Nat : n > 0}]).
+			elems, inf := c.domainOrInfinite(bd)
+			if inf != nil {
+				return c.infiniteFilter(n, inf)
+			}
+			c.forElems(n.b, elems, visit)
+			return value.NewSetOwned(out)
+		}
+		c.forBound(n.b, visit)
 		return value.NewSetOwned(out)
 	case *setMap:
 		var out []value.Value
@@ -362,8 +373,12 @@ func (c *ctx) withLet(n *letExpr) *ctx {
 // forBound calls f with each element of a binder of one bound (one name or
 // a tuple pattern); f returns true to stop.
 func (c *ctx) forBound(b *binder, f func(*ctx, value.Value) bool) {
+	c.forElems(b, c.domain(b.bounds[0]), f)
+}
+
+// forElems is forBound over s, the bound's set enumerated.
+func (c *ctx) forElems(b *binder, s *value.Set, f func(*ctx, value.Value) bool) {
 	bd := b.bounds[0]
-	s := c.domain(bd)
 	c2 := *c
 	c2.env = c.env.push(b.slots)
 	for _, elem := range s.Elems() {
@@ -677,4 +692,55 @@ func (c *ctx) primedCtx(at tla.Pos) *ctx {
 	f.s, f.t, f.primed = c.t, nil, true
 	c2.states = &f
 	return &c2
+}
+
+// infiniteFilter returns {x \in S : P}, S infinite, as a set that is
+// never enumerated: membership in it is decided by evaluating P.
+func (c *ctx) infiniteFilter(n *setFilter, s value.SetValue) value.SetValue {
+	bd := n.b.bounds[0]
+	return &value.Filter{Base: s, Src: tla.Print(n.src()), Keep: func(v value.Value) (keep bool, err error) {
+		defer recoverError(&err)
+		c2 := *c
+		c2.env = c.env.push(n.b.slots)
+		c2.bindBound(bd, v)
+		return c2.bool(n.pred), nil
+	}}
+}
+
+// domainOrInfinite is domain for a bound whose set may be infinite: it
+// returns the set instead of failing when it is.
+func (c *ctx) domainOrInfinite(bd *bound) (*value.Set, value.SetValue) {
+	if bd.dom < 0 {
+		s := c.set(bd.set)
+		if infinite(s) {
+			return nil, s
+		}
+		return c.enumerateValue(pos(bd.set), s), nil
+	}
+	cx := c.sc.cx
+	if v := cx.cached(bd.dom); v != nil {
+		return v.(*value.Set), nil
+	}
+	cc := &ctx{sc: c.sc, states: noStates, depth: c.depth}
+	s := cc.set(bd.set)
+	if infinite(s) {
+		return nil, s
+	}
+	es := cc.enumerateValue(pos(bd.set), s)
+	cx.setCache(bd.dom, es)
+	return es, nil
+}
+
+// infinite reports whether s is a set that cannot be enumerated because
+// it is infinite.
+func infinite(s value.SetValue) bool {
+	switch x := s.(type) {
+	case *value.Infinite, *value.Filter:
+		return true
+	case *value.Diff:
+		return infinite(x.A)
+	case *value.Cup:
+		return infinite(x.A) || infinite(x.B)
+	}
+	return false
 }

@@ -21,7 +21,17 @@ type native func(c *ctx, at tla.Pos, args []value.Value, ops []*closure) value.V
 // filled in init, since the natives call back into the evaluator.
 var natives map[string]map[string]native
 
-func init() { natives = nativeTable() }
+func init() {
+	natives = nativeTable()
+	for mod, ops := range communityNatives() {
+		if natives[mod] == nil {
+			natives[mod] = map[string]native{}
+		}
+		for name, f := range ops {
+			natives[mod][name] = f
+		}
+	}
+}
 
 func nativeTable() map[string]map[string]native {
 	return map[string]map[string]native{

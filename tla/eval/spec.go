@@ -39,6 +39,15 @@ type Spec struct {
 	// Print, if set, receives the output of TLC's Print and PrintT (by
 	// default it is dropped). It may be called from several goroutines.
 	Print func(string)
+	// Checker, if set, is the model checker that TLCGet and TLCSet see
+	// (tlc.go); regs are TLC's registers.
+	Checker Checker
+	regs    registers
+	// ReadFile and Environ, if set, are how library operators read a file
+	// (Json's JsonDeserialize, IOUtils' Deserialize) and the environment
+	// (IOUtils' IOEnv), as TLC does: the checker's core does no I/O.
+	ReadFile func(name string) ([]byte, error)
+	Environ  func() []string
 	// bound are the root names the model binds (unscoped); builtins the
 	// built-in operators it replaces, in every module; scoped the bindings
 	// of one module, by module name and name.

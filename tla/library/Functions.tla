@@ -1,6 +1,9 @@
 ---------------------------- MODULE Functions ----------------------------
-(* roomspec's version of the CommunityModules module Functions: ordinary *)
-(* TLA+ definitions of the standard notions on functions.                 *)
+(* roomspec's version of the CommunityModules module Functions. TLC      *)
+(* computes IsInjective, AntiFunction, FoldFunction and FoldFunctionOnSet *)
+(* in Java, roomspec in Go: FoldFunctionOnSet(op, b, f, S) takes the      *)
+(* elements of S in TLC's order, x1 < x2 < ..., and is                    *)
+(* op(f[xn], ... op(f[x2], op(f[x1], b))).                                *)
 EXTENDS Integers, Folds
 
 Restrict(f, S) == [x \in S |-> f[x]]
@@ -8,14 +11,14 @@ RestrictDomain(f, Test(_)) == Restrict(f, {x \in DOMAIN f : Test(x)})
 RestrictValues(f, Test(_)) == Restrict(f, {x \in DOMAIN f : Test(f[x])})
 IsRestriction(narrow, wide) ==
   /\ DOMAIN narrow \subseteq DOMAIN wide
-  /\ \A x \in DOMAIN narrow : narrow[x] = wide[x]
+  /\ \A x \in DOMAIN narrow \cap DOMAIN wide : narrow[x] = wide[x]
 Range(f) == {f[x] : x \in DOMAIN f}
-Pointwise(f, g, T(_, _)) == [x \in DOMAIN f |-> T(f[x], g[x])]
+Pointwise(f, g, T(_, _)) == [e \in DOMAIN f |-> T(f[e], g[e])]
 Inverse(f, S, T) == [t \in T |-> CHOOSE s \in S : t \in Range(f) => f[s] = t]
 AntiFunction(f) == Inverse(f, DOMAIN f, Range(f))
 IsInjective(f) == \A a, b \in DOMAIN f : f[a] = f[b] => a = b
-Injection(S, T) == {m \in [S -> T] : IsInjective(m)}
-Surjection(S, T) == {m \in [S -> T] : \A t \in T : \E s \in S : m[s] = t}
+Injection(S, T) == {M \in [S -> T] : IsInjective(M)}
+Surjection(S, T) == {M \in [S -> T] : \A t \in T : \E s \in S : M[s] = t}
 Bijection(S, T) == Injection(S, T) \cap Surjection(S, T)
 ExistsInjection(S, T) == Injection(S, T) # {}
 ExistsSurjection(S, T) == Surjection(S, T) # {}

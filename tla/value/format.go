@@ -83,6 +83,8 @@ func write(b *strings.Builder, v Value) {
 		} else {
 			b.WriteString(x.Name)
 		}
+	case *Filter:
+		b.WriteString(x.Src)
 	case *Subset:
 		b.WriteString("SUBSET ")
 		write(b, x.Base)

@@ -95,6 +95,30 @@ func (*RecordSet) Kind() Kind { return KindSet }
 func (*Product) Kind() Kind   { return KindSet }
 func (*Cup) Kind() Kind       { return KindSet }
 
+// Filter is {x \in Base : P} over a Base that cannot be enumerated (Nat,
+// Seq(S)): TLC decides membership in it, as in [Jug -> {n \in Nat : n > 0}],
+// without enumerating it. Keep is P; Src is how the set prints.
+type Filter struct {
+	Base SetValue
+	Src  string
+	Keep func(Value) (bool, error)
+}
+
+func (*Filter) Kind() Kind     { return KindSet }
+func (s *Filter) hash() uint64 { return hashLazy(s) }
+
+func (s *Filter) Contains(v Value) (bool, error) {
+	in, err := s.Base.Contains(v)
+	if err != nil || !in {
+		return false, err
+	}
+	return s.Keep(v)
+}
+
+func (s *Filter) Enumerate() (*Set, error) {
+	return nil, fmt.Errorf("%s: %w", s.Src, ErrInfinite)
+}
+
 func hashLazy(s SetValue) uint64 {
 	e, err := s.Enumerate()
 	if err != nil {

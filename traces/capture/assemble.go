@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/gopacket"
+	"github.com/google/gopacket/ip4defrag"
 	"github.com/google/gopacket/layers"
 )
 
@@ -43,6 +45,10 @@ type Half struct {
 	buf   []segment
 	pages int
 	peer  *Half // the other direction of the connection
+	// sums remembers the last segments delivered, to check
+	// retransmissions against; nsums counts them.
+	sums  [recentSums]segSum
+	nsums int
 }
 
 // Peer returns the other direction of h's connection.
@@ -118,6 +124,7 @@ type Event struct {
 
 // Diagnostic is a problem found in the capture, with the frame it is in.
 type Diagnostic struct {
+	Kind  DiagKind
 	Frame int
 	Time  time.Time
 	Msg   string
@@ -168,6 +175,11 @@ type Stats struct {
 	Expired, Evicted int
 	// MaxOpen is the most connections tracked at once.
 	MaxOpen int
+	// Fragments counts the IPv4 fragments read, Defragmented the
+	// datagrams they were reassembled into.
+	Fragments, Defragmented int
+	// Damage counts the diagnostics of each kind.
+	Damage Damage
 }
 
 // Assembler turns packet records into per-direction stream events, in
@@ -197,13 +209,19 @@ type Assembler struct {
 	nextCon int
 	conns   map[connKey]*conn
 	idle    idleList
-	// queued holds the directions with segments buffered out of order;
+	// buffered knows the segments buffered out of order, oldest first;
 	// pages counts their pages.
-	queued  map[*Half]struct{}
-	pages   int
-	evicted bool // the eviction diagnostic was given
+	buffered arrivals
+	pages    int
+	evicted  bool // the eviction diagnostic was given
 	// free holds released connections for the next ones.
 	free []*conn
+	// lastTime and stepFrame are the previous packet's time and frame
+	// (time jumps are measured from them).
+	lastTime  time.Time
+	stepFrame int
+	frags     *ip4defrag.IPv4Defragmenter
+	fragsOpen bool // frags may hold fragments
 }
 
 // NewAssembler returns an Assembler that calls handler for every event.
@@ -223,7 +241,7 @@ func NewAssembler(opt Options, handler func(*Event)) *Assembler {
 	if opt.MaxConns == 0 {
 		opt.MaxConns = 1 << 16
 	}
-	a := &Assembler{opt: opt, handler: handler, conns: map[connKey]*conn{}, queued: map[*Half]struct{}{}}
+	a := &Assembler{opt: opt, handler: handler, conns: map[connKey]*conn{}}
 	a.idle.init()
 	return a
 }
@@ -231,9 +249,11 @@ func NewAssembler(opt Options, handler func(*Event)) *Assembler {
 // Stats returns the counts so far.
 func (a *Assembler) Stats() Stats { return a.stats }
 
-func (a *Assembler) diag(frame int, t time.Time, format string, args ...any) {
+// diagK counts a diagnostic of kind k and gives it to Options.Diagnose.
+func (a *Assembler) diagK(k DiagKind, frame int, t time.Time, format string, args ...any) {
+	a.stats.Damage[k]++
 	if a.opt.Diagnose != nil {
-		a.opt.Diagnose(Diagnostic{Frame: frame, Time: t, Msg: fmt.Sprintf(format, args...)})
+		a.opt.Diagnose(Diagnostic{Kind: k, Frame: frame, Time: t, Msg: fmt.Sprintf(format, args...)})
 	}
 }
 
@@ -241,25 +261,53 @@ func (a *Assembler) diag(frame int, t time.Time, format string, args ...any) {
 func (a *Assembler) Packet(rec Record) {
 	a.stats.Frames++
 	a.frame, a.now = rec.Frame, rec.Time
+	a.timeStep(&rec)
+	if ip, ok := a.network(&rec); ok {
+		a.transport(&rec, ip)
+	}
+	a.flush(rec.Time)
+}
+
+// network parses rec down to its TCP segment, reassembling IPv4
+// fragments; ok is false for a packet without one (diagnosed if it is
+// damage) and for a fragment of a datagram not yet whole.
+func (a *Assembler) network(rec *Record) (ip ipPacket, ok bool) {
 	ip, err := parseLink(rec.Link, rec.Data)
+	if errors.Is(err, errFragment) && ip.raw != nil {
+		ip, ok, err = a.defrag(rec, ip.raw)
+		if err == nil && !ok {
+			return ip, false // more fragments to come
+		}
+	}
 	if err == nil {
-		err = a.tcp.DecodeFromBytes(ip.tcp, gopacket.NilDecodeFeedback)
-		if err != nil {
+		if err = a.tcp.DecodeFromBytes(ip.tcp, gopacket.NilDecodeFeedback); err != nil {
 			err = fmt.Errorf("TCP header: %w", err)
 		}
 	}
-	if errors.Is(err, errNotTCP) {
+	_, badLink := err.(linkTypeError)
+	switch {
+	case err == nil:
+		a.stats.TCPSegments++
+		return ip, true
+	case errors.Is(err, errNotTCP):
 		a.stats.Other++
-		return
-	}
-	if err != nil {
+	case badLink:
 		a.stats.Malformed++
-		a.diag(rec.Frame, rec.Time, "%v", err)
-		return
+		a.diagK(DiagLinkType, rec.Frame, rec.Time, "%v", err)
+	case errors.Is(err, errFragment):
+		a.stats.Malformed++
+		a.diagK(DiagFragment, rec.Frame, rec.Time, "%v", err)
+	default:
+		a.stats.Malformed++
+		a.diagK(DiagMalformed, rec.Frame, rec.Time, "%v", err)
 	}
-	a.stats.TCPSegments++
+	return ip, false
+}
+
+// transport handles the TCP segment in a.tcp, from the packet ip of rec.
+func (a *Assembler) transport(rec *Record, ip ipPacket) {
 	if ip.truncated > 0 {
-		a.diag(rec.Frame, rec.Time, "packet cut by the snap length: %d bytes of TCP data missing", ip.truncated)
+		a.diagK(DiagSnaplen, rec.Frame, rec.Time, "packet cut by the snap length: %d bytes of TCP data missing", ip.truncated)
 	}
 	src := netip.AddrPortFrom(addrOf(ip.src), uint16(a.tcp.SrcPort))
 	dst := netip.AddrPortFrom(addrOf(ip.dst), uint16(a.tcp.DstPort))
@@ -277,7 +325,6 @@ func (a *Assembler) Packet(rec Record) {
 		}
 		a.segment(c, h)
 	}
-	a.flush(rec.Time)
 }
 
 func addrOf(raw []byte) netip.Addr {
@@ -332,6 +379,9 @@ func (a *Assembler) segment(c *conn, h *Half) {
 // add takes the bytes of one segment starting at seq.
 func (a *Assembler) add(h *Half, seq uint32, data []byte, fin bool) {
 	d := int32(seq - h.next)
+	if d < 0 {
+		a.checkRetransmission(h, seq, data, a.frame)
+	}
 	if d > 0 {
 		a.buffer(h, segment{seq: seq, data: slices.Clone(data), frame: a.frame, time: a.now, fin: fin})
 		return
@@ -347,9 +397,18 @@ func (a *Assembler) add(h *Half, seq uint32, data []byte, fin bool) {
 	a.drain(h)
 }
 
-// deliver emits stream bytes.
+// checkRetransmission reports a segment at seq whose bytes before h.next
+// (delivered already, from a first copy) differ from that copy's.
+func (a *Assembler) checkRetransmission(h *Half, seq uint32, data []byte, frame int) {
+	if first := h.conflict(seq, h.next, data); first != 0 {
+		a.diagK(DiagRetransmission, frame, a.now, "%s: a retransmission whose bytes differ from the first copy's (frame %d); the first copy is kept", h, first)
+	}
+}
+
+// deliver emits stream bytes; they start at h.next.
 func (a *Assembler) deliver(h *Half, data []byte, frame int, t time.Time, segStart bool) {
 	a.stats.Bytes += int64(len(data))
+	h.remember(h.next, data, frame)
 	a.ev = Event{Kind: EventData, Half: h, Frame: frame, Time: t, Data: data, SegmentStart: segStart}
 	a.fire()
 }
@@ -367,14 +426,14 @@ func (a *Assembler) buffer(h *Half, s segment) {
 	n := s.pages()
 	h.pages += n
 	a.pages += n
-	a.queued[h] = struct{}{}
+	a.buffered.add(s.frame, s.time, h)
 	for h.pages > a.opt.MaxPagesPerConn && len(h.buf) > 0 {
 		a.skip(h)
 	}
 	for a.pages > a.opt.MaxPagesTotal {
 		v := h
 		if len(h.buf) == 0 {
-			v = a.queuedHalves()[0]
+			_, v = a.buffered.oldest()
 		}
 		a.skip(v)
 	}
@@ -402,6 +461,9 @@ func (a *Assembler) drain(h *Half) {
 			return
 		}
 		a.unbuffer(h, 1)
+		if d < 0 {
+			a.checkRetransmission(h, s.seq, s.data, s.frame)
+		}
 		if end := s.seq + uint32(len(s.data)); int32(end-h.next) > 0 {
 			a.deliver(h, s.data[-d:], s.frame, s.time, d == 0)
 			h.next = end
@@ -419,11 +481,11 @@ func (a *Assembler) unbuffer(h *Half, n int) {
 		p := h.buf[i].pages()
 		h.pages -= p
 		a.pages -= p
+		a.buffered.remove(h.buf[i].frame)
 	}
 	h.buf = h.buf[n:]
 	if len(h.buf) == 0 {
 		h.buf = nil
-		delete(a.queued, h)
 	}
 }
 
@@ -467,26 +529,9 @@ func (a *Assembler) close(c *conn) {
 }
 
 func (a *Assembler) fire() {
-	a.ev.Pending = 0
-	for h := range a.queued {
-		for _, sg := range h.buf {
-			if int32(sg.seq-h.next) > 0 && (a.ev.Pending == 0 || sg.frame < a.ev.Pending) {
-				a.ev.Pending = sg.frame
-			}
-		}
-	}
+	oldest, _ := a.buffered.oldest()
+	a.ev.Pending = oldest.frame
 	a.handler(&a.ev)
-}
-
-// queuedHalves returns the directions holding out-of-order data, in the
-// order they started (map order would make runs differ).
-func (a *Assembler) queuedHalves() []*Half {
-	hs := make([]*Half, 0, len(a.queued))
-	for h := range a.queued {
-		hs = append(hs, h)
-	}
-	slices.SortFunc(hs, func(x, y *Half) int { return x.ID - y.ID })
-	return hs
 }
 
 // expire closes the connections idle for CloseAfter at now. Time is
@@ -512,12 +557,16 @@ func (a *Assembler) flush(now time.Time) {
 		return
 	}
 	a.lastFl = now
-	if len(a.queued) == 0 {
-		return
-	}
 	cut := now.Add(-a.opt.FlushAfter)
-	for _, h := range a.queuedHalves() {
-		for len(h.buf) > 0 && h.buf[0].time.Before(cut) {
+	a.discardFragments(cut)
+	for {
+		s, h := a.buffered.oldest()
+		if h == nil || !s.time.Before(cut) {
+			return
+		}
+		// Deliver up to that segment: what its direction buffered
+		// before it in the stream is delivered (or declared lost) too.
+		for a.buffered.live[s.frame] == h {
 			a.skip(h)
 		}
 	}
@@ -526,6 +575,7 @@ func (a *Assembler) flush(now time.Time) {
 // Close delivers what is still buffered (with gaps where bytes are
 // missing) and ends every open direction, oldest connection first.
 func (a *Assembler) Close() {
+	a.discardFragments(a.now.Add(time.Nanosecond))
 	for c := a.idle.front(); c != nil; c = a.idle.front() {
 		a.close(c)
 	}
@@ -552,23 +602,43 @@ func Run(r io.Reader, opt Options, handler func(*Event)) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return RunRecords(rd, opt, handler), nil
+}
+
+// RunRecords feeds the records of src to a new Assembler with handler, to
+// the end of src. A damaged file (a *RecordError) is a diagnostic and
+// Result.Err; reading stops there, unless src is a *Files with more files
+// to read, which goes on with the next.
+func RunRecords(src Records, opt Options, handler func(*Event)) Result {
 	a := NewAssembler(opt, handler)
-	res := Result{Format: rd.Format()}
+	var res Result
+	fs, _ := src.(*Files)
+	if rd, ok := src.(*Reader); ok {
+		res.Format = rd.Format()
+	}
 	var last Record
 	for {
-		rec, err := rd.Next()
+		rec, err := src.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			res.Err = err
+			res.Err = cmp.Or(res.Err, err)
 			var re *RecordError
 			frame := last.Frame + 1
 			if errors.As(err, &re) {
 				frame = re.Frame
+				err = re.Err
 			}
-			a.diag(frame, last.Time, "%v; stopped reading", errors.Unwrap(err))
+			if fs != nil && fs.More() {
+				a.diagK(DiagFile, frame, last.Time, "%v; going on with the next file", err)
+				continue
+			}
+			a.diagK(DiagFile, frame, last.Time, "%v; stopped reading", err)
 			break
+		}
+		if fs != nil && res.Format == 0 {
+			res.Format = fs.Format()
 		}
 		last = rec
 		if res.First.IsZero() || rec.Time.Before(res.First) {
@@ -581,5 +651,5 @@ func Run(r io.Reader, opt Options, handler func(*Event)) (Result, error) {
 	}
 	a.Close()
 	res.Stats = a.Stats()
-	return res, nil
+	return res
 }

@@ -81,7 +81,7 @@ func (a *Assembler) open(src, dst netip.AddrPort) *conn {
 		old := a.idle.front()
 		if !a.evicted {
 			a.evicted = true
-			a.diag(a.frame, a.now, "%d connections open at once: closing the one idle longest (%s, last packet frame %d, idle %v); further evictions are only counted",
+			a.diagK(DiagEvicted, a.frame, a.now, "%d connections open at once: closing the one idle longest (%s, last packet frame %d, idle %v); further evictions are only counted",
 				len(a.conns), old.halves[0].String(), old.lastFrame, a.now.Sub(old.lastSeen))
 		}
 		a.stats.Evicted++

@@ -10,6 +10,17 @@ import (
 // it is counted, not diagnosed.
 var errNotTCP = errors.New("not TCP")
 
+// errFragment marks an IP fragment: an IPv4 one (ipPacket.raw holds its
+// IP packet) is reassembled, an IPv6 one is diagnosed.
+var errFragment = errors.New("IP fragment")
+
+// linkTypeError is a packet of a link type parseLink does not decode.
+type linkTypeError LinkType
+
+func (e linkTypeError) Error() string {
+	return fmt.Sprintf("unsupported link type %d", LinkType(e))
+}
+
 // ipPacket is the network-layer view of one packet: addresses as raw
 // bytes (4 or 16) and the TCP segment bytes.
 type ipPacket struct {
@@ -17,6 +28,8 @@ type ipPacket struct {
 	tcp      []byte
 	// truncated is how many bytes of the IP payload the snap length cut off.
 	truncated int
+	// raw is the IPv4 packet of a fragment (errFragment).
+	raw []byte
 }
 
 const (
@@ -87,7 +100,7 @@ func parseLink(link LinkType, data []byte) (ipPacket, error) {
 	case LinkIPv6:
 		proto = etherIPv6
 	default:
-		return ipPacket{}, fmt.Errorf("unsupported link type %d", link)
+		return ipPacket{}, linkTypeError(link)
 	}
 	switch proto {
 	case etherIPv4:
@@ -113,9 +126,6 @@ func parseIPv4(b []byte) (ipPacket, error) {
 	if b[9] != 6 {
 		return ipPacket{}, errNotTCP
 	}
-	if frag := binary.BigEndian.Uint16(b[6:]); frag&0x3fff != 0 {
-		return ipPacket{}, errors.New("IPv4 fragment (not reassembled)")
-	}
 	p := ipPacket{src: b[12:16], dst: b[16:20]}
 	// Total length 0 happens with TCP segmentation offload; trust the capture then.
 	if total == 0 {
@@ -127,6 +137,12 @@ func parseIPv4(b []byte) (ipPacket, error) {
 	if total > len(b) {
 		p.truncated = total - len(b)
 		total = len(b)
+	}
+	if frag := binary.BigEndian.Uint16(b[6:]); frag&0x3fff != 0 {
+		if p.truncated > 0 {
+			return ipPacket{}, fmt.Errorf("%w: IPv4 fragment cut by the snap length (%d bytes missing): cannot be reassembled", errFragment, p.truncated)
+		}
+		return ipPacket{raw: b[:total]}, errFragment
 	}
 	p.tcp = b[ihl:total]
 	return p, nil
@@ -166,7 +182,7 @@ func parseIPv6(b []byte) (ipPacket, error) {
 			}
 			next, rest = rest[0], rest[l:]
 		case 44:
-			return ipPacket{}, errors.New("IPv6 fragment (not reassembled)")
+			return ipPacket{}, fmt.Errorf("%w: IPv6 fragment (not reassembled)", errFragment)
 		default:
 			return ipPacket{}, errNotTCP
 		}

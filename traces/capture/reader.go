@@ -75,6 +75,9 @@ const (
 	FormatPcapNG
 )
 
+// MarshalText renders f as its name, "pcap" or "pcapng".
+func (f Format) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
 func (f Format) String() string {
 	switch f {
 	case FormatPcap:

@@ -176,7 +176,7 @@ func BenchmarkText(b *testing.B) {
 	for b.Loop() {
 		for _, d := range all {
 			if _, err := Run(bytes.NewReader(d), Options{Reuse: true}, func(m *Message) {
-				buf = m.AppendText(buf[:0])
+				buf = m.AppendText(buf[:0], nil)
 				msgs++
 			}, nil); err != nil {
 				b.Fatal(err)

@@ -95,26 +95,6 @@ func cloneParts(parts [][]byte) [][]byte {
 	return out
 }
 
-// Kind classifies a Diagnostic so that callers branch on it: a problem
-// of one stream is named as zmtp names its kind (StreamKind), a problem
-// of the capture file is KindCapture. It prints as the name.
-type Kind string
-
-// Diagnostic kinds callers branch on (the others are StreamKind's).
-const (
-	// KindCapture: the capture file is damaged or cut (the file's
-	// diagnostic, Conn empty).
-	KindCapture Kind = "capture"
-	// KindGap: bytes of a stream were lost (zmtp.KindGap).
-	KindGap Kind = "gap"
-	// KindResynced: a stream's frame boundaries were found again
-	// (zmtp.KindResynced).
-	KindResynced Kind = "resynced"
-)
-
-// StreamKind is the Kind of a stream diagnostic of kind k.
-func StreamKind(k zmtp.Kind) Kind { return Kind(k.String()) }
-
 // Diagnostic is a problem found while decoding.
 type Diagnostic struct {
 	Frame int
@@ -128,46 +108,73 @@ type Diagnostic struct {
 	Offset int64
 }
 
-func (d Diagnostic) String() string {
-	if d.Conn == "" {
-		return fmt.Sprintf("frame %d: %s", d.Frame, d.Msg)
+func (d Diagnostic) String() string { return d.Text(nil) }
+
+// Text renders d with its position: "frame N: ..." or, when at names the
+// frame's file, "FILE:FRAME: ...".
+func (d Diagnostic) Text(at Positions) string {
+	where := "frame " + position(at, d.Frame).String()
+	if pos := position(at, d.Frame); pos.File != "" {
+		where = pos.String()
 	}
-	return fmt.Sprintf("frame %d: %s: %s", d.Frame, d.Conn, d.Msg)
+	if d.Conn == "" {
+		return where + ": " + d.Msg
+	}
+	return where + ": " + d.Conn + ": " + d.Msg
 }
 
 // Summary counts what a run saw.
 type Summary struct {
-	Format      capture.Format
-	Frames      int
-	Connections int // TCP connections
-	Streams     int // directions with data
-	ZMTPStreams int // directions recognised as ZMTP (greeting or resync)
-	NotZMTP     int // directions with data that were not ZMTP
-	Messages    int
-	Unknown     int // messages that matched no SGLang form
-	Gaps        int
-	LostBytes   int64
-	Resyncs     int
-	Diagnostics int
+	// Format is the format of the (first) file.
+	Format      capture.Format `json:"format"`
+	Frames      int            `json:"frames"`
+	Connections int            `json:"connections"`  // TCP connections
+	Streams     int            `json:"streams"`      // directions with data
+	ZMTPStreams int            `json:"zmtp_streams"` // directions recognised as ZMTP (greeting or resync)
+	NotZMTP     int            `json:"not_zmtp"`     // directions with data that were not ZMTP
+	Messages    int            `json:"messages"`
+	Unknown     int            `json:"unknown"` // messages that matched no SGLang form
+	Gaps        int            `json:"gaps"`
+	LostBytes   int64          `json:"lost_bytes"`
+	Resyncs     int            `json:"resyncs"`
+	Diagnostics int            `json:"diagnostics"`
+	// Kinds counts the diagnostics of each kind, those not given to
+	// onDiag included (every packet-level kind after its first).
+	Kinds Counts `json:"kinds"`
+	// Fragments counts the IPv4 fragments read, Defragmented the
+	// datagrams reassembled from them.
+	Fragments    int `json:"ip_fragments"`
+	Defragmented int `json:"ip_defragmented"`
 	// OutOfOrder counts messages emitted after a message of a later frame:
 	// only when more than 65536 messages waited for a resynchronizing
 	// stream.
-	OutOfOrder int
+	OutOfOrder int `json:"out_of_order"`
 	// Evicted counts connections closed before their end because too
 	// many were open at once (capture.Options.MaxConns).
-	Evicted int
-	// Truncated is set when the file ended inside a record or was corrupt;
-	// everything before the damage was decoded.
-	Truncated bool
+	Evicted int `json:"evicted"`
+	// Truncated is set when a file ended inside a record or was corrupt;
+	// everything before the damage was decoded (and, of a capture in
+	// several files, the files after it).
+	Truncated bool `json:"truncated"`
 	// Start and End are the earliest and latest packet timestamps: the
 	// time span the capture covers (zero when it has no packets).
-	Start, End time.Time
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
+	// Files are the files of a capture read as a *capture.Files, in the
+	// order read; nil for one file read by Run.
+	Files []capture.FileSpan `json:"files,omitempty"`
 }
 
 func (s Summary) String() string {
 	t := ""
+	if s.Diagnostics > 0 {
+		t = " (" + s.Kinds.String() + ")"
+	}
+	if s.Defragmented > 0 {
+		t += fmt.Sprintf(", %d IPv4 datagrams reassembled from %d fragments", s.Defragmented, s.Fragments)
+	}
 	if s.Evicted > 0 {
-		t = fmt.Sprintf(", %d connections closed early (too many open)", s.Evicted)
+		t += fmt.Sprintf(", %d connections closed early (too many open)", s.Evicted)
 	}
 	if s.Truncated {
 		t += ", file damaged"
@@ -176,27 +183,64 @@ func (s Summary) String() string {
 		s.Frames, s.Connections, s.ZMTPStreams, s.NotZMTP, s.Messages, s.Unknown, s.Gaps, s.LostBytes, s.Resyncs, s.Diagnostics, t)
 }
 
+// Damage counts the diagnostics of the capture itself (Kind.Damage).
+func (s Summary) Damage() Counts {
+	out := Counts{}
+	for k, n := range s.Kinds {
+		if k.Damage() {
+			out[k] = n
+		}
+	}
+	return out
+}
+
 // Run decodes the capture read from r, calling onMessage for each message
 // in the order the messages completed (capture order) and onDiag for each
 // problem. Only a file that is not a capture at all is an error.
 func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnostic)) (Summary, error) {
+	rd, err := capture.NewReader(r)
+	if err != nil {
+		return Summary{}, fmt.Errorf("decode: %w", err)
+	}
+	return RunRecords(rd, opt, onMessage, onDiag), nil
+}
+
+// RunRecords is Run on the records of src: one file (a *capture.Reader)
+// or several read as one capture (a *capture.Files, whose Position turns
+// the frame numbers of messages and diagnostics into FILE:FRAME).
+func RunRecords(src capture.Records, opt Options, onMessage func(*Message), onDiag func(Diagnostic)) Summary {
+	return newPipeline(opt, onMessage, onDiag).run(src)
+}
+
+func newPipeline(opt Options, onMessage func(*Message), onDiag func(Diagnostic)) *pipeline {
 	p := &pipeline{opt: opt, onMsg: onMessage, onDiag: onDiag}
+	p.sum.Kinds = Counts{}
 	p.opt.ZMTP.ReuseParts = opt.Reuse
 	p.lent.Reuse = true
-	copt := opt.Capture
-	copt.Diagnose = func(d capture.Diagnostic) {
-		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: KindCapture, Msg: d.Msg})
-	}
 	p.order.init(opt.ZMTP)
 	p.order.maxHold = opt.MaxHold
-	res, err := capture.Run(r, copt, func(e *capture.Event) {
+	return p
+}
+
+func (p *pipeline) run(src capture.Records) Summary {
+	copt := p.opt.Capture
+	copt.Diagnose = func(d capture.Diagnostic) {
+		k := kindOfCapture(d.Kind)
+		if perPacket(k) {
+			if p.sum.Kinds[k] > 0 {
+				p.sum.Kinds[k]++
+				p.sum.Diagnostics++
+				return
+			}
+			d.Msg += " (further " + string(k) + " diagnostics are only counted, in the summary)"
+		}
+		p.diag(Diagnostic{Frame: d.Frame, Time: d.Time, Kind: k, Msg: d.Msg})
+	}
+	res := capture.RunRecords(src, copt, func(e *capture.Event) {
 		p.order.curPending, p.order.now = e.Pending, e.Time
 		p.event(e)
 		p.order.release(p.onMsg, e.Pending, false)
 	})
-	if err != nil {
-		return Summary{}, fmt.Errorf("decode: %w", err)
-	}
 	p.order.release(p.onMsg, 0, true)
 	s := &p.sum
 	s.Format = res.Format
@@ -206,10 +250,14 @@ func Run(r io.Reader, opt Options, onMessage func(*Message), onDiag func(Diagnos
 	s.Gaps = res.Stats.Gaps
 	s.LostBytes = res.Stats.LostBytes
 	s.Evicted = res.Stats.Evicted
+	s.Fragments, s.Defragmented = res.Stats.Fragments, res.Stats.Defragmented
 	s.Truncated = res.Err != nil
 	s.OutOfOrder = p.order.Late
 	s.Start, s.End = res.First, res.Last
-	return *s, nil
+	if fs, ok := src.(*capture.Files); ok {
+		s.Files = fs.Spans()
+	}
+	return *s
 }
 
 type pipeline struct {
@@ -242,7 +290,7 @@ func (p *pipeline) newStream(h *capture.Half) *stream {
 	} else {
 		s = new(stream)
 	}
-	*s = stream{p: p, half: h, forced: p.forced(h)}
+	*s = stream{p: p, half: h, forced: p.forced(h), hold: holding{index: -1}}
 	return s
 }
 
@@ -268,6 +316,7 @@ func (p *pipeline) newMessage() *Message {
 
 func (p *pipeline) diag(d Diagnostic) {
 	p.sum.Diagnostics++
+	p.sum.Kinds[d.Kind]++
 	if p.onDiag != nil {
 		p.onDiag(d)
 	}

@@ -73,11 +73,11 @@ func decodeBytes(t testing.TB, data []byte, opt Options) runResult {
 // rendered is a message as the CLI prints it, in both formats.
 func rendered(t testing.TB, m *Message) string {
 	t.Helper()
-	j, err := m.JSON("")
+	j, err := m.JSON(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(j) + "\n" + m.Text()
+	return string(j) + "\n" + m.Text(nil)
 }
 
 // checkReuse decodes data again with Options.Reuse, and requires the same
@@ -109,7 +109,7 @@ func checkReuse(t testing.TB, data []byte, opt Options, want runResult) {
 			t.Fatalf("Reuse: Clone of message %d is\n%s\nwithout Reuse\n%s", i, g, w)
 		}
 	}
-	if !cmp.Equal(diags, want.diags) || sum != want.sum {
+	if !cmp.Equal(diags, want.diags) || !cmp.Equal(sum, want.sum) {
 		t.Fatalf("Reuse: diagnostics or summary differ:\n%v\n%v\n%v\n%v", diags, want.diags, sum, want.sum)
 	}
 }

@@ -45,7 +45,7 @@ func ExampleOptions_reuse() {
 	var line []byte
 	var firstAbort *decode.Message
 	_, err = decode.Run(f, decode.Options{Reuse: true}, func(m *decode.Message) {
-		line = m.AppendText(line[:0])
+		line = m.AppendText(line[:0], nil)
 		if m.Wire.Kind() == "Abort" {
 			fmt.Printf("%s\n", line)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/roomspec/roomspec/internal/golden"
+	"github.com/roomspec/roomspec/traces/capture"
 )
 
 // TestFormatGolden pins the text and JSON renderings of a whole capture.
@@ -18,8 +19,8 @@ func TestFormatGolden(t *testing.T) {
 			r := decodeFile(t, filepath.Join("../testdata/captures", name), Options{})
 			var text, js strings.Builder
 			for _, m := range r.msgs {
-				text.WriteString(m.Text() + "\n")
-				b, err := m.JSON("")
+				text.WriteString(m.Text(nil) + "\n")
+				b, err := m.JSON(nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -40,7 +41,7 @@ func TestJSONShape(t *testing.T) {
 	r := decodeFile(t, "../testdata/captures/nixl_ranks.pcap", Options{})
 	rooms := 0
 	for _, m := range r.msgs {
-		b, err := m.JSON("x.pcap")
+		b, err := m.JSON(inFile("x.pcap"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,10 +103,10 @@ func TestTextMatchesFmt(t *testing.T) {
 	for _, f := range captureFiles(t) {
 		for _, m := range decodeFile(t, f, Options{}).msgs {
 			n++
-			if got, want := m.Text(), fmtText(m); got != want {
+			if got, want := m.Text(nil), fmtText(m); got != want {
 				t.Fatalf("%s frame %d:\n got %q\nwant %q", f, m.Frame, got, want)
 			}
-			if got := string(m.AppendText([]byte("x"))); got != "x"+m.Text() {
+			if got := string(m.AppendText([]byte("x"), nil)); got != "x"+m.Text(nil) {
 				t.Fatalf("AppendText does not append: %q", got)
 			}
 		}
@@ -115,10 +116,11 @@ func TestTextMatchesFmt(t *testing.T) {
 
 // refJSON is how JSON rendered a message with json.Marshal before
 // AppendJSON: the reference it must match byte for byte.
-func refJSON(m *Message, file string) ([]byte, error) {
+func refJSON(m *Message, at Positions) ([]byte, error) {
 	type jsonMessage struct {
 		File       string          `json:"file,omitempty"`
 		Frame      int             `json:"frame"`
+		FirstFile  *string         `json:"first_file,omitempty"`
 		FirstFrame int             `json:"first_frame"`
 		Time       string          `json:"time"`
 		Src        string          `json:"src"`
@@ -134,11 +136,15 @@ func refJSON(m *Message, file string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := jsonMessage{File: file, Frame: m.Frame, FirstFrame: m.FirstFrame, Time: m.Time.Format(TimeFormat),
+	pos, first := position(at, m.Frame), position(at, m.FirstFrame)
+	j := jsonMessage{File: pos.File, Frame: pos.Frame, FirstFrame: first.Frame, Time: m.Time.Format(TimeFormat),
 		Src: m.Src.String(), Dst: m.Dst.String(), SrcSocket: m.SrcSocket, DstSocket: m.DstSocket,
 		Kind: string(m.Wire.Kind()), Fields: fields, Parts: make([]string, len(m.Parts))}
 	if room, ok := m.Wire.Room(); ok {
 		j.Room = &room
+	}
+	if first.File != pos.File {
+		j.FirstFile = &first.File
 	}
 	for i, p := range m.Parts {
 		j.Parts[i] = base64.StdEncoding.EncodeToString(p)
@@ -160,11 +166,19 @@ func TestJSONMatchesMarshal(t *testing.T) {
 				m = &c
 			}
 			file := names[i%len(names)]
-			got, err := m.JSON(file)
+			var at Positions
+			if file != "" {
+				at = inFile(file)
+			}
+			if i%7 == 3 {
+				// The message began in the file before.
+				at = twoFiles{file, m.Frame}
+			}
+			got, err := m.JSON(at)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := refJSON(m, file)
+			want, err := refJSON(m, at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,4 +189,25 @@ func TestJSONMatchesMarshal(t *testing.T) {
 		}
 	}
 	t.Logf("%d messages", n)
+}
+
+// inFile puts every frame in one named file.
+type inFile string
+
+func (f inFile) Position(frame int) capture.Position {
+	return capture.Position{File: string(f), Frame: frame}
+}
+
+// twoFiles puts the frames before from in "before.pcap" and the others in
+// file, numbered from 1.
+type twoFiles struct {
+	file string
+	from int
+}
+
+func (f twoFiles) Position(frame int) capture.Position {
+	if frame < f.from {
+		return capture.Position{File: "before.pcap", Frame: frame}
+	}
+	return capture.Position{File: f.file, Frame: frame - f.from + 1}
 }

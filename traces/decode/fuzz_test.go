@@ -9,8 +9,10 @@ import (
 // FuzzDecode runs the whole pipeline on arbitrary bytes: no panic, no
 // hang, messages in frame order, and every message with at least one part.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"sll2.pcap", "midstream.pcap", "mooncake.pcap"} {
-		b, err := os.ReadFile("../testdata/captures/" + name)
+	for _, name := range []string{"captures/sll2.pcap", "captures/midstream.pcap", "captures/mooncake.pcap",
+		// Damage (make_damaged.py).
+		"damaged/fragments.pcap", "damaged/snaplen.pcap", "damaged/linktype.pcap", "damaged/retransmit.pcap", "damaged/timejump.pcap"} {
+		b, err := os.ReadFile("../testdata/" + name)
 		if err != nil {
 			f.Fatal(err)
 		}

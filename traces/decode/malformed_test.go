@@ -124,7 +124,7 @@ func TestMalformed(t *testing.T) {
 				r := recs[target]
 				return slices.Clone(orig[:r.data+r.capLen/2])
 			},
-			wantDiag: KindCapture, wantFrame: frame, truncated: true,
+			wantDiag: KindDamagedFile, wantFrame: frame, truncated: true,
 		},
 		{
 			name: "truncated packet",
@@ -136,7 +136,7 @@ func TestMalformed(t *testing.T) {
 				binary.LittleEndian.PutUint32(out[r.off+8:], 80)
 				return append(out, orig[r.data+r.capLen:]...)
 			},
-			wantDiag: KindCapture, wantFrame: frame, damaged: victim,
+			wantDiag: KindSnaplen, wantFrame: frame, damaged: victim,
 		},
 		{
 			name: "garbage bytes between records",
@@ -147,7 +147,7 @@ func TestMalformed(t *testing.T) {
 				out = append(out, garbage...)
 				return append(out, orig[r.off:]...)
 			},
-			wantDiag: KindCapture, wantFrame: frame, truncated: true,
+			wantDiag: KindDamagedFile, wantFrame: frame, truncated: true,
 		},
 		{
 			name: "huge declared frame size",

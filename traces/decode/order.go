@@ -19,10 +19,18 @@ import (
 // oldest frame it may still emit from is that of the oldest byte within
 // the window. maxPending bounds the heap; past it the oldest message goes
 // out regardless (and may then be out of order).
+//
+// The streams not at frame boundaries are kept in a heap by the oldest
+// frame they may still emit from, so that releasing costs the same with
+// a hundred thousand of them (connections whose greeting was cut off,
+// say) as with one.
 type reorder struct {
-	pending  msgHeap
-	seq      int
-	streams  map[*stream]struct{} // streams not at frame boundaries
+	pending msgHeap
+	seq     int
+	// streams holds the streams not at frame boundaries that still hold
+	// others back; held counts them with those held past maxHold.
+	streams  heldHeap
+	held     int
 	window   int64
 	released int // Frame of the last message released
 	// curPending is capture.Event.Pending of the event being handled.
@@ -34,12 +42,14 @@ type reorder struct {
 	// Options.MaxHold.
 	now     time.Time
 	maxHold time.Duration
+	// looked counts the held streams release looked at: the tests hold
+	// it to a constant per event.
+	looked int
 }
 
 const maxPending = 1 << 16
 
 func (o *reorder) init(opt zmtp.Options) {
-	o.streams = map[*stream]struct{}{}
 	o.window = int64(opt.ResyncWindow)
 	if o.window <= 0 {
 		o.window = zmtp.DefaultResyncWindow
@@ -53,8 +63,11 @@ func (o *reorder) init(opt zmtp.Options) {
 type holding struct {
 	fed    int64
 	chunks []heldChunk
-	held   bool      // s is in reorder.streams (checked first: a map costs)
+	held   bool      // s counts in reorder.held
 	since  time.Time // when it began holding
+	// index is s's place in reorder.streams, or -1 when it is not there
+	// (not held, or held past maxHold).
+	index int
 }
 
 type heldChunk struct {
@@ -70,14 +83,13 @@ func (o *reorder) track(s *stream, n, frame int) {
 	if s.dead || s.dec == nil || s.dec.Synced() {
 		if h.held {
 			h.chunks = h.chunks[:0]
-			delete(o.streams, s)
+			if h.index >= 0 {
+				heap.Remove(&o.streams, h.index)
+			}
 			h.held = false
+			o.held--
 		}
 		return
-	}
-	if !h.held {
-		o.streams[s] = struct{}{}
-		h.held, h.since = true, o.now
 	}
 	if n == 0 && len(h.chunks) > 0 {
 		return
@@ -90,11 +102,19 @@ func (o *reorder) track(s *stream, n, frame int) {
 	if k > 0 {
 		h.chunks = append(h.chunks[:0], h.chunks[k:]...)
 	}
+	switch {
+	case !h.held:
+		h.held, h.since = true, o.now
+		o.held++
+		heap.Push(&o.streams, s)
+	case k > 0 && h.index >= 0:
+		heap.Fix(&o.streams, h.index)
+	}
 }
 
 // direct reports whether push would hand a message straight to out.
 func (o *reorder) direct() bool {
-	return len(o.pending) == 0 && len(o.streams) == 0 && o.curPending == 0
+	return len(o.pending) == 0 && o.held == 0 && o.curPending == 0
 }
 
 // push queues m, or hands it straight to out when nothing can precede
@@ -121,15 +141,15 @@ func (o *reorder) release(out func(*Message), pending int, final bool) {
 	if pending > 0 {
 		limit = pending
 	}
-	if !final {
-		for s := range o.streams {
-			if o.maxHold > 0 && o.now.Sub(s.hold.since) > o.maxHold {
-				continue // held back others long enough
-			}
-			if c := s.hold.chunks; len(c) > 0 && c[0].frame < limit {
-				limit = c[0].frame
-			}
+	for !final && len(o.streams) > 0 {
+		s := o.streams[0]
+		o.looked++
+		if o.maxHold > 0 && o.now.Sub(s.hold.since) > o.maxHold {
+			heap.Pop(&o.streams) // it held back others long enough
+			continue
 		}
+		limit = min(limit, s.hold.chunks[0].frame)
+		break
 	}
 	for len(o.pending) > 0 && (o.pending[0].m.Frame < limit || len(o.pending) > maxPending) {
 		m := heap.Pop(&o.pending).(pendingMsg).m
@@ -164,4 +184,29 @@ func (h *msgHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// heldHeap orders streams by the oldest frame they may still emit from.
+type heldHeap []*stream
+
+func (h heldHeap) Len() int { return len(h) }
+func (h heldHeap) Less(i, j int) bool {
+	return h[i].hold.chunks[0].frame < h[j].hold.chunks[0].frame
+}
+func (h heldHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].hold.index, h[j].hold.index = i, j
+}
+func (h *heldHeap) Push(x any) {
+	s := x.(*stream)
+	s.hold.index = len(*h)
+	*h = append(*h, s)
+}
+func (h *heldHeap) Pop() any {
+	old := *h
+	s := old[len(old)-1]
+	old[len(old)-1] = nil
+	s.hold.index = -1
+	*h = old[:len(old)-1]
+	return s
 }

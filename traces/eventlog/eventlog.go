@@ -31,6 +31,7 @@ package eventlog
 import (
 	"bufio"
 	"bytes"
+	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,6 +100,12 @@ type Event struct {
 	Reason string
 	// Raw is the line as read, kept for events of unknown names.
 	Raw json.RawMessage
+	// Doubt, when not empty, says why the event's time cannot be trusted:
+	// its line was ahead of the lines around it (a Reader gave it the time
+	// of the line before), or it was written after a step of the writer's
+	// clock back and is before a line written earlier. A judge holds no
+	// room to such an event.
+	Doubt string
 }
 
 // Known reports whether e is an event this package defines.
@@ -182,14 +189,42 @@ func Parse(b []byte, lineNo int) (Event, error) {
 	return e, nil
 }
 
-// Reader reads events from a log, one line at a time.
+// Reader reads events from a log, one line at a time. It skips a UTF-8
+// byte order mark and lines that repeat a recent one, puts lines out of
+// time order by less than ReorderWithin back in order (holding at most
+// maxHeld events), and stops at once, with ErrNotLog, on a file that is
+// not a log (a capture, binary data, lines none of which is an event).
+// Stats says what it did.
 type Reader struct {
+	br   *bufio.Reader
 	sc   *bufio.Scanner
 	line int
+	chk  checker
+	// held are events read and not yet returned, by time.
+	held evHeap
+	seq  int
+	// barrier is an event after a step of the clock back, or the error
+	// of a malformed line: the events held before it go first.
+	barrier    *Event
+	barrierErr error
+	// early holds the errors of malformed lines before the first good
+	// one: if notLogAfter lines come without a good one, the file is not
+	// a log and that is the one error said.
+	early []error
+	// fileOrder turns the reordering off (the tests compare a Follower,
+	// which does not reorder, with it).
+	fileOrder bool
+	eof       bool
+	err       error // why reading stopped, returned once held is empty
+	started   bool
+	fatal     error // ErrNotLog: the log is not read further
 }
 
 // MaxLine is the longest line a Reader accepts.
 const MaxLine = 1 << 20
+
+// maxHeld bounds the events a Reader holds to put them in time order.
+const maxHeld = 1024
 
 // ErrLineTooLong is the error of a line longer than MaxLine: no event is
 // that long, so the file is not an event log (or is damaged there).
@@ -197,30 +232,157 @@ var ErrLineTooLong = fmt.Errorf("line longer than %d bytes (1 MiB): not an event
 
 // NewReader returns a Reader reading from r.
 func NewReader(r io.Reader) *Reader {
-	sc := bufio.NewScanner(r)
+	br := bufio.NewReaderSize(r, 64<<10)
+	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, 4096), MaxLine)
-	return &Reader{sc: sc}
+	return &Reader{br: br, sc: sc}
 }
+
+// Stats returns what the Reader did about the log so far.
+func (r *Reader) Stats() Stats { return r.chk.stats }
 
 // Next returns the next event, io.EOF at the end of the log, or an error
 // naming the line. After a malformed line (ErrSyntax), Next may be called
-// again to go on with the following line.
+// again to go on with the following line; after ErrNotLog it returns the
+// same error.
 func (r *Reader) Next() (Event, error) {
-	for r.sc.Scan() {
-		r.line++
-		b := bytes.TrimSpace(r.sc.Bytes())
-		if len(b) == 0 {
+	if r.fatal != nil {
+		return Event{}, r.fatal
+	}
+	if !r.started {
+		r.started = true
+		head, _ := r.br.Peek(4)
+		if r.fatal = capture(head); r.fatal != nil {
+			return Event{}, r.fatal
+		}
+	}
+	for {
+		if len(r.early) > 0 && (r.chk.good > 0 || r.eof) {
+			err := r.early[0]
+			r.early = r.early[1:]
+			return Event{}, err
+		}
+		if e, ok := r.release(); ok {
+			return e, nil
+		}
+		if err := r.barrierErr; err != nil {
+			r.barrierErr = nil
+			return Event{}, err
+		}
+		if r.eof {
+			if r.err != nil {
+				return Event{}, r.err
+			}
+			return Event{}, io.EOF
+		}
+		e, err, ok, back := r.read()
+		switch {
+		case err != nil && errors.Is(err, ErrNotLog):
+			r.fatal, r.early = err, nil
+			return Event{}, err
+		case err != nil && r.chk.good == 0:
+			r.early = append(r.early, err)
+		case err != nil && len(r.held) > 0:
+			r.barrierErr = err
+		case err != nil:
+			return Event{}, err
+		case ok && r.chk.outlier != 0:
+			r.place(&e)
+			heap.Push(&r.held, heldEvent{e, r.seq})
+			r.seq++
+		case ok && back && len(r.held) > 0:
+			// The clock stepped back at e: what is held goes first.
+			r.barrier = &e
+		case ok:
+			heap.Push(&r.held, heldEvent{e, r.seq})
+			r.seq++
+		}
+	}
+}
+
+// place gives the outlier line the checker found at e the time of the
+// line before it, if it is still held; otherwise the lines before its
+// time that follow it are doubtful (e among them).
+func (r *Reader) place(e *Event) {
+	for i := range r.held {
+		h := &r.held[i]
+		if h.Line != r.chk.outlier {
 			continue
 		}
-		return Parse(b, r.line)
+		h.Doubt = fmt.Sprintf("its time %s was %v ahead of the lines around it (it was given the time of the lines before it)",
+			h.Time.Format(TimeLayout), h.Time.Sub(r.chk.before).Round(time.Millisecond))
+		h.Time = r.chk.before
+		heap.Fix(&r.held, i)
+		return
 	}
-	if err := r.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = ErrLineTooLong
+	r.chk.misplaced()
+	e.Doubt = r.chk.doubt
+}
+
+// read reads and checks the next line; ok is false for a line that gives
+// no event (blank, a duplicate) and at the end; back says the writer's
+// clock stepped back at it.
+func (r *Reader) read() (e Event, err error, ok, back bool) {
+	if !r.sc.Scan() {
+		r.eof = true
+		if err := r.sc.Err(); err != nil {
+			if errors.Is(err, bufio.ErrTooLong) {
+				err = ErrLineTooLong
+			}
+			r.err = fmt.Errorf("eventlog: line %d: %w", r.line+1, err)
 		}
-		return Event{}, fmt.Errorf("eventlog: line %d: %w", r.line+1, err)
+		return Event{}, nil, false, false
 	}
-	return Event{}, io.EOF
+	r.line++
+	b := bytes.TrimSpace(r.sc.Bytes())
+	if len(b) == 0 {
+		return Event{}, nil, false, false
+	}
+	steps := r.chk.stats.ClockBack
+	e, err, skip := r.chk.line(b, r.line)
+	return e, err, err == nil && !skip, r.chk.stats.ClockBack > steps
+}
+
+// release returns the next event that may go: the earliest held, once no
+// line within ReorderWithin of the latest can come before it.
+func (r *Reader) release() (Event, bool) {
+	if len(r.held) == 0 {
+		if r.barrier != nil {
+			e := *r.barrier
+			r.barrier = nil
+			return e, true
+		}
+		return Event{}, false
+	}
+	first := r.held[0].Event.Time
+	if r.eof || r.fileOrder || r.barrier != nil || r.barrierErr != nil || len(r.held) >= maxHeld || first.Before(r.chk.latest.Add(-ReorderWithin)) {
+		return heap.Pop(&r.held).(heldEvent).Event, true
+	}
+	return Event{}, false
+}
+
+type heldEvent struct {
+	Event
+	seq int
+}
+
+// evHeap orders events by time, then by the order they were read.
+type evHeap []heldEvent
+
+func (h evHeap) Len() int { return len(h) }
+func (h evHeap) Less(i, j int) bool {
+	if !h[i].Time.Equal(h[j].Time) {
+		return h[i].Time.Before(h[j].Time)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h evHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *evHeap) Push(x any)   { *h = append(*h, x.(heldEvent)) }
+func (h *evHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // ReadAll reads every event of r; it stops at the first error.

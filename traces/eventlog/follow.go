@@ -18,6 +18,12 @@ import (
 //
 // It does no waiting of its own: Next returns io.EOF when nothing more is
 // written yet, and the caller decides when to look again.
+//
+// As a Reader, it skips a byte order mark and repeated lines and stops at
+// a file that is not a log (ErrNotLog, returned once: then io.EOF, so
+// that a caller that looks again says it once); lines out of time order
+// it counts (Stats) but returns as written: it cannot wait for what
+// comes next.
 type Follower struct {
 	path string
 	f    *os.File
@@ -30,7 +36,23 @@ type Follower struct {
 	chunk    []byte
 	// Rotations and Truncations count what the follower noticed.
 	Rotations, Truncations int
+	chk                    checker
+	fatal                  error
+	fatalSaid              bool
 }
+
+// stopped returns what Next and Final return once the file was found not
+// to be a log: ErrNotLog the first time, io.EOF after.
+func (f *Follower) stopped() error {
+	if f.fatalSaid {
+		return io.EOF
+	}
+	f.fatalSaid = true
+	return f.fatal
+}
+
+// Stats returns what the Follower did about the log so far.
+func (f *Follower) Stats() Stats { return f.chk.stats }
 
 // NewFollower returns a Follower of the file at path (opened when it
 // first exists).
@@ -56,6 +78,9 @@ func (f *Follower) Close() error {
 // wrapping ErrSyntax for a malformed line (call again to go on), and any
 // other error when the file cannot be read.
 func (f *Follower) Next() (Event, error) {
+	if f.fatal != nil {
+		return Event{}, f.stopped()
+	}
 	for {
 		if e, err, ok := f.nextLine(false); ok {
 			return e, err
@@ -74,6 +99,9 @@ func (f *Follower) Next() (Event, error) {
 // middle of it (no newline): what Reader would return last. It returns
 // io.EOF when there is none.
 func (f *Follower) Final() (Event, error) {
+	if f.fatal != nil {
+		return Event{}, f.stopped()
+	}
 	if e, err, ok := f.nextLine(true); ok {
 		return e, err
 	}
@@ -106,16 +134,34 @@ func (f *Follower) nextLine(final bool) (e Event, err error, ok bool) {
 			f.buf = rest
 			continue
 		}
+		if f.line == 0 {
+			if f.fatal = capture(f.buf); f.fatal != nil {
+				return Event{}, f.stopped(), true
+			}
+		}
 		f.line++
 		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			f.buf = rest
 			continue
 		}
-		e, err = Parse(b, f.line)
+		e, err, skip := f.chk.line(b, f.line)
+		if err == nil && f.chk.outlier != 0 {
+			// The outlier was handed on already: what follows it before
+			// its time is doubtful.
+			f.chk.misplaced()
+			e.Doubt = f.chk.doubt
+		}
 		// Keep the unread rest at the front of buf, so that it never grows
 		// past a line and a chunk.
 		f.buf = f.buf[:copy(f.buf, rest)]
+		if skip {
+			continue
+		}
+		if errors.Is(err, ErrNotLog) {
+			f.fatal = err
+			err = f.stopped()
+		}
 		return e, err, true
 	}
 }

@@ -2,6 +2,8 @@ package eventlog
 
 import (
 	"bytes"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,6 +36,46 @@ func FuzzParse(f *testing.F) {
 		e2.Time = e.Time
 		if d := cmp.Diff(e, e2, cmpopts.EquateEmpty()); d != "" {
 			t.Fatalf("rewritten %q: (-read +reread)\n%s", buf.Bytes(), d)
+		}
+	})
+}
+
+// FuzzReader reads arbitrary bytes as a log: it ends, never panics, gives
+// the lines a Reader in file order gives (the same events, errors and
+// stats, only in another order), and, when the clock never stepped back
+// and few lines were held, events in time order.
+func FuzzReader(f *testing.F) {
+	for _, name := range []string{"scenarios/storm-fixed.events.jsonl", "damaged/bom.events.jsonl", "damaged/dup.events.jsonl",
+		"damaged/reordered.events.jsonl", "damaged/binary.events.jsonl"} {
+		b, err := os.ReadFile("../testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b[:min(len(b), 1<<10)])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sorted, st, errSorted := readLog(t, data, false)
+		inOrder, stIn, errIn := readLog(t, data, true)
+		if st != stIn || (errSorted == nil) != (errIn == nil) {
+			t.Fatalf("stats %+v and %+v, errors %v and %v", st, stIn, errSorted, errIn)
+		}
+		lines := func(es []Event) []int {
+			out := make([]int, len(es))
+			for i, e := range es {
+				out[i] = e.Line
+			}
+			slices.Sort(out)
+			return out
+		}
+		if errSorted == nil && !slices.Equal(lines(sorted), lines(inOrder)) {
+			t.Fatalf("lines %v, in file order %v", lines(sorted), lines(inOrder))
+		}
+		if errSorted == nil && st.ClockBack == 0 && len(sorted) < maxHeld {
+			for i := 1; i < len(sorted); i++ {
+				if sorted[i].Time.Before(sorted[i-1].Time) {
+					t.Fatalf("line %d (%v) after line %d (%v)", sorted[i].Line, sorted[i].Time, sorted[i-1].Line, sorted[i-1].Time)
+				}
+			}
 		}
 	})
 }

@@ -39,5 +39,5 @@ func Example() {
 	}
 	// Output:
 	// fork-90a52f44a: verdict at-risk - some completion of the unseen steps (2 steps) pins the room
-	// fixed: verdict satisfied - every completion of the unseen steps releases the room (no log: release time not observed)
+	// fixed: verdict predicted-released - every completion of prefill's unseen steps releases the room under fixed: a prediction, the release is not observed (only -log shows it)
 }

@@ -26,8 +26,8 @@ func (r *Report) Reported() []*Room {
 
 // Summary is the report's one-line summary.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("%d rooms, %d aborted: %d satisfied, %d violated, %d inconclusive, %d at-risk, %d invalid (deadline %v, capture end %s, search bound %d unseen steps, %d states)",
-		r.Total, r.Aborted, r.Count(Satisfied), r.Count(Violated), r.Count(Inconclusive), r.Count(AtRisk), r.Count(Invalid),
+	return fmt.Sprintf("%d rooms, %d aborted: %d satisfied, %d predicted-released, %d violated, %d inconclusive, %d at-risk, %d invalid (deadline %v, capture end %s, search bound %d unseen steps, %d states)",
+		r.Total, r.Aborted, r.Count(Satisfied), r.Count(PredictedReleased), r.Count(Violated), r.Count(Inconclusive), r.Count(AtRisk), r.Count(Invalid),
 		r.Deadline, stamp(r.End), r.MaxHidden, r.MaxStates)
 }
 
@@ -60,6 +60,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString(r.Summary())
 	b.WriteString("\n")
+	if r.Log != nil {
+		b.WriteString("log: " + r.Log.String() + "\n")
+	}
 	rooms := r.Reported()
 	if len(rooms) > 0 {
 		b.WriteString("\n")
@@ -76,6 +79,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 		for _, room := range rooms {
 			fmt.Fprintf(&b, "room %d: %s: %s\n", room.Room, room.Verdict, room.Reason)
+			if room.Why != "" {
+				fmt.Fprintf(&b, "  why: %s\n", room.Why)
+			}
 			if room.More > 0 {
 				fmt.Fprintf(&b, "  (%d more observations not listed)\n", room.More)
 			}
@@ -95,6 +101,7 @@ type jsonRoom struct {
 	Room         int64    `json:"room"`
 	Verdict      Verdict  `json:"verdict"`
 	Reason       string   `json:"reason"`
+	Why          string   `json:"why,omitempty"`
 	AbortTime    *string  `json:"abort_time"`
 	AbortFrame   *int     `json:"abort_frame"`
 	TerminalTime *string  `json:"terminal_time"`
@@ -126,7 +133,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteRoomJSON writes room as one line of JSON (the objects of
 // WriteJSON), for callers that stream rooms as they are judged.
 func WriteRoomJSON(w io.Writer, room *Room) error {
-	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason,
+	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason, Why: room.Why,
 		FirstSeen: stamp(room.FirstSeen), LastSeen: stamp(room.LastSeen),
 		Frames: append([]int{}, room.Frames...), Lines: append([]int{}, room.Lines...), More: room.More,
 		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String(), WireOnly: room.WireOnly}
@@ -183,14 +190,18 @@ type junitMessage struct {
 
 // WriteJUnit writes JUnit XML with one test case per reported room:
 // violated, invalid and at-risk rooms (a possible pin) are failures,
-// inconclusive ones skipped. suite names the test suite (e.g. the
-// variant).
+// inconclusive ones skipped; satisfied and predicted-released rooms pass,
+// the verdict and its reason in the case's output (a prediction stays
+// named as one). suite names the test suite (e.g. the variant).
 func (r *Report) WriteJUnit(w io.Writer, suite string) error {
 	set := junitSet{Name: "roomspec replay " + suite}
 	for _, room := range r.Reported() {
 		c := junitCase{Class: "replay." + suite, Name: fmt.Sprintf("room %d", room.Room),
 			Output: fmt.Sprintf("frames %s; log lines %s", ints(room.Frames, room.More), ints(room.Lines, 0))}
 		msg := &junitMessage{Message: room.Reason, Type: string(room.Verdict), Text: room.State}
+		if room.Why != "" {
+			msg.Message += ". Why: " + room.Why
+		}
 		switch room.Verdict {
 		case Violated, Invalid, AtRisk:
 			c.Failure = msg
@@ -198,6 +209,8 @@ func (r *Report) WriteJUnit(w io.Writer, suite string) error {
 		case Inconclusive:
 			c.Skipped = msg
 			set.Skipped++
+		default:
+			c.Output = fmt.Sprintf("%s: %s; %s", room.Verdict, room.Reason, c.Output)
 		}
 		set.Cases = append(set.Cases, c)
 		set.Tests++

@@ -37,9 +37,11 @@
 //   - wire only: at-risk when some completion of the unseen steps (all
 //     spec steps but decode's sends) reaches a state from which no
 //     behaviour lets an aborted request go, with that completion
-//     (Room.Pin); satisfied when every completion can still let it go
-//     (the release itself is not observable without a log, so Latency
-//     stays -1); inconclusive when the completions exceed MaxStates;
+//     (Room.Pin); predicted-released when every completion can still let
+//     it go: a prediction under the variant, never satisfied, since the
+//     release itself is not observable without a log (Latency stays -1
+//     unless messages on the wire imply the release); inconclusive when
+//     the completions exceed MaxStates;
 //   - invalid, either way, when an observation has no explaining step.
 //
 // Overdue rooms. With Options.Overdue (watch), a room is also reported
@@ -180,6 +182,7 @@ type Judge struct {
 	lastTime int64
 	report   Report
 	logCheck logCheck
+	fit      logFit
 	err      error
 	// witnesses holds the witnesses rebuilt per room pattern (witness.go).
 	witnesses map[string]*Witness
@@ -282,6 +285,9 @@ func (j *Judge) Report() *Report {
 		rep.Verdicts[v] = n
 	}
 	rep.Deadline, rep.MaxHidden, rep.MaxStates = j.opt.Deadline, j.opt.MaxHidden, j.opt.MaxStates
+	if j.finished {
+		rep.Log = j.LogFit()
+	}
 	return &rep
 }
 

@@ -74,7 +74,7 @@ func (j *Judge) observeLog(rm *room, o *observe.Observation, now int64) {
 		if _, ok := lc.logRooms[rm.ID]; !ok {
 			lc.logRooms[rm.ID], lc.logLines[rm.ID] = now, o.Line
 		}
-		if o.Kind == observe.Status && o.To == "WaitingForInput" && rs.wfiLog == 0 {
+		if o.Kind == observe.Status && o.To == "WaitingForInput" && rs.wfiLog == 0 && o.Doubt == "" {
 			rs.wfiLog, rs.wfiLine = now, o.Line
 		}
 	} else {
@@ -106,7 +106,7 @@ func (j *Judge) hold(rm *room, end int64, finishing bool) bool {
 	if !j.opt.Log || lc.decided {
 		return false
 	}
-	if !finishing && (lc.events == 0 || len(lc.wireRooms) == 0) {
+	if !finishing && (lc.events == 0 || len(lc.wireRooms) == 0 || !j.fitReady(len(lc.held))) {
 		lc.held = append(lc.held, heldRoom{rm, end})
 		return true
 	}
@@ -132,7 +132,7 @@ func (j *Judge) logChecked() (ok, decided bool) {
 	if !j.opt.Log {
 		return true, true
 	}
-	if !lc.decided && lc.events > 0 && len(lc.wireRooms) > 0 {
+	if !lc.decided && lc.events > 0 && len(lc.wireRooms) > 0 && j.fitReady(len(lc.held)) {
 		j.hold(nil, 0, true)
 	}
 	return lc.decided && j.err == nil, lc.decided
@@ -174,7 +174,7 @@ func (j *Judge) checkLog() error {
 		return fmt.Errorf("%w: the log's events (%s to %s) and the capture's messages (%s to %s) are %v apart, more than the %v deadline: the two clocks are offset",
 			ErrLogMismatch, stamp(stamp64(lc.logFirst)), stamp(stamp64(lc.logLast)), stamp(stamp64(lc.wireFirst)), stamp(stamp64(lc.wireLast)), time.Duration(gap), j.opt.Deadline)
 	}
-	return nil
+	return j.checkFit()
 }
 
 // few lists up to five room ids, smallest first.

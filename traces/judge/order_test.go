@@ -67,7 +67,7 @@ func TestOrder(t *testing.T) {
 			name: "TransferInfo captured after another rank's ABORT",
 			opt:  Options{Skew: -1},
 			obs:  []Observation{w[0], w[2], at(w[1], abortAt.Sub(w[1].Time)+20*time.Millisecond), at(w[3], 30*time.Millisecond)},
-			want: Satisfied,
+			want: PredictedReleased,
 		},
 		{
 			// The same rank's TransferInfo after its own ABORT: a connection
@@ -212,11 +212,11 @@ func TestPrefillEndpoints(t *testing.T) {
 	for _, room := range rep.Rooms {
 		got[room.Prefill] = room.Verdict
 	}
-	if len(rep.Rooms) != 2 || got[x] != Satisfied || got[y] != Invalid {
+	if len(rep.Rooms) != 2 || got[x] != PredictedReleased || got[y] != Invalid {
 		for _, room := range rep.Rooms {
 			t.Logf("%v room %d: %s (%s)", room.Prefill, room.Room, room.Verdict, room.Reason)
 		}
-		t.Fatalf("got %v, want %v satisfied and %v invalid", got, x, y)
+		t.Fatalf("got %v, want %v predicted-released and %v invalid", got, x, y)
 	}
 
 	// With the log of x's prefill: y's room is judged from the wire alone
@@ -230,12 +230,12 @@ func TestPrefillEndpoints(t *testing.T) {
 	}
 	rep = r.Finish(w[len(w)-1].Time.Add(time.Hour))
 	for _, room := range rep.Rooms {
-		want := "released 4s after the abort"
+		want, reason := Satisfied, "released 4s after the abort"
 		if room.Prefill == y {
-			want = "no log"
+			want, reason = PredictedReleased, "judged from the wire alone (the log is another prefill endpoint's)"
 		}
-		if room.Verdict != Satisfied || !strings.Contains(room.Reason, want) {
-			t.Errorf("with x's log, %v room %d: %s (%s), want satisfied (%s)", room.Prefill, room.Room, room.Verdict, room.Reason, want)
+		if room.Verdict != want || !strings.Contains(room.Reason, reason) {
+			t.Errorf("with x's log, %v room %d: %s (%s), want %s (%s)", room.Prefill, room.Room, room.Verdict, room.Reason, want, reason)
 		}
 	}
 }
@@ -308,7 +308,7 @@ func TestVerdictEvents(t *testing.T) {
 			len(rep.Rooms), rep.Total, rep.Aborted, len(got), rooms, rooms/3, rooms/3)
 	}
 	for _, room := range got {
-		if !room.Aborted || room.Verdict != Satisfied {
+		if !room.Aborted || room.Verdict != PredictedReleased {
 			t.Fatalf("room %d: aborted %v, %s (%s)", room.Room, room.Aborted, room.Verdict, room.Reason)
 		}
 	}

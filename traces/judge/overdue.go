@@ -73,6 +73,7 @@ func (j *Judge) observed(rm *room, o *observe.Observation) {
 // Pinned or AtRisk.
 func (j *Judge) tick(t time.Time) {
 	now := t.UnixNano()
+	j.fit.ticked = max(j.fit.ticked, now)
 	od := &j.overdue
 	skew := int64(j.opt.Skew)
 	keep := od.dirty[:0]
@@ -134,6 +135,10 @@ func (j *Judge) tick(t time.Time) {
 		case AtRisk:
 			kind = EventAtRisk
 		default:
+			if rs.fit.waitLog {
+				// Held until the log reaches its deadline (logfit.go).
+				heap.Push(&od.due, dueEntry{at: now + 1, rm: rm})
+			}
 			continue
 		}
 		od.serial++

@@ -131,8 +131,8 @@ func TestPinnedRooms(t *testing.T) {
 			if last := room.Behaviour[len(room.Behaviour)-1]; !last.Equal(&room.Pin[len(room.Pin)-1]) {
 				t.Fatal("the behaviour does not end in the pinned state")
 			}
-			if fixed := replay(t, "fixed", Options{Deadline: dl}, wireObs, last.Add(time.Hour)); fixed.Verdict != Satisfied {
-				t.Fatalf("the same wire traffic under the fix: %s (%s), want satisfied", fixed.Verdict, fixed.Reason)
+			if fixed := replay(t, "fixed", Options{Deadline: dl}, wireObs, last.Add(time.Hour)); fixed.Verdict != PredictedReleased {
+				t.Fatalf("the same wire traffic under the fix: %s (%s), want predicted-released", fixed.Verdict, fixed.Reason)
 			}
 			if len(logObs) == 0 {
 				// No prefill step of the pin writes a line: the log shows

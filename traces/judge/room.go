@@ -16,18 +16,26 @@ type Verdict string
 
 // The verdicts.
 const (
-	Satisfied    Verdict = "satisfied"
-	Violated     Verdict = "violated"
-	Inconclusive Verdict = "inconclusive"
-	AtRisk       Verdict = "at-risk"
-	Invalid      Verdict = "invalid"
+	// Satisfied: the log shows prefill letting go of the room within the
+	// deadline (its release was observed).
+	Satisfied Verdict = "satisfied"
+	// PredictedReleased: judged from the wire alone, every completion of
+	// prefill's unseen steps lets the room go under the variant. It is a
+	// prediction, not an observation: without the prefill event log the
+	// release itself is never seen, and a variant that does not model the
+	// code the capture came from predicts wrongly. Never a failure.
+	PredictedReleased Verdict = "predicted-released"
+	Violated          Verdict = "violated"
+	Inconclusive      Verdict = "inconclusive"
+	AtRisk            Verdict = "at-risk"
+	Invalid           Verdict = "invalid"
 	// NotAborted is the verdict of a room that was never aborted and whose
 	// observations are all explained: nothing to judge.
 	NotAborted Verdict = "not-aborted"
 )
 
 // Verdicts are every verdict, in the order the summary counts them.
-var Verdicts = []Verdict{Satisfied, Violated, Inconclusive, AtRisk, Invalid, NotAborted}
+var Verdicts = []Verdict{Satisfied, PredictedReleased, Violated, Inconclusive, AtRisk, Invalid, NotAborted}
 
 // Room is the verdict on one room with its evidence.
 type Room struct {
@@ -37,7 +45,10 @@ type Room struct {
 	Prefill netip.AddrPort
 	Verdict Verdict
 	// Reason explains the verdict in a sentence.
-	Reason  string
+	Reason string
+	// Why says, for a violated or at-risk room whose behaviour reaches a
+	// state that pins it, why it is pinned in SGLang's terms (see Why).
+	Why     string
 	Aborted bool
 	// AbortTime is the time of the room's first ABORT; AbortFrame its frame.
 	AbortTime  time.Time
@@ -118,13 +129,19 @@ type Report struct {
 	Deadline time.Duration
 	// MaxHidden and MaxStates are the search bounds used.
 	MaxHidden, MaxStates int
+	// Log is what the log was measured to be against the capture (its
+	// clock offset, its coverage; logfit.go), nil without a log.
+	Log *LogFit
 }
 
 // Count returns how many rooms have verdict v.
 func (r *Report) Count(v Verdict) int { return r.Verdicts[v] }
 
-// Failed reports whether any room is violated or invalid.
-func (r *Report) Failed() bool { return r.Count(Violated)+r.Count(Invalid) > 0 }
+// Failed reports whether any room is violated, invalid or at-risk (some
+// completion of prefill's unseen steps pins it): the rooms JUnit fails,
+// and a run that must not read as an all-clear. Predicted-released rooms
+// are not failures, and not satisfied either.
+func (r *Report) Failed() bool { return r.Count(Violated)+r.Count(Invalid)+r.Count(AtRisk) > 0 }
 
 // Keep sets the report's rooms: rooms, as a driver kept them from
 // Verdict events, put in order of first observation (then of room id).

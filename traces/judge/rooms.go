@@ -60,6 +60,8 @@ type roomState struct {
 	wfiLog, tiDone   int64
 	wfiLine, tiFrame int
 	tis              int
+	// fit is what the room shows of the log's fit (logfit.go).
+	fit roomFit
 }
 
 type invalidity struct {
@@ -95,6 +97,7 @@ func (j *Judge) observe(o observe.Observation) *room {
 	}
 	j.evidence(rs, &o)
 	if j.opt.Log {
+		j.fitObserve(rm, &o, now)
 		j.observeLog(rm, &o, now)
 		rs.logSeen = rs.logSeen || !o.Kind.Wire()
 	}

@@ -56,8 +56,9 @@ func verdicts(rep *Report) map[string]string {
 }
 
 // TestScenarios replays each scenario with its log (exactly the expected
-// verdicts) and without it (pinned rooms at-risk or violated, never
-// satisfied; nothing invalid).
+// verdicts) and without it (pinned rooms at-risk or violated, no room
+// satisfied: from the wire alone a release is never observed; nothing
+// invalid).
 func TestScenarios(t *testing.T) {
 	for _, sc := range loadScenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -87,6 +88,33 @@ func TestScenarios(t *testing.T) {
 				}
 				if slices.Contains(sc.Pinned, room.Room) && room.Verdict != AtRisk && room.Verdict != Violated {
 					t.Errorf("wire only: pinned room %d is %s", room.Room, room.Verdict)
+				}
+				if room.Verdict == Satisfied {
+					t.Errorf("wire only: room %d satisfied (%s): its release was not observed", room.Room, room.Reason)
+				}
+			}
+		})
+	}
+}
+
+// TestWireOnlyUnderDefault is issue 22's false all-clear: a real-code
+// capture replayed from the wire alone under the variant replay assumes
+// without -variant (upstream, which does not model the commit the capture
+// came from) calls no room satisfied; the rooms it predicts released are
+// named as predictions, and the report does not read as satisfied.
+func TestWireOnlyUnderDefault(t *testing.T) {
+	for _, sc := range loadScenarios(t) {
+		if !strings.HasPrefix(sc.Name, "real-") {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			rep := judgeAll(t, variantConfig(t, "upstream"), Options{Deadline: sc.deadline}, sc.wire, sc.end)
+			if rep.Aborted == 0 || rep.Count(Satisfied) != 0 {
+				t.Fatalf("wire only under upstream: %s", rep.Summary())
+			}
+			for _, room := range rep.Reported() {
+				if room.Verdict == PredictedReleased && !strings.Contains(room.Reason, "a prediction, the release is not observed") {
+					t.Errorf("room %d: %s: the reason does not say it is a prediction: %s", room.Room, room.Verdict, room.Reason)
 				}
 			}
 		})

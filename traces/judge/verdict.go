@@ -43,6 +43,7 @@ func (j *Judge) judged(rm *room, end int64, final bool) *Room {
 		}
 		out.Reason = fmt.Sprintf("judged from the wire alone (%s): %s", why, out.Reason)
 	}
+	j.believe(rm, out, end)
 	return out
 }
 
@@ -164,6 +165,12 @@ func (j *Judge) verdict(rm *room, end int64) *Room {
 			out.Behaviour = j.rebuild(rm, nil)
 			return out
 		}
+		if !rs.log {
+			// Messages on the wire (an ABORT_ACK) that every explanation
+			// follows with the release: still the variant's prediction.
+			out.Verdict, out.Reason = PredictedReleased, fmt.Sprintf("the messages seen imply its release %v after the abort under %s: a prediction, the release is not observed (only -log shows it)", out.Latency, j.variantName())
+			return out
+		}
 		out.Verdict, out.Reason = Satisfied, fmt.Sprintf("released %v after the abort", out.Latency)
 		return out
 	}
@@ -172,6 +179,7 @@ func (j *Judge) verdict(rm *room, end int64) *Room {
 		return out
 	}
 	if rs.log {
+		defer j.pinned(rm, out)
 		waited := time.Duration(end - rs.episode)
 		if rs.latency > dl {
 			out.Verdict, out.Reason = Violated, fmt.Sprintf("released %v after an abort, later than the %v deadline", time.Duration(rs.latency), j.opt.Deadline)
@@ -191,12 +199,13 @@ func (j *Judge) verdict(rm *room, end int64) *Room {
 		out.Verdict, out.Reason = AtRisk, fmt.Sprintf("some completion of the unseen steps (%d steps) pins the room", len(pin)-1)
 		if b := j.rebuild(rm, &pin[0]); b != nil {
 			out.Behaviour = append(b, pin[1:]...)
+			out.Why = Why(rs.inst.Config(), out.Behaviour)
 		}
 	case !complete:
 		out.Verdict, out.Reason = Inconclusive, fmt.Sprintf("the completions of the unseen steps exceed the search bound (%d states)", j.opt.MaxStates)
 		out.BoundHit = true
 	default:
-		out.Verdict, out.Reason = Satisfied, "every completion of the unseen steps releases the room (no log: release time not observed)"
+		out.Verdict, out.Reason = PredictedReleased, fmt.Sprintf("every completion of prefill's unseen steps releases the room under %s: a prediction, the release is not observed (only -log shows it)", j.variantName())
 	}
 	return out
 }
@@ -210,4 +219,37 @@ func (j *Judge) rebuild(rm *room, want *model.State) []model.State {
 		return nil
 	}
 	return rs.inst.Behaviour(rs.start, rs.hist, j.opt.Skew, want)
+}
+
+// variantName names the variant rooms are judged under, for reasons.
+func (j *Judge) variantName() string {
+	if n := j.instances.Base().Name; n != "" && n != "." {
+		return n
+	}
+	return "the variant"
+}
+
+// pinned extends the behaviour of a room the log shows violated to the
+// state that pins it, where some completion of prefill's unseen steps
+// reaches one (the log ends before it: the ABORTs may still be on their
+// way), and says why it is pinned. A room violated by a late release, or
+// one every completion lets go, keeps its behaviour.
+func (j *Judge) pinned(rm *room, out *Room) {
+	rs := &rm.Data
+	if out.Verdict != Violated || out.Latency >= 0 || rs.inst == nil || rs.histLost {
+		return
+	}
+	c := rs.inst.Config()
+	if n := len(out.Behaviour); n > 0 && rs.inst.Doomed(&out.Behaviour[n-1]) {
+		out.Why = Why(c, out.Behaviour)
+		return
+	}
+	pin, _ := rs.inst.Pin(rs.set)
+	if pin == nil {
+		return
+	}
+	if b := j.rebuild(rm, &pin[0]); b != nil {
+		out.Behaviour, out.Pin = append(b, pin[1:]...), pin
+		out.Why = Why(c, out.Behaviour)
+	}
 }

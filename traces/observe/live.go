@@ -22,7 +22,10 @@ import "time"
 // after the last packet (the source is caught up with the kernel, and a
 // packet taken now is stamped now). Log lines carry the prefill's clock,
 // which on the same node is the capture's; a log line is taken to be
-// written within Hold of its timestamp.
+// written within Hold of its timestamp, or as late as the log's recent
+// lines came (a writer that buffers, a shipper 3 s behind: capture time
+// then waits that long for the log, so that a room is not found pinned
+// for a release the log has yet to deliver).
 //
 // Live is a pure state machine: it is told what each source delivered
 // and what the wall clock says, and what it hands on is read from Ready.
@@ -42,6 +45,13 @@ type Live struct {
 	logLast    time.Time
 	logAtEnd   bool
 	logEndWall time.Time
+	// lags are how late (wall time less the line's time) the recent
+	// lines came that were written after the follower had found the log's
+	// end: a writer that buffers, or a shipper, delivers them that far
+	// behind, and the log is known through its end only that far back.
+	lags   [logLags]time.Duration
+	nlags  int
+	logLag time.Duration
 	// advanced is the capture time last handed on; steps the capture
 	// times of records not yet handed on (capture time is held back while
 	// the log has not caught up with them).
@@ -118,8 +128,20 @@ func (l *Live) Wire(o Observation, wall time.Time) {
 	l.release(wall)
 }
 
+// logLags is how many recent lines the log's lag is the largest of.
+const logLags = 64
+
 // Log hands over an observation of a log line.
 func (l *Live) Log(o Observation, wall time.Time) {
+	if l.logAtEnd {
+		// Written since the follower found the end: how late it came.
+		l.lags[l.nlags%logLags] = max(wall.Sub(o.Time), 0)
+		l.nlags++
+		l.logLag = 0
+		for _, d := range l.lags[:min(l.nlags, logLags)] {
+			l.logLag = max(l.logLag, d)
+		}
+	}
 	l.logQ.push(o)
 	l.logSeen, l.logAtEnd = true, false
 	l.logLast = latest(l.logLast, o.Time)
@@ -186,7 +208,9 @@ func (l *Live) logThrough() (t time.Time, ok, none bool) {
 	case !l.opt.Log:
 		return time.Time{}, true, true
 	case l.logAtEnd:
-		return latest(l.logLast, l.logEndWall.Add(-l.opt.Hold)), true, false
+		// At its end, the log is known through Hold ago, or as far back
+		// as its recent lines came late.
+		return latest(l.logLast, l.logEndWall.Add(-max(l.opt.Hold, l.logLag))), true, false
 	}
 	return l.logLast, l.logSeen, false
 }

@@ -111,6 +111,9 @@ type Log struct {
 	// empty when the line does not say).
 	From, To      string
 	Status, Queue string
+	// Doubt, when not empty, says why the line's time cannot be trusted
+	// (eventlog.Event.Doubt).
+	Doubt string
 }
 
 // Evidence prints where the observation was seen: "frame N" or "log line N".

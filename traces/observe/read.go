@@ -58,7 +58,7 @@ func FromEvent(e *eventlog.Event) (o Observation, ok bool) {
 	if !e.Known() || e.Role == "decode" {
 		return o, false
 	}
-	o = Observation{Time: e.Time, Room: e.Room, Log: Log{Line: e.Line, Event: e.Event}}
+	o = Observation{Time: e.Time, Room: e.Room, Log: Log{Line: e.Line, Event: e.Event, Doubt: e.Doubt}}
 	switch e.Event {
 	case eventlog.Status:
 		o.Kind, o.From, o.To = Status, e.From, e.To
@@ -98,6 +98,10 @@ type LogReader struct {
 
 // NewLogReader returns a LogReader reading from r.
 func NewLogReader(r io.Reader) *LogReader { return &LogReader{rd: eventlog.NewReader(r)} }
+
+// Stats says what the reader did about a log that is not quite right
+// (eventlog.Stats: a byte order mark, repeated lines, lines out of order).
+func (l *LogReader) Stats() eventlog.Stats { return l.rd.Stats() }
 
 // Next returns the next observation, io.EOF at the end of the log, or an
 // error naming the line. After a malformed line (eventlog.ErrSyntax),

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/roomspec/roomspec/traces/capture"
@@ -22,18 +24,35 @@ import (
 // all the files read.
 //
 // A file that is not a capture, ends inside a record, or is overwritten
-// while it is read (the rotation came round to it: the source fell a
-// whole rotation behind) is reported to Problem and skipped; reading goes
-// on with the next file, or the newest after an overwrite.
+// while it is read (truncated, or started over by a rotation that came
+// round to it: its first bytes change) is reported to Problem and skipped;
+// reading goes on with the next file, or, after an overwrite, with the
+// newest (the overwritten one again, read from its start, if it is).
+// Compressed files (gzip, as "tcpdump -z gzip" leaves finished rotations)
+// are not read: their packets were read before they were compressed.
+//
+// A stall (no record for StallAfter while files of the directory are
+// written) is reported to Problem, as is its end, and Stalled says how
+// long it has lasted.
 type Dir struct {
 	ctx     context.Context
 	dir     string
 	pattern string
 	poll    time.Duration
-	// Problem, if set, receives what made the Dir skip a file.
+	// Problem, if set, receives what made the Dir skip a file, and the
+	// beginning and end of a stall (ErrStalled). It is called from Next.
 	Problem func(error)
+	// StallAfter is how long without a record, while files of the
+	// directory are written, makes a stall (0: DefaultStallAfter).
+	StallAfter time.Duration
 	// Files counts the files opened.
 	Files int
+
+	// progress is when Next last returned a record or opened a file (wall
+	// time); stallStart, when a stall began (Unix nanoseconds, 0 if none):
+	// Stalled may read it from another goroutine.
+	progress   time.Time
+	stallStart atomic.Int64
 
 	cur    *os.File
 	curFI  os.FileInfo
@@ -62,7 +81,55 @@ func OpenDir(ctx context.Context, dir, pattern string, poll time.Duration) (*Dir
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("source: %s is not a directory", dir)
 	}
-	return &Dir{ctx: ctx, dir: dir, pattern: pattern, poll: pollOr(poll)}, nil
+	return &Dir{ctx: ctx, dir: dir, pattern: pattern, poll: pollOr(poll), progress: time.Now()}, nil
+}
+
+// ErrStalled is wrapped by the problem a Dir reports when it stalls.
+var ErrStalled = errors.New("source: stalled")
+
+// DefaultStallAfter is Dir.StallAfter's default.
+const DefaultStallAfter = 30 * time.Second
+
+// Stalled returns how long the Dir has been stalled (0 when it is not).
+// It is safe to call from any goroutine (a metrics handler).
+func (d *Dir) Stalled() time.Duration {
+	if ns := d.stallStart.Load(); ns != 0 {
+		return time.Since(time.Unix(0, ns))
+	}
+	return 0
+}
+
+// progressed records that the Dir went forward, ending a stall.
+func (d *Dir) progressed() {
+	d.progress = time.Now()
+	if ns := d.stallStart.Swap(0); ns != 0 {
+		d.problem(fmt.Errorf("source: %s: reading again after a stall of %v", d.dir, time.Since(time.Unix(0, ns)).Round(time.Millisecond)))
+	}
+}
+
+// checkStall looks, while the Dir waits, for files written since it last
+// went forward: if it has waited StallAfter with such files there, it is
+// stalled.
+func (d *Dir) checkStall(fs []dirFile) {
+	after := d.StallAfter
+	if after <= 0 {
+		after = DefaultStallAfter
+	}
+	if d.stallStart.Load() != 0 || time.Since(d.progress) < after {
+		return
+	}
+	for _, f := range fs {
+		if f.fi.ModTime().After(d.progress) {
+			d.stallStart.Store(d.progress.UnixNano())
+			cur := "no file"
+			if d.cur != nil {
+				cur = d.cur.Name()
+			}
+			d.problem(fmt.Errorf("%w: no packet read for %v (reading %s) while %s was written at %s",
+				ErrStalled, time.Since(d.progress).Round(time.Millisecond), cur, f.name, f.fi.ModTime().Format(time.RFC3339)))
+			return
+		}
+	}
 }
 
 type dirFile struct {
@@ -79,7 +146,7 @@ func (d *Dir) files() []dirFile {
 	var out []dirFile
 	for _, e := range ents {
 		name := e.Name()
-		if d.pattern == "" && name[0] == '.' {
+		if d.pattern == "" && name[0] == '.' || strings.HasSuffix(name, ".gz") {
 			continue
 		}
 		if d.pattern != "" {
@@ -130,7 +197,9 @@ func (d *Dir) newer() bool {
 	if err != nil {
 		return true
 	}
-	for _, f := range d.files() {
+	fs := d.files()
+	d.checkStall(fs)
+	for _, f := range fs {
 		if !os.SameFile(f.fi, cur) && !f.fi.ModTime().Before(cur.ModTime()) {
 			return true
 		}
@@ -153,6 +222,7 @@ func (d *Dir) Next() (capture.Record, error) {
 		}
 		if d.rd == nil {
 			if !d.open() {
+				d.checkStall(d.files())
 				select {
 				case <-d.ctx.Done():
 				case <-time.After(d.poll):
@@ -164,6 +234,7 @@ func (d *Dir) Next() (capture.Record, error) {
 		if err == nil {
 			d.frames++
 			rec.Frame = d.frames
+			d.progressed()
 			return rec, nil
 		}
 		if d.ctx.Err() != nil {
@@ -171,6 +242,13 @@ func (d *Dir) Next() (capture.Record, error) {
 		}
 		if d.g.err != nil {
 			err = fmt.Errorf("%w (%w)", d.g.err, err)
+		} else if err != io.EOF {
+			// Damage, or the file was started over under us and what
+			// we read past the point it was truncated at is its new
+			// content: then read it again from its start.
+			if rw := d.g.rewritten(); rw != nil {
+				err = fmt.Errorf("%w (%w)", rw, err)
+			}
 		}
 		if err != io.EOF {
 			d.problem(fmt.Errorf("%s: %w", d.cur.Name(), err))
@@ -195,6 +273,7 @@ func (d *Dir) open() bool {
 	}
 	d.cur, d.curFI, d.started = file, f.fi, true
 	d.Files++
+	d.progressed()
 	d.g = &growing{ctx: d.ctx, f: file, name: file.Name(), poll: d.poll, finished: d.newer}
 	d.rd, err = capture.NewReader(d.g)
 	if err != nil {

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,10 +12,16 @@ import (
 	"github.com/roomspec/roomspec/traces/capture"
 )
 
-// ErrOverwritten is wrapped by the error of a followed file that shrank
-// while it was read: its writer started it over (a rotation that came
-// round to it, or a restart), and what the reader had not read is lost.
+// ErrOverwritten is wrapped by the error of a followed file that shrank,
+// or whose first bytes changed, while it was read: its writer started it
+// over (a rotation that came round to it, or a restart), and what the
+// reader had not read is lost.
 var ErrOverwritten = errors.New("source: capture file overwritten while read")
+
+// headLen is how many of a followed file's first bytes are kept to notice
+// that it was started over: the pcap header and the first record's
+// header (or the pcapng section header's start).
+const headLen = 40
 
 // DefaultPoll is how often a followed file is looked at for growth.
 const DefaultPoll = 50 * time.Millisecond
@@ -33,6 +40,8 @@ type growing struct {
 	// err is the last error Read returned: capture.Reader reports a
 	// failed read as a truncated record, without the cause.
 	err error
+	// head holds the file's first bytes as read (up to headLen).
+	head []byte
 }
 
 func (g *growing) Read(b []byte) (int, error) {
@@ -44,10 +53,21 @@ func (g *growing) Read(b []byte) (int, error) {
 }
 
 func (g *growing) read(b []byte) (int, error) {
+	waited := false
 	for {
+		if waited {
+			// It may have been started over while we waited, and
+			// written past where we were since.
+			if err := g.rewritten(); err != nil {
+				return 0, err
+			}
+		}
 		n, err := g.f.Read(b)
-		g.off += int64(n)
 		if n > 0 {
+			if len(g.head) < headLen && g.off < headLen {
+				g.head = append(g.head, b[:min(n, headLen-int(g.off))]...)
+			}
+			g.off += int64(n)
 			return n, nil
 		}
 		if err != nil && err != io.EOF {
@@ -78,11 +98,27 @@ func (g *growing) read(b []byte) (int, error) {
 			return 0, io.EOF
 		case <-time.After(g.poll):
 		}
+		waited = true
 	}
 }
 
+// rewritten returns an ErrOverwritten error when the file's first bytes
+// are no longer those read.
+func (g *growing) rewritten() error {
+	if len(g.head) == 0 {
+		return nil
+	}
+	now := make([]byte, len(g.head))
+	n, _ := g.f.ReadAt(now, 0)
+	if n < len(now) || !bytes.Equal(now, g.head) {
+		return fmt.Errorf("%w: %s was started over (its first bytes changed) after %d bytes were read", ErrOverwritten, g.name, g.off)
+	}
+	return nil
+}
+
 // File is a capture file that is still being written ("tcpdump -U -w
-// FILE"), read as it grows until the context ends.
+// FILE"), read as it grows until the context ends; a gzip file is
+// decompressed as it grows.
 type File struct {
 	g  *growing
 	rd *capture.Reader
@@ -97,7 +133,12 @@ func OpenFile(ctx context.Context, path string, poll time.Duration) (*File, erro
 		return nil, err
 	}
 	g := &growing{ctx: ctx, f: f, name: path, poll: pollOr(poll)}
-	rd, err := capture.NewReader(g)
+	in, err := Decompress(g)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rd, err := capture.NewReader(in)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)

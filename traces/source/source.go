@@ -47,10 +47,15 @@ type Stream struct {
 	c  io.Closer
 }
 
-// NewStream reads the stream's file header from r; it fails with an error
-// wrapping capture.ErrNotCapture when r is not a capture.
+// NewStream reads the stream's file header from r (decompressed when it
+// is gzip); it fails with an error wrapping capture.ErrNotCapture when r
+// is not a capture.
 func NewStream(r io.Reader) (*Stream, error) {
-	rd, err := capture.NewReader(r)
+	in, err := Decompress(r)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := capture.NewReader(in)
 	if err != nil {
 		return nil, err
 	}

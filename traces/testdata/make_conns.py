@@ -2,7 +2,7 @@
 """Make captures of many short TCP connections, with real TCP on loopback.
 
 The kernel's own TCP makes every packet; tcpdump captures them. Nothing is
-written by hand. Three kinds:
+written by hand. Four kinds:
 
   conns/conns.pcap (committed, the default): 3 connections that exchange a few
       bytes and close with FIN/FIN/ACK, 3 refused (SYN, RST/ACK), and 2 that
@@ -11,6 +11,14 @@ written by hand. Three kinds:
   --syn N: syn_N.pcap, the same N connections captured with a BPF filter
       that keeps only the SYNs: what a capture that missed the replies of a
       SYN flood shows (every connection half-open).
+  --half N: half_N.pcap, N connections that each send the first 12 bytes of
+      a ZMTP 3.1 greeting (signature and version) and nothing more, captured
+      without their FINs and RSTs, so that every one is still open, in the
+      middle of its greeting, when the capture ends; meanwhile a real libzmq
+      PUSH socket sends a TransferInfo and an ABORT of a new room to a PULL
+      socket after every 1000 of them. The decode, replay and watch
+      measurements of issue 25 (time per connection, RSS at 10k, 100k and
+      1M open connections) read them.
 
 The large ones go to traces/testdata/large (not committed); the decode
 benchmarks and the memory measurements of traces/decode read them. Each
@@ -22,6 +30,7 @@ Run as root (tcpdump needs it):
     sudo /usr/bin/python3 traces/testdata/make_conns.py              # conns.pcap
     sudo /usr/bin/python3 traces/testdata/make_conns.py --syn 2000000
     sudo /usr/bin/python3 traces/testdata/make_conns.py --rst 1000000
+    sudo /usr/bin/python3 traces/testdata/make_conns.py --half 1000000
 """
 
 import argparse
@@ -41,8 +50,8 @@ PORTS = 40000  # source ports per source address
 class Capture:
     """tcpdump on lo with a BPF filter; stop() fails if it dropped packets."""
 
-    def __init__(self, path, bpf):
-        cmd = ["tcpdump", "-U", "-n", "-B", "262144", "-s", "128", "-i", "lo", "-w", path, bpf]
+    def __init__(self, path, bpf, snaplen=128):
+        cmd = ["tcpdump", "-U", "-n", "-B", "262144", "-s", str(snaplen), "-i", "lo", "-w", path, bpf]
         self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
         self.lines = []
         while True:
@@ -120,6 +129,62 @@ def exchange(srv, i, reset):
     time.sleep(0.05)
 
 
+# The signature and version of a ZMTP 3.1 greeting: 12 of its 64 bytes.
+GREETING_HEAD = b"\xff" + b"\x00" * 8 + b"\x7f\x03\x01"
+
+
+def half_greetings(n, path):
+    """n connections stopped in their greeting, beside a live ZeroMQ pair."""
+    import random
+    import threading
+    import zmq
+    sys.path.insert(0, HERE)
+    from make_captures import nixl_transfer_info, abort
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4096)
+    hport = srv.getsockname()[1]
+
+    def accept():
+        while True:
+            try:
+                a, _ = srv.accept()
+            except OSError:
+                return
+            a.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    ctx = zmq.Context()
+    pull = ctx.socket(zmq.PULL)
+    zport = pull.bind_to_random_port("tcp://127.0.0.1")
+    push = ctx.socket(zmq.PUSH)
+    bpf = "tcp port %d or (tcp dst port %d and tcp[tcpflags] & (tcp-fin|tcp-rst) == 0)" % (zport, hport)
+    cap = Capture(path, bpf, snaplen=65535)
+    push.connect("tcp://127.0.0.1:%d" % zport)
+    rng = random.Random(25)
+    room = 1 << 40
+    for i in range(n):
+        c = socket.socket()
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        c.bind(source(i))
+        c.connect(("127.0.0.1", hport))
+        c.sendall(GREETING_HEAD)
+        c.close()
+        if i % 1000 == 0:
+            room += 1
+            for _, parts in (nixl_transfer_info(rng, room, "127.0.0.1", 7000, "decode-0"), abort(room)):
+                push.send_multipart(parts)
+                pull.recv_multipart()
+        if i and i % 100000 == 0:
+            sys.stderr.write("%d connections\n" % i)
+    cap.stop()
+    srv.close()
+    push.close(linger=0)
+    pull.close(linger=0)
+    ctx.term()
+
+
 def small(out):
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
@@ -141,9 +206,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rst", type=int, metavar="N", help="make rst_N.pcap: N refused connections")
     ap.add_argument("--syn", type=int, metavar="N", help="make syn_N.pcap: N connections, SYNs only")
+    ap.add_argument("--half", type=int, metavar="N", help="make half_N.pcap: N connections stopped in their greeting")
     ap.add_argument("--out", default=None, help="output directory")
     args = ap.parse_args()
-    if args.rst is None and args.syn is None:
+    if args.rst is None and args.syn is None and args.half is None:
         small(args.out or os.path.join(HERE, "conns"))
         return
     out = args.out or os.path.join(HERE, "large")
@@ -156,6 +222,10 @@ def main():
         cap = Capture(path, "tcp port %d%s" % (port, extra))
         refused(n, port)
         cap.stop()
+        print(path)
+    if args.half is not None:
+        path = os.path.join(out, "half_%d.pcap" % args.half)
+        half_greetings(args.half, path)
         print(path)
 
 

@@ -371,7 +371,7 @@ func (d *Decoder) fastMessage(b []byte, m Mark, off int64) (int, bool) {
 			return 0, false
 		}
 		total += size
-		if total > d.opts.MaxMessageSize {
+		if total > d.opts.MaxMessageSize || len(parts) >= d.opts.MaxParts {
 			return 0, false
 		}
 		start := pos + hl
@@ -455,13 +455,19 @@ func (d *Decoder) startPart(size uint64) {
 	if d.discard {
 		return
 	}
-	if uint64(d.msgLen())+size > d.opts.MaxMessageSize {
-		d.diag(KindOversize, d.hdrMark, d.hdrOff, fmt.Sprintf("message reaches %d bytes in part %d, limit %d; dropping it",
-			uint64(d.msgLen())+size, len(d.ends)+1, d.opts.MaxMessageSize))
-		d.discard = true
-		d.buf = d.buf[:d.msgStart]
-		d.ends = d.ends[:0]
+	why := ""
+	switch {
+	case uint64(d.msgLen())+size > d.opts.MaxMessageSize:
+		why = fmt.Sprintf("message reaches %d bytes in part %d, limit %d", uint64(d.msgLen())+size, len(d.ends)+1, d.opts.MaxMessageSize)
+	case len(d.ends) >= d.opts.MaxParts:
+		why = fmt.Sprintf("message reaches %d frames, limit %d", len(d.ends)+1, d.opts.MaxParts)
+	default:
+		return
 	}
+	d.diag(KindOversize, d.hdrMark, d.hdrOff, why+"; dropping it (its frames are read to its end)")
+	d.discard = true
+	d.buf = d.buf[:d.msgStart]
+	d.ends = d.ends[:0]
 }
 
 const (

@@ -3,6 +3,7 @@ package zmtp
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -352,5 +353,56 @@ func TestMaxMessageSize(t *testing.T) {
 	}
 	if !equalKinds(r.kinds(), []Kind{KindOversize}) || !d.Synced() {
 		t.Errorf("diagnostics %v", r.diags)
+	}
+}
+
+// TestMaxParts: a message of more frames than MaxParts is dropped whole,
+// said once, and the stream stays in sync, whichever way the bytes come.
+func TestMaxParts(t *testing.T) {
+	many := make([][]byte, 101)
+	for i := range many {
+		many[i] = []byte{}
+	}
+	msgs := [][][]byte{{[]byte("small")}, many, {[]byte("next")}}
+	s := buildStream(handshake(1), msgs)
+	for _, size := range []int{1, 7, 100, len(s.bytes)} {
+		var r recorder
+		d := NewDecoder(&r, Options{MaxParts: 100})
+		feedChunks(d, s.bytes, size)
+		got := r.parts()
+		if len(got) != 2 || string(got[0][0]) != "small" || string(got[1][0]) != "next" {
+			t.Fatalf("size %d: messages %v", size, got)
+		}
+		if !equalKinds(r.kinds(), []Kind{KindOversize}) || !d.Synced() || !strings.Contains(r.diags[0].Text, "101 frames, limit 100") {
+			t.Errorf("size %d: diagnostics %v", size, r.diags)
+		}
+	}
+}
+
+// TestManyEmptyFramesBounded: one message of 10 million empty frames (20
+// MB on the wire) is dropped at DefaultMaxParts, with memory that does
+// not grow with its frames (it took 1 GB).
+func TestManyEmptyFramesBounded(t *testing.T) {
+	chunk := bytes.Repeat([]byte{flagMore, 0}, 32<<10)
+	var r recorder
+	d := NewDecoder(&r, Options{})
+	d.Feed(handshake(1), mark(1), true)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	const frames = 10_000_000
+	for fed := 0; fed < frames; fed += len(chunk) / 2 {
+		d.Feed(chunk, mark(2), true)
+	}
+	d.Feed([]byte{0, 0}, mark(3), true) // the last frame
+	runtime.ReadMemStats(&m1)
+	if !equalKinds(r.kinds(), []Kind{KindOversize}) || len(r.messages) != 0 {
+		t.Fatalf("diagnostics %v, %d messages", r.diags, len(r.messages))
+	}
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("%d MB allocated for one message of %d empty frames", alloc>>20, frames)
+	}
+	d.Feed(encMessage([]byte("after")), mark(4), true)
+	if len(r.messages) != 1 || !d.Synced() {
+		t.Errorf("the message after it: %d messages, synced %v", len(r.messages), d.Synced())
 	}
 }

@@ -35,6 +35,11 @@ const (
 	// DefaultMaxMessageSize bounds the sum of a multipart message's parts,
 	// which is what the decoder must hold before it can emit the message.
 	DefaultMaxMessageSize = 256 << 20
+	// DefaultMaxParts bounds the frames of a multipart message. Empty
+	// frames cost two bytes on the wire but a part header each in memory:
+	// without a bound, one message of millions of empty frames would take
+	// gigabytes.
+	DefaultMaxParts = 1 << 16
 	// DefaultResyncChain is how many non-empty frames must chain exactly
 	// before a resync boundary, and again after it, before the decoder
 	// believes it. A random byte passes one frame-header check with
@@ -57,6 +62,10 @@ type Options struct {
 	// message that grows beyond it is dropped whole (KindOversize) and the
 	// stream stays in sync. Zero means DefaultMaxMessageSize.
 	MaxMessageSize uint64
+	// MaxParts bounds the frames of one multipart message. A message with
+	// more is dropped whole (KindOversize) and the stream stays in sync.
+	// Zero means DefaultMaxParts.
+	MaxParts int
 	// MidStream says the stream's beginning was not captured: no greeting is
 	// expected and the decoder resynchronizes before emitting anything.
 	MidStream bool
@@ -93,6 +102,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxMessageSize == 0 {
 		o.MaxMessageSize = DefaultMaxMessageSize
+	}
+	if o.MaxParts <= 0 {
+		o.MaxParts = DefaultMaxParts
 	}
 	if o.ResyncChain <= 0 {
 		o.ResyncChain = DefaultResyncChain
@@ -180,7 +192,8 @@ const (
 	// a command with MORE); the decoder resynchronizes.
 	KindMalformedFrame
 	// KindOversize: a declared frame size above MaxFrameSize (the decoder
-	// resynchronizes) or a message above MaxMessageSize (it is dropped).
+	// resynchronizes) or a message above MaxMessageSize or MaxParts (it is
+	// dropped).
 	KindOversize
 	// KindMalformedCommand: a command's body does not parse; framing is
 	// intact, so decoding continues.

@@ -55,7 +55,7 @@ ErrDivZero == 7 \div 0
 ErrSubSeq == SubSeq(<<1, 2>>, 1, 5)
 ErrRecordApply == r["nope"]
 ErrCardinalityInfinite == Cardinality(Nat)
-ErrEnumInfinite == {k \in Nat : k < 3}
+ErrEnumInfinite == \E k \in {j \in Nat : j < 3} : k = 1
 ErrNotSet == 3 \in 4
 ErrMod == 5 % 0
 ErrPow == 2^63

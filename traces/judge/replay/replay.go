@@ -1,6 +1,7 @@
 // Package replay drives the judging machine (traces/judge) over a
-// finished capture: it decodes the capture's files as consecutive parts
-// of one capture, merges their observations with a prefill event log's
+// finished capture: it decodes the capture's files as one capture (the
+// rotations of "tcpdump -C" or "-G", in the order of their first packets,
+// TCP and ZeroMQ state carried across them: traces/capture.Files), merges their observations with a prefill event log's
 // by time (observe.Stream), which it reads once, one observation ahead,
 // and hands each room's verdict on as it is decided. roomspec replay
 // drives one judge; roomspec test -captures one per implementation, on
@@ -13,6 +14,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/roomspec/roomspec/traces/capture"
 	"github.com/roomspec/roomspec/traces/decode"
 	"github.com/roomspec/roomspec/traces/eventlog"
 	"github.com/roomspec/roomspec/traces/judge"
@@ -21,8 +23,9 @@ import (
 
 // Input is what a replay reads.
 type Input struct {
-	// Captures are the capture's files, consecutive parts of one capture
-	// in order.
+	// Captures are the capture's files, read as one capture in the order
+	// of their first packets (frame numbers then count across them, and
+	// damage names FILE:FRAME).
 	Captures []Capture
 	// Log is the prefill event log, or nil (the options' Log must say
 	// which); LogName names it in errors.
@@ -32,17 +35,15 @@ type Input struct {
 	Decode decode.Options
 }
 
-// Capture is one file of a capture, opened when its turn comes (so that
-// a capture cut into many files holds one open at a time) and closed
-// once read.
-type Capture struct {
-	Name string
-	Open func() (io.ReadCloser, error)
-}
+// Capture is one file of a capture (traces/capture.Input): opened to
+// look at its first packet and again, when its turn comes, to be read (so
+// that a capture cut into many files holds one open at a time), unless it
+// can be read only once.
+type Capture = capture.Input
 
-// Reader is a Capture read from r.
+// Reader is a Capture read from r (once).
 func Reader(name string, r io.Reader) Capture {
-	return Capture{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
+	return Capture{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }, Once: true}
 }
 
 // Result is what a replay found besides its rooms.
@@ -52,19 +53,27 @@ type Result struct {
 	Reports []*judge.Report
 	// Start is the capture's first packet time.
 	Start time.Time
-	// Files are the captures' decoding summaries, in order.
+	// Files is the capture's decoding summary: one, for all its files
+	// (named by the file, or how many).
 	Files []File
 	// LogNotes say what the log lacks, once per kind, in order of first
 	// appearance: lines that could not be read (skipped), polls that do
 	// not say their queue (inferred from the room's state).
 	LogNotes []LogNote
+	// LogStats says what the log's reader did about a log that is not
+	// quite right (a byte order mark, repeated lines, lines out of order).
+	LogStats eventlog.Stats
+	// LogFit is what the first judge measured of the log against the
+	// capture (its clock offset, its coverage), nil without a log.
+	LogFit *judge.LogFit
 }
 
-// File is a capture file's decoding summary.
+// File is a capture's decoding summary.
 type File struct {
 	Name    string
 	Summary decode.Summary
-	// Damage is the file's last file-level diagnostic, if any.
+	// Damage is the capture's last file-level diagnostic, if any, its
+	// message with its position (FILE:FRAME for a capture of several files).
 	Damage *decode.Diagnostic
 }
 
@@ -117,44 +126,43 @@ func Run(in Input, js []*judge.Judge, emit func(k int, ev judge.Event) error) (*
 		}
 		take()
 	})
-	var end time.Time
-	streams := 0
 	dec := in.Decode
 	dec.Reuse = true
-	for _, cp := range in.Captures {
-		r, err := cp.Open()
-		if err != nil {
-			return res, err
+	files, err := capture.OpenFiles(in.Captures)
+	if err != nil {
+		return res, err
+	}
+	f := File{Name: label(in.Captures)}
+	sum := decode.RunRecords(files, dec, func(m *decode.Message) {
+		if o, ok := observe.FromMessage(m); ok {
+			merged.Wire(o)
 		}
-		f := File{Name: cp.Name}
-		sum, err := observe.ReadCapture(r, dec, streams, merged.Wire, func(d decode.Diagnostic) {
-			if d.Conn == "" {
-				f.Damage = &d
-			}
-		})
-		r.Close()
-		f.Summary = sum
-		res.Files = append(res.Files, f)
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", cp.Name, err)
+	}, func(d decode.Diagnostic) {
+		if d.Conn == "" {
+			d.Msg = d.Text(files)
+			f.Damage = &d
 		}
-		if emitErr != nil {
-			return res, emitErr
-		}
-		streams += sum.Streams
-		if sum.End.After(end) {
-			end = sum.End
-		}
-		if res.Start.IsZero() || sum.Start.Before(res.Start) && !sum.Start.IsZero() {
-			res.Start = sum.Start
-		}
+	})
+	files.Close()
+	f.Summary = sum
+	res.Files = append(res.Files, f)
+	res.Start = sum.Start
+	end := sum.End
+	if emitErr != nil {
+		return res, emitErr
 	}
 	if err := merged.Flush(); err != nil {
 		return res, fmt.Errorf("%s: %w", in.LogName, err)
 	}
 	res.LogNotes = lr.notes
+	if lr.rd != nil {
+		res.LogStats = lr.rd.Stats()
+	}
 	for _, j := range js {
 		res.Reports = append(res.Reports, j.Finish(end))
+	}
+	if in.Log != nil && len(js) > 0 {
+		res.LogFit = js[0].LogFit()
 	}
 	take()
 	for _, j := range js {
@@ -163,6 +171,14 @@ func Run(in Input, js []*judge.Judge, emit func(k int, ev judge.Event) error) (*
 		}
 	}
 	return res, emitErr
+}
+
+// label names a capture in messages: its file, or how many files.
+func label(files []Capture) string {
+	if len(files) == 1 {
+		return files[0].Name
+	}
+	return fmt.Sprintf("%d files", len(files))
 }
 
 // logReader reads the log for an observe.Stream, which reads it one

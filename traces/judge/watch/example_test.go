@@ -43,5 +43,5 @@ func ExampleRun() {
 	fmt.Println(res.Report.Summary())
 	// Output:
 	// 8 at-risk events, 8 verdicts
-	// 12 rooms, 8 aborted: 0 satisfied, 0 violated, 0 inconclusive, 8 at-risk, 0 invalid (deadline 2s, capture end 2026-12-01T16:08:47.280740000Z, search bound 24 unseen steps, 50000 states)
+	// 12 rooms, 8 aborted: 0 satisfied, 0 predicted-released, 0 violated, 0 inconclusive, 8 at-risk, 0 invalid (deadline 2s, capture end 2026-12-01T16:08:47.280740000Z, search bound 24 unseen steps, 50000 states)
 }

@@ -56,7 +56,7 @@ func NewMetrics(reg prometheus.Registerer, now func() time.Time) *Metrics {
 		Help: "1, labelled with the roomspec version, the spec variant rooms are judged against and the deadline (seconds)."},
 		[]string{"version", "variant", "deadline"})
 	m.judged = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rooms_judged_total",
-		Help: "Rooms given their final verdict, by verdict (satisfied, violated, inconclusive, at-risk, invalid, not-aborted)."}, []string{"verdict"})
+		Help: "Rooms given their final verdict, by verdict (satisfied: the log showed the release; predicted-released: from the wire alone, every completion of the unseen steps releases it; violated, inconclusive, at-risk, invalid, not-aborted)."}, []string{"verdict"})
 	m.pinned = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rooms_pinned",
 		Help: "Aborted rooms past their deadline that the prefill event log shows still held (not released), among the rooms held in memory."})
 	m.atRisk = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rooms_at_risk",

@@ -141,3 +141,26 @@ func TestLatencyAtRelease(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// TestPredictedReleasedCounted: rooms judged from the wire alone are
+// counted as predicted-released, never as satisfied (issue 22: a release
+// the capture cannot show is not reported as seen).
+func TestPredictedReleasedCounted(t *testing.T) {
+	sc := findScenario(t, "storm-fixed")
+	e := newEngine(t, sc.cfg, judge.Options{Deadline: sc.deadline}, observe.LiveOptions{}, nil)
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg, nil)
+	var wall time.Time
+	sc.live(e, rand.New(rand.NewSource(1)), time.Millisecond, 100*time.Millisecond, 0, &wall)
+	e.Finish(e.Last())
+	m.Update(e.judge, e.live, wall)
+	rep := e.judge.Report()
+	if rep.Aborted == 0 {
+		t.Fatal("no aborted room")
+	}
+	for v, want := range map[judge.Verdict]int{judge.Satisfied: 0, judge.PredictedReleased: rep.Aborted} {
+		if got := testutil.ToFloat64(m.judged.WithLabelValues(string(v))); got != float64(want) {
+			t.Errorf("rooms_judged_total{verdict=%q} = %v, want %d (%s)", v, got, want, rep.Summary())
+		}
+	}
+}

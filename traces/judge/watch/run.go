@@ -424,6 +424,9 @@ func readLog(f *eventlog.Follower, warn func(error), m *Metrics, feed func(obser
 				m.LogErrors.Inc()
 			}
 			continue
+		case errors.Is(err, eventlog.ErrNotLog):
+			warn(err) // once: the file is read no further
+			return false
 		case err != nil:
 			warn(err)
 			return true

@@ -1,0 +1,170 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// examplesEnv names a snapshot of tlaplus/Examples as GITDIR@COMMIT (a
+// bare git directory and a commit of it), whose models TestExamplesBreadth
+// checks against the figures TLC recorded in their manifests.
+const examplesEnv = "ROOMSPEC_TLA_EXAMPLES"
+
+// breadthFeature matches the sources of a tlaplus/Examples specification
+// that uses what issue 24 added to roomspec: TLCGet and TLCSet, the
+// CommunityModules, instance-qualified subscripts, POSTCONDITION.
+var breadthFeature = regexp.MustCompile(`TLCGet|TLCSet|POSTCONDITION|\b(IOUtils|SequencesExt|FiniteSetsExt|Functions|Folds|Graphs|UndirectedGraphs|Combinatorics|BagsExt|Relation|VectorClocks|DyadicRationals|SVG|Json|Bitwise)\b|\w+!\w+\]_|_\w+!\w+`)
+
+// examplesGaps are the models of the snapshot that use those features
+// and that roomspec does not check as TLC does, with what is missing.
+var examplesGaps = map[string]string{
+	"specifications/FiniteMonotonic/MCCRDT.cfg":          "the specification has a conjunct <>[][A]_v, which the checker does not take as a property of the behaviours it explores",
+	"specifications/FiniteMonotonic/MCReplicatedLog.cfg": "the specification has a conjunct <>[][A]_v, which the checker does not take as a property of the behaviours it explores",
+}
+
+// examplesManifest is what TestExamplesBreadth reads of a specification's
+// manifest.json.
+type examplesManifest struct {
+	Modules []struct {
+		Path   string `json:"path"`
+		Models []struct {
+			Path           string          `json:"path"`
+			Runtime        string          `json:"runtime"`
+			Mode           json.RawMessage `json:"mode"`
+			Result         string          `json:"result"`
+			DistinctStates *int64          `json:"distinctStates"`
+			Workers        json.RawMessage `json:"workers"`
+		} `json:"models"`
+	} `json:"modules"`
+}
+
+// TestExamplesBreadth checks every model of a tlaplus/Examples snapshot
+// (ROOMSPEC_TLA_EXAMPLES) that TLC checks exhaustively in under a minute
+// and whose specification uses TLCGet/TLCSet, the CommunityModules,
+// instance-qualified subscripts or POSTCONDITION: each must give the
+// result TLC recorded in the manifest, and for a model that passes the
+// same number of distinct states. The snapshot is read in place (git
+// archive into a temporary folder); nothing of it is in the repository.
+func TestExamplesBreadth(t *testing.T) {
+	env := os.Getenv(examplesEnv)
+	gitDir, commit, ok := strings.Cut(env, "@")
+	if !ok {
+		t.Skipf("%s (GITDIR@COMMIT of a tlaplus/Examples snapshot) not set: the Examples models are not checked", examplesEnv)
+	}
+	root := t.TempDir()
+	archive := exec.Command("git", "--git-dir", gitDir, "archive", commit, "specifications")
+	var tarball, stderr bytes.Buffer
+	archive.Stdout, archive.Stderr = &tarball, &stderr
+	require.NoError(t, archive.Run(), "git archive: %s", stderr.String())
+	untar := exec.Command("tar", "-x", "-C", root)
+	untar.Stdin, untar.Stderr = &tarball, &stderr
+	require.NoError(t, untar.Run(), "tar: %s", stderr.String())
+
+	manifests, err := filepath.Glob(filepath.Join(root, "specifications", "*", "manifest.json"))
+	require.NoError(t, err)
+	sort.Strings(manifests)
+	checked := 0
+	for _, mf := range manifests {
+		specDir := filepath.Dir(mf)
+		if !usesBreadth(t, specDir) {
+			continue
+		}
+		data, err := os.ReadFile(mf)
+		require.NoError(t, err)
+		var man examplesManifest
+		require.NoError(t, json.Unmarshal(data, &man), mf)
+		for _, mod := range man.Modules {
+			for _, model := range mod.Models {
+				var mode string
+				if json.Unmarshal(model.Mode, &mode) != nil || mode != "exhaustive search" || !underAMinute(model.Runtime) {
+					continue
+				}
+				checked++
+				t.Run(strings.TrimPrefix(model.Path, "specifications/"), func(t *testing.T) {
+					if gap, ok := examplesGaps[model.Path]; ok {
+						t.Skip("not checked as TLC does: " + gap)
+					}
+					workers := 1
+					_ = json.Unmarshal(model.Workers, &workers)
+					dir := filepath.Join(root, filepath.FromSlash(path.Dir(mod.Path)))
+					rel, err := filepath.Rel(dir, filepath.Join(root, filepath.FromSlash(model.Path)))
+					require.NoError(t, err)
+					m := loadModel(t, dir, strings.TrimSuffix(path.Base(mod.Path), ".tla"), rel)
+					r := Check(context.Background(), m, Options{Workers: workers})
+					switch model.Result {
+					case "success":
+						require.NoError(t, r.Err)
+						assert.Equal(t, OK, r.Outcome, "violated %s", r.Violated)
+						if model.DistinctStates != nil {
+							assert.Equal(t, *model.DistinctStates, r.Distinct, "distinct states")
+						}
+					case "safety failure":
+						require.NoError(t, r.Err)
+						assert.Contains(t, []Outcome{Invariant, Violation}, r.Outcome)
+						if r.Outcome == Violation {
+							assert.True(t, r.ActionProperty, "a safety failure is an invariant or an action property")
+						}
+					case "deadlock failure":
+						require.NoError(t, r.Err)
+						assert.Equal(t, Deadlock, r.Outcome)
+					case "liveness failure":
+						require.NoError(t, r.Err)
+						assert.Equal(t, Violation, r.Outcome)
+					case "assumption failure":
+						require.Equal(t, Failure, r.Outcome)
+						assert.Contains(t, r.Err.Error(), "assumption is false")
+					default:
+						t.Fatalf("unknown result %q in the manifest", model.Result)
+					}
+				})
+			}
+		}
+	}
+	assert.Positive(t, checked, "no model of the snapshot uses what issue 24 added")
+}
+
+// usesBreadth reports whether a specification's modules or configurations
+// use what issue 24 added.
+func usesBreadth(t *testing.T, dir string) bool {
+	found := false
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || found {
+			return err
+		}
+		if ext := filepath.Ext(p); ext != ".tla" && ext != ".cfg" {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		found = breadthFeature.Match(src)
+		return nil
+	})
+	require.NoError(t, err)
+	return found
+}
+
+// underAMinute reports whether a manifest's runtime (HH:MM:SS) is a
+// minute or less.
+func underAMinute(runtime string) bool {
+	parts := strings.Split(runtime, ":")
+	if len(parts) != 3 {
+		return false
+	}
+	d, err := time.ParseDuration(parts[0] + "h" + parts[1] + "m" + parts[2] + "s")
+	return err == nil && d <= time.Minute
+}
