@@ -8,10 +8,9 @@ import (
 	"testing"
 )
 
-// FuzzParse feeds arbitrary text to the parser: it must return a module or
-// an *Error with a position, never panic or hang, and every definition it
-// accepts must print to text that parses back to the same tree.
-func FuzzParse(f *testing.F) {
+// addModuleSeeds adds every module of testdata, and of ../shared where it
+// is present, to f's seed corpus.
+func addModuleSeeds(f *testing.F) {
 	seeds, _ := globTLA("testdata")
 	seeds = append(seeds, sharedModulesIfPresent()...)
 	for _, s := range seeds {
@@ -21,6 +20,13 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(src)
 	}
+}
+
+// FuzzParse feeds arbitrary text to the parser: it must return a module or
+// an *Error with a position, never panic or hang, and every definition it
+// accepts must print to text that parses back to the same tree.
+func FuzzParse(f *testing.F) {
+	addModuleSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := ParseFile("f.tla", src)
 		if err != nil {

@@ -174,15 +174,7 @@ func TestResolveLibrary(t *testing.T) {
 // FuzzResolve: on any module that loads, the resolver returns its table
 // and errors at positions; it never panics.
 func FuzzResolve(f *testing.F) {
-	seeds, _ := globTLA("testdata")
-	seeds = append(seeds, sharedModulesIfPresent()...)
-	for _, s := range seeds {
-		src, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(src)
-	}
+	addModuleSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := ParseFile("M.tla", src)
 		if err != nil {

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"sort"
 	"testing"
 	"time"
 
@@ -22,36 +21,20 @@ func (sc *scenario) liveLagged(e *engine, lag time.Duration, cur *time.Time) {
 	for i := range sc.log {
 		as = append(as, arrival{wall: sc.log[i].Time.Add(lag), log: &sc.log[i]})
 	}
-	sort.SliceStable(as, func(i, j int) bool { return as[i].wall.Before(as[j].wall) })
-	start, next := as[0].wall, 0
-	// The watch goes on after the last line (the wall clock runs on).
-	stop := as[len(as)-1].wall.Add(lag + sc.deadline)
-	// The watch starts before the log's first line: its follower is at the
-	// (empty) log's end.
-	e.LogAtEnd(start)
-	logEnd := time.Time{}
-	for wall := start; next < len(as) || wall.Before(stop); wall = wall.Add(time.Millisecond) {
-		*cur = wall
-		for next < len(as) && !as[next].wall.After(wall) {
-			a := as[next]
-			next++
-			if a.rec != nil {
-				e.Record(a.rec.t, a.wall)
-				for _, o := range a.rec.obs {
-					e.Wire(o, a.wall)
-				}
-			} else {
-				e.Log(*a.log, a.wall)
-				logEnd = a.wall.Add(20 * time.Millisecond)
-			}
+	start, last := as[0].wall, as[0].wall
+	for _, a := range as {
+		if a.wall.Before(start) {
+			start = a.wall
 		}
-		if wall.Sub(start)%(10*time.Millisecond) == 0 {
-			if !logEnd.IsZero() && !wall.Before(logEnd) {
-				e.LogAtEnd(wall)
-			}
-			e.Tick(wall)
+		if a.wall.After(last) {
+			last = a.wall
 		}
 	}
+	// The watch starts before the log's first line: its follower is at the
+	// (empty) log's end. It goes on after the last line (the wall clock
+	// runs on).
+	e.LogAtEnd(start)
+	e.play(as, last.Add(lag+sc.deadline), cur)
 }
 
 // TestLaggingLogHoldsVerdicts is issue 25's watch with a live log 3 s

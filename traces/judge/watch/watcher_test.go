@@ -191,11 +191,20 @@ func (sc *scenario) live(e *engine, rng *rand.Rand, delay, maxLogDelay, offset t
 			as = append(as, arrival{wall: w, log: &sc.log[i]})
 		}
 	}
+	e.play(as, time.Time{}, cur)
+}
+
+// play delivers the arrivals in wall-time order, a millisecond of wall
+// time at a step, until all are delivered and the wall clock has reached
+// until (zero: no further), keeping *cur at the wall time being played.
+// Every 10 ms it ticks, after the log follower looks at the log: it
+// finds its end once it has read the last line written, 20 ms before.
+func (e *engine) play(as []arrival, until time.Time, cur *time.Time) {
 	sort.SliceStable(as, func(i, j int) bool { return as[i].wall.Before(as[j].wall) })
 	start := as[0].wall
 	next := 0
 	logEnd := time.Time{}
-	for wall := start; next < len(as); wall = wall.Add(time.Millisecond) {
+	for wall := start; next < len(as) || wall.Before(until); wall = wall.Add(time.Millisecond) {
 		*cur = wall
 		for next < len(as) && !as[next].wall.After(wall) {
 			a := as[next]
@@ -211,8 +220,6 @@ func (sc *scenario) live(e *engine, rng *rand.Rand, delay, maxLogDelay, offset t
 			}
 		}
 		if wall.Sub(start)%(10*time.Millisecond) == 0 {
-			// The follower looks at the log each tick, and finds its end
-			// once it has read the last line written.
 			if e.log && !logEnd.IsZero() && !wall.Before(logEnd) {
 				e.LogAtEnd(wall)
 			}
