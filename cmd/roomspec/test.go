@@ -46,6 +46,7 @@ type testRun struct {
 	variant   string
 	sglangEnv sglang.Env
 	base      string // with sglang: the commit whose lifecycle PRs a fork's tree is expected to have
+	fix       string // with sglang: the fix applied to a copy of the code
 	proc      subprocess.Options
 	json      *json.Encoder // nil: text
 	itfDir    string
@@ -59,6 +60,7 @@ func runTest(e *env, args []string) int {
 	tr := &testRun{e: e}
 	fs.Var((*envList)(&tr.sglangEnv), "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	fs.StringVar(&tr.variant, "variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
+	fs.StringVar(&tr.fix, "fix", "", "with sglang: apply the fix `NAME` (complete) to a copy of the code first; expected then: the fix's configuration (fixed-complete) unless -variant says")
 	fs.StringVar(&tr.base, "base", "", "with sglang: code of no known commit (a fork's tree): expect what the lifecycle PRs of `COMMIT` bring (a commit of the source's repository, or GITDIR@COMMIT)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
@@ -97,7 +99,7 @@ func runTest(e *env, args []string) int {
 	}
 	if *captures != "" {
 		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: skewOption(*skew), Bound: *bound, MaxSchedules: *schedules}
-		load := sglang.LoadOptions{Env: tr.sglangEnv, Variant: tr.variant, Base: tr.base, Warn: warnTo(e.stderr, "roomspec test")}
+		load := sglang.LoadOptions{Env: tr.sglangEnv, Variant: tr.variant, Base: tr.base, Fix: tr.fix, Warn: warnTo(e.stderr, "roomspec test")}
 		return runCaptures(e, names, *captures, opt, load, tr.htmlDir, args)
 	}
 	tr.opt = conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound, NoTour: *noTour, MaxStates: *maxStates}
@@ -208,7 +210,7 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 	case strings.HasPrefix(name, "sglang:"):
 		var err error
 		rc, err = loadRealCode(context.Background(), strings.TrimPrefix(name, "sglang:"), sglang.LoadOptions{Env: tr.sglangEnv,
-			Variant: v, Base: tr.base, Warn: warnTo(tr.e.stderr, "roomspec test")})
+			Variant: v, Base: tr.base, Fix: tr.fix, Warn: warnTo(tr.e.stderr, "roomspec test")})
 		if err != nil {
 			return t, nil, err
 		}
@@ -218,6 +220,8 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.Source.Label(), rc.Variant)
 		t.Impl = rc.implementation(tr.proc)
 		return t, rc, nil
+	case tr.fix != "":
+		return t, nil, fmt.Errorf("-fix %s: a fix edits SGLang's code, so it needs -impl sglang:SOURCE (not %s)", tr.fix, name)
 	case strings.HasPrefix(name, "exec:"):
 		t.Impl = subprocess.New(strings.TrimPrefix(name, "exec:"), tr.proc)
 		if v == "" {

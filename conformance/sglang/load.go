@@ -55,6 +55,10 @@ type LoadOptions struct {
 	// Warn, if set, is told each of the source's warnings as soon as they
 	// are known (before anything else can fail).
 	Warn func(string)
+	// Fix names a fix (Fixes) applied to a copy of the code before it is
+	// run; without Variant or Base the code is then expected to refine
+	// the fix's configuration.
+	Fix string
 }
 
 // Load resolves given, checks env against the variables the code reads,
@@ -73,6 +77,15 @@ func Load(ctx context.Context, given string, opt LoadOptions) (*Code, error) {
 	src, err := Resolve(ctx, given, cache)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Fix != "" {
+		fix, err := FindFix(opt.Fix)
+		if err != nil {
+			return nil, err
+		}
+		if src, err = ApplyFix(src, fix, cache); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Warn != nil {
 		for _, w := range src.Warnings {
@@ -113,6 +126,16 @@ func expectationOf(ctx context.Context, src Source, opt LoadOptions) (*Expectati
 	switch {
 	case opt.Variant != "":
 		return ExpectVariant(opt.Variant)
+	case opt.Fix != "" && opt.Base == "":
+		fix, err := FindFix(opt.Fix)
+		if err != nil {
+			return nil, err
+		}
+		e, err := ExpectVariant(fix.Variant)
+		if err == nil {
+			e.From = "the configuration of -fix " + fix.Name
+		}
+		return e, err
 	case opt.Base != "":
 		e, err := expectBase(ctx, src, opt)
 		if err != nil {

@@ -63,10 +63,14 @@ func Probe(ctx context.Context, harnessDir string, src Source, env Env) (Ingredi
 
 // Label names the source for messages: its commit, else what was given.
 func (s Source) Label() string {
+	l := s.Given
 	if s.Commit != "" {
-		return s.Commit[:min(len(s.Commit), 12)]
+		l = s.Commit[:min(len(s.Commit), 12)]
 	}
-	return s.Given
+	if s.Fix != "" {
+		l += " (fix " + s.Fix + ")"
+	}
+	return l
 }
 
 // unprobed are the switches no shipped SGLang commit has: the proposed

@@ -194,6 +194,10 @@ class Harness:
         self.room_ids = [1000 + i * max(workers, 1) for i in range(len(self.rooms))]
         self.controller.wait_parked(1 + workers, "start-up (bootstrap thread and workers)")
         self.bootstrap_thread = self.controller.find("recv")[0].thread
+        # A message whose handler sleeps waits in it, unhandled: (rank, entry).
+        self.held = None
+        self.clock.controller = None if self.live else self.controller
+        self.clock.sleepers = (self.bootstrap_thread,)
         for i in range(len(self.ranks)):
             what = f"registration of decode rank {i}"
             if self._deliver(self._registration(i), what) == "died":
@@ -464,13 +468,29 @@ class Harness:
             dm.clear_deferred_abort_state(room)
 
     def _bootstrap_recv(self, d, kind):
-        box = self.net.inbound[d]
-        if not box or box[0][0] != kind:
-            raise Refused(f"the head of rank {d}'s connection is not a {kind}")
-        if not self.bootstrap_thread.is_alive():
-            raise Refused("the bootstrap thread is dead")
-        _, _, frames = box.pop(0)
-        self._deliver(frames, f"bootstrap thread: {kind} from decode rank {d}")
+        what = f"bootstrap thread: {kind} from decode rank {d}"
+        if self.held is not None:
+            # The thread sleeps in the handler of a message it read: only
+            # that message's step can go on (it re-checks what it waits for).
+            hd, entry = self.held
+            if (hd, entry[0]) != (d, kind):
+                raise Refused(f"the bootstrap thread waits in the handler of rank {hd}'s {entry[0]}")
+            p = self.controller.find("sleep", lambda x: x.thread is self.bootstrap_thread)
+            self.controller.resume(p[0], None, what)
+        else:
+            box = self.net.inbound[d]
+            if not box or box[0][0] != kind:
+                raise Refused(f"the head of rank {d}'s connection is not a {kind}")
+            if not self.bootstrap_thread.is_alive():
+                raise Refused("the bootstrap thread is dead")
+            entry = box.pop(0)
+            self._deliver(entry[2], what)
+        self.held = None
+        if self.controller.find("sleep", lambda x: x.thread is self.bootstrap_thread):
+            # It sleeps before it acted on the message (the state is as
+            # before: the message is still the head of its connection).
+            self.held = (d, entry)
+            raise Refused(f"the bootstrap thread waits in the handler of this {kind}")
 
     def do_BootstrapRecvTransferInfo(self, d):
         self._bootstrap_recv(d, "TransferInfo")
@@ -679,8 +699,9 @@ class Harness:
             posted[qi] = True
         chan = []
         for d in range(len(self.ranks)):
+            waiting = [self.held[1]] if self.held is not None and self.held[0] == d else []
             chan.append([{"type": kind, "room": self.requests[qi]["room"], "rank": d}
-                         for kind, qi, _ in self.net.inbound[d]])
+                         for kind, qi, _ in waiting + self.net.inbound[d]])
         ack_chan = []
         for d in range(len(self.ranks)):
             ack_chan.append([{"type": "ABORT_ACK", "room": room_index[r], "rank": d}

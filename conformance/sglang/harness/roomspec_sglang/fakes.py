@@ -435,9 +435,26 @@ class Clock:
     def __init__(self, now=1_000_000.0):
         self.now = now
         self.override = None
+        # The threads whose sleep parks (the bootstrap thread), and the
+        # controller they park with; see sleep.
+        self.sleepers = ()
+        self.controller = None
 
     def time(self):
         return self.override if self.override is not None else self.now
+
+    def sleep(self, seconds):
+        """Retries and polling loops sleep; under the harness time does not
+        pass by itself, so a sleep returns at once (a loop that never parks
+        is then caught by the controller's timeout), except in a thread of
+        `sleepers`: a bootstrap thread that sleeps in a message's handler
+        waits for another thread's step (a fix's ABORT handler waiting for
+        the room's KV writes), so it parks, holding the message unhandled,
+        until the driver hands the same message again."""
+        import threading
+
+        if self.controller is not None and threading.current_thread() in self.sleepers:
+            self.controller.park("sleep")
 
 
 def fake_time_module(clock):
@@ -449,8 +466,5 @@ def fake_time_module(clock):
         if not k.startswith("__"):
             setattr(mod, k, getattr(_time, k))
     mod.time = clock.time
-    # Retries and polling loops sleep; under the harness time does not pass
-    # by itself, so a sleep returns at once (a loop that never parks is then
-    # caught by the controller's timeout).
-    mod.sleep = lambda seconds: None
+    mod.sleep = clock.sleep
     return mod
