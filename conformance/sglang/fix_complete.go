@@ -75,7 +75,7 @@ var fixComplete = &Fix{
 				"            self._roomspec_tombstones.add(room_to_be_aborted)",
 			}},
 		{File: "disaggregation/nixl/conn.py", Line: 2685,
-			Why:    "AbortAckSent without AckOnDrain: every ABORT is ACKed as it is handled (its room's writes are done)",
+			Why: "AbortAckSent without AckOnDrain: every ABORT is ACKed as it is handled (its room's writes are done)",
 			Anchor: []string{
 				"            if room_active:",
 				"                self.register_deferred_ack_target(",
