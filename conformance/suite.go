@@ -46,6 +46,10 @@ type Options struct {
 	// when the tour weighs going on against starting over (default
 	// tour.DefaultResetCost).
 	ResetCost int
+	// Crowd, if set, is a configuration of the same variant with several
+	// requests: refinement also runs its crowded-queue cases (crowd.go),
+	// after the tour.
+	Crowd *model.Config
 	// uniform chooses random steps uniformly among the enabled action
 	// instances, as the suite did before it weighted them (tests compare).
 	uniform bool
@@ -406,6 +410,14 @@ func (t Target) Check(property Property, opt Options) (*Result, error) {
 		if f != nil {
 			res.FoundBy, res.Shrunk, res.ShrunkSeq = "tour", len(f.seq), f.seq
 			return res, r.k.explain(res, Minimize(c, f.seq, r.k.failsFunc(property)))
+		}
+	}
+	if opt.Crowd != nil && property == Refinement {
+		if failed, err := r.crowd(res, opt.Crowd, opt.MaxStates); failed || err != nil {
+			if err != nil {
+				err = fmt.Errorf("conformance: %s: %w", property, err)
+			}
+			return res, err
 		}
 	}
 	if opt.MinSteps == 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/conformance/tour"
 	"github.com/roomspec/roomspec/spec"
+	"github.com/roomspec/roomspec/spec/model"
 )
 
 const testHelp = "Runs the property suite generated from Room.tla against an implementation:\n" +
@@ -181,8 +183,10 @@ func (tr *testRun) one(name string) int {
 	if rc != nil && rc.report(tr.e.stdout, tr.e.stderr, "roomspec test: "+name) {
 		code = exitViolation
 	}
+	opt := tr.opt
+	opt.Crowd = crowd(t.Config.Name)
 	for _, p := range tr.props {
-		r, err := t.Check(p, tr.opt)
+		r, err := t.Check(p, opt)
 		if err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %s: %v\n", name, err)
 			return exitBadInput
@@ -244,6 +248,20 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 	}
 	t.Config = c
 	return t, nil, nil
+}
+
+// crowd is the configuration of variant with several requests whose
+// crowded-queue cases refinement runs too (conformance.Options.Crowd):
+// the bundled VARIANT-rooms, where there is one.
+func crowd(variant string) *model.Config {
+	if !slices.Contains(spec.Variants(), variant+"-rooms") {
+		return nil
+	}
+	c, err := spec.Compiled(variant + "-rooms")
+	if err != nil {
+		return nil
+	}
+	return c
 }
 
 // print writes a result as text or JSON.
