@@ -165,23 +165,38 @@ func runCaptures(e *env, names []string, arg string, opt captured.Options, load 
 	return cr.run(files)
 }
 
-// one runs the properties on the implementation name.
+// one runs the properties on the implementation name (and, for SGLang's
+// code, its deferred form).
 func (tr *testRun) one(name string) int {
+	code, rc := tr.form(name)
+	if code == exitBadInput || rc != nil && rc.ClockDiffers() {
+		return code
+	}
+	return max(code, tr.deferredForm(name, rc))
+}
+
+// form runs the properties on the implementation name, against its
+// configuration.
+func (tr *testRun) form(name string) (code int, rc *realCode) {
 	t, rc, err := tr.target(name)
 	if err != nil {
 		fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
-		return exitBadInput
+		return exitBadInput, nil
 	}
 	defer func() {
 		if err := t.Impl.Close(); err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %s: close: %v\n", name, err)
 		}
 	}()
-	code := exitOK
+	code = exitOK
 	// The probe's findings beside what the commit is expected to hold: a
 	// difference is a failure, whatever the properties say.
 	if rc != nil && rc.report(tr.e.stdout, tr.e.stderr, "roomspec test: "+name) {
 		code = exitViolation
+	}
+	if rc != nil && rc.ClockDiffers() {
+		fmt.Fprintf(tr.e.stdout, "%s: the properties are not run: the code's bootstrap timeout is not the configuration's (%s)\n", name, rc.Variant)
+		return exitViolation, rc
 	}
 	opt := tr.opt
 	opt.Crowd = crowd(t.Config.Name)
@@ -189,7 +204,7 @@ func (tr *testRun) one(name string) int {
 		r, err := t.Check(p, opt)
 		if err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %s: %v\n", name, err)
-			return exitBadInput
+			return exitBadInput, rc
 		}
 		tr.print(r, rc)
 		if r.Holds {
@@ -198,10 +213,34 @@ func (tr *testRun) one(name string) int {
 		code = exitViolation
 		if err := tr.save(r); err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
-			return exitBadInput
+			return exitBadInput, rc
 		}
 	}
-	return code
+	return code, rc
+}
+
+// deferredForm runs, after SGLang's code was checked against its
+// configuration sglang-X with the deferred decode-side release off (its
+// default), the same code with it on against sglang-X-deferred, where
+// that is bundled: the ABORT_ACK path exists only there, and a run of
+// the default alone never executes it.
+func (tr *testRun) deferredForm(name string, rc *realCode) int {
+	if rc == nil || !strings.HasPrefix(rc.Variant, "sglang-") || strings.HasSuffix(rc.Variant, "-deferred") ||
+		!slices.Contains(spec.Variants(), rc.Variant+"-deferred") {
+		return exitOK
+	}
+	if _, set := tr.sglangEnv.Bool(sglang.DeferredEnv); set {
+		return exitOK
+	}
+	if !rc.Ingredients.DeferredAckAvailable {
+		fmt.Fprintf(tr.e.stdout, "%s: %s expects PR #35360's deferred release (%s), and the code has none\n", name, rc.Variant, sglang.DeferredEnv)
+		return exitViolation
+	}
+	d := *tr
+	d.variant = rc.Variant + "-deferred"
+	d.sglangEnv = append(slices.Clone(tr.sglangEnv), sglang.DeferredEnv+"=1")
+	fmt.Fprintf(tr.e.stderr, "roomspec test: %s: and with %s=1, against %s\n", name, sglang.DeferredEnv, d.variant)
+	return d.one(name)
 }
 
 // target loads the implementation name and the configuration it is

@@ -116,8 +116,27 @@ func Load(ctx context.Context, given string, opt LoadOptions) (*Code, error) {
 		return c, err
 	}
 	c.Variant, c.ConfigText = c.Expect.Variant, c.Expect.Text
-	c.Differences = c.Expect.Compare(c.Ingredients)
+	c.Differences = c.compare()
 	return c, nil
+}
+
+// compare is the expectation's differences from the probe; a bootstrap
+// timeout the environment (-sglang-env) sets is the user's choice, not
+// a difference (the harness's reset names it).
+func (c *Code) compare() []Difference {
+	out := c.Expect.Compare(c.Ingredients)
+	for _, kv := range c.Env {
+		if k, _, _ := strings.Cut(kv, "="); k == TimeoutEnv {
+			return slices.DeleteFunc(out, func(d Difference) bool { return d.Switch == TimeoutSwitch })
+		}
+	}
+	return out
+}
+
+// ClockDiffers says the code's bootstrap timeout is not the
+// configuration's: the suite cannot run it against that configuration.
+func (c *Code) ClockDiffers() bool {
+	return slices.ContainsFunc(c.Differences, func(d Difference) bool { return d.Switch == TimeoutSwitch })
 }
 
 // expectationOf finds what src must refine: -variant, -base, its commit,
@@ -256,7 +275,7 @@ func (c *Code) Notes() []string {
 func (c *Code) Hold(e *Expectation) {
 	c.Expect = e
 	c.Variant, c.ConfigText = e.Variant, e.Text
-	c.Differences = e.Compare(c.Ingredients)
+	c.Differences = c.compare()
 }
 
 // AsFound is the expectation that other code behaves as c does: c's

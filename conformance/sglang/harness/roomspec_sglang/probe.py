@@ -209,6 +209,10 @@ def probe(h):
     # not (PR #35049 before #35360: it does not).
     out["AbortAckSent"] = deferred["enabled"]
     out["deferred_ack_available"] = deferred["available"]
+    # The code's own bootstrap timeout (the manager's, read at a reset
+    # that names none): the configuration's BootstrapTimeoutSecs must be it.
+    _fresh(h)
+    out["bootstrap_timeout"] = h.bootstrap_timeout
     out["time_readers"] = sorted(h.time_readers)
     h.close()
     return out
