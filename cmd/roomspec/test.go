@@ -16,7 +16,6 @@ import (
 	"github.com/roomspec/roomspec/conformance/subprocess"
 	"github.com/roomspec/roomspec/conformance/tour"
 	"github.com/roomspec/roomspec/spec"
-	"github.com/roomspec/roomspec/spec/model"
 )
 
 const testHelp = "Runs the property suite generated from Room.tla against an implementation:\n" +
@@ -199,7 +198,7 @@ func (tr *testRun) form(name string) (code int, rc *realCode) {
 		return exitViolation, rc
 	}
 	opt := tr.opt
-	opt.Crowd = crowd(t.Config.Name)
+	opt.Crowd = sglang.Crowd(t.Config.Name)
 	for _, p := range tr.props {
 		r, err := t.Check(p, opt)
 		if err != nil {
@@ -287,20 +286,6 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 	}
 	t.Config = c
 	return t, nil, nil
-}
-
-// crowd is the configuration of variant with several requests whose
-// crowded-queue cases refinement runs too (conformance.Options.Crowd):
-// the bundled VARIANT-rooms, where there is one.
-func crowd(variant string) *model.Config {
-	if !slices.Contains(spec.Variants(), variant+"-rooms") {
-		return nil
-	}
-	c, err := spec.Compiled(variant + "-rooms")
-	if err != nil {
-		return nil
-	}
-	return c
 }
 
 // print writes a result as text or JSON.

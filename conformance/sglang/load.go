@@ -285,3 +285,17 @@ func (c *Code) AsFound(label string) *Expectation {
 	return &Expectation{Variant: c.Variant, Text: c.ConfigText, Switches: maps.Clone(c.Ingredients.Switches),
 		From: "as found in " + label + ", whose probe chose it (no expectation exists)"}
 }
+
+// Crowd is the configuration of variant with several requests whose
+// crowded-queue cases refinement runs too (conformance.Options.Crowd):
+// the bundled VARIANT-rooms, where there is one (nil otherwise).
+func Crowd(variant string) *model.Config {
+	if !slices.Contains(spec.Variants(), variant+"-rooms") {
+		return nil
+	}
+	c, err := spec.Compiled(variant + "-rooms")
+	if err != nil {
+		return nil
+	}
+	return c
+}
