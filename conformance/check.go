@@ -70,11 +70,32 @@ func (k *checker) judge(prevObs, obs, spec *model.State) (string, []string) {
 // refine replays seq on the implementation in lockstep with the spec. It
 // returns the steps taken, the index of the failing step (-1: the initial
 // state, len(steps): none), and the failure message.
+//
+// seq may end in one action the spec does not enable there (every other
+// is a step of the spec): the implementation must refuse it, or take it
+// without changing its state; taking it otherwise fails refinement.
 func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg string, specViol []string, err error) {
+	var disabled *model.Action
 	init, _, err := specTrace(k.c, seq)
+	if err != nil && len(seq) > 0 {
+		if init, _, err = specTrace(k.c, seq[:len(seq)-1]); err == nil {
+			disabled, seq = &seq[len(seq)-1], seq[:len(seq)-1]
+		}
+	}
 	if err != nil {
 		return nil, 0, "", nil, err
 	}
+	defer func() {
+		if disabled == nil || err != nil || msg != "" {
+			return
+		}
+		var st Step
+		st, msg, err = k.refuses(*disabled, steps, init)
+		if msg != "" {
+			steps = append(steps, st)
+			failAt = len(steps) - 1
+		}
+	}()
 	if err := k.impl.Reset(k.c); err != nil {
 		return nil, 0, "", nil, fmt.Errorf("reset: %w", err)
 	}
@@ -114,6 +135,32 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 		}
 	}
 	return steps, len(steps), "", specViol, nil
+}
+
+// refuses asks the implementation, after steps, for a, which the spec
+// does not enable there: a failure message if it takes a and its state
+// changes (a step the spec does not have).
+func (k *checker) refuses(a model.Action, steps []Step, init model.State) (Step, string, error) {
+	spec := init
+	if len(steps) > 0 {
+		spec = steps[len(steps)-1].Spec
+	}
+	before, err := k.impl.Observe()
+	if err != nil {
+		return Step{}, "", fmt.Errorf("observe: %w", err)
+	}
+	if k.impl.Apply(a) != nil {
+		return Step{}, "", nil
+	}
+	obs, err := k.impl.Observe()
+	if err != nil {
+		return Step{}, "", fmt.Errorf("observe after %s: %w", k.c.ActionString(a), err)
+	}
+	if obs.Equal(&before) {
+		return Step{}, "", nil
+	}
+	return Step{Action: a, Spec: spec, Impl: obs}, fmt.Sprintf("the implementation took %s, which the spec does not enable here (it must refuse it or change nothing): %s",
+		k.c.ActionString(a), diffVars(k.c, &spec, &obs)), nil
 }
 
 // successor is the spec's successor of s under a: where a has several
