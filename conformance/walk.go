@@ -188,7 +188,7 @@ func (w *walk) step(e int32) (*tourFailure, error) {
 // leave what the state does not show (a thread that read a message and
 // waits in its handler), which must not steer the case's later steps.
 func (w *walk) refusals() (*tourFailure, error) {
-	if w.refused[w.cur] {
+	if w.refused == nil || w.refused[w.cur] {
 		return nil, nil
 	}
 	w.refused[w.cur] = true
