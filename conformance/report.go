@@ -123,6 +123,9 @@ func WriteCoverage(w io.Writer, c *Coverage) {
 		if c.Tour.Stopped != "" {
 			fmt.Fprintf(w, "    the tour stopped: %s\n", c.Tour.Stopped)
 		}
+		if c.Tour.Unswept > 0 {
+			fmt.Fprintf(w, "    steps the spec does not enable asked for where a case ended; not at %d states (over %d states, no sweep)\n", c.Tour.Unswept, SweepMaxStates)
+		}
 		if c.Tour.Diverged > 0 {
 			fmt.Fprintf(w, "    the tour could not follow %d steps (the implementation's state is not the spec's)\n", c.Tour.Diverged)
 		}
