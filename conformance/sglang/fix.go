@@ -79,7 +79,7 @@ func FindFix(name string) (*Fix, error) {
 	return nil, fmt.Errorf("sglang: no fix %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// Apply applies the fix's edits to text, the content of file e.File.
+// apply applies the fix's edits of file to text, its content.
 func (f *Fix) apply(file string, text string) (string, error) {
 	lines := strings.Split(text, "\n")
 	for _, e := range f.Edits {
