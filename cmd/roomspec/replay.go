@@ -2,12 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
 )
+
+// refused reports whether err is the refusal of a log that does not
+// belong to the capture or whose endpoint is ambiguous: no room was
+// judged, but the report says why.
+func refused(err error) bool {
+	return errors.Is(err, judge.ErrLogMismatch) || errors.Is(err, judge.ErrLogEndpoint)
+}
 
 func init() {
 	register(&command{
@@ -101,6 +109,14 @@ func runReplay(e *env, args []string) int {
 	res, err := replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error { return out.room(ev.Room) })
 	damaged := reportInput(e, *jf.log, res)
 	if err != nil {
+		if refused(err) && len(res.Reports) > 0 {
+			// The refusal is in the machine-readable outputs too (the
+			// summary's log object, JUnit's properties, the page).
+			out.refused = true
+			if err := out.finish(res); err != nil {
+				fmt.Fprintf(e.stderr, "roomspec replay: %v\n", err)
+			}
+		}
 		return bad("%v", err)
 	}
 	if err := out.finish(res); err != nil {

@@ -132,6 +132,11 @@ type Report struct {
 	// Log is what the log was measured to be against the capture (its
 	// clock offset, its coverage; logfit.go), nil without a log.
 	Log *LogFit
+	// Damage counts the damage of the capture the rooms were judged
+	// through, by kind (decode.Summary.Damage, by decode.Kind's names:
+	// snaplen, link-type, ip-fragment, retransmission-conflict,
+	// time-jump, ...), set by the driver that decoded it; nil when none.
+	Damage map[string]int
 }
 
 // Count returns how many rooms have verdict v.

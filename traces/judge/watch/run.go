@@ -217,6 +217,9 @@ func (r *run) readWire() {
 	}
 	opt := cfg.Decode
 	opt.Reuse = true
+	if cfg.Metrics != nil {
+		opt.Count = cfg.Metrics.Diagnostic
+	}
 	if opt.MaxHold <= 0 {
 		// A joined connection that never resynchronizes must not hold
 		// every verdict back.
@@ -229,17 +232,7 @@ func (r *run) readWire() {
 		if o, ok := observe.FromMessage(m); ok {
 			r.send(item{kind: itemWire, obs: o})
 		}
-	}, func(d decode.Diagnostic) {
-		if cfg.Metrics == nil {
-			return
-		}
-		switch d.Kind {
-		case decode.KindGap:
-			cfg.Metrics.Gaps.Inc()
-		case decode.KindResynced:
-			cfg.Metrics.Resyncs.Inc()
-		}
-	})
+	}, nil)
 	if err == nil {
 		err = pr.Err()
 	}
