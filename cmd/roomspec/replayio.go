@@ -153,9 +153,10 @@ func (o *replayOutput) finish(res *replay.Result) error {
 	case "junit":
 		err = rep.WriteJUnit(o.out, o.variant)
 	case "text":
-		if !o.refused {
-			err = rep.WriteText(o.out)
+		if o.refused {
+			return nil // (its first lines unwritten too)
 		}
+		err = rep.WriteText(o.out)
 	}
 	if err != nil {
 		return err
