@@ -91,9 +91,15 @@ func (w *watcher) pump() {
 }
 
 // finish hands on every observation still held and judges every room
-// at capture time end.
-func (w *watcher) finish(end time.Time) *judge.Report {
-	w.live.Flush()
+// at capture time end. A stopped watch (stopped, at wall time wall) hands
+// on only what the capture has reached (observe.Live.Stop): the log's
+// lines past it are no evidence.
+func (w *watcher) finish(end time.Time, stopped bool, wall time.Time) *judge.Report {
+	if stopped {
+		w.live.Stop(wall)
+	} else {
+		w.live.Flush()
+	}
 	w.judge.Feed(w.live.Ready())
 	rep := w.judge.Finish(end)
 	for _, ev := range w.judge.Ready() {
@@ -336,7 +342,7 @@ func (r *run) captureTime() time.Time { return r.w.live.Now(r.now()) }
 // at() (read after the rest of the log).
 func (r *run) end(at func() time.Time, stopped bool) *Result {
 	r.finishLog()
-	res := &Result{Report: r.w.finish(at()), Stopped: stopped}
+	res := &Result{Report: r.w.finish(at(), stopped, r.now()), Stopped: stopped}
 	res.Stats = r.w.stats()
 	r.update()
 	return res
