@@ -14,12 +14,13 @@ import (
 	"time"
 )
 
-// Reported returns the rooms a report shows: the aborted rooms and the
-// invalid ones, in order of first observation.
+// Reported returns the rooms a report shows: the aborted rooms, the
+// invalid ones and those only the log shows, in order of first
+// observation.
 func (r *Report) Reported() []*Room {
 	var out []*Room
 	for _, room := range r.Rooms {
-		if room.Aborted || room.Verdict == Invalid {
+		if room.Aborted || room.Verdict == Invalid || room.LogOnly {
 			out = append(out, room)
 		}
 	}
@@ -123,6 +124,7 @@ type jsonRoom struct {
 	Prefill      string   `json:"prefill,omitempty"`
 	Start        string   `json:"start"`
 	WireOnly     bool     `json:"wire_only,omitempty"`
+	LogOnly      bool     `json:"log_only,omitempty"`
 }
 
 // WriteJSON writes one JSON object per reported room, one per line, then
@@ -143,7 +145,7 @@ func WriteRoomJSON(w io.Writer, room *Room) error {
 	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason, Why: room.Why,
 		FirstSeen: stamp(room.FirstSeen), LastSeen: stamp(room.LastSeen),
 		Frames: append([]int{}, room.Frames...), Lines: append([]int{}, room.Lines...), More: room.More,
-		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String(), WireOnly: room.WireOnly}
+		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String(), WireOnly: room.WireOnly, LogOnly: room.LogOnly}
 	if room.Prefill.IsValid() {
 		j.Prefill = room.Prefill.String()
 	}

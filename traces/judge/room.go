@@ -93,6 +93,10 @@ type Room struct {
 	// log was given: the log does not show it, or is another prefill
 	// endpoint's (Reason says which).
 	WireOnly bool
+	// LogOnly says only the log shows the room: the capture has none of
+	// its messages. Such a room is inconclusive (Reason says why) and
+	// reported, never invalid.
+	LogOnly bool
 	// MaxHidden is the most unseen steps one observation needed;
 	// BoundHit says a search stopped at Options.MaxHidden or MaxStates,
 	// or a burst was cut at explain.MaxBurst observations.
