@@ -26,19 +26,24 @@ import (
 func TestHalfGreetingsLinear(t *testing.T) {
 	const n = 20000
 	data := benchdata.HalfGreetings(t, n, 1000)
-	rd, err := capture.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := 0
-	p := newPipeline(Options{}, func(*Message) { msgs++ }, func(Diagnostic) {})
-	sum := p.run(rd)
-	if sum.Connections != n+1 || msgs != n/1000 {
-		t.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, msgs, n+1, n/1000)
-	}
-	// Each event looks at the head of the heap of held streams once.
-	if looked := p.order.looked; looked > 3*sum.Frames+2*n {
-		t.Errorf("releasing looked at held streams %d times for %d frames and %d streams", looked, sum.Frames, n)
+	// As replay decodes (no bound on holding), and as watch does (MaxHold
+	// is its merge's Hold, 250 ms: watch fell off a cliff near 32k open
+	// connections).
+	for _, hold := range []time.Duration{0, 250 * time.Millisecond} {
+		rd, err := capture.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := 0
+		p := newPipeline(Options{MaxHold: hold}, func(*Message) { msgs++ }, func(Diagnostic) {})
+		sum := p.run(rd)
+		if sum.Connections != n+1 || msgs != n/1000 {
+			t.Fatalf("MaxHold %v: %d connections, %d messages; want %d and %d", hold, sum.Connections, msgs, n+1, n/1000)
+		}
+		// Each event looks at the head of the heap of held streams once.
+		if looked := p.order.looked; looked > 3*sum.Frames+2*n {
+			t.Errorf("MaxHold %v: releasing looked at held streams %d times for %d frames and %d streams", hold, looked, sum.Frames, n)
+		}
 	}
 }
 
