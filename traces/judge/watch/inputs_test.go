@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -123,4 +124,36 @@ func TestMetricsDamage(t *testing.T) {
 			t.Errorf("the whole capture: roomspec_capture_damage_total{kind=%q} %v", k, v)
 		}
 	}
+}
+
+// stalledSource is a source that says it has been stalled for a while.
+type stalledSource struct {
+	source.Source
+	for_ time.Duration
+}
+
+func (s stalledSource) Stalled() time.Duration { return s.for_ }
+
+// TestMetricsStall: a source that stalls (watch DIR: files written and
+// no packet read) is a metric, not only a line on stderr.
+func TestMetricsStall(t *testing.T) {
+	sc := findScenario(t, "healthy")
+	f, err := os.Open(sc.Capture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	src, err := source.NewStream(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, nil)
+	if _, err := Run(context.Background(), Config{Variant: sc.cfg, Source: stalledSource{src, 42 * time.Second}, Judge: judge.Options{Deadline: sc.deadline}, Metrics: m}); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := gauge(t, reg, "roomspec_capture_stalled_seconds"); !ok || v != 42 {
+		t.Errorf("roomspec_capture_stalled_seconds %v (present %v), want 42", v, ok)
+	}
+	var _ Staller = (*source.Dir)(nil)
 }

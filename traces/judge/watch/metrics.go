@@ -39,9 +39,12 @@ type Metrics struct {
 	Packets, Dropped        prometheus.Counter
 	LogErrors               prometheus.Counter
 	lastPacket, captureTime atomic.Int64 // unix nanoseconds
-	now                     func() time.Time
-	start                   time.Time
-	build                   *prometheus.GaugeVec
+	// stalled says how long the source has been stalled (a Staller's
+	// Stalled), if it can tell.
+	stalled atomic.Pointer[func() time.Duration]
+	now     func() time.Time
+	start   time.Time
+	build   *prometheus.GaugeVec
 	// counted holds the counts the counters were last brought to.
 	counted map[string]int
 }
@@ -115,6 +118,14 @@ func NewMetrics(reg prometheus.Registerer, now func() time.Time) *Metrics {
 			}
 			return m.now().Sub(m.start).Seconds()
 		})
+	stall := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "capture_stalled_seconds",
+		Help: "How long the capture source has been stalled: a directory of rotating files (watch DIR) in which files are written but no packet is read (a file truncated or replaced while read, a writer's clock ahead). 0 when it is not; each stall and its end are also said on stderr."},
+		func() float64 {
+			if f := m.stalled.Load(); f != nil {
+				return (*f)().Seconds()
+			}
+			return 0
+		})
 	ct := &optionalGauge{desc: prometheus.NewDesc("roomspec_capture_time_seconds",
 		"The capture time rooms are judged at (Unix seconds): every observation up to it has been judged. Absent before the first packet.", nil, nil),
 		value: func() (float64, bool) {
@@ -122,7 +133,7 @@ func NewMetrics(reg prometheus.Registerer, now func() time.Time) *Metrics {
 			return float64(t) / 1e9, t != 0
 		}}
 	f.MustRegister(m.build, m.judged, m.pinned, m.atRisk, m.held, m.latency, m.alerts, m.obs, m.late,
-		m.Messages, m.Gaps, m.Resyncs, m.Packets, m.Dropped, m.LogErrors, lag,
+		m.Messages, m.Gaps, m.Resyncs, m.Packets, m.Dropped, m.LogErrors, lag, stall,
 		m.logOffset, m.logOffsetRooms, m.logFirst, m.logLast, m.logFirstLine, m.logLastLine, m.logEnded, m.logDoubted, m.logRefused, m.damage)
 	for _, k := range damageKinds {
 		m.damage.WithLabelValues(string(k))
@@ -179,6 +190,18 @@ func (m *Metrics) Diagnostic(k decode.Kind) {
 	case k.Damage():
 		m.damage.WithLabelValues(string(k)).Inc()
 	}
+}
+
+// Staller is a source that can tell how long it has been stalled
+// (source.Dir).
+type Staller interface {
+	Stalled() time.Duration
+}
+
+// WatchStall has roomspec_capture_stalled_seconds read s.
+func (m *Metrics) WatchStall(s Staller) {
+	f := s.Stalled
+	m.stalled.Store(&f)
 }
 
 // Packet records a packet of capture time t.

@@ -157,6 +157,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if r.warn == nil {
 		r.warn = func(error) {}
 	}
+	if s, ok := cfg.Source.(Staller); ok && cfg.Metrics != nil {
+		cfg.Metrics.WatchStall(s)
+	}
 	opt := cfg.Judge
 	opt.Overdue = true
 	j, err := judge.New(cfg.Variant, opt)
