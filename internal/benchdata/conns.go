@@ -172,9 +172,14 @@ func ReportPerConn(b *testing.B, sizes []ConnSize, timers []Timer) {
 var HalfGreetingSizes = []ConnSize{{10_000, "10k"}, {100_000, "100k"}, {1_000_000, "1M"}}
 
 // ReportHeld reports the heap held at the end of each size's capture
-// ("held-MB-L", the largest of its passes).
+// ("held-MB-L", the largest of its passes), and the process's peak RSS
+// ("peak-RSS-MB": an upper bound of any one pass's, since the process
+// also holds every size's capture in memory throughout).
 func ReportHeld(b *testing.B, sizes []ConnSize, held []uint64) {
 	for i, sz := range sizes {
 		b.ReportMetric(float64(held[i])/(1<<20), "held-MB-"+sz.Label)
+	}
+	if rss, ok := MaxRSS(); ok {
+		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 	}
 }
