@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -50,52 +51,69 @@ func ReadyPush() []byte {
 func HalfGreetings(tb testing.TB, n, every int) []byte {
 	tb.Helper()
 	var out bytes.Buffer
-	w := pcapgo.NewWriter(&out)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+	if err := WriteHalfGreetings(&out, n, every); err != nil {
 		tb.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// WriteHalfGreetings writes HalfGreetings' capture to w (for
+// whole-process runs: go run ./internal/benchdata/halfgreetings).
+func WriteHalfGreetings(w io.Writer, n, every int) error {
+	pw := pcapgo.NewWriter(w)
+	if err := pw.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		return err
 	}
 	buf := gopacket.NewSerializeBuffer()
 	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	server := net.IP{10, 1, 0, 1}
 	at := t0
-	write := func(src net.IP, sport layers.TCPPort, dport layers.TCPPort, seq uint32, syn bool, payload []byte) {
+	write := func(src net.IP, sport layers.TCPPort, dport layers.TCPPort, seq uint32, syn bool, payload []byte) error {
 		at = at.Add(10 * time.Microsecond)
 		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
 		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src, DstIP: server}
 		tcp := &layers.TCP{SrcPort: sport, DstPort: dport, Seq: seq, SYN: syn, ACK: !syn, PSH: len(payload) > 0, Window: 65495}
 		if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
-			tb.Fatal(err)
+			return err
 		}
 		if err := gopacket.SerializeLayers(buf, opts, eth, ip, tcp, gopacket.Payload(payload)); err != nil {
-			tb.Fatal(err)
+			return err
 		}
 		pkt := buf.Bytes()
-		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(pkt), Length: len(pkt)}, pkt); err != nil {
-			tb.Fatal(err)
-		}
+		return pw.WritePacket(gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(pkt), Length: len(pkt)}, pkt)
 	}
 	// The live ZeroMQ connection: SYN, then a whole greeting and READY.
 	live := net.IP{10, 2, 0, 1}
 	liveSeq := uint32(1000)
-	write(live, 40000, 5556, liveSeq, true, nil)
+	if err := write(live, 40000, 5556, liveSeq, true, nil); err != nil {
+		return err
+	}
 	liveSeq++
 	hello := append(Greeting(), ReadyPush()...)
-	write(live, 40000, 5556, liveSeq, false, hello)
+	if err := write(live, 40000, 5556, liveSeq, false, hello); err != nil {
+		return err
+	}
 	liveSeq += uint32(len(hello))
 	abort := []byte{1, 5, 'A', 'B', 'O', 'R', 'T', 0, 3, '4', '2', '1'}
 	for i := range n {
 		client := net.IP{10, 0, byte(i >> 16), byte(i >> 8)}
 		cport := layers.TCPPort(1024 + i&0xff)
 		seq := uint32(i) * 7919
-		write(client, cport, 5555, seq, true, nil)
-		write(client, cport, 5555, seq+1, false, GreetingHead)
+		if err := write(client, cport, 5555, seq, true, nil); err != nil {
+			return err
+		}
+		if err := write(client, cport, 5555, seq+1, false, GreetingHead); err != nil {
+			return err
+		}
 		if i%every == 0 {
-			write(live, 40000, 5556, liveSeq, false, abort)
+			if err := write(live, 40000, 5556, liveSeq, false, abort); err != nil {
+				return err
+			}
 			liveSeq += uint32(len(abort))
 		}
 	}
-	return out.Bytes()
+	return nil
 }
 
 // HeldAtEOF is a reader of data that, when the whole of it has been read
@@ -170,6 +188,36 @@ func ReportPerConn(b *testing.B, sizes []ConnSize, timers []Timer) {
 // watch at: 10k, 100k and 1M connections open in their greeting (the
 // goal: 1M/10k <= 1.5 per connection, under 500 MB).
 var HalfGreetingSizes = []ConnSize{{10_000, "10k"}, {100_000, "100k"}, {1_000_000, "1M"}}
+
+// BenchHalfGreetings is the benchmark of issue 25 over the half-greeting
+// captures of HalfGreetingSizes (one ABORT per 1000 connections), which
+// decode, replay and watch run: pass reads the capture from r, all of it,
+// as the benchmarked command does, and checks what it found of sz's
+// connections. It reports the time per connection of each size and the
+// ratios to 10k's (ReportPerConn), the heap held when the last packet has
+// been read and the process's peak RSS (ReportHeld). Every size is made
+// before the first pass and kept in memory throughout, so that each pass
+// runs with the same live heap.
+func BenchHalfGreetings(b *testing.B, pass func(r io.Reader, sz ConnSize)) {
+	sizes := HalfGreetingSizes
+	data := make([][]byte, len(sizes))
+	for i, sz := range sizes {
+		data[i] = HalfGreetings(b, sz.N, 1000)
+	}
+	// Making them left garbage: return its memory to the system now.
+	debug.FreeOSMemory()
+	timers := make([]Timer, len(sizes))
+	held := make([]uint64, len(sizes))
+	for b.Loop() {
+		for i, sz := range sizes {
+			r := NewHeldAtEOF(data[i])
+			timers[i].Time(func() { pass(r, sz) })
+			held[i] = max(held[i], r.Held)
+		}
+	}
+	ReportPerConn(b, sizes, timers)
+	ReportHeld(b, sizes, held)
+}
 
 // ReportHeld reports the heap held at the end of each size's capture
 // ("held-MB-L", the largest of its passes), and the process's peak RSS

@@ -2,9 +2,9 @@ package decode
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"runtime"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -59,34 +59,19 @@ func TestHalfGreetingsLinear(t *testing.T) {
 //
 //	go test ./traces/decode -run '^$' -bench HalfGreetings -benchtime 2x
 //
-// Whole-process figures (RSS) come from the kernel-made captures of
-// traces/testdata/make_conns.py --half N.
+// Whole-process figures (RSS) come from the same capture written to a
+// file (go run ./internal/benchdata/halfgreetings -n N -o FILE) or the
+// kernel-made captures of traces/testdata/make_conns.py --half N.
 func BenchmarkHalfGreetings(b *testing.B) {
-	sizes := benchdata.HalfGreetingSizes
-	data := make([][]byte, len(sizes))
-	for i, sz := range sizes {
-		data[i] = benchdata.HalfGreetings(b, sz.N, 1000)
-	}
-	debug.FreeOSMemory()
-	timers := make([]benchdata.Timer, len(sizes))
-	held := make([]uint64, len(sizes))
-	for b.Loop() {
-		for i, sz := range sizes {
-			r := benchdata.NewHeldAtEOF(data[i])
-			timers[i].Time(func() {
-				sum, err := Run(r, Options{}, func(*Message) {}, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if sum.Connections != sz.N+1 || sum.Messages != sz.N/1000 {
-					b.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, sum.Messages, sz.N+1, sz.N/1000)
-				}
-			})
-			held[i] = max(held[i], r.Held)
+	benchdata.BenchHalfGreetings(b, func(r io.Reader, sz benchdata.ConnSize) {
+		sum, err := Run(r, Options{}, func(*Message) {}, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
-	}
-	benchdata.ReportPerConn(b, sizes, timers)
-	benchdata.ReportHeld(b, sizes, held)
+		if sum.Connections != sz.N+1 || sum.Messages != sz.N/1000 {
+			b.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, sum.Messages, sz.N+1, sz.N/1000)
+		}
+	})
 }
 
 // TestManyEmptyFrames: one message of ten million empty frames (20 MB of

@@ -1,7 +1,7 @@
 package replay_test
 
 import (
-	"runtime/debug"
+	"io"
 	"testing"
 
 	"github.com/roomspec/roomspec/internal/benchdata"
@@ -21,39 +21,27 @@ import (
 // ("held-MB-L": issue 25 wants it under 500 MB). Run it with
 //
 //	go test ./traces/judge/replay -run '^$' -bench HalfGreetings -benchtime 2x
+//
+// Whole-process figures (peak RSS without the benchmark's captures in
+// memory) come from the same capture written to a file: go run
+// ./internal/benchdata/halfgreetings -n 1000000 -o FILE.
 func BenchmarkHalfGreetings(b *testing.B) {
 	cfg, err := spec.Compiled("upstream")
 	if err != nil {
 		b.Fatal(err)
 	}
-	sizes := benchdata.HalfGreetingSizes
-	data := make([][]byte, len(sizes))
-	for i, sz := range sizes {
-		data[i] = benchdata.HalfGreetings(b, sz.N, 1000)
-	}
-	debug.FreeOSMemory()
-	timers := make([]benchdata.Timer, len(sizes))
-	held := make([]uint64, len(sizes))
-	for b.Loop() {
-		for i, sz := range sizes {
-			r := benchdata.NewHeldAtEOF(data[i])
-			timers[i].Time(func() {
-				j, err := judge.New(cfg, judge.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				in := replay.Input{Captures: []replay.Capture{replay.Reader("half.pcap", r)}}
-				res, err := replay.Run(in, []*judge.Judge{j}, func(int, judge.Event) error { return nil })
-				if err != nil {
-					b.Fatal(err)
-				}
-				if sum := res.Files[0].Summary; sum.Connections != sz.N+1 || sum.Messages != sz.N/1000 {
-					b.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, sum.Messages, sz.N+1, sz.N/1000)
-				}
-			})
-			held[i] = max(held[i], r.Held)
+	benchdata.BenchHalfGreetings(b, func(r io.Reader, sz benchdata.ConnSize) {
+		j, err := judge.New(cfg, judge.Options{})
+		if err != nil {
+			b.Fatal(err)
 		}
-	}
-	benchdata.ReportPerConn(b, sizes, timers)
-	benchdata.ReportHeld(b, sizes, held)
+		in := replay.Input{Captures: []replay.Capture{replay.Reader("half.pcap", r)}}
+		res, err := replay.Run(in, []*judge.Judge{j}, func(int, judge.Event) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum := res.Files[0].Summary; sum.Connections != sz.N+1 || sum.Messages != sz.N/1000 {
+			b.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, sum.Messages, sz.N+1, sz.N/1000)
+		}
+	})
 }

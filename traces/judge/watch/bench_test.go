@@ -2,7 +2,7 @@ package watch
 
 import (
 	"context"
-	"runtime/debug"
+	"io"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,42 +25,30 @@ import (
 // 500 MB). Run it with
 //
 //	go test ./traces/judge/watch -run '^$' -bench HalfGreetings -benchtime 2x
+//
+// Whole-process figures (peak RSS without the benchmark's captures in
+// memory) come from the same capture written to a file: go run
+// ./internal/benchdata/halfgreetings -n 1000000 -o FILE.
 func BenchmarkHalfGreetings(b *testing.B) {
 	cfg, err := spec.Compiled("upstream")
 	if err != nil {
 		b.Fatal(err)
 	}
-	sizes := benchdata.HalfGreetingSizes
-	data := make([][]byte, len(sizes))
-	for i, sz := range sizes {
-		data[i] = benchdata.HalfGreetings(b, sz.N, 1000)
-	}
-	debug.FreeOSMemory()
-	timers := make([]benchdata.Timer, len(sizes))
-	held := make([]uint64, len(sizes))
-	for b.Loop() {
-		for i, sz := range sizes {
-			r := benchdata.NewHeldAtEOF(data[i])
-			timers[i].Time(func() {
-				src, err := source.NewStream(r)
-				if err != nil {
-					b.Fatal(err)
-				}
-				m := NewMetrics(prometheus.NewRegistry(), nil)
-				res, err := Run(context.Background(), Config{Variant: cfg, Source: src, Metrics: m})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Stopped {
-					b.Fatal("stopped, not ended")
-				}
-				if got := int(testutil.ToFloat64(m.Messages)); got != sz.N/1000 {
-					b.Fatalf("%d messages, want %d", got, sz.N/1000)
-				}
-			})
-			held[i] = max(held[i], r.Held)
+	benchdata.BenchHalfGreetings(b, func(r io.Reader, sz benchdata.ConnSize) {
+		src, err := source.NewStream(r)
+		if err != nil {
+			b.Fatal(err)
 		}
-	}
-	benchdata.ReportPerConn(b, sizes, timers)
-	benchdata.ReportHeld(b, sizes, held)
+		m := NewMetrics(prometheus.NewRegistry(), nil)
+		res, err := Run(context.Background(), Config{Variant: cfg, Source: src, Metrics: m})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Stopped {
+			b.Fatal("stopped, not ended")
+		}
+		if got := int(testutil.ToFloat64(m.Messages)); got != sz.N/1000 {
+			b.Fatalf("%d messages, want %d", got, sz.N/1000)
+		}
+	})
 }

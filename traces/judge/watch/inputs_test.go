@@ -21,15 +21,7 @@ import (
 // returns the metrics' registry and the run's error.
 func watchFile(t *testing.T, sc *scenario, path, logPath string) (*Metrics, prometheus.Gatherer, error) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	src, err := source.NewStream(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := streamFile(t, path)
 	reg := prometheus.NewPedanticRegistry()
 	m := NewMetrics(reg, nil)
 	cfg := Config{Variant: sc.cfg, Source: src, Judge: judge.Options{Deadline: sc.deadline}, Metrics: m}
@@ -38,7 +30,7 @@ func watchFile(t *testing.T, sc *scenario, path, logPath string) (*Metrics, prom
 		defer follower.Close()
 		cfg.Log, cfg.Judge.Log = follower, true
 	}
-	_, err = Run(context.Background(), cfg)
+	_, err := Run(context.Background(), cfg)
 	return m, reg, err
 }
 
@@ -138,15 +130,7 @@ func (s stalledSource) Stalled() time.Duration { return s.for_ }
 // no packet read) is a metric, not only a line on stderr.
 func TestMetricsStall(t *testing.T) {
 	sc := findScenario(t, "healthy")
-	f, err := os.Open(sc.Capture())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	src, err := source.NewStream(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := streamFile(t, sc.Capture())
 	reg := prometheus.NewPedanticRegistry()
 	m := NewMetrics(reg, nil)
 	if _, err := Run(context.Background(), Config{Variant: sc.cfg, Source: stalledSource{src, 42 * time.Second}, Judge: judge.Options{Deadline: sc.deadline}, Metrics: m}); err != nil {
@@ -156,4 +140,20 @@ func TestMetricsStall(t *testing.T) {
 		t.Errorf("roomspec_capture_stalled_seconds %v (present %v), want 42", v, ok)
 	}
 	var _ Staller = (*source.Dir)(nil)
+}
+
+// streamFile is the capture at path as a pcap stream ("watch -"), closed
+// when the test ends.
+func streamFile(t *testing.T, path string) source.Source {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	src, err := source.NewStream(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
