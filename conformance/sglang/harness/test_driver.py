@@ -125,6 +125,38 @@ class DriverTest(SandboxTest):
         h.reset(ONE)
         self.run_steps(h, HAPPY, INITIAL)
         self.assertEqual(type(h.reqs[0].finished_reason).__name__, "FINISH_LENGTH")
+        # the client got one answer, the metadata buffer went back once
+        self.assertEqual(h.client.answers, {"req-0": ["FINISH_LENGTH"]})
+        self.assertEqual(h.client.meta_frees, {h.client.meta_of["req-0"]: 1})
+
+    def test_release_without_an_answer_is_sglangs_finding(self):
+        # The in-flight pass lets a Success request go but never streams it
+        # (done_reqs.append deleted): the client waits forever. The spec's
+        # variables cannot show it; the client boundary does, at that step.
+        cases = [
+            ("no answer", "done_reqs.append(req)\n                req.time_stats.set_prefill_kv_transfer_finish_time()",
+             "req.time_stats.set_prefill_kv_transfer_finish_time()", "without an answer to the client"),
+            ("metadata kept", "            maybe_release_metadata_buffer(\n                req, self.req_to_metadata_buffer_idx_allocator\n            )",
+             "            pass", "metadata buffer"),
+            ("no finish reason", "                    req.finished_reason = FINISH_LENGTH(length=0)",
+             "                    pass", "answering None for a room that read Success"),
+        ]
+        for name, old, new, message in cases:
+            with self.subTest(name):
+                # in a child: one process loads one tree
+                lines = "".join(json.dumps(x) + "\n" for x in [
+                    {"op": "reset", "config": ONE},
+                    *({"op": "apply", "action": a, "params": p} for a, p, _ in HAPPY),
+                    {"op": "quit"}])
+                code, out, err = run_module("--sglang", copy_tree(self, {"prefill.py": [(old, new)]}),
+                                            stdin=lines)
+                self.assertEqual(code, 0, err)
+                replies = [json.loads(line) for line in out.splitlines()]
+                self.assertTrue(all(r["ok"] for r in replies[:-2]), replies)
+                last = replies[-2]  # SchedulerPollInFlight, the release
+                self.assertFalse(last["ok"])
+                self.assertIn("real effect: SGLang let req-0 go", last["error"])
+                self.assertIn(message, last["error"])
 
     def test_reset_starts_over(self):
         h = self.harness()
@@ -208,6 +240,7 @@ class DriverTest(SandboxTest):
         # a request failed in the bootstrap queue never had KV pages
         self.assertEqual(h.pool.events, [])
         self.assertEqual(type(h.reqs[0].finished_reason).__name__, "FINISH_ABORT")
+        self.assertEqual(h.client.answers, {"req-0": ["FINISH_ABORT"]})
 
     def test_bootstrap_timeout(self):
         # The clock moves to one second before the timeout expires (the

@@ -20,6 +20,7 @@ import sys
 import types
 
 from . import fakes
+from .client import Client
 from .loader import Loader
 from .origin import describe, raise_site
 from .park import Controller, HarnessError
@@ -58,6 +59,12 @@ def transfer_info_frames(guard, room, addr, agent, index, num_tokens, required):
 
 class Refused(Exception):
     """The action is not possible in the implementation's current state."""
+
+
+class EffectViolation(Refused):
+    """The step ran, and what it did to a boundary the spec's variables do
+    not show (the client's answer, the metadata pool) is wrong: SGLang's
+    finding at this step (client.py)."""
 
 
 class ConfigMismatch(Exception):
@@ -200,6 +207,7 @@ class Harness:
                 raise BoundaryError("decode registration",
                                     f"the bootstrap thread died on {what}: {self.controller._deaths_text()}")
         self._start_decode_listeners()
+        self.client = Client()
         self.bq = self._build_bootstrap_queue()
         self.pool = fakes.KVPool(max(n, 1), TOKENS_PER_CHUNK * self.num_chunks)
         self.sched = self._build_scheduler(self.pool)
@@ -284,8 +292,8 @@ class Harness:
         PBQ = self.prefill.PrefillBootstrapQueue
         bq = PBQ.__new__(PBQ)
         allocator = Namespace("metadata_allocator", available_size=lambda: 1 << 20)
-        allocator.alloc = self._alloc_metadata
-        allocator.free = lambda idx: None
+        allocator.alloc = self.client.alloc
+        allocator.free = self.client.free
         attrs = dict(
             token_to_kv_pool=Namespace("token_to_kv_pool", page_size=1),
             draft_token_to_kv_pool=None, is_mla_backend=False,
@@ -298,10 +306,6 @@ class Harness:
         for k, v in attrs.items():
             setattr(bq, k, v)
         return bq
-
-    def _alloc_metadata(self):
-        self._next_meta = getattr(self, "_next_meta", 0) + 1
-        return self._next_meta
 
     def _build_scheduler(self, pool):
         Mixin = self.prefill.SchedulerDisaggregationPrefillMixin
@@ -329,7 +333,10 @@ class Harness:
                                    disaggregation_mode="prefill"),
             attn_cp_cpu_group=None, attn_tp_cpu_group=None, tp_cpu_group=None,
             tree_cache=pool,
-            output_streamer=Namespace("output_streamer", stream_output=lambda *a, **k: None),
+            # one metadata pool, as in SGLang (the scheduler hands its
+            # allocator to the bootstrap queue)
+            req_to_metadata_buffer_idx_allocator=self.bq.req_to_metadata_buffer_idx_allocator,
+            output_streamer=Namespace("output_streamer", stream_output=self.client.stream_output),
             metrics_reporter=Namespace("metrics_reporter", enable_metrics=False),
             enable_metrics=False, enable_hicache_storage=False, enable_overlap=False,
             enable_staging=False, spec_algorithm=Namespace("spec_algorithm"),
@@ -396,7 +403,13 @@ class Harness:
         fn = getattr(self, "do_" + action, None)
         if fn is None:
             raise BoundaryError("protocol", f"unknown action {action}")
+        self.client.before(self.reqs, self._room_status)
         fn(*params)
+        if self.crashed is None:
+            problem = self.client.after(self.reqs, lambda r: self._position(r) != "Released",
+                                        self.sched.disagg_prefill_pending_chunk_rids)
+            if problem:
+                raise EffectViolation("real effect: " + problem)
 
     def do_DecodeSendTransferInfo(self, d, qi):
         if self.aborted[qi] or d in self.ti_sent[qi]:
