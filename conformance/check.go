@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/roomspec/roomspec/spec/model"
@@ -18,8 +20,11 @@ type checker struct {
 	c     *model.Config
 	impl  Implementation
 	bound int
-	invs  []string // state invariants of the configuration
-	props []string // step properties [][A]_v of the configuration
+	invs  []string       // state invariants of the configuration
+	props []string       // step properties [][A]_v of the configuration
+	idle  []model.Action // parameterless actions with @idle annotations
+	// noIdle: the implementation offers no idle passes (asked once)
+	noIdle bool
 }
 
 func newChecker(c *model.Config, impl Implementation, bound int) *checker {
@@ -27,6 +32,11 @@ func newChecker(c *model.Config, impl Implementation, bound int) *checker {
 		bound = DefaultBound
 	}
 	k := &checker{c: c, impl: impl, bound: bound}
+	for id, info := range model.Actions {
+		if len(info.Params) == 0 && slices.ContainsFunc(info.Annotations, func(a [2]string) bool { return a[0] == "idle" }) {
+			k.idle = append(k.idle, model.Action{ID: model.ActionID(id)})
+		}
+	}
 	for _, name := range c.Invariants {
 		if _, ok := c.Invariant(name); ok {
 			k.invs = append(k.invs, name)
@@ -65,6 +75,43 @@ func (k *checker) judge(prevObs, obs, spec *model.State) (string, []string) {
 		}
 	}
 	return "", specViol
+}
+
+// idlePasses runs, on an implementation that offers them (Idler), each
+// parameterless @idle action the spec cannot take in spec: SGLang runs
+// its scheduler's passes on every iteration of the event loop, and a pass
+// that the spec says moves nothing must change nothing. obs is the
+// implementation's state, equal to spec. It returns a failure message
+// ("" if every pass left the state as it was).
+func (k *checker) idlePasses(spec, obs *model.State) (string, error) {
+	idler, ok := k.impl.(Idler)
+	if !ok || k.noIdle {
+		return "", nil
+	}
+	for _, a := range k.idle {
+		if _, enabled := k.c.Step(spec, a); enabled {
+			continue
+		}
+		err := idler.Idle(a)
+		if errors.Is(err, ErrNoIdle) {
+			k.noIdle = true
+			return "", nil
+		}
+		if errors.Is(err, ErrRefused) {
+			return fmt.Sprintf("an idle pass of %s (the spec takes no step with it here) failed: %v", k.c.ActionString(a), err), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("idle pass of %s: %w", k.c.ActionString(a), err)
+		}
+		after, err := k.impl.Observe()
+		if err != nil {
+			return "", fmt.Errorf("observe after an idle pass of %s: %w", k.c.ActionString(a), err)
+		}
+		if !after.Equal(obs) {
+			return fmt.Sprintf("an idle pass of %s (the spec takes no step with it here) changed the state: %s", k.c.ActionString(a), diffVars(k.c, spec, &after)), nil
+		}
+	}
+	return "", nil
 }
 
 // refine replays seq on the implementation in lockstep with the spec. It
@@ -109,6 +156,11 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 		}
 		m, sv := k.judge(&prev, &obs, &spec)
 		specViol = append(specViol, sv...)
+		if m == "" {
+			if m, err = k.idlePasses(&spec, &obs); err != nil {
+				return steps, i, "", specViol, err
+			}
+		}
 		if m != "" {
 			return steps, i, m, specViol, nil
 		}

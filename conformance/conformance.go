@@ -62,6 +62,16 @@ type Implementation interface {
 	Close() error
 }
 
+// Idler is an Implementation that can run an action's code where the spec
+// takes no step with it (an action with @idle annotations, disabled in
+// the spec's state): the scheduler's passes over its queues, which SGLang
+// runs on every iteration of its event loop. Such a pass must leave the
+// state as it is. Idle returns ErrNoIdle where the
+// implementation offers none.
+type Idler interface {
+	Idle(a model.Action) error
+}
+
 // Cloner is an Implementation that can copy itself; the liveness property
 // then explores quiescence on a copy instead of replaying the sequence.
 type Cloner interface {

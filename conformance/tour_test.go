@@ -181,3 +181,45 @@ func TestTourRefusalFails(t *testing.T) {
 		}
 	}
 }
+
+// idling runs idle passes on a Go port: faithful ones leave the state as
+// it is; with tick set, an idle bootstrap pass moves the clock of request
+// 0 instead (a pass that changes what the spec says it cannot).
+type idling struct {
+	Implementation
+	tick  bool
+	calls *int
+}
+
+func (p idling) Idle(a model.Action) error {
+	*p.calls++
+	if p.tick && a.ID == model.ActSchedulerPollBootstrap {
+		_ = p.Implementation.Apply(model.Action{ID: model.ActTick})
+	}
+	return nil
+}
+
+// Idle passes are run wherever the spec cannot take a scheduler pass and
+// the implementation offers them: a faithful one holds, one that changes
+// the state fails refinement, found by the tour and named.
+func TestIdlePasses(t *testing.T) {
+	c, err := spec.Compiled("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	r, err := Target{Name: "idle", Impl: idling{NewPort(impl.Fixed), false, &calls}, Config: c}.Check(Refinement, Options{Seed: 1, Cases: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Holds || calls == 0 {
+		t.Fatalf("faithful idle passes: holds=%v after %d idle passes: %s", r.Holds, calls, r.Failure)
+	}
+	r, err = Target{Name: "idle-ticks", Impl: idling{NewPort(impl.Fixed), true, &calls}, Config: c}.Check(Refinement, Options{Seed: 1, Cases: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Holds || r.FoundBy != "tour" || !strings.Contains(r.Failure, "an idle pass of SchedulerPollBootstrap") || !strings.Contains(r.Failure, "elapsed") {
+		t.Fatalf("an idle pass that moves the clock: holds=%v found by %q: %s", r.Holds, r.FoundBy, r.Failure)
+	}
+}

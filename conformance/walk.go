@@ -125,8 +125,16 @@ func (w *walk) step(e int32) (*tourFailure, error) {
 		return nil, nil
 	}
 	if r.property == Refinement {
-		_, sv := r.k.judge(&w.obs, &obs, &w.g.States[w.g.Edges[got].To])
+		to := &w.g.States[w.g.Edges[got].To]
+		_, sv := r.k.judge(&w.obs, &obs, to)
 		r.noteSpecViolations(sv)
+		m, err := r.k.idlePasses(to, &obs)
+		if err != nil {
+			return nil, err
+		}
+		if m != "" {
+			return w.failure(), nil
+		}
 	}
 	w.p.Took(e, got)
 	w.cur, w.obs = w.g.Edges[got].To, obs

@@ -51,6 +51,10 @@ var (
 // It is no failure of the process, which stays usable.
 var ErrRefused = errors.New("implementation refused the step")
 
+// ErrNoIdle: the implementation runs no idle passes (its reply to reset
+// did not offer them).
+var ErrNoIdle = errors.New("implementation runs no idle passes")
+
 // Options tune a Process. The zero value gives the defaults.
 type Options struct {
 	// Timeout bounds the wait for each reply. Default DefaultTimeout.
@@ -130,6 +134,7 @@ type Process struct {
 	replied bool  // a reply came: later ones wait Timeout, not StartTimeout
 	failed  error // sticky: the process is dead
 	cfg     *model.Config
+	idle    bool // the last reset's reply offered idle passes
 }
 
 // New returns the implementation run as `sh -c command`; the process
@@ -359,6 +364,29 @@ func (p *Process) Reset(c *model.Config) error {
 	if !resp.OK {
 		return fmt.Errorf("exec %q: reset refused: %s", p.command, resp.Error)
 	}
+	p.idle = resp.Idle
+	return nil
+}
+
+// Idle runs one pass of an action's code in a state where the spec takes
+// no step with it (PROTOCOL.md, "idle"): SGLang's event loop polls its
+// queues on every iteration, whether or not a request moves. It returns
+// ErrNoIdle where the implementation did not offer idle passes in its
+// reply to reset, and wraps ErrRefused where the pass was refused.
+func (p *Process) Idle(a model.Action) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.idle {
+		return ErrNoIdle
+	}
+	info := model.Actions[a.ID]
+	resp, err := p.call("idle "+info.Name, map[string]any{"op": "idle", "action": info.Name, "params": a.Params[:len(info.Params)]})
+	if err != nil {
+		return err
+	}
+	if !resp.OK {
+		return fmt.Errorf("%w: %s", ErrRefused, resp.Error)
+	}
 	return nil
 }
 
@@ -435,6 +463,8 @@ type response struct {
 	OK    bool
 	Error string
 	State json.RawMessage
+	// Idle, in a reply to reset: the implementation runs idle passes.
+	Idle bool
 }
 
 // conn is the protocol over a child's stdin and stdout: one request line
@@ -508,6 +538,7 @@ func parseResponse(line []byte) (*response, error) {
 		OK    *bool           `json:"ok"`
 		Error string          `json:"error"`
 		State json.RawMessage `json:"state"`
+		Idle  bool            `json:"idle"`
 	}
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %v: %s", ErrProtocol, err, quote(line))
@@ -515,7 +546,7 @@ func parseResponse(line []byte) (*response, error) {
 	if raw.OK == nil {
 		return nil, fmt.Errorf(`%w: no boolean "ok": %s`, ErrProtocol, quote(line))
 	}
-	return &response{OK: *raw.OK, Error: raw.Error, State: raw.State}, nil
+	return &response{OK: *raw.OK, Error: raw.Error, State: raw.State, Idle: raw.Idle}, nil
 }
 
 // quote shows at most 200 bytes of a reply.

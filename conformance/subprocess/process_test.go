@@ -190,6 +190,28 @@ func TestRefusalKeepsTheProcess(t *testing.T) {
 	}
 }
 
+// Idle passes are sent only to a child whose reply to reset offered them,
+// and a refused one wraps ErrRefused.
+func TestIdleOnlyWhereOffered(t *testing.T) {
+	c := upstream(t)
+	p := New(echoOK, Options{})
+	defer p.Close()
+	if err := p.Reset(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Idle(model.Action{ID: model.ActSchedulerPollBootstrap}); !errors.Is(err, ErrNoIdle) {
+		t.Fatalf("idle on a child that offers none: %v", err)
+	}
+	q := New(`while read -r l; do case "$l" in *reset*) echo '{"ok":true,"idle":true}';; *idle*) echo '{"ok":false,"error":"moved"}';; *) echo '{"ok":true}';; esac; done`, Options{})
+	defer q.Close()
+	if err := q.Reset(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Idle(model.Action{ID: model.ActSchedulerPollBootstrap}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "moved") {
+		t.Fatalf("idle: %v", err)
+	}
+}
+
 // The first reply may take StartTimeout (an interpreter importing its
 // modules); later ones only Timeout.
 func TestSlowStart(t *testing.T) {

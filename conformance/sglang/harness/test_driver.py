@@ -224,6 +224,31 @@ class DriverTest(SandboxTest):
             h.apply("SchedulerDance", [0])
         self.assertEqual(cm.exception.boundary, "protocol")
 
+    def test_idle_passes(self):
+        # While the transfer runs, SGLang's event loop keeps polling the
+        # in-flight queue: the pass keeps the request (prefill.py:880-882).
+        # A pass that drops it (undone_reqs.append deleted) lets it go with
+        # no answer and its KV pages held: idle, the pass shows it.
+        lines = "".join(json.dumps(x) + "\n" for x in [
+            {"op": "reset", "config": ONE},
+            *({"op": "apply", "action": a, "params": p} for a, p, _ in HAPPY[:8]),
+            {"op": "idle", "action": "SchedulerPollInFlight"},
+            {"op": "idle", "action": "SchedulerPollBootstrap"},
+            {"op": "observe"}, {"op": "quit"}])
+        code, out, err = run_module("--sglang", TREE, stdin=lines)
+        self.assertEqual(code, 0, err)
+        replies = [json.loads(line) for line in out.splitlines()]
+        self.assertTrue(all(r["ok"] for r in replies), replies)
+        self.assertEqual(replies[-2]["state"]["sender"], ["InflightQueue"])
+        old = "undone_reqs.append(req)\n            elif poll == KVPoll.Success:"
+        code, out, err = run_module("--sglang", copy_tree(self, {"prefill.py": [
+            (old, "pass\n            elif poll == KVPoll.Success:")]}), stdin=lines)
+        self.assertEqual(code, 0, err)
+        replies = [json.loads(line) for line in out.splitlines()]
+        idle = replies[9]
+        self.assertFalse(idle["ok"], replies)
+        self.assertIn("without an answer to the client", idle["error"])
+
     def test_abort_in_the_bootstrap_queue_clears_the_room(self):
         # Issue 12, finding 1: the bootstrap failure's failure_exception()
         # clears the room: Absent, not Failed.
@@ -334,27 +359,31 @@ class ProtocolTest(SandboxTest):
             {"op": "apply", "action": "SchedulerCreateSender", "params": [0]},
             "\n",
             {"op": "apply", "action": "SchedulerSend", "params": [0]},
+            # the bootstrap pass, idle: the room reads Bootstrapping
+            {"op": "idle", "action": "SchedulerPollBootstrap"},
             {"op": "observe"},
             {"op": "dance"},
             {"op": "quit"},
             {"op": "observe"},  # after quit: not read
         ])
         self.assertEqual(code, 0)
-        self.assertEqual(replies[:3], [{"ok": True}, {"ok": True},
-                                       {"ok": False, "error": "not in the waiting queue"}])
-        self.assertEqual(replies[3]["state"], dict(INITIAL, request_status=["Bootstrapping"],
+        # the reply to reset offers idle passes (PROTOCOL.md)
+        self.assertEqual(replies[:4], [{"ok": True, "idle": True}, {"ok": True},
+                                       {"ok": False, "error": "not in the waiting queue"},
+                                       {"ok": True}])
+        self.assertEqual(replies[4]["state"], dict(INITIAL, request_status=["Bootstrapping"],
                                                    sender=["BootstrapQueue"]))
-        self.assertEqual(replies[4], {"ok": False, "error": "unknown op 'dance'"})
-        self.assertEqual(replies[5], {"ok": True})
-        self.assertEqual(len(replies), 6)
+        self.assertEqual(replies[5], {"ok": False, "error": "unknown op 'dance'"})
+        self.assertEqual(replies[6], {"ok": True})
+        self.assertEqual(len(replies), 7)
 
     def test_end_of_input(self):
         code, replies = self.serve([{"op": "reset", "config": ONE}])
-        self.assertEqual((code, replies), (0, [{"ok": True}]))
+        self.assertEqual((code, replies), (0, [{"ok": True, "idle": True}]))
 
     def test_bad_line(self):
         code, replies = self.serve([{"op": "reset", "config": ONE}, "{not json\n", {"op": "quit"}])
-        self.assertEqual((code, replies), (2, [{"ok": True}]))
+        self.assertEqual((code, replies), (2, [{"ok": True, "idle": True}]))
         self.assertIn("roomspec_sglang: bad request line: Expecting property name", self.stderr.getvalue())
 
 

@@ -133,6 +133,14 @@ class QueueTest(FakeTest):
 
 class AgentTest(FakeTest):
 
+    def test_only_its_own_handles(self):
+        # A worker that waits on None (no transfer posted) gets the real
+        # binding's TypeError, not "DONE".
+        agent = fakes.FakeAgent(self.ctl, "prefill-0", object())
+        for h in (None, fakes.FakeHandle("prep")):
+            with self.assertRaises(TypeError):
+                agent.check_xfer_state(h)
+
     def test_transfers_complete_when_the_driver_says(self):
         agent = fakes.FakeAgent(self.ctl, "prefill-0", object())
         self.assertEqual(agent.name, "prefill-0")

@@ -403,8 +403,23 @@ class Harness:
         fn = getattr(self, "do_" + action, None)
         if fn is None:
             raise BoundaryError("protocol", f"unknown action {action}")
+        self._judged(lambda: fn(*params))
+
+    def idle(self, action):
+        """One pass of a scheduler function where the spec takes no step
+        with it (PROTOCOL.md, "idle"): SGLang's event loop runs both passes
+        on every iteration. Whatever the pass changes, observe() shows."""
+        passes = {"SchedulerPollBootstrap": self._bootstrap_pass,
+                  "SchedulerPollInFlight": self._inflight_pass}
+        if action not in passes:
+            raise BoundaryError("protocol", f"no idle pass of {action}")
+        if self.crashed is None:
+            self._judged(passes[action])
+
+    def _judged(self, step):
+        """Run step, then judge what it did at the client boundary."""
         self.client.before(self.reqs, self._room_status)
-        fn(*params)
+        step()
         if self.crashed is None:
             problem = self.client.after(self.reqs, lambda r: self._position(r) != "Released",
                                         self.sched.disagg_prefill_pending_chunk_rids)
@@ -522,12 +537,14 @@ class Harness:
         event_loop_normal_disagg_prefill makes it (prefill.py:577):
         waiting_queue.extend(pop_bootstrapped())."""
         before = list(self.bq.queue)
-        popped = self._scheduler_call("pop_bootstrapped", self.bq.pop_bootstrapped)
-        if self.crashed is not None:
-            return
-        self.sched.waiting_queue.extend(popped or [])
-        if [id(r) for r in self.bq.queue] == [id(r) for r in before]:
+        self._bootstrap_pass()
+        if self.crashed is None and [id(r) for r in self.bq.queue] == [id(r) for r in before]:
             raise Refused("the bootstrap-queue pass moved no request (" + self._statuses(before) + ")")
+
+    def _bootstrap_pass(self):
+        popped = self._scheduler_call("pop_bootstrapped", self.bq.pop_bootstrapped)
+        if self.crashed is None:
+            self.sched.waiting_queue.extend(popped or [])
 
     def do_SchedulerSend(self, qi):
         """The forward pass of request qi, a batch of one: the scheduler
@@ -572,13 +589,16 @@ class Harness:
         """One pass of the event loop over the in-flight queue
         (process_disagg_prefill_inflight_queue, prefill.py:830)."""
         before = list(self.sched.disagg_prefill_inflight_queue)
-        self._scheduler_call("process_disagg_prefill_inflight_queue",
-                             self.sched.process_disagg_prefill_inflight_queue)
+        self._inflight_pass()
         if self.crashed is not None:
             return
         after = self.sched.disagg_prefill_inflight_queue
         if [id(r) for r in after] == [id(r) for r in before]:
             raise Refused("the in-flight pass moved no request (" + self._statuses(before) + ")")
+
+    def _inflight_pass(self):
+        self._scheduler_call("process_disagg_prefill_inflight_queue",
+                             self.sched.process_disagg_prefill_inflight_queue)
 
     def do_Tick(self, qi):
         """The clock moves to one second before request qi's bootstrap

@@ -278,7 +278,12 @@ class FakeAgent:
         return "PROC"
 
     def check_xfer_state(self, handle):
-        if getattr(handle, "done", True):
+        # nixl_agent.check_xfer_state takes a handle the agent returned:
+        # anything else (None where no transfer was posted) raises in the
+        # real binding, and does here.
+        if not isinstance(handle, FakeHandle) or handle.kind != "xfer":
+            raise TypeError(f"check_xfer_state(): not a transfer handle: {handle!r}")
+        if handle.done:
             return "DONE"
         me = self._thread()
         mine = self.pending.get(me, [])
