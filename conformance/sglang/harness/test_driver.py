@@ -128,11 +128,13 @@ class DriverTest(SandboxTest):
         # the client got one answer, the metadata buffer went back once
         self.assertEqual(h.client.answers, {"req-0": ["FINISH_LENGTH"]})
         self.assertEqual(h.client.meta_frees, {h.client.meta_of["req-0"]: 1})
+        self.assertEqual(h.client.set_bufs, {"req-0": [True]})
 
     def test_release_without_an_answer_is_sglangs_finding(self):
         # The in-flight pass lets a Success request go but never streams it
         # (done_reqs.append deleted): the client waits forever. The spec's
-        # variables cannot show it; the client boundary does, at that step.
+        # variables cannot show it; the client boundary does, at the step
+        # (the release, or the send that leaves the gate open).
         cases = [
             ("no answer", "done_reqs.append(req)\n                req.time_stats.set_prefill_kv_transfer_finish_time()",
              "req.time_stats.set_prefill_kv_transfer_finish_time()", "without an answer to the client"),
@@ -140,6 +142,11 @@ class DriverTest(SandboxTest):
              "            pass", "metadata buffer"),
             ("no finish reason", "                    req.finished_reason = FINISH_LENGTH(length=0)",
              "                    pass", "answering None for a room that read Success"),
+            ("metadata set with a non-last chunk", "        if last_chunk:\n            self.disagg_metadata_buffers.set_buf(req)",
+             "        if not last_chunk:\n            self.disagg_metadata_buffers.set_buf(req)",
+             "with its metadata buffer set [False]"),
+            ("gate not told", "            self.disagg_prefill_pending_chunk_rids.add(req.rid)", "            pass",
+             "without its rid in the pending-chunk set"),
         ]
         for name, old, new, message in cases:
             with self.subTest(name):
@@ -152,11 +159,10 @@ class DriverTest(SandboxTest):
                                             stdin=lines)
                 self.assertEqual(code, 0, err)
                 replies = [json.loads(line) for line in out.splitlines()]
-                self.assertTrue(all(r["ok"] for r in replies[:-2]), replies)
-                last = replies[-2]  # SchedulerPollInFlight, the release
-                self.assertFalse(last["ok"])
-                self.assertIn("real effect: SGLang let req-0 go", last["error"])
-                self.assertIn(message, last["error"])
+                bad = [r["error"] for r in replies if not r["ok"]]
+                self.assertTrue(bad, replies)
+                self.assertTrue(bad[0].startswith("real effect: SGLang "), bad[0])
+                self.assertIn(message, bad[0])
 
     def test_reset_starts_over(self):
         h = self.harness()

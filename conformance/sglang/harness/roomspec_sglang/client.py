@@ -11,8 +11,8 @@ queues": a request that leaves every queue must have been answered once,
 with an abort exactly where its room failed (prepare_abort on every Failed
 path: prefill.py handle_bootstrap_failure, handle_inflight_transfer_failure;
 FINISH_LENGTH(0) on Success, prefill.py:884-885 at adca19c4), its metadata
-buffer index freed once (maybe_release_metadata_buffer, prefill.py:102),
-and its rid gone from the pending-chunk set ("a stale entry holds the
+buffer index freed once (maybe_release_metadata_buffer, prefill.py:102)
+and, after Success, set once with the last chunk (set_buf), and its rid gone from the pending-chunk set ("a stale entry holds the
 unified-memory compaction gate closed for the process lifetime",
 clear_pending_chunk_send, prefill.py:984). A release that breaks one of
 these is SGLang's finding at the step that released the request: the
@@ -30,6 +30,9 @@ class Client:
         self.meta_of = {}     # rid -> the metadata index it was given
         self.status = {}      # rid -> its room's status before the step
         self.released = set()
+        self.in_last = False  # the scheduler is sending a last chunk
+        self.set_bufs = {}    # rid -> for each set_buf call, in a last chunk?
+        self.noted = []       # problems seen inside a step
 
     # ---- the fakes SGLang's code calls ----------------------------------
 
@@ -38,6 +41,21 @@ class Client:
         for r in reqs:
             fr = getattr(r, "finished_reason", None)
             self.answers.setdefault(r.rid, []).append(None if fr is None else type(fr).__name__)
+
+    def set_buf(self, req):
+        """disagg_metadata_buffers.set_buf(req): the request's first output
+        token and logprobs, which decode reads with the last chunk's aux
+        transfer (send_kv_chunk, prefill.py:1180-1181)."""
+        self.set_bufs.setdefault(req.rid, []).append(self.in_last)
+
+    def chunks_sent(self, req, pending):
+        """After the non-last chunks of req are sent: the memory-compaction
+        gate must know it has chunks in flight (send_kv_chunk adds the rid,
+        prefill.py:1324-1326), or compaction may move pages a write
+        reads."""
+        if req.rid not in pending:
+            self.noted.append(f"SGLang sent non-last chunks of {req.rid} without its rid in the "
+                              "pending-chunk set (memory compaction may move pages still being written)")
 
     def alloc(self):
         """req_to_metadata_buffer_idx_allocator.alloc()."""
@@ -59,6 +77,9 @@ class Client:
         """Judge each request the step let go; returns the first problem
         (a sentence naming the request), or None. held(req) says whether
         the scheduler still holds req; pending is the pending-chunk set."""
+        if self.noted:
+            problem, self.noted = self.noted[0], []
+            return problem
         for r in reqs:
             idx = getattr(r, "metadata_buffer_index", -1)
             if isinstance(idx, int) and idx >= 0:
@@ -85,6 +106,9 @@ class Client:
                     "a failed transfer must reach the client as an abort")
         if not want_abort and got in (None, "FINISH_ABORT"):
             return f"answering {got} for a room that read Success"
+        if not want_abort and self.set_bufs.get(r.rid) != [True]:
+            return (f"after Success with its metadata buffer set {self.set_bufs.get(r.rid, [])} "
+                    "(once, with the last chunk, is right: decode reads it with the aux transfer)")
         idx = self.meta_of.get(r.rid)
         if idx is not None and self.meta_frees.get(idx, 0) != 1:
             return f"with its metadata buffer {idx} freed {self.meta_frees.get(idx, 0)} times (once is right)"

@@ -345,7 +345,7 @@ class Harness:
                 translate_kv_indices_for_transfer=lambda idx: idx),
             req_to_token_pool=Namespace("req_to_token_pool", req_to_token=req_to_token),
             disagg_metadata_buffers=Namespace("disagg_metadata_buffers",
-                                               set_buf=lambda req: None),
+                                               set_buf=self.client.set_buf),
             ps=Namespace("ps", tp_rank=0, pp_rank=0, dp_rank=0, gpu_id=0),
             tp_rank=0, pp_rank=0, chunked_req=None, waiting_queue=[],
         )
@@ -572,7 +572,13 @@ class Harness:
         req.fill_ids = list(req.origin_input_ids) + list(req.output_ids)
         for k in range(1, self.num_chunks):
             self.sched.send_kv_chunk(req, last_chunk=False, end_idx=k * TOKENS_PER_CHUNK)
-        self._batch_result(req)
+        if self.num_chunks > 1:
+            self.client.chunks_sent(req, self.sched.disagg_prefill_pending_chunk_rids)
+        self.client.in_last = True
+        try:
+            self._batch_result(req)
+        finally:
+            self.client.in_last = False
 
     def _batch_result(self, req):
         from .stubs import FakeTensor
