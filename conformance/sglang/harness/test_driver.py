@@ -145,17 +145,20 @@ class DriverTest(SandboxTest):
             ("metadata set with a non-last chunk", "        if last_chunk:\n            self.disagg_metadata_buffers.set_buf(req)",
              "        if not last_chunk:\n            self.disagg_metadata_buffers.set_buf(req)",
              "with its metadata buffer set [False]"),
+            ("chunk ids", "nixl/conn.py", "        self.chunk_id += 1\n", "        pass\n",
+             "KV chunks (id, last)"),
             ("gate not told", "            self.disagg_prefill_pending_chunk_rids.add(req.rid)", "            pass",
              "without its rid in the pending-chunk set"),
         ]
-        for name, old, new, message in cases:
+        for case in cases:
+            name, path, old, new, message = case if len(case) == 5 else (case[0], "prefill.py") + case[1:]
             with self.subTest(name):
                 # in a child: one process loads one tree
                 lines = "".join(json.dumps(x) + "\n" for x in [
                     {"op": "reset", "config": ONE},
                     *({"op": "apply", "action": a, "params": p} for a, p, _ in HAPPY),
                     {"op": "quit"}])
-                code, out, err = run_module("--sglang", copy_tree(self, {"prefill.py": [(old, new)]}),
+                code, out, err = run_module("--sglang", copy_tree(self, {path: [(old, new)]}),
                                             stdin=lines)
                 self.assertEqual(code, 0, err)
                 replies = [json.loads(line) for line in out.splitlines()]

@@ -12,7 +12,9 @@ with an abort exactly where its room failed (prepare_abort on every Failed
 path: prefill.py handle_bootstrap_failure, handle_inflight_transfer_failure;
 FINISH_LENGTH(0) on Success, prefill.py:884-885 at adca19c4), its metadata
 buffer index freed once (maybe_release_metadata_buffer, prefill.py:102)
-and, after Success, set once with the last chunk (set_buf), and its rid gone from the pending-chunk set ("a stale entry holds the
+and, after Success, set once with the last chunk (set_buf), the writes
+decode counts on landed (KV chunks 0..n-1 and one aux write with the last
+chunk, as decode's receiver counts them by their notifications), and its rid gone from the pending-chunk set ("a stale entry holds the
 unified-memory compaction gate closed for the process lifetime",
 clear_pending_chunk_send, prefill.py:984). A release that breaks one of
 these is SGLang's finding at the step that released the request: the
@@ -23,7 +25,9 @@ client waits forever, or a pool leaks.
 class Client:
     """What the client and the metadata pool have seen of each request."""
 
-    def __init__(self):
+    def __init__(self, num_chunks):
+        self.num_chunks = num_chunks
+        self.writes = {}      # rid -> the notifications of each completed write set
         self.answers = {}     # rid -> finish reasons streamed, by class name
         self.meta_next = 0
         self.meta_frees = {}  # metadata index -> times freed
@@ -56,6 +60,39 @@ class Client:
         if req.rid not in pending:
             self.noted.append(f"SGLang sent non-last chunks of {req.rid} without its rid in the "
                               "pending-chunk set (memory compaction may move pages still being written)")
+
+    def landed(self, rid, notifs):
+        """A worker's posted writes for request rid completed
+        (WorkerComplete): their notifications reach decode,
+        `{room}_kv_{chunk}_{last}_{src}` per KV chunk and `{room}_aux...`
+        with the metadata (nixl/conn.py's transfer_worker). By request, not
+        room: a reused room id carries two requests' writes."""
+        self.writes.setdefault(rid, []).append(list(notifs))
+
+    def _transfer_problem(self, rid):
+        """Decode takes a room's transfer as complete when each of its
+        destination ranks has KV chunks 0..n-1, the last flagged last, and
+        an aux write landed with the last chunk (decode's receiver counts chunks by their ids and reads
+        the metadata from the aux buffer): "" if so, else what is wrong."""
+        kv, aux_with_last, aux = [], False, 0
+        for group in self.writes.get(rid, []):
+            parts = [str(n).split("_") for n in group]
+            last = any(p[1] == "kv" and len(p) > 3 and p[3] == "1" for p in parts)
+            for p in parts:
+                if p[1] == "kv" and len(p) > 3:
+                    kv.append((int(p[2]), p[3] == "1"))
+                elif p[1] == "aux":
+                    aux += 1
+                    aux_with_last = aux_with_last or last
+        # each destination rank gets every chunk and one aux write
+        ranks = max(len(kv) // self.num_chunks, 1)
+        want = sorted([(i, i == self.num_chunks - 1) for i in range(self.num_chunks)] * ranks)
+        if sorted(kv) != want:
+            return f"KV chunks (id, last) {sorted(kv)} reached decode, not {want}"
+        if aux != ranks or not aux_with_last:
+            return (f"{aux} aux writes reached decode{'' if aux_with_last else ', none with the last chunk'} "
+                    f"(one per destination rank, with the last chunk, is right)")
+        return ""
 
     def alloc(self):
         """req_to_metadata_buffer_idx_allocator.alloc()."""
@@ -106,6 +143,10 @@ class Client:
                     "a failed transfer must reach the client as an abort")
         if not want_abort and got in (None, "FINISH_ABORT"):
             return f"answering {got} for a room that read Success"
+        if not want_abort:
+            wrong = self._transfer_problem(r.rid)
+            if wrong:
+                return f"after Success, though decode could not complete the transfer: {wrong}"
         if not want_abort and self.set_bufs.get(r.rid) != [True]:
             return (f"after Success with its metadata buffer set {self.set_bufs.get(r.rid, [])} "
                     "(once, with the last chunk, is right: decode reads it with the aux transfer)")

@@ -207,7 +207,7 @@ class Harness:
                 raise BoundaryError("decode registration",
                                     f"the bootstrap thread died on {what}: {self.controller._deaths_text()}")
         self._start_decode_listeners()
-        self.client = Client()
+        self.client = Client(self.num_chunks)
         self.bq = self._build_bootstrap_queue()
         self.pool = fakes.KVPool(max(n, 1), TOKENS_PER_CHUNK * self.num_chunks)
         self.sched = self._build_scheduler(self.pool)
@@ -648,6 +648,7 @@ class Harness:
         for p in self.controller.find("xfer"):
             if self.processing.get(p.thread) == qi:
                 del self.processing[p.thread]
+                self.client.landed(self.reqs[qi].rid, p.key)
                 outcome = self.controller.resume(p, "DONE", f"transfer worker: writes of request {qi} complete")
                 if outcome == "died":
                     raise HarnessError("a transfer worker died")
