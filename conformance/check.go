@@ -77,6 +77,15 @@ func (k *checker) judge(prevObs, obs, spec *model.State) (string, []string) {
 	return "", specViol
 }
 
+// refusalText is the failure message of a step the implementation did
+// not take (ErrRefused's own text already says so).
+func refusalText(err error) string {
+	if errors.Is(err, ErrRefused) {
+		return err.Error()
+	}
+	return "implementation refused the step: " + err.Error()
+}
+
 // idlePasses runs, on an implementation that offers them (Idler), each
 // parameterless @idle action the spec cannot take in spec: SGLang runs
 // its scheduler's passes on every iteration of the event loop, and a pass
@@ -98,7 +107,7 @@ func (k *checker) idlePasses(spec, obs *model.State) (string, error) {
 			return "", nil
 		}
 		if errors.Is(err, ErrRefused) {
-			return fmt.Sprintf("an idle pass of %s (the spec takes no step with it here) failed: %v", k.c.ActionString(a), err), nil
+			return fmt.Sprintf("an idle pass of %s (the spec takes no step with it here) failed: %s", k.c.ActionString(a), strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")), nil
 		}
 		if err != nil {
 			return "", fmt.Errorf("idle pass of %s: %w", k.c.ActionString(a), err)
@@ -135,9 +144,9 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 	spec := init
 	for i, a := range seq {
 		prev := obs
-		var implErr string
+		var implErr, refusal string
 		if aerr := k.impl.Apply(a); aerr != nil {
-			implErr = aerr.Error()
+			implErr, refusal = aerr.Error(), refusalText(aerr)
 		}
 		obs, err = k.impl.Observe()
 		if err != nil {
@@ -152,7 +161,7 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 		spec = next
 		steps = append(steps, Step{Action: a, Spec: spec, Impl: obs, ImplErr: implErr})
 		if implErr != "" {
-			return steps, i, "implementation refused the step: " + implErr, specViol, nil
+			return steps, i, refusal, specViol, nil
 		}
 		m, sv := k.judge(&prev, &obs, &spec)
 		specViol = append(specViol, sv...)

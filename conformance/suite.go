@@ -282,7 +282,7 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	res := stepResult{}
 	prev := cr.obs
 	if err := r.k.impl.Apply(cmd.a); err != nil {
-		res.msg = "implementation refused the step: " + err.Error()
+		res.msg = refusalText(err)
 	}
 	obs, err := r.k.impl.Observe()
 	if err != nil {
@@ -295,6 +295,12 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 		var sv []string
 		res.msg, sv = r.k.judge(&prev, &obs, &spec)
 		r.noteSpecViolations(sv)
+	}
+	if res.msg == "" && cr.err == nil {
+		if res.msg, err = r.k.idlePasses(&spec, &obs); err != nil {
+			cr.err = err
+			res.msg = err.Error()
+		}
 	}
 	if res.msg != "" {
 		cr.fail()
@@ -322,7 +328,7 @@ func (r *run) liveStep(cr *caseRun, a model.Action, last bool) string {
 	impl := r.k.impl
 	if err := impl.Apply(a); err != nil {
 		cr.fail()
-		return "implementation refused the step: " + err.Error()
+		return refusalText(err)
 	}
 	obs, err := impl.Observe()
 	if err != nil {

@@ -215,6 +215,7 @@ class FakeHandle:
         self.kind = kind
         self.notif = notif.decode() if isinstance(notif, bytes) else notif
         self.done = False
+        self.checked = False  # check_xfer_state has said "PROC" once
 
     def __bool__(self):
         return True
@@ -285,6 +286,13 @@ class FakeAgent:
             raise TypeError(f"check_xfer_state(): not a transfer handle: {handle!r}")
         if handle.done:
             return "DONE"
+        if not handle.checked:
+            # A real transfer is in progress when first checked: "PROC",
+            # and the worker must check again (nixl/conn.py's DONE
+            # barrier); it parks at the next check until the driver
+            # completes the chunk.
+            handle.checked = True
+            return "PROC"
         me = self._thread()
         mine = self.pending.get(me, [])
         self.controller.park("xfer", key=tuple(h.notif for h in mine))
