@@ -14,6 +14,9 @@ type Equivalence struct {
 	// source lines it changes (the diff's removed lines). An empty field
 	// matches anything.
 	Function, Operator, What, Source string
+	// Near, where set, must be part of the mutant's diff, its context
+	// lines included: it tells apart the same change on two places.
+	Near string
 	// Reason says why no run of the suite could tell the mutant from the
 	// original, naming the configuration (or boundary) that could.
 	Reason string
@@ -139,12 +142,29 @@ var Equivalents = []Equivalence{
 	{Function: "NixlKVManager.transfer_worker", Operator: "drop-cond", What: "`kv_xfer_handle is not None` always true", Reason: "kv_xfer_handle is None at this test only on the mixed-segment path (kv_xfer_segments), which no decode of any configuration registers; only such a decode could tell"},
 	{Function: "NixlKVManager.transfer_worker", Source: "elif self.check_status(room) != KVPoll.Success:", Reason: "a room's chunks complete in order (every room of the model shares one worker queue, FIFO), so a non-last chunk never completes after the last one's Success: the room then reads Transferring (written again, the same) or Failed, which NIXL's update_status never leaves (nixl/conn.py:698-702 at adca19c4); every variant of this test leaves the same status; only chunks completing out of order (staging's re-enqueue) could tell"},
 
+	{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", Source: "dst_info = self.decode_kv_args_table[req.agent_name]", What: "delete dst_info", Reason: "dst_info already holds decode_kv_args_table[req.agent_name] for this request (the loop body binds it first, nixl/conn.py:1174 at adca19c4); only decode re-registering its agent during the transfer (a restarted decode rank) could tell"},
+	{Function: "NixlKVManager.transfer_worker", Source: "isinstance(e, _NIXL_TRANSPORT_ERRORS)", Reason: "the log level of the worker's error only (a warning for a transport error, a traceback otherwise): the except branch then fails the room the same way; no configuration could tell"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", Source: "self.exceptions[room] = e", Reason: messageOnly + " (the worker's exception is what failure_exception raises)"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "delete-call", What: "self.record_failure(room, str(e))", Reason: messageOnly},
+	{Function: "SchedulerDisaggregationPrefillMixin.send_kv_chunk", Operator: "delete-stmt", Source: "translate_kv_indices_for_transfer", Reason: "translate_kv_indices_for_transfer maps virtual to physical page ids only under unified memory (the comment above it), off in every configuration, where it is the identity; only a unified-memory configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "delete-stmt", What: "delete return done_reqs", Reason: "only pipeline parallelism's event loop reads the returned requests (managers/scheduler_pp_mixin.py:332 at adca19c4); prefill.py's loops call it for its effects; only a PP configuration could tell"},
+	{Function: "CommonKVSender.__init__", Operator: "delete-stmt", Source: "self.aux_index = None", Reason: "init() sets aux_index (prefill.py:354, when the request leaves the bootstrap queue) before send() reads it (nixl/conn.py:2818 at adca19c4); nothing reads it earlier; no configuration could tell"},
+	{Function: "PrefillBootstrapQueue.pop_bootstrapped", Operator: "drop-cond", What: "`poll == KVPoll.WaitingForInput` always true", Reason: "after the Failed and Bootstrapping branches, a request in the bootstrap queue reads WaitingForInput unless another request reuses its room and is already Transferring or Success; the campaign runs the commit's configuration, which reuses no room: sglang-35360-reuse could tell (not run by the campaign)"},
+
 	// What decode sends that no configuration's decode varies.
 	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Source: "decode_prefix_len", Reason: prefixOnly},
+	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Operator: "change-number", What: "0 -> 1", Source: "0,", Reason: prefixOnly + " (the prefix length a room gets when no TransferInfo carries one)"},
 	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Operator: "narrow-slice", Source: "waiting_req_bytes = waiting_req_bytes[1:]", Reason: "the last frame of decode's TransferInfo and registration is optional (TransferInfo.from_zmq's is_dummy_rank, frame 9; KVArgsRegisterInfo's trailing fields): without it a rank with KV pages is not a dummy either way; only a decode dummy rank (is_dummy_rank = 1, context or data parallelism) could tell"},
 
 	// Defaults overwritten before they are read.
 	{Function: "CommonKVSender.__init__", Source: "self.init_time: Optional[float] = None", Reason: "NixlKVSender.__init__ sets init_time = time.time() right after CommonKVSender.__init__ returns (nixl/conn.py:2785 at adca19c4): the deleted default is never read"},
+
+	// The deferred release's ACKs where no target is registered, and
+	// ABORTs as decode sends them.
+	{Function: "NixlKVManager.transfer_worker", Operator: "drop-cond", What: "`self.enable_deferred_decode_kv_release` always true", Reason: "with the deferred release off no ACK target is ever registered, so _maybe_ack_drained_abort finds none and sends nothing; with it on the test is true anyway (the campaign with SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1 ran it)"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "negate-cond", What: "negate `self.enable_deferred_decode_kv_release`", Near: "# Skipped => nothing written for this aborted room; ack.", Reason: "the ACK of a chunk skipped for a Failed room: chunks are counted when a worker takes them, so when the ABORT came this chunk was not counted and the ABORT's own handler already sent the ACK (nixl/conn.py:2683-2688 at adca19c4) and dropped the target; the skip's call finds none (with the release off, none is ever registered); only a chunk counted before the abort and re-enqueued (staging's deferral) could tell"},
+	{Function: "NixlKVManager._handle_abort_notification", Operator: "change-number", What: "2 -> 3", Source: `decode_ip = msg[2].decode("ascii") if len(msg) > 2 else None`, Reason: "decode's ABORT has four frames (ABORT, room, its ip, its port; decode's scheduler since PR #35049): len(msg) > 3 holds wherever len(msg) > 2 does; only an ABORT with an ip and no port could tell"},
+	{Function: "NixlKVManager._handle_abort_notification", Operator: "drop-cond", What: "drop `decode_port is not None` from the test", Reason: "decode's ABORT always carries its port (four frames, decode's scheduler since PR #35049); only an ABORT without one (a decode older than the deferred release) could tell"},
 
 	// Tests that always hold for NIXL.
 	{Function: "CommonKVSender.clear", Operator: "drop-cond", Source: `hasattr(self.kv_mgr, "transfer_infos")`, Reason: "NIXL's manager has transfer_infos: the test always holds"},
@@ -166,7 +186,7 @@ func equivalent(table []Equivalence, m Mutant) (string, bool) {
 	removed := removedLines(m.Diff)
 	for _, e := range table {
 		if (e.Function == "" || e.Function == m.Function) && (e.Operator == "" || e.Operator == m.Operator) &&
-			strings.Contains(m.What, e.What) && strings.Contains(removed, e.Source) {
+			strings.Contains(m.What, e.What) && strings.Contains(removed, e.Source) && strings.Contains(m.Diff, e.Near) {
 			return e.Reason, true
 		}
 	}
