@@ -286,7 +286,7 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	res := stepResult{}
 	prev := cr.obs
 	if err := r.k.impl.Apply(cmd.a); err != nil {
-		res.msg = "implementation refused the step: " + err.Error()
+		res.msg = refusalText(err)
 	}
 	obs, err := r.k.impl.Observe()
 	if err != nil {
@@ -326,7 +326,7 @@ func (r *run) liveStep(cr *caseRun, a model.Action, last bool) string {
 	impl := r.k.impl
 	if err := impl.Apply(a); err != nil {
 		cr.fail()
-		return "implementation refused the step: " + err.Error()
+		return refusalText(err)
 	}
 	obs, err := impl.Observe()
 	if err != nil {

@@ -212,9 +212,10 @@ func (w *walk) refusals() (*tourFailure, error) {
 			continue
 		}
 		w.stats.Refusals++
-		if k.impl.Apply(a) != nil {
-			continue
-		}
+		// Refused or taken, the state must be as it was: a refusal
+		// changes nothing (PROTOCOL.md), and the harness refuses a
+		// pass only after running it.
+		_ = k.impl.Apply(a)
 		obs, err := k.impl.Observe()
 		if err != nil {
 			return nil, fmt.Errorf("tour: observe after %s: %w", w.r.cfg.ActionString(a), err)

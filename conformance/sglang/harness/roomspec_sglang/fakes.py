@@ -215,6 +215,7 @@ class FakeHandle:
         self.kind = kind
         self.notif = notif.decode() if isinstance(notif, bytes) else notif
         self.done = False
+        self.checked = False  # check_xfer_state has said "PROC" once
 
     def __bool__(self):
         return True
@@ -278,8 +279,20 @@ class FakeAgent:
         return "PROC"
 
     def check_xfer_state(self, handle):
-        if getattr(handle, "done", True):
+        # nixl_agent.check_xfer_state takes a handle the agent returned:
+        # anything else (None where no transfer was posted) raises in the
+        # real binding, and does here.
+        if not isinstance(handle, FakeHandle) or handle.kind != "xfer":
+            raise TypeError(f"check_xfer_state(): not a transfer handle: {handle!r}")
+        if handle.done:
             return "DONE"
+        if not handle.checked:
+            # A real transfer is in progress when first checked: "PROC",
+            # and the worker must check again (nixl/conn.py's DONE
+            # barrier); it parks at the next check until the driver
+            # completes the chunk.
+            handle.checked = True
+            return "PROC"
         me = self._thread()
         mine = self.pending.get(me, [])
         self.controller.park("xfer", key=tuple(h.notif for h in mine))
