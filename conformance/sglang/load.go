@@ -55,6 +55,8 @@ type LoadOptions struct {
 	// Warn, if set, is told each of the source's warnings as soon as they
 	// are known (before anything else can fail).
 	Warn func(string)
+	// Backend is the KV-transfer backend to drive (Backends; "" for NIXL).
+	Backend string
 }
 
 // Load resolves given, checks env against the variables the code reads,
@@ -70,10 +72,14 @@ func Load(ctx context.Context, given string, opt LoadOptions) (*Code, error) {
 			return nil, err
 		}
 	}
+	if err := CheckBackend(opt.Backend); err != nil {
+		return nil, err
+	}
 	src, err := Resolve(ctx, given, cache)
 	if err != nil {
 		return nil, err
 	}
+	src.Backend = opt.Backend
 	if opt.Warn != nil {
 		for _, w := range src.Warnings {
 			opt.Warn(w)
@@ -113,12 +119,16 @@ func expectationOf(ctx context.Context, src Source, opt LoadOptions) (*Expectati
 	switch {
 	case opt.Variant != "":
 		return ExpectVariant(opt.Variant)
+	case opt.Base != "" && opt.Backend == Mooncake:
+		return nil, fmt.Errorf("-base with -backend %s: give -variant (a fork's Mooncake code is held to a bundled mooncake* configuration)", Mooncake)
 	case opt.Base != "":
 		e, err := expectBase(ctx, src, opt)
 		if err != nil {
 			return nil, fmt.Errorf("-base %s: %w", opt.Base, err)
 		}
 		return e, nil
+	case opt.Backend == Mooncake && cmp.Or(src.Commit, src.Head) != "":
+		return ExpectMooncakeCommit(ctx, src.GitDir, cmp.Or(src.Commit, src.Head), opt.Env)
 	case src.Commit != "":
 		return ExpectCommit(ctx, src.GitDir, src.Commit, opt.Env)
 	case src.Head != "":

@@ -38,6 +38,9 @@ type Source struct {
 	// Warnings are what the user should know of the source: edits of a
 	// checkout that GITDIR@COMMIT does not read.
 	Warnings []string
+	// Backend is the KV-transfer backend whose conn.py the harness drives
+	// (Backends; "" is NIXL's).
+	Backend string
 }
 
 // ErrNoSource: the path holds no SGLang sources the harness can drive.

@@ -274,7 +274,7 @@ class Harness:
             prefill_start_layer=0, prefill_end_layer=1, mla_compression_ratios=None,
             kv_data_mem_kinds=["VRAM"], decode_tp_size=1, prefill_pp_size=1,
         )
-        for k, v in values.items():
+        for k, v in self._kv_layout(values).items():
             setattr(args, k, v)
         server_args = Namespace(
             "server_args", host="127.0.0.1", disaggregation_bootstrap_port=8998,
@@ -296,6 +296,10 @@ class Harness:
 
     def _manager_class(self):
         return self.nixl.NixlKVManager
+
+    def _kv_layout(self, values):
+        """The KV cache's registration (KVArgs) as the backend reads it."""
+        return values
 
     def _build_bootstrap_queue(self):
         PBQ = self.prefill.PrefillBootstrapQueue

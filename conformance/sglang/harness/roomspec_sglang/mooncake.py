@@ -5,7 +5,11 @@ module and its classes (MooncakeKVManager, MooncakeKVSender), the transfer
 engine in place of the NIXL agent (the same boundary: the worker's writes),
 decode's frames (no guard frame; a TransferInfo carries the decode rank's
 Mooncake session id) and decode's listener (decode_thread of a decode-side
-MooncakeKVManager). The ZeroMQ sockets, transfer queues, clock, registration
+MooncakeKVManager). An ABORT_ACK counts as the spec's (ack_chan) as for
+NIXL: with three frames, the only form decode's thread notes
+(mooncake/conn.py:2143-2151, under the deferred release); the 2-frame
+ABORT_ACK Mooncake sends for every ABORT otherwise (:2040-2050) decode only
+logs, having freed its pages when it aborted (Room.tla, MOONCAKE). The ZeroMQ sockets, transfer queues, clock, registration
 and KV pool are the same fakes (fakes.py), and the scheduler is the same
 prefill.py; so are apply() and observe().
 """
@@ -93,7 +97,7 @@ def registration_frames(addr, session, d):
     rank 0 of attention TP size 1, the KV item length of the prefill's."""
     ip, port = addr
     return [b"None", ip.encode(), str(port).encode(), session.encode(),
-            struct.pack("Q", 0x300000 + d * 0x100000),  # kv ptrs
+            struct.pack("2Q", 0x300000 + d * 0x100000, 0x380000 + d * 0x100000),  # K, V
             struct.pack("Q", 0x900000 + d * 0x10000),  # aux ptrs
             b"",  # state ptrs
             b"0", b"1", b"64"]  # tp rank, attn tp size, kv item len
@@ -149,6 +153,14 @@ class MooncakeHarness(Harness):
     def _manager_class(self):
         return self.mooncake.MooncakeKVManager
 
+    def _kv_layout(self, values):
+        """One layer's K and V buffers: Mooncake's MHA path pairs the first
+        half of kv_data_ptrs (K) with the second (V) per layer
+        (get_mha_kv_ptrs_with_pp), so a single buffer is zero layers and no
+        KV write at all."""
+        return dict(values, kv_data_ptrs=[0x100000, 0x180000], kv_data_lens=[4096 * 64] * 2,
+                    kv_item_lens=[64, 64])
+
     def _start_decode_listeners(self):
         """Decode's real listener (mooncake/conn.py start_decode_thread's
         decode_thread), one per decode rank, on a decode-side manager that
@@ -202,13 +214,3 @@ class MooncakeHarness(Harness):
                 self.engine.begin_chunk(p.thread)
                 break
         super().do_WorkerPost(qi)
-
-    @staticmethod
-    def _ack_room(frames):
-        """The room an ABORT_ACK names, as decode_thread parses it
-        (mooncake/conn.py:2143-2144: int(msg[1]) for the 2-frame ACK of every
-        ABORT and the 3-frame drained ACK), or None."""
-        try:
-            return int(frames[1].decode("ascii")) if len(frames) >= 2 else None
-        except (ValueError, UnicodeDecodeError):
-            return None
