@@ -27,12 +27,25 @@ func TestExpectMooncakeCommit(t *testing.T) {
 		git("commit", "-q", "--allow-empty", "-m", subject)
 		return git("rev-parse", "HEAD")
 	}
-	old := commit("[PD] Deferred decode-side KV release for aborts mid-transfer (#35049)")
+	old := commit("[PD] Refactor hybrid state transfer (#24932)")
+	first := commit("[PD] Fix KV cache corruption on abort by notifying ongoing prefill (#27372)")
+	commit("[PD] Fix optimistic prefill inflight-queue hangs on parked/aborted reqs (#31075)")
+	commit("[Disagg][StagingBuffer][2/2] Support radix cache (#30545)")
+	commit("[PD] Deferred decode-side KV release for aborts mid-transfer (#35049)")
 	now := commit("[PD] Deferred decode-side KV release for the NIXL backend (#35360)")
 	ctx := context.Background()
 	gitDir := filepath.Join(dir, ".git")
-	if _, err := ExpectMooncakeCommit(ctx, gitDir, old, nil); !errors.Is(err, ErrBeforeFloor) || !strings.Contains(err.Error(), "#35360") {
-		t.Errorf("Mooncake code before #35360: %v", err)
+	if _, err := ExpectMooncakeCommit(ctx, gitDir, old, nil); !errors.Is(err, ErrBeforeFloor) || !strings.Contains(err.Error(), "#27372") {
+		t.Errorf("Mooncake code before #27372: %v", err)
+	}
+	e, err := ExpectMooncakeCommit(ctx, gitDir, first, nil)
+	if err != nil || e.Variant != "expected" || e.Switches["CountsOutstanding"] || e.Switches["InflightBootstrappingRaises"] || !e.Switches["WorkerSkipsAbsent"] {
+		t.Errorf("ExpectMooncakeCommit(#27372) = %+v, %v", e, err)
+	}
+	if c, err := spec.Parse(e.Variant, e.Text); err != nil || c.Cfg == nil {
+		t.Errorf("#27372's configuration does not parse: %v\n%s", err, e.Text)
+	} else if strings.Contains(string(e.Text), "PromptTermination") {
+		t.Errorf("#27372's configuration is a prompt form:\n%s", e.Text)
 	}
 	for env, want := range map[string]string{"": "mooncake", DeferredEnv + "=1": "mooncake-deferred"} {
 		var e Env
@@ -40,7 +53,7 @@ func TestExpectMooncakeCommit(t *testing.T) {
 			e = Env{env}
 		}
 		got, err := ExpectMooncakeCommit(ctx, gitDir, now, e)
-		if err != nil || got.Variant != want || !strings.Contains(got.From, "#35360") {
+		if err != nil || got.Variant != want || !strings.Contains(got.From, "#27372 #31075 #30545 #35049 #35360") {
 			t.Errorf("ExpectMooncakeCommit(%q) = %+v, %v; want %s", env, got, err, want)
 		}
 	}

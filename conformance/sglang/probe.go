@@ -135,7 +135,7 @@ func family(prefix string) ([]*spec.Variant, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", name, err)
 		}
-		if !oneRequest(v.Cfg) {
+		if !oneRequest(v.Cfg) || unfair(v.Cfg) {
 			continue
 		}
 		out = append(out, v)
@@ -151,6 +151,13 @@ func oneRequest(c *cfg.Config) bool {
 	rooms, reuse := constant(c, "Rooms"), constant(c, "RoomReuse")
 	return rooms != nil && rooms.Value != nil && rooms.Value.Kind == cfg.Set && len(rooms.Value.Elem) == 1 &&
 		(reuse == nil || reuse.Value == nil || reuse.Value.Kind != cfg.Bool || !reuse.Value.Bool)
+}
+
+// unfair reports whether c leaves timeouts out of fairness (a bundled
+// *-prompt form: the suite derives those with Prompt).
+func unfair(c *cfg.Config) bool {
+	d := constant(c, "TimeoutsFair")
+	return d != nil && d.Value != nil && d.Value.Kind == cfg.Bool && !d.Value.Bool
 }
 
 // bundled loads the bundled configuration name with its switches: the
