@@ -105,6 +105,37 @@
 (*    an inactive room is ACKed at once only if nothing is counted         *)
 (*    (:2691); clear() drops a held target (common/conn.py:1313-1316).     *)
 (*                                                                         *)
+(* MOONCAKE (mooncake/conn.py at adca19c4, run under the harness with its  *)
+(* TransferEngine faked; the mooncake* cfgs)                               *)
+(*  - The ABORT handler (:1993-2061) fails a present room that does not    *)
+(*    read Success (AbortSparesSuccess) and sends a 2-frame ABORT_ACK for  *)
+(*    every ABORT; decode's thread only logs it (:2143-2151 notes an ACK   *)
+(*    only with 3 frames, under the deferred release) and freed its pages  *)
+(*    when it aborted, so it is no ABORT_ACK of this spec (AbortAckSent    *)
+(*    FALSE).  Under the deferred release the handler is NIXL's            *)
+(*    (:2001-2030: AckOnDrain, one target per room).                       *)
+(*  - update_status is common/conn.py:327's (Failed not sticky: a write    *)
+(*    that completes after an ABORT turns Failed into Success) and         *)
+(*    check_status indexes request_status (KeyError for an absent room).   *)
+(*  - The worker counts a chunk as it takes it (:1642-1644), skips it if   *)
+(*    the room is absent or Failed (:1648-1664, WorkerSkipsAbsent), writes *)
+(*    to no rank where transfer_infos has none (:1672-1676,                *)
+(*    WorkerSkipsMissing), never writes Transferring                       *)
+(*    (WorkerMarksTransferring FALSE): the last chunk's writes make it     *)
+(*    Success (:1895-1901; inserting an absent room), another's change no  *)
+(*    status.  add_transfer_request enqueues nothing for an absent or      *)
+(*    Failed room (:2198-2205, SendSkipsFailed).                           *)
+(*  - MooncakeKVSender.poll (:2342-2362) caches the first Success or       *)
+(*    Failed it returns in conclude_state, and failure_exception sets it   *)
+(*    (:2366).  No variable models it: with one prefill rank every poll    *)
+(*    that returns Success or Failed releases its request in the same pass *)
+(*    (prefill.py: the in-flight pass; the bootstrap pass on Failed, a     *)
+(*    RuntimeError on Success), so no later poll reads the cached value.   *)
+(*    (Several prefill ranks, whose MIN all-reduce can keep a request that *)
+(*    concluded on one rank, are not modelled.)                            *)
+(*  - The bootstrap timeout is common/conn.py:1282's, read by the poll     *)
+(*    only while the room reads Bootstrapping (:2355-2358), as NIXL's.     *)
+(*                                                                         *)
 (* ASSUMPTIONS where the code leaves a choice to the model                 *)
 (*  - A transfer worker that meets a queued chunk whose room has no        *)
 (*    transfer_infos either skips it (WorkerSkipsMissing, the fork) or     *)
@@ -115,7 +146,7 @@
 (*  - Tombstones and AbsentLiveSenderFails (the proposed fix) are never    *)
 (*    removed in the model (a real fix would expire tombstones); that can  *)
 (*    only fail requests, never pin them.                                  *)
-(*  - Where ABORT_ACK is sent without AckOnDrain (Mooncake), it is sent    *)
+(*  - Where ABORT_ACK is sent without AckOnDrain (ablate-ack), it is sent  *)
 (*    for every ABORT as soon as the bootstrap thread handles it.          *)
 (*                                                                         *)
 (* ANNOTATIONS                                                             *)
@@ -224,7 +255,18 @@ CONSTANTS
                             \*   tombstone too, so that the request's late
                             \*   TransferInfos and ABORTs find it
     WorkerSkipsMissing,     \* fork 90a52f44a: worker skips chunks of rooms
-                            \*   missing from transfer_infos (else asserts)
+                            \*   missing from transfer_infos (else asserts);
+                            \*   Mooncake: it writes to no rank then
+    WorkerSkipsAbsent,      \* Mooncake: the worker skips a chunk whose room
+                            \*   is absent from request_status, as a Failed
+                            \*   one (mooncake/conn.py:1648-1664)
+    WorkerMarksTransferring, \* NIXL: the worker marks the room Transferring
+                            \*   as it posts a chunk and after a non-last
+                            \*   chunk (nixl/conn.py:1369-1371); Mooncake's
+                            \*   worker never writes Transferring
+    SendSkipsFailed,        \* Mooncake: add_transfer_request enqueues
+                            \*   nothing for an absent or Failed room
+                            \*   (mooncake/conn.py:2198-2205)
     FailureClears,          \* PR #27011: failure_exception() calls clear()
     InflightBootstrappingRaises, \* PR #31075: Bootstrapping in flight raises
                             \*   RuntimeError (before: kept waiting)
@@ -416,7 +458,9 @@ AbortAcks(d) ==
 \* writes uncount theirs.
 PostAcks(q) ==
     LET r == RoomOf(q) IN
-    IF request_status[r] = "Failed" THEN Drained(0, ack_target[r])
+    IF \/ request_status[r] = "Failed"
+       \/ WorkerSkipsAbsent /\ request_status[r] = "Absent"
+    THEN Drained(0, ack_target[r])
     ELSE {a \in Drained(outstanding[r], ack_target[r]) :
               /\ transfer_infos[r] = {} /\ ~WorkerSkipsMissing
               /\ AckOnDrainFixed /\ CountsAtDequeue}
@@ -620,13 +664,16 @@ SchedulerPollBootstrap ==
 \* @models: prefill.py:658 process_batch_result_disagg_prefill (:744 in-flight queue, :786 send_kv_chunk)
 \* @models: prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)
 \* @models: nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)
+\* @models: mooncake/conn.py:2184 add_transfer_request (status check :2198-2205, queue :2216-2232)
 \* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 SchedulerSend(q) ==
     /\ ~prefill_crashed
     /\ sender[q] = "WaitingQueue"
     /\ sender' = [sender EXCEPT ![q] = "InflightQueue"]
     /\ kv_held' = [kv_held EXCEPT ![q] = TRUE]
-    /\ wqueue' = IF transfer_infos[RoomOf(q)] # {}
+    /\ wqueue' = IF /\ transfer_infos[RoomOf(q)] # {}
+                    /\ ~(SendSkipsFailed
+                         /\ request_status[RoomOf(q)] \in {"Absent", "Failed"})
                  THEN Append(wqueue, [req |-> q, left |-> NumChunks])
                  ELSE wqueue
     /\ UNCHANGED << request_status, transfer_infos, tombstones, outstanding,
@@ -778,6 +825,7 @@ BootstrapRecvAbort(d) ==
 \* @action: implementation worker
 \* @models: nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)
 \* @models: nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path
+\* @models: mooncake/conn.py:1615 MooncakeKVManager.transfer_worker (count :1642-1644, skip :1648-1664, writes :1672-1772)
 \* @wire: send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \in PostAcks(q)
 \* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 WorkerPost(q) ==
@@ -791,7 +839,8 @@ WorkerPost(q) ==
            counted == IF CountsOutstanding THEN outstanding[r] + 1 ELSE 0
        IN  /\ ack_chan' = SendAcks(r, PostAcks(q))
            /\ ack_target' = [ack_target EXCEPT ![r] = @ \ PostAcks(q)]
-           /\ IF request_status[r] = "Failed"
+           /\ IF \/ request_status[r] = "Failed"
+                 \/ WorkerSkipsAbsent /\ request_status[r] = "Absent"
               THEN /\ outstanding' = [outstanding EXCEPT ![r] = 0]
                    /\ UNCHANGED << request_status, posted >>
               ELSE IF transfer_infos[r] = {}
@@ -808,8 +857,10 @@ WorkerPost(q) ==
               ELSE /\ posted' = [posted EXCEPT ![q] = TRUE]
                    /\ outstanding' = [outstanding EXCEPT ![r] = counted]
                    /\ request_status' =
-                          [request_status EXCEPT
-                               ![r] = UpdateStatus(@, "Transferring")]
+                          IF WorkerMarksTransferring
+                          THEN [request_status EXCEPT
+                                    ![r] = UpdateStatus(@, "Transferring")]
+                          ELSE request_status
     /\ UNCHANGED << transfer_infos, tombstones, bootstrap_alive,
                     prefill_crashed, sender, chan, ti_sent, aborted,
                     pages_released,
@@ -825,6 +876,7 @@ WorkerPost(q) ==
 \* @action: implementation worker
 \* @models: nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status
 \* @models: nixl/conn.py:1377-1386 drop per-room state
+\* @models: mooncake/conn.py:1895-1901 last chunk: update_status(Success), :1931-1960 uncount and drop per-room state
 \* @wire: send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \in CompleteAcks(q)
 \* @log: status(from: request_status[r], to: request_status'[r]) for r \in Rooms if request_status'[r] # request_status[r]
 WorkerComplete(q) ==
@@ -836,11 +888,12 @@ WorkerComplete(q) ==
            n    == IF CountsOutstanding THEN outstanding[r] - 1 ELSE 0
            cur  == request_status[r]
            s    == IF last THEN UpdateStatus(cur, "Success")
-                   ELSE IF CheckStatus(cur) # "Success"
+                   ELSE IF WorkerMarksTransferring /\ CheckStatus(cur) # "Success"
                    THEN UpdateStatus(cur, "Transferring")
                    ELSE cur
            drop == IF CountsOutstanding
-                   THEN n <= 0 /\ (s = "Success" \/ (last /\ s = "Failed"))
+                   THEN n <= 0 /\ (s \in {"Success", "Absent"}
+                                   \/ (last /\ s = "Failed"))
                    ELSE last
        IN  /\ ack_chan' = SendAcks(r, CompleteAcks(q))
            /\ ack_target' = [ack_target EXCEPT ![r] = @ \ CompleteAcks(q)]

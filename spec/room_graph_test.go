@@ -216,7 +216,7 @@ var mutants = []mutant{
 	{"success keeps its pages", `                                  IF q \in Done THEN FALSE ELSE kv_held[q]]`, `                                  IF q \in Fail THEN FALSE ELSE kv_held[q]]`},
 	{"ABORT always pops transfer_infos", `transfer_infos' = IF AbortPopsTransferInfos`, `transfer_infos' = IF TRUE`},
 	{"no tombstone", `tombstones' = IF RecordTombstones /\ cur = "Absent"`, `tombstones' = IF FALSE`},
-	{"add_transfer_request enqueues without transfer_infos", `    /\ wqueue' = IF transfer_infos[RoomOf(q)] # {}`, `    /\ wqueue' = IF TRUE`},
+	{"add_transfer_request enqueues without transfer_infos", `    /\ wqueue' = IF /\ transfer_infos[RoomOf(q)] # {}`, `    /\ wqueue' = IF /\ TRUE`},
 	{"clear() keeps transfer_infos", `ClearedInfos(r) == [transfer_infos EXCEPT ![r] = {}]`, `ClearedInfos(r) == transfer_infos`},
 	{"failure does not clear", `                /\ PassRooms(IF FailureClears THEN RoomsOf(Fail) ELSE {},`, `                /\ PassRooms({},`},
 	// (Making the ABORT handler write Failed into an absent room is not a

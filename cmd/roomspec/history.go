@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/roomspec/roomspec/conformance/sglang"
 	"github.com/roomspec/roomspec/conformance/sglang/history"
@@ -48,6 +49,7 @@ func runHistory(e *env, args []string) int {
 	base := fs.String("base", "", "for commits whose history names no lifecycle PR: expect what `GITDIR@COMMIT`'s PRs bring")
 	variant := fs.String("variant", "", "for commits whose history names no lifecycle PR: expect the bundled `variant`")
 	timeout := fs.PositiveDuration("timeout", subprocess.DefaultTimeout, "the longest wait for one reply of the harness")
+	backend := fs.String("backend", sglang.NIXL, "the KV-transfer `backend` whose conn.py is driven: "+strings.Join(sglang.Backends, " or ")+" (mooncake, no commits given: the PRs of Mooncake's table, conformance/sglang/mooncake.go)")
 	if code, ok := fs.parse(args); !ok {
 		return code
 	}
@@ -55,9 +57,13 @@ func runHistory(e *env, args []string) int {
 		fs.Usage()
 		return exitBadInput
 	}
+	if err := sglang.CheckBackend(*backend); err != nil {
+		fmt.Fprintf(e.stderr, "roomspec history: -backend: %v\n", err)
+		return exitBadInput
+	}
 	defer onSignal(subprocess.KillAll)()
 	ctx := context.Background()
-	commits, opt, err := historyPlan(ctx, fs.Arg(0), fs.Args()[1:], sglang.Env(sglangEnv))
+	commits, opt, err := historyPlan(ctx, fs.Arg(0), fs.Args()[1:], sglang.Env(sglangEnv), *backend)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec history: %v\n", err)
 		return exitBadInput
@@ -101,16 +107,19 @@ type historyRun struct {
 
 // historyPlan finds the repository, the commits and checks env against
 // the newest commit's code.
-func historyPlan(ctx context.Context, repoPath string, args []string, env sglang.Env) ([]string, historyRun, error) {
+func historyPlan(ctx context.Context, repoPath string, args []string, env sglang.Env, backend string) ([]string, historyRun, error) {
 	repo, err := sglang.Repository(ctx, repoPath)
 	if err != nil {
 		return nil, historyRun{}, err
 	}
 	commits, err := history.Commits(ctx, repo.GitDir, args)
+	if backend == sglang.Mooncake && len(args) == 0 {
+		commits, err = history.MooncakeCommits(ctx, repo.GitDir)
+	}
 	if err != nil {
 		return nil, historyRun{}, err
 	}
-	opt := historyRun{GitDir: repo.GitDir, Options: history.Options{Env: env}}
+	opt := historyRun{GitDir: repo.GitDir, Options: history.Options{Env: env, Backend: backend}}
 	if len(env) > 0 {
 		cache, err := sglang.CacheDir()
 		if err != nil {

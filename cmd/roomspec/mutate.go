@@ -40,6 +40,7 @@ func runMutate(e *env, args []string) int {
 	var sglangEnv envList
 	fs.Var(&sglangEnv, "sglang-env", "an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	variant := fs.String("variant", "", "expect the bundled `variant` (default: what the commit's lifecycle PRs bring)")
+	backend := fs.String("backend", sglang.NIXL, "the KV-transfer `backend` whose conn.py is driven: "+strings.Join(sglang.Backends, " or "))
 	base := fs.String("base", "", "code of no known commit: expect what the lifecycle PRs of `COMMIT` bring (GITDIR@COMMIT)")
 	seed := fs.Int64("seed", 1, "random `seed` of the suite")
 	cases := fs.Int("cases", 0, "generated `cases` per property (0: the suite's default budget)")
@@ -64,7 +65,7 @@ func runMutate(e *env, args []string) int {
 	defer onSignal(subprocess.KillAll)()
 	ctx := context.Background()
 	rc, err := loadRealCode(ctx, given, sglang.LoadOptions{Env: sglang.Env(sglangEnv), Variant: *variant, Base: *base,
-		Warn: warnTo(e.stderr, "roomspec mutate")})
+		Backend: *backend, Warn: warnTo(e.stderr, "roomspec mutate")})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "roomspec mutate: %v\n", err)
 		return exitBadInput

@@ -48,6 +48,7 @@ type testRun struct {
 	sglangEnv sglang.Env
 	base      string // with sglang: the commit whose lifecycle PRs a fork's tree is expected to have
 	fix       string // with sglang: the fix applied to a copy of the code
+	backend   string // with sglang: the KV-transfer backend driven
 	proc      subprocess.Options
 	json      *json.Encoder // nil: text
 	itfDir    string
@@ -62,6 +63,7 @@ func runTest(e *env, args []string) int {
 	fs.Var((*envList)(&tr.sglangEnv), "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	fs.StringVar(&tr.variant, "variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
 	fs.StringVar(&tr.fix, "fix", "", "with sglang: apply the fix `NAME` (complete) to a copy of the code first; expected then: the fix's configuration (fixed-complete) unless -variant says")
+	fs.StringVar(&tr.backend, "backend", sglang.NIXL, "with sglang: the KV-transfer `backend` whose conn.py is driven: "+strings.Join(sglang.Backends, " or "))
 	fs.StringVar(&tr.base, "base", "", "with sglang: code of no known commit (a fork's tree): expect what the lifecycle PRs of `COMMIT` bring (a commit of the source's repository, or GITDIR@COMMIT)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
@@ -100,7 +102,7 @@ func runTest(e *env, args []string) int {
 	}
 	if *captures != "" {
 		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: skewOption(*skew), Bound: *bound, MaxSchedules: *schedules}
-		load := sglang.LoadOptions{Env: tr.sglangEnv, Variant: tr.variant, Base: tr.base, Fix: tr.fix, Warn: warnTo(e.stderr, "roomspec test")}
+		load := sglang.LoadOptions{Env: tr.sglangEnv, Variant: tr.variant, Base: tr.base, Fix: tr.fix, Backend: tr.backend, Warn: warnTo(e.stderr, "roomspec test")}
 		return runCaptures(e, names, *captures, opt, load, tr.htmlDir, args)
 	}
 	tr.opt = conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound, NoTour: *noTour, MaxStates: *maxStates}
@@ -126,6 +128,10 @@ func (tr *testRun) validate(fs *flagSet, format, property string) (int, bool) {
 	}
 	if err := checkVariant(tr.variant); err != nil {
 		fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
+		return exitBadInput, false
+	}
+	if err := sglang.CheckBackend(tr.backend); err != nil {
+		fmt.Fprintf(tr.e.stderr, "roomspec test: -backend: %v\n", err)
 		return exitBadInput, false
 	}
 	switch format {
@@ -259,7 +265,7 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 	case strings.HasPrefix(name, "sglang:"):
 		var err error
 		rc, err = loadRealCode(context.Background(), strings.TrimPrefix(name, "sglang:"), sglang.LoadOptions{Env: tr.sglangEnv,
-			Variant: v, Base: tr.base, Fix: tr.fix, Warn: warnTo(tr.e.stderr, "roomspec test")})
+			Variant: v, Base: tr.base, Fix: tr.fix, Backend: tr.backend, Warn: warnTo(tr.e.stderr, "roomspec test")})
 		if err != nil {
 			return t, nil, err
 		}

@@ -372,6 +372,9 @@ func (m *kvManager) Send(q int) error {
 		// PR #32025: no transfer_infos, return silently.
 		return nil
 	}
+	if st, ok := m.RequestStatus[s.Room]; m.v.SendSkipsFailed && (!ok || st == failed) {
+		return nil // Mooncake: an absent or Failed room (mooncake/conn.py:2198-2205)
+	}
 	for range m.numChunks {
 		m.TransferQueue = append(m.TransferQueue, q)
 	}
@@ -480,8 +483,9 @@ func (m *kvManager) WorkerPost(q int) error {
 	if m.v.CountsAtDequeue {
 		m.Outstanding[room]++ // counted as it is taken (:1137, PR #35360)
 	}
-	if st, ok := m.RequestStatus[room]; ok && st == failed {
-		// Skip chunks of a failed room; the count is popped (:1141).
+	if st, ok := m.RequestStatus[room]; (ok && st == failed) || (!ok && m.v.WorkerSkipsAbsent) {
+		// Skip chunks of a failed (Mooncake: or absent) room; the count is
+		// popped (:1141; mooncake/conn.py:1648-1664).
 		delete(m.Outstanding, room)
 		m.maybeAckDrained(room)
 		return nil
@@ -504,7 +508,9 @@ func (m *kvManager) WorkerPost(q int) error {
 	if m.v.CountsOutstanding && !m.v.CountsAtDequeue {
 		m.Outstanding[room]++ // counted once the room passed the checks
 	}
-	m.updateStatus(room, transferring)
+	if !m.v.WorkerNeverTransferring {
+		m.updateStatus(room, transferring)
+	}
 	m.Posted[q] = true
 	return nil
 }
@@ -532,13 +538,13 @@ func (m *kvManager) WorkerComplete(q int) error {
 	m.maybeAckDrained(room)
 	if last {
 		m.updateStatus(room, success)
-	} else if st, err := m.checkStatus(room); err != nil || st != success {
+	} else if st, err := m.checkStatus(room); !m.v.WorkerNeverTransferring && (err != nil || st != success) {
 		m.updateStatus(room, transferring)
 	}
 	drop := last
 	if m.v.CountsOutstanding {
 		st, ok := m.RequestStatus[room]
-		drop = m.Outstanding[room] <= 0 && ok && (st == success || (last && st == failed))
+		drop = m.Outstanding[room] <= 0 && (!ok || st == success || (last && st == failed))
 	}
 	if drop {
 		delete(m.Outstanding, room)

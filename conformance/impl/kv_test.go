@@ -88,6 +88,9 @@ func TestForkSeedRacePinsTheRoom(t *testing.T) {
     RecordTombstones = FALSE
     FailureTombstones = FALSE
     WorkerSkipsMissing = TRUE
+    WorkerSkipsAbsent = FALSE
+    WorkerMarksTransferring = TRUE
+    SendSkipsFailed = FALSE
     AckOnDrain = FALSE
     AckOnDrainFixed = FALSE
     FailureClears = TRUE

@@ -18,6 +18,15 @@ type Variant struct {
 	// WorkerSkipsMissing: the worker skips chunks of rooms missing from
 	// transfer_infos instead of asserting (fork 90a52f44a).
 	WorkerSkipsMissing bool
+	// WorkerSkipsAbsent: the worker skips a chunk whose room is absent, as
+	// a Failed one (Mooncake, mooncake/conn.py:1648-1664).
+	WorkerSkipsAbsent bool
+	// WorkerNeverTransferring: the worker writes no Transferring (Mooncake;
+	// NIXL's marks the room as it posts, and after a non-last chunk).
+	WorkerNeverTransferring bool
+	// SendSkipsFailed: add_transfer_request enqueues nothing for an
+	// absent or Failed room (Mooncake, mooncake/conn.py:2198-2205).
+	SendSkipsFailed bool
 	// Tombstones: a tombstoned room ignores TransferInfo (fix).
 	Tombstones bool
 	// AbsentRoom is check_status's answer for a room missing from
@@ -113,14 +122,6 @@ func abortFork(m *kvManager, msg message) {
 	delete(m.TransferInfos, msg.Room)
 }
 
-// Mooncake: a present room is failed; every ABORT is ACKed at once.
-func abortMooncake(m *kvManager, msg message) {
-	if _, ok := m.RequestStatus[msg.Room]; ok {
-		m.updateStatus(msg.Room, failed)
-	}
-	m.sendAck(msg.Room, msg.Rank)
-}
-
 // The fix: upstream's handler, plus a tombstone for an absent room.
 func abortFixed(m *kvManager, msg message) {
 	if _, ok := m.RequestStatus[msg.Room]; !ok {
@@ -202,11 +203,14 @@ var (
 	}
 	mooncake = &Variant{
 		Name:                        "mooncake",
-		Doc:                         "Mooncake backend: ACKs every ABORT, Failed not sticky, absent room raises KeyError",
+		Doc:                         "Mooncake backend (mooncake/conn.py at adca19c4): an ABORT fails a present room that is not Success (its 2-frame ACK only logged by decode), Failed not sticky, absent room raises KeyError, the worker skips absent rooms and writes no Transferring",
 		BootstrapTimeout:            true,
 		AbsentRoom:                  absentKeyError,
-		OnAbort:                     abortMooncake,
-		DecodeWaitsForAck:           true,
+		OnAbort:                     abortUpstream,
+		WorkerSkipsMissing:          true,
+		WorkerSkipsAbsent:           true,
+		WorkerNeverTransferring:     true,
+		SendSkipsFailed:             true,
 		FailureClears:               true,
 		InflightBootstrappingRaises: true,
 		CountsOutstanding:           true,

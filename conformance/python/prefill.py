@@ -36,6 +36,9 @@ class Variant:
         self.abort_spares_success = True
         self.abort_pops_transfer_infos = False
         self.worker_skips_missing = False
+        self.worker_skips_absent = False  # Mooncake: skip a chunk of an absent room
+        self.worker_marks_transferring = True  # NIXL; Mooncake's worker never does
+        self.send_skips_failed = False  # Mooncake: add_transfer_request checks the status
         self.absent_room = "WaitingForInput"  # check_status .get default
         self.ack_abort = False  # prefill sends ABORT_ACK
         self.ack_waits_for_writes = False
@@ -78,9 +81,14 @@ VARIANTS = {
     "fork-90a52f44a": Variant("fork-90a52f44a", abort_spares_success=False,
                               abort_pops_transfer_infos=True, worker_skips_missing=True,
                               bootstrap_timeout=False, **JULY),
-    # Mooncake: KeyError for an absent room, Failed not sticky, ACK every ABORT
-    "mooncake": Variant("mooncake", failed_sticky=False, abort_spares_success=False,
-                        absent_room="KeyError", ack_abort=True),
+    # Mooncake (mooncake/conn.py at adca19c4): KeyError for an absent room,
+    # Failed not sticky, its 2-frame ABORT_ACK only logged by decode (not
+    # modelled), the worker skips absent rooms, writes no Transferring and
+    # writes to no rank without transfer_infos; add_transfer_request skips
+    # an absent or Failed room
+    "mooncake": Variant("mooncake", failed_sticky=False, absent_room="KeyError",
+                        worker_skips_missing=True, worker_skips_absent=True,
+                        worker_marks_transferring=False, send_skips_failed=True),
     # the fix: tombstone for an ABORT of an absent room; an absent room of a
     # live sender reads Failed
     "fixed": Variant("fixed", tombstones=True, absent_room="Failed"),
@@ -174,6 +182,8 @@ class NixlKVManager:
         self.chunk_room[req_id] = bootstrap_room
         if bootstrap_room not in self.transfer_infos:
             return
+        if self.variant.send_skips_failed and self.request_status.get(bootstrap_room, KVPoll.Failed) == KVPoll.Failed:
+            return
         for _ in range(num_chunks):
             self.transfer_queue.append(req_id)
 
@@ -266,7 +276,8 @@ class NixlKVManager:
         v = self.variant
         if v.counts_at_dequeue:
             self._staging_outstanding[room] = self._staging_outstanding.get(room, 0) + 1
-        if self.request_status.get(room) == KVPoll.Failed:
+        if self.request_status.get(room) == KVPoll.Failed or (
+                v.worker_skips_absent and room not in self.request_status):
             self._staging_outstanding.pop(room, None)
             self._maybe_ack_drained_abort(room)
             return  # skip chunks of a failed room
@@ -276,7 +287,8 @@ class NixlKVManager:
             assert room in self.transfer_infos
             if v.counts_outstanding and not v.counts_at_dequeue:
                 self._staging_outstanding[room] = self._staging_outstanding.get(room, 0) + 1
-            self.update_status(room, KVPoll.Transferring)
+            if v.worker_marks_transferring:
+                self.update_status(room, KVPoll.Transferring)
             self.inflight_writes[req_id] = True
         except Exception:
             self.update_status(room, KVPoll.Failed)
@@ -300,7 +312,7 @@ class NixlKVManager:
         self._maybe_ack_drained_abort(room)
         if last:
             self.update_status(room, KVPoll.Success)
-        else:
+        elif v.worker_marks_transferring:
             try:
                 if self.check_status(room) != KVPoll.Success:
                     self.update_status(room, KVPoll.Transferring)
@@ -309,7 +321,7 @@ class NixlKVManager:
         if v.counts_outstanding:
             status = self.request_status.get(room)
             drop = self._staging_outstanding.get(room, 0) <= 0 and (
-                status == KVPoll.Success or (last and status == KVPoll.Failed))
+                status is None or status == KVPoll.Success or (last and status == KVPoll.Failed))
         else:
             drop = last
         if drop:

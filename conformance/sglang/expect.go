@@ -111,6 +111,10 @@ var Behaviour = map[string][2]string{
 	"CountsAtDequeue":             {"a chunk is counted as the worker takes it", "a chunk is counted only once its room passed the worker's checks"},
 	"AckOnDrain":                  {"the ABORT_ACK goes out when the room's chunk count drains", "no ABORT_ACK on drain"},
 	"AbortAckSent":                {"decode waits for an ABORT_ACK before it frees its pages", "decode frees its pages when it aborts"},
+	"WorkerMarksTransferring":     {"the worker marks a room Transferring as it posts a chunk", "the worker never writes Transferring"},
+	"WorkerSkipsAbsent":           {"the worker skips a chunk whose room is absent from request_status", "the worker takes a chunk whose room is absent from request_status"},
+	"WorkerSkipsMissing":          {"the worker writes nothing for a chunk whose room has no transfer_infos, and goes on", "the worker asserts that a chunk's room has transfer_infos"},
+	"SendSkipsFailed":             {"add_transfer_request enqueues nothing for an absent or Failed room", "add_transfer_request enqueues the chunks of an absent or Failed room"},
 }
 
 // Expectation is the configuration code must refine, and why.
@@ -145,12 +149,17 @@ var prNumber = regexp.MustCompile(`\(#(\d+)\)`)
 // found by the "(#N)" of their subjects; a PR whose revert ("Revert ...
 // (#N)") came after it is not in.
 func PRsIn(ctx context.Context, gitDir, commit string) (map[string]bool, error) {
+	return prsIn(ctx, gitDir, commit, append([]PR{Floor}, Lifecycle...))
+}
+
+// prsIn returns the PRs of table in the history of commit, by subject.
+func prsIn(ctx context.Context, gitDir, commit string, table []PR) (map[string]bool, error) {
 	log, err := Git(ctx, gitDir, "log", "--format=%s", commit)
 	if err != nil {
 		return nil, fmt.Errorf("sglang: the history of %s: %w", commit, err)
 	}
-	known := map[string]bool{Floor.Number: true}
-	for _, p := range Lifecycle {
+	known := map[string]bool{}
+	for _, p := range table {
 		known[p.Number] = true
 	}
 	lines := strings.Split(log, "\n")
@@ -204,7 +213,7 @@ func Expect(prs map[string]bool, env Env) (*Expectation, error) {
 	if len(e.PRs) == 0 {
 		e.From = "no lifecycle PR after #" + Floor.Number
 	}
-	e.Variant, e.Text, err = configFor(e.Switches, "expected", "expected: the switches of lifecycle PRs "+strings.Join(prefixed(e.PRs), " "))
+	e.Variant, e.Text, err = configFor(familyPrefix, e.Switches, "expected", "expected: the switches of lifecycle PRs "+strings.Join(prefixed(e.PRs), " "))
 	return e, err
 }
 

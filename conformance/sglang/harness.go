@@ -95,6 +95,9 @@ type Env []string
 // args are the harness's arguments for src and env.
 func args(src Source, env Env) []string {
 	out := []string{"-m", "roomspec_sglang", "--sglang", src.Root}
+	if src.Backend != "" && src.Backend != NIXL {
+		out = append(out, "--backend", src.Backend)
+	}
 	for _, kv := range env {
 		out = append(out, "--env", kv)
 	}

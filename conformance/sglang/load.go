@@ -59,6 +59,8 @@ type LoadOptions struct {
 	// run; without Variant or Base the code is then expected to refine
 	// the fix's configuration.
 	Fix string
+	// Backend is the KV-transfer backend to drive (Backends; "" for NIXL).
+	Backend string
 }
 
 // Load resolves given, checks env against the variables the code reads,
@@ -74,9 +76,15 @@ func Load(ctx context.Context, given string, opt LoadOptions) (*Code, error) {
 			return nil, err
 		}
 	}
+	if err := CheckBackend(opt.Backend); err != nil {
+		return nil, err
+	}
 	src, err := Resolve(ctx, given, cache)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Fix != "" && opt.Backend == Mooncake {
+		return nil, fmt.Errorf("-fix %s edits NIXL's code (nixl/conn.py); not with -backend %s", opt.Fix, Mooncake)
 	}
 	if opt.Fix != "" {
 		fix, err := FindFix(opt.Fix)
@@ -87,6 +95,7 @@ func Load(ctx context.Context, given string, opt LoadOptions) (*Code, error) {
 			return nil, err
 		}
 	}
+	src.Backend = opt.Backend
 	if opt.Warn != nil {
 		for _, w := range src.Warnings {
 			opt.Warn(w)
@@ -145,6 +154,8 @@ func expectationOf(ctx context.Context, src Source, opt LoadOptions) (*Expectati
 	switch {
 	case opt.Variant != "":
 		return ExpectVariant(opt.Variant)
+	case opt.Base != "" && opt.Backend == Mooncake:
+		return nil, fmt.Errorf("-base with -backend %s: give -variant (a fork's Mooncake code is held to a bundled mooncake* configuration)", Mooncake)
 	case opt.Fix != "" && opt.Base == "":
 		fix, err := FindFix(opt.Fix)
 		if err != nil {
@@ -161,6 +172,8 @@ func expectationOf(ctx context.Context, src Source, opt LoadOptions) (*Expectati
 			return nil, fmt.Errorf("-base %s: %w", opt.Base, err)
 		}
 		return e, nil
+	case opt.Backend == Mooncake && cmp.Or(src.Commit, src.Head) != "":
+		return ExpectMooncakeCommit(ctx, src.GitDir, cmp.Or(src.Commit, src.Head), opt.Env)
 	case src.Commit != "":
 		return ExpectCommit(ctx, src.GitDir, src.Commit, opt.Env)
 	case src.Head != "":

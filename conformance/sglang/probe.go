@@ -30,6 +30,8 @@ type Ingredients struct {
 	// manager's, SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT or environ.py's
 	// default); 0 for code without one.
 	BootstrapTimeout float64 `json:"bootstrap_timeout,omitempty"`
+	// Backend is the backend probed ("" for NIXL).
+	Backend string `json:"-"`
 }
 
 // Probe runs the harness's probe on src: which ingredients the code has.
@@ -47,7 +49,7 @@ func Probe(ctx context.Context, harnessDir string, src Source, env Env) (Ingredi
 	if err := json.Unmarshal(out, &raw); err != nil {
 		return Ingredients{}, fmt.Errorf("sglang: probe %s: not JSON: %w", src.Label(), err)
 	}
-	ing := Ingredients{Switches: map[string]bool{}}
+	ing := Ingredients{Switches: map[string]bool{}, Backend: src.Backend}
 	for k, v := range raw {
 		switch k {
 		case "deferred_ack_available":
@@ -93,18 +95,21 @@ const familyPrefix = "sglang-"
 // "probed". It is the code choosing its own configuration: what runs
 // where no expectation exists (Expectation says what code must refine).
 func Choose(ing Ingredients) (name string, src []byte, err error) {
-	return configFor(ing.Switches, "probed", "probed: the switches roomspec's probe found in the loaded code")
+	return configFor(familyOf(ing.Backend), ing.Switches, "probed", "probed: the switches roomspec's probe found in the loaded code")
 }
 
-// configFor returns the bundled sglang-* configuration whose switches
-// agree with sw (the unprobed ones FALSE), or else one of the family's
-// shape with those switches, named name under header.
-func configFor(sw map[string]bool, name, header string) (string, []byte, error) {
+// configFor returns the bundled configuration of the family (a name
+// prefix: familyPrefix, or a backend's) whose switches agree with sw (the
+// unprobed ones FALSE where sw does not give them), or else one of the
+// family's shape with those switches, named name under header.
+func configFor(prefix string, sw map[string]bool, name, header string) (string, []byte, error) {
 	want := maps.Clone(sw)
 	for _, k := range unprobed {
-		want[k] = false
+		if _, probed := sw[k]; !probed {
+			want[k] = false
+		}
 	}
-	candidates, err := family()
+	candidates, err := family(prefix)
 	if err != nil {
 		return "", nil, err
 	}
@@ -116,30 +121,31 @@ func configFor(sw map[string]bool, name, header string) (string, []byte, error) 
 		}
 	}
 	if template == nil {
-		return "", nil, fmt.Errorf("sglang: no bundled %s* configuration", familyPrefix)
+		return "", nil, fmt.Errorf("sglang: no bundled %s* configuration", prefix)
 	}
 	// A switch the spec does not have would be left out of the rendered
 	// configuration, and the code checked against a model of other code.
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if d := constant(template, k); d == nil || d.Value == nil || d.Value.Kind != cfg.Bool {
-			return "", nil, fmt.Errorf("sglang: %s is not a switch of spec/Room.tla's %s* configurations", k, familyPrefix)
+			return "", nil, fmt.Errorf("sglang: %s is not a switch of spec/Room.tla's %s* configurations", k, prefix)
 		}
 	}
 	return name, Render(template, header, want), nil
 }
 
-// family returns the bundled sglang-* configurations, in name order.
-func family() ([]*spec.Variant, error) {
+// family returns the bundled configurations whose names start with
+// prefix, in name order.
+func family(prefix string) ([]*spec.Variant, error) {
 	var out []*spec.Variant
 	for _, name := range slices.Sorted(slices.Values(spec.Variants())) {
-		if !strings.HasPrefix(name, familyPrefix) {
+		if !strings.HasPrefix(name, prefix) {
 			continue
 		}
 		v, err := spec.Load(name)
 		if err != nil {
 			return nil, fmt.Errorf("sglang: bundled %s.cfg: %w", name, err)
 		}
-		if !oneRequest(v.Cfg) {
+		if !oneRequest(v.Cfg) || unfair(v.Cfg) {
 			continue
 		}
 		out = append(out, v)
@@ -155,6 +161,13 @@ func oneRequest(c *cfg.Config) bool {
 	rooms, reuse := constant(c, "Rooms"), constant(c, "RoomReuse")
 	return rooms != nil && rooms.Value != nil && rooms.Value.Kind == cfg.Set && len(rooms.Value.Elem) == 1 &&
 		(reuse == nil || reuse.Value == nil || reuse.Value.Kind != cfg.Bool || !reuse.Value.Bool)
+}
+
+// unfair reports whether c leaves timeouts out of fairness (a bundled
+// *-prompt form: the suite derives those with Prompt).
+func unfair(c *cfg.Config) bool {
+	d := constant(c, "TimeoutsFair")
+	return d != nil && d.Value != nil && d.Value.Kind == cfg.Bool && !d.Value.Bool
 }
 
 // bundled loads the bundled configuration name with its switches: the

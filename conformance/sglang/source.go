@@ -41,6 +41,9 @@ type Source struct {
 	// Fix names the fix (-fix) applied to a copy of the code at Root; ""
 	// for the code as it is.
 	Fix string
+	// Backend is the KV-transfer backend whose conn.py the harness drives
+	// (Backends; "" is NIXL's).
+	Backend string
 }
 
 // ErrNoSource: the path holds no SGLang sources the harness can drive.

@@ -26,6 +26,12 @@ type loaded struct {
 
 func load(t testing.TB, given string, env Env) *loaded {
 	t.Helper()
+	return loadBackend(t, given, env, "")
+}
+
+// loadBackend is load with the harness driving backend's conn.py.
+func loadBackend(t testing.TB, given string, env Env, backend string) *loaded {
+	t.Helper()
 	needPython(t)
 	ctx := context.Background()
 	cache := t.TempDir()
@@ -33,6 +39,7 @@ func load(t testing.TB, given string, env Env) *loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src.Backend = backend
 	dir, err := InstallHarness(cache)
 	if err != nil {
 		t.Fatal(err)

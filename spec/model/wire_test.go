@@ -73,8 +73,8 @@ func TestWireMessages(t *testing.T) {
 		if seen["send TransferInfo"] == 0 || seen["recv ABORT"] == 0 {
 			t.Fatalf("%s: messages seen: %v", name, seen)
 		}
-		if name == "mooncake" && seen["send ABORT_ACK"] == 0 {
-			t.Fatalf("mooncake sends no ABORT_ACK: %v", seen)
+		if name == "mooncake-deferred" && seen["send ABORT_ACK"] == 0 {
+			t.Fatalf("mooncake-deferred sends no ABORT_ACK: %v", seen)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "bfd44104c7ff400ae30d26d410f69a9b4bdac3f3a2bb054a551f985f68f2feda"
+const SourceSHA256 = "3cb6065436bb7e466125eb8ad2f72c5bfb485a48a56ffc221b4ada857cc2093b"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -181,6 +181,9 @@ type Constants struct {
 	RecordTombstones            bool     `tla:"RecordTombstones"`
 	FailureTombstones           bool     `tla:"FailureTombstones"`
 	WorkerSkipsMissing          bool     `tla:"WorkerSkipsMissing"`
+	WorkerSkipsAbsent           bool     `tla:"WorkerSkipsAbsent"`
+	WorkerMarksTransferring     bool     `tla:"WorkerMarksTransferring"`
+	SendSkipsFailed             bool     `tla:"SendSkipsFailed"`
 	FailureClears               bool     `tla:"FailureClears"`
 	InflightBootstrappingRaises bool     `tla:"InflightBootstrappingRaises"`
 	CountsOutstanding           bool     `tla:"CountsOutstanding"`
@@ -216,6 +219,9 @@ type Config struct {
 	RecordTombstones            bool
 	FailureTombstones           bool
 	WorkerSkipsMissing          bool
+	WorkerSkipsAbsent           bool
+	WorkerMarksTransferring     bool
+	SendSkipsFailed             bool
 	FailureClears               bool
 	InflightBootstrappingRaises bool
 	CountsOutstanding           bool
@@ -267,6 +273,9 @@ func NewConfig(k Constants) (_ *Config, err error) {
 	c.RecordTombstones = k.RecordTombstones
 	c.FailureTombstones = k.FailureTombstones
 	c.WorkerSkipsMissing = k.WorkerSkipsMissing
+	c.WorkerSkipsAbsent = k.WorkerSkipsAbsent
+	c.WorkerMarksTransferring = k.WorkerMarksTransferring
+	c.SendSkipsFailed = k.SendSkipsFailed
 	c.FailureClears = k.FailureClears
 	c.InflightBootstrappingRaises = k.InflightBootstrappingRaises
 	c.CountsOutstanding = k.CountsOutstanding
@@ -372,7 +381,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:329:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:371:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 
@@ -655,7 +664,7 @@ func (c *Config) PostAcks(s *State, p_q Requests) uint64 {
 		l161 := func() Rooms { return c.RoomOf(s, p_q) }
 		_ = l161
 		return func() uint64 {
-			if s.RequestStatus[l161()] == StrFailed {
+			if (s.RequestStatus[l161()] == StrFailed) || (c.WorkerSkipsAbsent && (s.RequestStatus[l161()] == StrAbsent)) {
 				return c.Drained(s, 0, s.AckTarget[l161()])
 			}
 			return func() uint64 {
@@ -970,12 +979,12 @@ type Action struct {
 var Actions = []specrt.ActionInfo{
 	{Name: "SchedulerCreateSender", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__", "common/conn.py:1168 update_status(room, Bootstrapping)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:358 PrefillBootstrapQueue.add -> create_sender -> NixlKVSender.__init__"}, {"models", "common/conn.py:1168 update_status(room, Bootstrapping)"}, {"log", "sender_create()"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "SchedulerPollBootstrap", Params: []string{}, ParamTypes: []string{}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2831-2834"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:383 PrefillBootstrapQueue.pop_bootstrapped (:436 failure, :461-464 RuntimeError)"}, {"models", "prefill.py:993 handle_bootstrap_failure -> nixl/conn.py:2862 failure_exception -> clear()"}, {"models", "common/conn.py:1282 CommonKVSender._check_bootstrap_timeout, via nixl/conn.py:2831-2834"}, {"log", "status(from: request_status[r], to: \"Failed\") for r \\in TimeoutRooms(\"BootstrapQueue\")"}, {"log", "poll(queue: \"bootstrap\", status: QPoll(q, \"BootstrapQueue\")) for q \\in InQueue(\"BootstrapQueue\")"}, {"idle", "poll(queue: \"bootstrap\", status: Poll(q)) for q \\in InQueue(\"BootstrapQueue\") if QPoll(q, \"BootstrapQueue\") = \"Bootstrapping\""}, {"log", "clear() for q \\in Requests if ClearsRoom(q)"}}, Deterministic: true},
-	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:658 process_batch_result_disagg_prefill (:744 in-flight queue, :786 send_kv_chunk)", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:658 process_batch_result_disagg_prefill (:744 in-flight queue, :786 send_kv_chunk)"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "SchedulerSend", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:658 process_batch_result_disagg_prefill (:744 in-flight queue, :786 send_kv_chunk)", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)", "mooncake/conn.py:2184 add_transfer_request (status check :2198-2205, queue :2216-2232)"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:658 process_batch_result_disagg_prefill (:744 in-flight queue, :786 send_kv_chunk)"}, {"models", "prefill.py:1139 send_kv_chunk -> NixlKVSender.send (nixl/conn.py:2792)"}, {"models", "nixl/conn.py:2414 add_transfer_request (FIFO queue, :2441-2444)"}, {"models", "mooncake/conn.py:2184 add_transfer_request (status check :2198-2205, queue :2216-2232)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "SchedulerPollInFlight", Params: []string{}, ParamTypes: []string{}, Kind: "implementation", Actor: "scheduler", Models: []string{"prefill.py:830 process_disagg_prefill_inflight_queue (:880-893, :894-897 RuntimeError)", "prefill.py:886 release_kv_cache on Success; :937 handle_inflight_transfer_failure -> :957 release_kv_cache", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation scheduler"}, {"models", "prefill.py:830 process_disagg_prefill_inflight_queue (:880-893, :894-897 RuntimeError)"}, {"models", "prefill.py:886 release_kv_cache on Success; :937 handle_inflight_transfer_failure -> :957 release_kv_cache"}, {"models", "nixl/conn.py:2827 NixlKVSender.poll, common/conn.py:1307 clear"}, {"log", "status(from: request_status[r], to: \"Failed\") for r \\in TimeoutRooms(\"InflightQueue\")"}, {"log", "poll(queue: \"inflight\", status: QPoll(q, \"InflightQueue\")) for q \\in InQueue(\"InflightQueue\")"}, {"idle", "poll(queue: \"inflight\", status: Poll(q)) for q \\in InQueue(\"InflightQueue\") if QPoll(q, \"InflightQueue\") \\notin {\"Success\", \"Failed\", \"KeyError\"}"}, {"log", "clear() for q \\in Requests if ClearsRoom(q)"}}, Deterministic: true},
 	{Name: "BootstrapRecvTransferInfo", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2696 NixlKVManager.bootstrap_thread, TransferInfo branch (:2744-2763)"}, {"wire", "recv TransferInfo(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "BootstrapRecvAbort", Params: []string{"d"}, ParamTypes: []string{"DecodeRanks"}, Kind: "implementation", Actor: "bootstrap", Models: []string{"nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, Wire: []specrt.Wire{{Event: "recv", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "d"}}, For: "", If: "", Text: "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "Head(chan[d]).room"}, {"rank", "a"}}, For: "a \\in AbortAcks(d)", If: "", Text: "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}}, Annotations: [][2]string{{"action", "implementation bootstrap"}, {"models", "nixl/conn.py:2647 NixlKVManager._handle_abort_notification (deferred ACK :2685-2692)"}, {"models", "mooncake/conn.py bootstrap_thread ABORT branch (ABORT_ACK)"}, {"wire", "recv ABORT(room: Head(chan[d]).room, rank: d) decode->prefill"}, {"wire", "send ABORT_ACK(room: Head(chan[d]).room, rank: a) prefill->decode for a \\in AbortAcks(d)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
-	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
-	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in CompleteAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "WorkerPost", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path", "mooncake/conn.py:1615 MooncakeKVManager.transfer_worker (count :1642-1644, skip :1648-1664, writes :1672-1772)"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in PostAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1121 NixlKVManager.transfer_worker (dequeue :1128, count :1137, skip :1139-1145)"}, {"models", "nixl/conn.py:1147 assert room in transfer_infos -> :1394 exception path"}, {"models", "mooncake/conn.py:1615 MooncakeKVManager.transfer_worker (count :1642-1644, skip :1648-1664, writes :1672-1772)"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in PostAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
+	{Name: "WorkerComplete", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "worker", Models: []string{"nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status", "nixl/conn.py:1377-1386 drop per-room state", "mooncake/conn.py:1895-1901 last chunk: update_status(Success), :1931-1960 uncount and drop per-room state"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT_ACK", Dir: "prefill->decode", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "a"}}, For: "a \\in CompleteAcks(q)", If: "", Text: "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}}, Annotations: [][2]string{{"action", "implementation worker"}, {"models", "nixl/conn.py:1348-1359 wait for the writes, :1362-1371 uncount and status"}, {"models", "nixl/conn.py:1377-1386 drop per-room state"}, {"models", "mooncake/conn.py:1895-1901 last chunk: update_status(Success), :1931-1960 uncount and drop per-room state"}, {"wire", "send ABORT_ACK(room: RoomOf(q), rank: a) prefill->decode for a \\in CompleteAcks(q)"}, {"log", "status(from: request_status[r], to: request_status'[r]) for r \\in Rooms if request_status'[r] # request_status[r]"}}, Deterministic: true},
 	{Name: "Tick", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "implementation", Actor: "timeout", Models: []string{"common/conn.py:1282-1286 CommonKVSender._check_bootstrap_timeout; nixl/conn.py:2785 init_time"}, Wire: []specrt.Wire{}, Annotations: [][2]string{{"action", "implementation timeout"}, {"models", "common/conn.py:1282-1286 CommonKVSender._check_bootstrap_timeout; nixl/conn.py:2785 init_time"}}, Deterministic: true},
 	{Name: "DecodeSendTransferInfo", Params: []string{"d", "q"}, ParamTypes: []string{"DecodeRanks", "Requests"}, Kind: "environment", Actor: "decode", Models: []string{"nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, Wire: []specrt.Wire{{Event: "send", Msg: "TransferInfo", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "", If: "", Text: "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "nixl/conn.py:2895 NixlKVReceiver.send_metadata (sends TransferInfo)"}, {"wire", "send TransferInfo(room: RoomOf(q), rank: d) decode->prefill"}}, Deterministic: true},
 	{Name: "DecodeAbort", Params: []string{"q"}, ParamTypes: []string{"Requests"}, Kind: "environment", Actor: "decode", Models: []string{"common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, Wire: []specrt.Wire{{Event: "send", Msg: "ABORT", Dir: "decode->prefill", Fields: [][2]string{{"room", "RoomOf(q)"}, {"rank", "d"}}, For: "d \\in DecodeRanks", If: "", Text: "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Annotations: [][2]string{{"action", "environment decode"}, {"models", "common/conn.py:1573 CommonKVReceiver.abort -> :1588 _send_abort_notification"}, {"wire", "send ABORT(room: RoomOf(q), rank: d) decode->prefill for d \\in DecodeRanks"}}, Deterministic: true},
@@ -1262,7 +1271,7 @@ func (c *Config) actSchedulerSend(s, t *State, p_q Requests, yield func(*State) 
 	}(s.Sender)
 	t.KvHeld = func(old79 []bool) []bool { r80 := slices.Clone(old79); i81 := p_q; r80[i81] = true; return r80 }(s.KvHeld)
 	t.Wqueue = func() []Batch {
-		if !(s.TransferInfos[c.RoomOf(s, p_q)] == uint64(0)) {
+		if !(s.TransferInfos[c.RoomOf(s, p_q)] == uint64(0)) && !(c.SendSkipsFailed && ((s.RequestStatus[c.RoomOf(s, p_q)] == StrAbsent) || (s.RequestStatus[c.RoomOf(s, p_q)] == StrFailed))) {
 			return specrt.Append(s.Wqueue, Batch{Req: p_q, Left: c.NumChunks})
 		}
 		return s.Wqueue
@@ -1831,7 +1840,7 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 		r166[i167] = (old165[i167] &^ c.PostAcks(s, p_q))
 		return r166
 	}(s.AckTarget)
-	if s.RequestStatus[l159()] == StrFailed {
+	if (s.RequestStatus[l159()] == StrFailed) || (c.WorkerSkipsAbsent && (s.RequestStatus[l159()] == StrAbsent)) {
 		t.Outstanding = func(old168 []int) []int { r169 := slices.Clone(old168); i170 := l159(); r169[i170] = 0; return r169 }(s.Outstanding)
 		t.RequestStatus = s.RequestStatus
 		t.Posted = s.Posted
@@ -1917,12 +1926,17 @@ func (c *Config) actWorkerPost(s, t *State, p_q Requests, yield func(*State) boo
 				r181[i182] = l160()
 				return r181
 			}(s.Outstanding)
-			t.RequestStatus = func(old183 []Str) []Str {
-				r184 := slices.Clone(old183)
-				i185 := l159()
-				r184[i185] = c.UpdateStatus(s, old183[i185], StrTransferring)
-				return r184
-			}(s.RequestStatus)
+			t.RequestStatus = func() []Str {
+				if c.WorkerMarksTransferring {
+					return func(old183 []Str) []Str {
+						r184 := slices.Clone(old183)
+						i185 := l159()
+						r184[i185] = c.UpdateStatus(s, old183[i185], StrTransferring)
+						return r184
+					}(s.RequestStatus)
+				}
+				return s.RequestStatus
+			}()
 			t.TransferInfos = s.TransferInfos
 			t.Tombstones = s.Tombstones
 			t.BootstrapAlive = s.BootstrapAlive
@@ -1998,7 +2012,7 @@ func (c *Config) actWorkerComplete(s, t *State, p_q Requests, yield func(*State)
 				return c.UpdateStatus(s, l196(), StrSuccess)
 			}
 			return func() Str {
-				if !(c.CheckStatus(s, l196()) == StrSuccess) {
+				if c.WorkerMarksTransferring && !(c.CheckStatus(s, l196()) == StrSuccess) {
 					return c.UpdateStatus(s, l196(), StrTransferring)
 				}
 				return l196()
@@ -2009,7 +2023,7 @@ func (c *Config) actWorkerComplete(s, t *State, p_q Requests, yield func(*State)
 	l198 := func() bool {
 		return func() bool {
 			if c.CountsOutstanding {
-				return ((l195() <= 0) && ((l197() == StrSuccess) || (l192() && (l197() == StrFailed))))
+				return ((l195() <= 0) && (((l197() == StrSuccess) || (l197() == StrAbsent)) || (l192() && (l197() == StrFailed))))
 			}
 			return l192()
 		}()

@@ -192,14 +192,24 @@ func TestScenarioMutations(t *testing.T) {
 
 			l := slices.Clone(sc.log)
 			k := slices.IndexFunc(l, func(o Observation) bool { return o.Kind == Status && o.To == "Transferring" })
-			if k < 0 {
+			what := "status skipping Transferring"
+			if k >= 0 {
+				l[k].To = "Success" // skips Transferring
+			} else if strings.HasPrefix(sc.Variant, "mooncake") {
+				// Mooncake's worker never writes Transferring (Room.tla,
+				// MOONCAKE): a room that reads it is no step of the spec.
+				k = slices.IndexFunc(l, func(o Observation) bool { return o.Kind == Status && o.To == "Success" })
+				if k < 0 {
+					t.Fatal("no status -> Success in the log")
+				}
+				l[k].To, what = "Transferring", "Mooncake status Transferring"
+			} else {
 				t.Fatal("no status -> Transferring in the log")
 			}
-			l[k].To = "Success" // skips Transferring
 			rep := sc.replay(t, true, Merge(sc.wire, l), sc.end)
 			room := find(rep, l[k].Room)
 			if room.Verdict != Invalid || room.Unexplained.Line != l[k].Line {
-				t.Errorf("status skipping Transferring: %s (%s), want invalid at line %d", room.Verdict, room.Reason, l[k].Line)
+				t.Errorf("%s: %s (%s), want invalid at line %d", what, room.Verdict, room.Reason, l[k].Line)
 			}
 		})
 	}

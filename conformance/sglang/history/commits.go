@@ -36,7 +36,7 @@ func Commits(ctx context.Context, gitDir string, args []string) ([]string, error
 	case len(args) > 0:
 		return args, nil
 	}
-	out, err := lifecycleCommits(ctx, gitDir)
+	out, err := lifecycleCommits(ctx, gitDir, sglang.Lifecycle)
 	if errors.Is(err, ErrNoCommits) {
 		return changed(ctx, gitDir, "", "HEAD")
 	}
@@ -75,13 +75,18 @@ func changed(ctx context.Context, gitDir, base, tip string) ([]string, error) {
 	return out, nil
 }
 
-// lifecycleCommits finds the table's commits in gitDir: for each PR of
-// sglang.Lifecycle its commit (and, where asked, its parent), then the
-// newest commit of the branch that has them. ErrNoCommits: the history
-// names none of the PRs.
-func lifecycleCommits(ctx context.Context, gitDir string) ([]string, error) {
+// MooncakeCommits are the commits of gitDir that history runs with
+// -backend mooncake and no commits given: those of
+// sglang.MooncakeLifecycle's rows, then the newest commit.
+func MooncakeCommits(ctx context.Context, gitDir string) ([]string, error) {
+	return lifecycleCommits(ctx, gitDir, sglang.MooncakeLifecycle)
+}
+
+// lifecycleCommits finds the commits of table prs in gitDir: for each PR
+// its commit (and, where asked, its parent), then the newest commit of the
+// branch that has them. ErrNoCommits: the history names none of the PRs.
+func lifecycleCommits(ctx context.Context, gitDir string, prs []sglang.PR) ([]string, error) {
 	git := func(args ...string) (string, error) { return sglang.Git(ctx, gitDir, args...) }
-	prs := sglang.Lifecycle
 	last := prs[len(prs)-1].Number
 	tipOf := "HEAD"
 	if ids, err := git("log", "--all", "--format=%H", "--fixed-strings", "--grep=(#"+last+")"); err == nil && ids != "" {

@@ -41,6 +41,8 @@ type Options struct {
 	Base, Variant string
 	// Cache is roomspec's cache folder ("" for sglang.CacheDir()).
 	Cache string
+	// Backend is the KV-transfer backend driven ("" for NIXL's).
+	Backend string
 	// Check runs the model checker on a configuration (cfg text, named
 	// name) and returns its verdicts: the command's checker, so that the
 	// checker runs as `roomspec check` runs it.
@@ -128,7 +130,7 @@ type Replay struct {
 func Commit(ctx context.Context, gitDir, commit string, prev *Row, opt Options) *Row {
 	row := &Row{Commit: commit}
 	code, err := sglang.Load(ctx, gitDir+"@"+commit, sglang.LoadOptions{Env: opt.Env, EnvChecked: opt.EnvChecked,
-		Base: opt.Base, Variant: opt.Variant, Cache: opt.Cache})
+		Base: opt.Base, Variant: opt.Variant, Cache: opt.Cache, Backend: opt.Backend})
 	if err != nil {
 		row.Error = err.Error()
 		if meta, gerr := sglang.Git(ctx, gitDir, "log", "-1", "--format=%ad%x00%s", "--date=short", commit, "--"); gerr == nil {

@@ -642,7 +642,9 @@ SCENARIOS = {
                                     [(30 + i, "ok", 0.05 * i) for i in range(6)] + [(40, "abort-late", 0.1)],
                                     tail=DEADLINE + 1.0, seed=5, expected_suffix=".captured.json", **kw),
     # Mooncake wire forms (10-frame TransferInfo without guard, 4-frame
-    # ABORT); prefill ACKs every ABORT on the decode rank's PULL endpoint.
+    # ABORT), under the mooncake variant as Mooncake's real code showed it
+    # (Room.tla, MOONCAKE): no ABORT_ACK decode acts on (the real code's
+    # 2-frame ACK, only logged by decode, is not emulated).
     # The storm has no reuse, so no live sender's room is ever absent and
     # check_status never raises KeyError (run fails if it does).
     "storm-mooncake": lambda **kw: run("storm-mooncake", "mooncake", storm(6), tail=DEADLINE + 1.0, seed=6,

@@ -1,4 +1,4 @@
-"""python3 -m roomspec_sglang --sglang ROOT [--env K=V ...] [--probe]
+"""python3 -m roomspec_sglang --sglang ROOT [--backend nixl|mooncake] [--env K=V ...] [--probe]
 
 Runs SGLang's real prefill room handling, loaded from ROOT (a folder holding
 sglang/srt/...), under roomspec's conformance protocol: JSON lines on stdin
@@ -75,6 +75,8 @@ def serve(h, stdin, stdout):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="roomspec_sglang", description=__doc__.split("\n\n")[1])
     ap.add_argument("--sglang", required=True, help="folder holding sglang/srt/...")
+    ap.add_argument("--backend", choices=("nixl", "mooncake"), default="nixl",
+                    help="the KV-transfer backend whose conn.py is driven (default nixl)")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="environment variable for the loaded code (repeatable)")
     ap.add_argument("--probe", action="store_true", help="print the ingredients and exit")
@@ -89,7 +91,12 @@ def main(argv=None):
         logging.disable(logging.CRITICAL)
     h = None
     try:
-        h = Harness(args.sglang, env=env, timeout=args.timeout)
+        if args.backend == "mooncake":
+            from .mooncake import MooncakeHarness
+
+            h = MooncakeHarness(args.sglang, env=env, timeout=args.timeout)
+        else:
+            h = Harness(args.sglang, env=env, timeout=args.timeout)
         if args.probe:
             from .probe import probe
 

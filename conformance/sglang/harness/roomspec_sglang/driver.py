@@ -102,7 +102,18 @@ class ExtendRange:
 
 
 class Harness:
-    """SGLang's real prefill room handling under the conformance protocol."""
+    """SGLang's real prefill room handling under the conformance protocol.
+
+    This class drives NIXL's backend (nixl/conn.py); mooncake.py's
+    MooncakeHarness overrides what differs for Mooncake's (the module, its
+    transfer engine, decode's frames and listener). BACKEND names the
+    TransferBackend member and the server's --disaggregation-transfer-backend.
+    """
+
+    BACKEND = "nixl"
+    # decode counts a room's writes by the notifications they carry
+    # (client.py judges them after Success)
+    COUNTS_NOTIFICATIONS = True
 
     def __init__(self, root, env=None, timeout=5.0, agent=None):
         """agent, if given, makes the harness free-running (live.py): real
@@ -129,20 +140,13 @@ class Harness:
         self.base = L.module("disaggregation.base.conn")
         self.utils = L.module("disaggregation.utils")
         self.common = L.module("disaggregation.common.conn")
-        self.nixl = L.module("disaggregation.nixl.conn")
+        self._import_backend()
         self.prefill = L.module("disaggregation.prefill")
         self.envs = getattr(L.module("environ"), "envs", None)
         self.KVPoll = self.base.KVPoll
-        for name in ("NixlKVManager", "NixlKVSender"):
-            if not hasattr(self.nixl, name):
-                raise BoundaryError("loading", f"nixl/conn.py has no {name}")
         for name in ("PrefillBootstrapQueue", "SchedulerDisaggregationPrefillMixin"):
             if not hasattr(self.prefill, name):
                 raise BoundaryError("loading", f"prefill.py has no {name}")
-        if not hasattr(self.nixl, "FastQueue"):
-            raise BoundaryError("transfer queues",
-                                "nixl/conn.py does not build its queues from FastQueue")
-        self.guard = getattr(self.nixl, "GUARD", b"NixlMsgGuard")
         self.time_readers = []
         if self.live:
             return
@@ -153,7 +157,19 @@ class Harness:
                 if getattr(mod, "time", None) is sys.modules.get("time"):
                     mod.time = fake_time
                     self.time_readers.append(modname)
-        self.nixl.FastQueue = fakes.ParkingQueue
+        self.conn.FastQueue = fakes.ParkingQueue
+
+    def _import_backend(self):
+        """The backend's module (self.conn) and what the fakes replace in it."""
+        self.nixl = self.loader.module("disaggregation.nixl.conn")
+        for name in ("NixlKVManager", "NixlKVSender"):
+            if not hasattr(self.nixl, name):
+                raise BoundaryError("loading", f"nixl/conn.py has no {name}")
+        if not hasattr(self.nixl, "FastQueue"):
+            raise BoundaryError("transfer queues",
+                                "nixl/conn.py does not build its queues from FastQueue")
+        self.guard = getattr(self.nixl, "GUARD", b"NixlMsgGuard")
+        self.conn = self.nixl
 
     def _make_agent(self, *args, **kwargs):
         return fakes.FakeAgent(self.controller, *args, **kwargs)
@@ -211,7 +227,7 @@ class Harness:
                 raise BoundaryError("decode registration",
                                     f"the bootstrap thread died on {what}: {self.controller._deaths_text()}")
         self._start_decode_listeners()
-        self.client = Client(self.num_chunks)
+        self.client = Client(self.num_chunks, self.COUNTS_NOTIFICATIONS)
         self.bq = self._build_bootstrap_queue()
         self.pool = fakes.KVPool(max(n, 1), TOKENS_PER_CHUNK * self.num_chunks)
         self.sched = self._build_scheduler(self.pool)
@@ -273,24 +289,32 @@ class Harness:
             prefill_start_layer=0, prefill_end_layer=1, mla_compression_ratios=None,
             kv_data_mem_kinds=["VRAM"], decode_tp_size=1, prefill_pp_size=1,
         )
-        for k, v in values.items():
+        for k, v in self._kv_layout(values).items():
             setattr(args, k, v)
         server_args = Namespace(
             "server_args", host="127.0.0.1", disaggregation_bootstrap_port=8998,
             dist_init_addr=None, pp_size=1, tp_size=1, dp_size=1, enable_dp_attention=False,
             disaggregation_ib_device=None, load_balance_method="round_robin",
-            optimistic_prefill_attempts=0, disaggregation_transfer_backend="nixl",
+            optimistic_prefill_attempts=0, disaggregation_transfer_backend=self.BACKEND,
             enable_hierarchical_cache=False, nnodes=1, node_rank=0, dcp_size=1,
             attn_cp_size=1, ep_size=1, moe_dp_size=1, page_size=1,
         )
         mode = self.utils.DisaggregationMode.PREFILL
+        cls = self._manager_class()
         try:
-            return self.nixl.NixlKVManager(args, mode, server_args, False)
+            return cls(args, mode, server_args, False)
         except HarnessError:
             raise
         except Exception as e:
             raise BoundaryError("manager construction",
-                                f"NixlKVManager(...) raised {type(e).__name__}: {e}") from e
+                                f"{cls.__name__}(...) raised {type(e).__name__}: {e}") from e
+
+    def _manager_class(self):
+        return self.nixl.NixlKVManager
+
+    def _kv_layout(self, values):
+        """The KV cache's registration (KVArgs) as the backend reads it."""
+        return values
 
     def _build_bootstrap_queue(self):
         PBQ = self.prefill.PrefillBootstrapQueue
@@ -305,7 +329,7 @@ class Harness:
             req_to_metadata_buffer_idx_allocator=allocator, tp_rank=0, tp_size=1,
             pp_rank=0, pp_size=1, gpu_id=0, bootstrap_port=8998, queue=[],
             gloo_group=None, max_total_num_tokens=1 << 30,
-            transfer_backend=self.utils.TransferBackend.NIXL, kv_manager=self.mgr,
+            transfer_backend=self.utils.TransferBackend(self.BACKEND), kv_manager=self.mgr,
         )
         for k, v in attrs.items():
             setattr(bq, k, v)
@@ -377,6 +401,10 @@ class Harness:
         )
 
     # ---- decode's frames -----------------------------------------------------
+
+    def _info_rank(self):
+        """transfer_infos[room] is keyed by the decode rank's agent name."""
+        return {name: i for i, name in enumerate(self.agent_names)}
 
     def _registration(self, d):
         return registration_frames(self.guard, self.decode_addr[d], self.agent_names[d], d)
@@ -696,7 +724,7 @@ class Harness:
         infos = []
         outstanding = []
         targets = []
-        agent_rank = {name: i for i, name in enumerate(self.agent_names)}
+        agent_rank = self._info_rank()
         addr_rank = {(ip, port): i for i, (ip, port) in enumerate(self.decode_addr)}
         room_index = {rid: i for i, rid in enumerate(self.room_ids)}
         for rid in self.room_ids:

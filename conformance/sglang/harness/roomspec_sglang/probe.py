@@ -161,6 +161,56 @@ def _counts_at_dequeue(h):
     return getattr(h.mgr, "_staging_outstanding", {}).get(room, 0) > 0
 
 
+def _worker_marks_transferring(h):
+    """A chunk posted: does the worker mark its room Transferring?"""
+    room = _sent(h)
+    h.apply("WorkerPost", [0])
+    return _status(h, room) == int(h.KVPoll.Transferring)
+
+
+def _worker_skips(h, drop):
+    """A chunk taken after drop(room) removed something of its room: did
+    the worker skip it (nothing posted, the room's status unchanged)?"""
+    room = _sent(h)
+    drop(room)
+    before = _status(h, room)
+    h.apply("WorkerPost", [0])
+    return not any(h.observe()["posted"]) and _status(h, room) == before
+
+
+def _send_skips_failed(h):
+    """A bootstrapped request whose room reads Failed is sent: is nothing
+    enqueued?"""
+    room = _fresh(h)
+    h.apply("SchedulerCreateSender", [0])
+    for d in (0, 1):
+        h.apply("DecodeSendTransferInfo", [d, 0])
+        h.apply("BootstrapRecvTransferInfo", [d])
+    h.apply("SchedulerPollBootstrap", [])
+    h.mgr.update_status(room, h.KVPoll.Failed)
+    h.apply("SchedulerSend", [0])
+    return not h.observe()["wqueue"]
+
+
+def _worker_switches(h):
+    """The worker's and add_transfer_request's room checks, where the
+    backend's differ from NIXL's (Mooncake's: Room.tla, MOONCAKE). NIXL's
+    are those of every NIXL commit from the floor on (its sglang-*
+    configurations), and its probe leaves them to the expectation; a
+    Mooncake worker has no assertion path, so CountsAtDequeue, which the
+    spec reads only there, is not probed for it."""
+    if h.BACKEND != "mooncake":
+        return {"CountsAtDequeue": _run("CountsAtDequeue", _counts_at_dequeue, h)}
+    return {
+        "WorkerMarksTransferring": _run("WorkerMarksTransferring", _worker_marks_transferring, h),
+        "WorkerSkipsAbsent": _run("WorkerSkipsAbsent", _worker_skips, h,
+                                  lambda room: h.mgr.request_status.pop(room, None)),
+        "WorkerSkipsMissing": _run("WorkerSkipsMissing", _worker_skips, h,
+                                   lambda room: h.mgr.transfer_infos.pop(room, None)),
+        "SendSkipsFailed": _run("SendSkipsFailed", _send_skips_failed, h),
+    }
+
+
 def _deferred_ack(h):
     """PR #35360: the manager has prefill's side of the deferred release
     (its ACK targets); and whether decode waits for ACKs, by the decode
@@ -202,8 +252,11 @@ def probe(h):
     out["AbortPopsTransferInfos"] = _run("AbortPopsTransferInfos", _abort_pops_transfer_infos, h, handled)
     out["InflightBootstrappingRaises"] = _run("InflightBootstrappingRaises", _inflight_bootstrapping_raises, h)
     out["CountsOutstanding"] = _run("CountsOutstanding", _counts_outstanding, h)
-    out["CountsAtDequeue"] = _run("CountsAtDequeue", _counts_at_dequeue, h)
-    out["AckOnDrain"] = _run("AckOnDrain", _ack_on_drain, h, deferred)
+    out.update(_worker_switches(h))
+    # NIXL's ACK on drain is told by behaviour (a fix may ACK at once);
+    # Mooncake's deferred release is NIXL's code path (Room.tla, MOONCAKE)
+    out["AckOnDrain"] = (_run("AckOnDrain", _ack_on_drain, h, deferred) if h.BACKEND != "mooncake"
+                         else deferred["available"] and deferred["enabled"])
     # Decode waits for an ABORT_ACK wherever the deferred release is on
     # (decode.py reads the same variable), whether prefill sends one or
     # not (PR #35049 before #35360: it does not).
