@@ -428,7 +428,10 @@ func (c *ctx) intRange(bd *bound) (lo, hi int64, ok bool) {
 	if bd.dom >= 0 || !isCall || r.op != tla.OpRange {
 		return 0, 0, false
 	}
-	lo, hi = c.asInt(c.eval(r.args[0]), pos(r.args[0])), c.asInt(c.eval(r.args[1]), pos(r.args[1]))
+	// Evaluated, and refused, as the operator .. does.
+	at := pos(r)
+	a, b := c.eval(r.args[0]), c.eval(r.args[1])
+	lo, hi = c.asInt(a, at), c.asInt(b, at)
 	if hi >= lo && uint64(hi-lo) >= value.MaxEnumerate {
 		// Too large: left to enumerate, which says so. The bounds are
 		// evaluated twice, but this is an error.
