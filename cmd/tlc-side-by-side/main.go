@@ -76,52 +76,9 @@ type options struct {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tlc-side-by-side", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var o options
-	fs.StringVar(&o.tlc, "tlc", "", "TLC's `tla2tools.jar` (required; built by ../shared/tools/build-tlc.sh)")
-	fs.StringVar(&o.community, "community", "", "CommunityModules `jar` for TLC (default: CommunityModules.jar beside -tlc, if there)")
-	fs.StringVar(&o.lib, "lib", "", "`DIR` of library modules for TLC (TLAPS, NaturalsInduction, ...: tlapm's library/)")
-	fs.StringVar(&o.java, "java", "java", "the `java` command")
-	fs.StringVar(&o.roomspec, "roomspec", "", "roomspec `binary` (default: built from this checkout into a scratch directory)")
-	fs.StringVar(&o.shared, "shared", "../shared", "the shared `DIR` holding tla-examples and tla-corpus")
-	fs.StringVar(&o.out, "out", "", "`DIR` to write summary.md, summary.json and runs.csv into (default: stdout only)")
-	fs.IntVar(&o.rounds, "rounds", 3, "rounds: each model is checked N times by each checker")
-	fs.IntVar(&o.workers, "workers", 2, "workers of both checkers")
-	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "bound on one run")
-	only := fs.String("models", "", "check only the models whose directory matches this `regexp`")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tlc-side-by-side -tlc tla2tools.jar [flags]")
-		fmt.Fprintln(stderr, "\nRuns roomspec check and TLC on the shared models, one run at a time, alternating,")
-		fmt.Fprintln(stderr, "and writes a table of verdicts, distinct states, wall, CPU and peak RSS.")
-		fmt.Fprintln(stderr, "\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if o.tlc == "" || fs.NArg() > 0 || o.rounds < 1 || o.workers < 1 {
-		fs.Usage()
-		return 2
-	}
-	var err error
-	if *only != "" {
-		if o.only, err = regexp.Compile(*only); err != nil {
-			fmt.Fprintf(stderr, "tlc-side-by-side: -models: %v\n", err)
-			return 2
-		}
-	}
-	if o.community == "" {
-		if c := filepath.Join(filepath.Dir(o.tlc), "CommunityModules.jar"); exists(c) {
-			o.community = c
-		}
-	}
-	if o.shared, err = filepath.Abs(o.shared); err != nil {
-		fmt.Fprintf(stderr, "tlc-side-by-side: %v\n", err)
-		return 2
+	o, code, ok := parseFlags(args, stderr)
+	if !ok {
+		return code
 	}
 	models, err := readManifests(o.shared, o.only)
 	if err != nil {
@@ -145,22 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	loadBefore := loadAvg()
 	started := time.Now()
-	var runs []measured
-	for round := 1; round <= o.rounds; round++ {
-		for i, m := range models {
-			order := []string{"roomspec", "tlc"}
-			if (round+i)%2 == 0 {
-				order = []string{"tlc", "roomspec"}
-			}
-			for _, checker := range order {
-				r := o.check(checker, m, scratch)
-				r.Round = round
-				runs = append(runs, r)
-				fmt.Fprintf(stderr, "round %d/%d %-60s %-8s %-12s %10s states %7.1fs wall %7.1fs cpu %7d MiB (load %s)\n",
-					round, o.rounds, m.Set+"/"+m.Dir, checker, r.Verdict, states(r.Distinct), r.Wall, r.CPU, r.MaxRSS>>10, loadAvg())
-			}
-		}
-	}
+	runs := o.checkAll(models, scratch, stderr)
 	rows := summarize(models, runs)
 	head := header(o, started, loadBefore, loadAvg())
 	var md bytes.Buffer
@@ -178,6 +120,79 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// parseFlags reads the command line; ok false ends the command with code.
+func parseFlags(args []string, stderr io.Writer) (o options, code int, ok bool) {
+	fs := flag.NewFlagSet("tlc-side-by-side", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.tlc, "tlc", "", "TLC's `tla2tools.jar` (required; built by ../shared/tools/build-tlc.sh)")
+	fs.StringVar(&o.community, "community", "", "CommunityModules `jar` for TLC (default: CommunityModules.jar beside -tlc, if there)")
+	fs.StringVar(&o.lib, "lib", "", "`DIR` of library modules for TLC (TLAPS, NaturalsInduction, ...: tlapm's library/)")
+	fs.StringVar(&o.java, "java", "java", "the `java` command")
+	fs.StringVar(&o.roomspec, "roomspec", "", "roomspec `binary` (default: built from this checkout into a scratch directory)")
+	fs.StringVar(&o.shared, "shared", "../shared", "the shared `DIR` holding tla-examples and tla-corpus")
+	fs.StringVar(&o.out, "out", "", "`DIR` to write summary.md, summary.json and runs.csv into (default: stdout only)")
+	fs.IntVar(&o.rounds, "rounds", 3, "rounds: each model is checked N times by each checker")
+	fs.IntVar(&o.workers, "workers", 2, "workers of both checkers")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "bound on one run")
+	only := fs.String("models", "", "check only the models whose directory matches this `regexp`")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tlc-side-by-side -tlc tla2tools.jar [flags]")
+		fmt.Fprintln(stderr, "\nRuns roomspec check and TLC on the shared models, one run at a time, alternating,")
+		fmt.Fprintln(stderr, "and writes a table of verdicts, distinct states, wall, CPU and peak RSS.")
+		fmt.Fprintln(stderr, "\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, 0, false
+		}
+		return o, 2, false
+	}
+	if o.tlc == "" || fs.NArg() > 0 || o.rounds < 1 || o.workers < 1 {
+		fs.Usage()
+		return o, 2, false
+	}
+	var err error
+	if *only != "" {
+		if o.only, err = regexp.Compile(*only); err != nil {
+			fmt.Fprintf(stderr, "tlc-side-by-side: -models: %v\n", err)
+			return o, 2, false
+		}
+	}
+	if o.community == "" {
+		if c := filepath.Join(filepath.Dir(o.tlc), "CommunityModules.jar"); exists(c) {
+			o.community = c
+		}
+	}
+	if o.shared, err = filepath.Abs(o.shared); err != nil {
+		fmt.Fprintf(stderr, "tlc-side-by-side: %v\n", err)
+		return o, 2, false
+	}
+	return o, 0, true
+}
+
+// checkAll checks every model with both checkers, round after round,
+// alternating which goes first.
+func (o *options) checkAll(models []entry, scratch string, stderr io.Writer) []measured {
+	var runs []measured
+	for round := 1; round <= o.rounds; round++ {
+		for i, m := range models {
+			order := []string{"roomspec", "tlc"}
+			if (round+i)%2 == 0 {
+				order = []string{"tlc", "roomspec"}
+			}
+			for _, checker := range order {
+				r := o.check(checker, m, scratch)
+				r.Round = round
+				runs = append(runs, r)
+				fmt.Fprintf(stderr, "round %d/%d %-60s %-8s %-12s %10s states %7.1fs wall %7.1fs cpu %7d MiB (load %s)\n",
+					round, o.rounds, m.Set+"/"+m.Dir, checker, r.Verdict, states(r.Distinct), r.Wall, r.CPU, r.MaxRSS>>10, loadAvg())
+			}
+		}
+	}
+	return runs
 }
 
 // readManifests lists the models of the shared sets.
