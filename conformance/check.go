@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -67,14 +68,44 @@ func (k *checker) judge(prevObs, obs, spec *model.State) (string, []string) {
 	return "", specViol
 }
 
+// refusalText is the failure message of a step the implementation did
+// not take (ErrRefused's own text already says so).
+func refusalText(err error) string {
+	if errors.Is(err, ErrRefused) {
+		return err.Error()
+	}
+	return "implementation refused the step: " + err.Error()
+}
+
 // refine replays seq on the implementation in lockstep with the spec. It
 // returns the steps taken, the index of the failing step (-1: the initial
 // state, len(steps): none), and the failure message.
+//
+// seq may end in one action the spec does not enable there (every other
+// is a step of the spec): the implementation must refuse it, or take it
+// without changing its state; taking it otherwise fails refinement.
 func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg string, specViol []string, err error) {
+	var disabled *model.Action
 	init, _, err := specTrace(k.c, seq)
+	if err != nil && len(seq) > 0 {
+		if init, _, err = specTrace(k.c, seq[:len(seq)-1]); err == nil {
+			disabled, seq = &seq[len(seq)-1], seq[:len(seq)-1]
+		}
+	}
 	if err != nil {
 		return nil, 0, "", nil, err
 	}
+	defer func() {
+		if disabled == nil || err != nil || msg != "" {
+			return
+		}
+		var st Step
+		st, msg, err = k.refuses(*disabled, steps, init)
+		if msg != "" {
+			steps = append(steps, st)
+			failAt = len(steps) - 1
+		}
+	}()
 	if err := k.impl.Reset(k.c); err != nil {
 		return nil, 0, "", nil, fmt.Errorf("reset: %w", err)
 	}
@@ -88,9 +119,9 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 	spec := init
 	for i, a := range seq {
 		prev := obs
-		var implErr string
+		var implErr, refusal string
 		if aerr := k.impl.Apply(a); aerr != nil {
-			implErr = aerr.Error()
+			implErr, refusal = aerr.Error(), refusalText(aerr)
 		}
 		obs, err = k.impl.Observe()
 		if err != nil {
@@ -105,7 +136,7 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 		spec = next
 		steps = append(steps, Step{Action: a, Spec: spec, Impl: obs, ImplErr: implErr})
 		if implErr != "" {
-			return steps, i, "implementation refused the step: " + implErr, specViol, nil
+			return steps, i, refusal, specViol, nil
 		}
 		m, sv := k.judge(&prev, &obs, &spec)
 		specViol = append(specViol, sv...)
@@ -114,6 +145,37 @@ func (k *checker) refine(seq []model.Action) (steps []Step, failAt int, msg stri
 		}
 	}
 	return steps, len(steps), "", specViol, nil
+}
+
+// refuses asks the implementation, after steps, for a, which the spec
+// does not enable there: a failure message if its state changes, whether
+// it took a (a step the spec does not have) or refused it (a refusal
+// changes nothing; the SGLang harness refuses a scheduler pass that
+// moved no request only after running it, and a pass that released a
+// request wrongly as a real-effect finding).
+func (k *checker) refuses(a model.Action, steps []Step, init model.State) (Step, string, error) {
+	spec := init
+	if len(steps) > 0 {
+		spec = steps[len(steps)-1].Spec
+	}
+	before, err := k.impl.Observe()
+	if err != nil {
+		return Step{}, "", fmt.Errorf("observe: %w", err)
+	}
+	aerr := k.impl.Apply(a)
+	obs, err := k.impl.Observe()
+	if err != nil {
+		return Step{}, "", fmt.Errorf("observe after %s: %w", k.c.ActionString(a), err)
+	}
+	if obs.Equal(&before) {
+		return Step{}, "", nil
+	}
+	if aerr != nil {
+		return Step{Action: a, Spec: spec, Impl: obs, ImplErr: aerr.Error()}, fmt.Sprintf("the implementation refused %s, which the spec does not enable here, and its state changed (%v): %s",
+			k.c.ActionString(a), aerr, diffVars(k.c, &spec, &obs)), nil
+	}
+	return Step{Action: a, Spec: spec, Impl: obs}, fmt.Sprintf("the implementation took %s, which the spec does not enable here (it must refuse it or change nothing): %s",
+		k.c.ActionString(a), diffVars(k.c, &spec, &obs)), nil
 }
 
 // successor is the spec's successor of s under a: where a has several

@@ -145,6 +145,9 @@ type Result struct {
 	// under this configuration (roomspec check reports them too), so they
 	// say nothing against the implementation and do not fail refinement.
 	SpecViolations []string `json:"spec_violations,omitempty"`
+	// Crowd says what the crowded-queue cases of Options.Crowd did (nil
+	// where none ran).
+	Crowd *CrowdStats `json:"crowd,omitempty"`
 	// Coverage is what the run took of the spec's state graph.
 	Coverage *Coverage `json:"coverage,omitempty"`
 	// Config is the configuration the run used (for printing).

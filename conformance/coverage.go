@@ -56,6 +56,13 @@ type TourStats struct {
 	Steps        int `json:"steps"`
 	Quiesces     int `json:"quiesces,omitempty"`
 	QuiesceSteps int `json:"quiesce_steps,omitempty"`
+	// Refusals counts the steps asked for (refinement: once at each node,
+	// each of the implementation's own actions the spec does not enable
+	// there) that the implementation had to refuse.
+	Refusals int `json:"refusals,omitempty"`
+	// Unswept counts the states where they were not asked (no case ended
+	// there, and the graph is over SweepMaxStates).
+	Unswept int `json:"unswept,omitempty"`
 	// Diverged counts liveness steps the walk could not follow (the
 	// implementation's state is not the spec's: refinement fails).
 	Diverged int `json:"diverged,omitempty"`

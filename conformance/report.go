@@ -29,6 +29,9 @@ func WriteText(w io.Writer, r *Result) {
 	if r.Coverage != nil {
 		WriteCoverage(w, r.Coverage)
 	}
+	if c := r.Crowd; c != nil {
+		fmt.Fprintf(w, "  crowded queues: %d cases of %s (%d steps), each pass from each shape of its queues\n", c.Cases, c.Variant, c.Steps)
+	}
 	if len(r.SpecViolations) > 0 {
 		fmt.Fprintf(w, "  note: the spec itself violates %s under %s (not held against the implementation)\n",
 			strings.Join(r.SpecViolations, ", "), r.Variant)
@@ -40,6 +43,8 @@ func WriteText(w io.Writer, r *Result) {
 	switch r.FoundBy {
 	case "tour":
 		fmt.Fprintf(w, "  counterexample: %d steps (the tour's case of %d, then 1-minimized)\n", len(r.Steps), r.Shrunk)
+	case "crowd":
+		fmt.Fprintf(w, "  counterexample: %d steps (a shortest path to the crowded queue, then the pass)\n", len(r.Steps))
 	default:
 		fmt.Fprintf(w, "  counterexample: %d steps (gopter shrank to %d, then 1-minimized)\n", len(r.Steps), r.Shrunk)
 	}
@@ -70,6 +75,8 @@ func (r *Result) runText() string {
 		return fmt.Sprintf("after %d cases", r.Cases)
 	case r.FoundBy == "tour":
 		return fmt.Sprintf("in the tour's case %d", t.Cases)
+	case r.FoundBy == "crowd":
+		return fmt.Sprintf("after the tour (%d cases, %d steps), in a crowded-queue case", t.Cases, t.Steps)
 	default:
 		return fmt.Sprintf("after the tour (%d cases, %d steps) and %d random cases", t.Cases, t.Steps, r.Cases)
 	}
@@ -115,6 +122,9 @@ func WriteCoverage(w io.Writer, c *Coverage) {
 		}
 		if c.Tour.Stopped != "" {
 			fmt.Fprintf(w, "    the tour stopped: %s\n", c.Tour.Stopped)
+		}
+		if c.Tour.Unswept > 0 {
+			fmt.Fprintf(w, "    steps the spec does not enable asked for where a case ended; not at %d states (over %d states, no sweep)\n", c.Tour.Unswept, SweepMaxStates)
 		}
 		if c.Tour.Diverged > 0 {
 			fmt.Fprintf(w, "    the tour could not follow %d steps (the implementation's state is not the spec's)\n", c.Tour.Diverged)
@@ -253,22 +263,23 @@ type JSONStep struct {
 
 // JSONResult is one property run in JSON output.
 type JSONResult struct {
-	Impl           string     `json:"impl"`
-	Variant        string     `json:"variant"`
-	Property       string     `json:"property"`
-	Holds          bool       `json:"holds"`
-	Cases          int        `json:"cases"`
-	Seed           int64      `json:"seed"`
-	Steps          []JSONStep `json:"steps"`
-	Failure        string     `json:"failure,omitempty"`
-	FailStep       *int       `json:"fail_step,omitempty"`
-	Quiesce        []JSONStep `json:"quiesce,omitempty"`
-	Pinned         []string   `json:"pinned,omitempty"`
-	Bound          int        `json:"bound,omitempty"`
-	MaxRounds      int        `json:"max_rounds,omitempty"`
-	SpecViolations []string   `json:"spec_violations,omitempty"`
-	FoundBy        string     `json:"found_by,omitempty"`
-	Coverage       *Coverage  `json:"coverage,omitempty"`
+	Impl           string      `json:"impl"`
+	Variant        string      `json:"variant"`
+	Property       string      `json:"property"`
+	Holds          bool        `json:"holds"`
+	Cases          int         `json:"cases"`
+	Seed           int64       `json:"seed"`
+	Steps          []JSONStep  `json:"steps"`
+	Failure        string      `json:"failure,omitempty"`
+	FailStep       *int        `json:"fail_step,omitempty"`
+	Quiesce        []JSONStep  `json:"quiesce,omitempty"`
+	Pinned         []string    `json:"pinned,omitempty"`
+	Bound          int         `json:"bound,omitempty"`
+	MaxRounds      int         `json:"max_rounds,omitempty"`
+	SpecViolations []string    `json:"spec_violations,omitempty"`
+	FoundBy        string      `json:"found_by,omitempty"`
+	Crowd          *CrowdStats `json:"crowd,omitempty"`
+	Coverage       *Coverage   `json:"coverage,omitempty"`
 }
 
 // ToJSON converts r for JSON output: steps carry the implementation's
@@ -276,7 +287,7 @@ type JSONResult struct {
 func ToJSON(r *Result) JSONResult {
 	j := JSONResult{Impl: r.Impl, Variant: r.Variant, Property: r.Property, Holds: r.Holds, Cases: r.Cases,
 		Seed: r.Seed, Steps: []JSONStep{}, Failure: r.Failure, Pinned: r.Pinned, SpecViolations: r.SpecViolations,
-		FoundBy: r.FoundBy, Coverage: r.Coverage}
+		FoundBy: r.FoundBy, Crowd: r.Crowd, Coverage: r.Coverage}
 	if r.Property == Liveness {
 		j.Bound, j.MaxRounds = r.Bound, r.MaxRounds
 	}

@@ -46,6 +46,10 @@ type Options struct {
 	// when the tour weighs going on against starting over (default
 	// tour.DefaultResetCost).
 	ResetCost int
+	// Crowd, if set, is a configuration of the same variant with several
+	// requests: refinement also runs its crowded-queue cases (crowd.go),
+	// after the tour.
+	Crowd *model.Config
 	// uniform chooses random steps uniformly among the enabled action
 	// instances, as the suite did before it weighted them (tests compare).
 	uniform bool
@@ -282,7 +286,7 @@ func (cmd stepCommand) Run(sut commands.SystemUnderTest) commands.Result {
 	res := stepResult{}
 	prev := cr.obs
 	if err := r.k.impl.Apply(cmd.a); err != nil {
-		res.msg = "implementation refused the step: " + err.Error()
+		res.msg = refusalText(err)
 	}
 	obs, err := r.k.impl.Observe()
 	if err != nil {
@@ -322,7 +326,7 @@ func (r *run) liveStep(cr *caseRun, a model.Action, last bool) string {
 	impl := r.k.impl
 	if err := impl.Apply(a); err != nil {
 		cr.fail()
-		return "implementation refused the step: " + err.Error()
+		return refusalText(err)
 	}
 	obs, err := impl.Observe()
 	if err != nil {
@@ -406,6 +410,14 @@ func (t Target) Check(property Property, opt Options) (*Result, error) {
 		if f != nil {
 			res.FoundBy, res.Shrunk, res.ShrunkSeq = "tour", len(f.seq), f.seq
 			return res, r.k.explain(res, Minimize(c, f.seq, r.k.failsFunc(property)))
+		}
+	}
+	if opt.Crowd != nil && property == Refinement {
+		if failed, err := r.crowd(res, opt.Crowd, opt.MaxStates); failed || err != nil {
+			if err != nil {
+				err = fmt.Errorf("conformance: %s: %w", property, err)
+			}
+			return res, err
 		}
 	}
 	if opt.MinSteps == 0 {

@@ -22,6 +22,8 @@ type walk struct {
 	seq     []model.Action // the case: the steps since the last reset
 	obs     model.State    // the implementation's observed state
 	checked []bool         // liveness: quiescence ran from the node
+	refused []bool         // refinement: the node's disabled steps were asked for
+	fair    []model.Action // the implementation's own actions
 	stats   *TourStats
 }
 
@@ -34,6 +36,9 @@ func (r *run) tour(stats *TourStats) (*tourFailure, error) {
 	w := &walk{r: r, g: r.graph, p: tour.NewPlanner(r.cov, r.resetCost), cur: -1, stats: stats}
 	if r.property == Liveness {
 		w.checked = make([]bool, len(w.g.States))
+	} else {
+		w.refused = make([]bool, len(w.g.States))
+		w.fair = r.cfg.FairActions(nil)
 	}
 	// idle counts resets in a row after which no edge was taken.
 	idle, pending := 0, w.p.Pending()
@@ -57,10 +62,61 @@ func (r *run) tour(stats *TourStats) (*tourFailure, error) {
 		}
 		e, reset := w.p.Next(w.cur)
 		if reset {
+			if f, err := w.refusals(); f != nil || err != nil {
+				return f, err
+			}
 			w.cur = -1
 			continue
 		}
 		if f, err := w.step(e); f != nil || err != nil {
+			return f, err
+		}
+	}
+	if w.cur >= 0 {
+		if f, err := w.refusals(); f != nil || err != nil {
+			return f, err
+		}
+	}
+	return w.sweep()
+}
+
+// SweepMaxStates bounds the graphs whose every node has its refusals
+// asked: on a larger one (sglang-35360-rooms: 11,562 states, where the
+// sweep would cost more than the tour) only where a case ends, and
+// TourStats.Unswept counts the rest.
+const SweepMaxStates = 5000
+
+// sweep asks for the refusals of every node no case of the tour ended
+// at: each is reached on a shortest path from a reset.
+func (w *walk) sweep() (*tourFailure, error) {
+	if w.refused == nil {
+		return nil, nil
+	}
+	if len(w.g.States) > SweepMaxStates {
+		for n := range w.g.States {
+			if !w.refused[n] {
+				w.stats.Unswept++
+			}
+		}
+		return nil, nil
+	}
+	for n := range w.g.States {
+		if w.refused[n] {
+			continue
+		}
+		init, path := w.g.PathTo(int32(n))
+		if f, err := w.reset(); f != nil || err != nil {
+			return f, err
+		}
+		if w.cur != init {
+			continue // another initial state: not reached from this one
+		}
+		for _, e := range path {
+			if f, err := w.step(e); f != nil || err != nil {
+				return f, err
+			}
+		}
+		if f, err := w.refusals(); f != nil || err != nil {
 			return f, err
 		}
 	}
@@ -132,6 +188,44 @@ func (w *walk) step(e int32) (*tourFailure, error) {
 	w.cur, w.obs = w.g.Edges[got].To, obs
 	if r.property == Liveness && !w.checked[w.cur] {
 		return w.quiesce()
+	}
+	return nil, nil
+}
+
+// refusals asks the implementation, once at each node, for each of its
+// own actions (the fair ones: prefill's threads) that the spec does not
+// enable there: it must refuse it, or take it without changing its
+// state. A step the spec does not have (an ABORT handled while a write
+// of its room is in flight, where the spec makes it wait) fails
+// refinement, with the case that reached the node and that action.
+// It is asked only where the case ends (a reset follows): a refusal may
+// leave what the state does not show (a thread that read a message and
+// waits in its handler), which must not steer the case's later steps.
+func (w *walk) refusals() (*tourFailure, error) {
+	if w.refused == nil || w.refused[w.cur] {
+		return nil, nil
+	}
+	w.refused[w.cur] = true
+	k := w.r.k
+	for _, a := range w.fair {
+		if w.g.Ways(w.cur, a) > 0 {
+			continue
+		}
+		w.stats.Refusals++
+		// Refused or taken, the state must be as it was: a refusal
+		// changes nothing (PROTOCOL.md), and the harness refuses a
+		// pass only after running it.
+		_ = k.impl.Apply(a)
+		obs, err := k.impl.Observe()
+		if err != nil {
+			return nil, fmt.Errorf("tour: observe after %s: %w", w.r.cfg.ActionString(a), err)
+		}
+		if obs.Equal(&w.obs) {
+			continue
+		}
+		f := w.failure()
+		f.seq = append(f.seq, a)
+		return f, nil
 	}
 	return nil, nil
 }

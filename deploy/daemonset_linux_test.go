@@ -437,7 +437,12 @@ func TestDaemonSetCaptures(t *testing.T) {
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}
-	want := strings.Split(strings.TrimSpace(string(replayed)), "\n")
+	var want []string
+	for _, l := range strings.Split(strings.TrimSpace(string(replayed)), "\n") {
+		if !strings.HasPrefix(l, `{"summary":`) { // the last line: the counts, not a room
+			want = append(want, l)
+		}
+	}
 	slices.Sort(want)
 	slices.Sort(verdicts)
 	if !slices.Equal(verdicts, want) {

@@ -41,6 +41,10 @@ type view struct {
 
 type fact struct{ Name, Value string }
 
+// factName turns a report's fact name ("log.offset_rooms") into the
+// page's words ("log offset rooms").
+var factName = strings.NewReplacer(".", " ", "_", " ")
+
 type count struct {
 	Verdict string
 	N       int
@@ -64,6 +68,11 @@ func (p *Page) WriteHTML(w io.Writer) error {
 		v.Summary = []fact{{"rooms", fmt.Sprint(rep.Total)}, {"aborted", fmt.Sprint(rep.Aborted)},
 			{"deadline", rep.Deadline.String()}, {"capture", span(p.replay.start, rep.End)},
 			{"search bound", fmt.Sprintf("%d unseen steps, %d states", rep.MaxHidden, rep.MaxStates)}}
+		// What the report says of its inputs: the log's fit to the
+		// capture, the capture's damage.
+		for _, f := range rep.Facts() {
+			v.Summary = append(v.Summary, fact{factName.Replace(f.Name), f.Value})
+		}
 		for _, vd := range verdictOrder {
 			v.Counts = append(v.Counts, count{string(vd), rep.Count(vd)})
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -394,4 +395,52 @@ func TestEmptyPagesInBrowser(t *testing.T) {
 		}
 		tab.Close()
 	}
+}
+
+// TestPageSaysInputs: a replay page says what the report says of its
+// inputs: the log's fit to the capture (its lines, span, clock offset,
+// whether it ended early, the rooms held inconclusive for it, a refusal)
+// and the capture's damage by kind.
+func TestPageSaysInputs(t *testing.T) {
+	sc := findScenarioPage(t, "storm-fork")
+	rep, start := replayScenario(t, sc, true)
+	if rep.Log == nil || rep.Log.Rooms == 0 {
+		t.Fatalf("storm-fork's log gives no offset: %v", rep.Log)
+	}
+	rep.Damage = map[string]int{"snaplen": 20, "time-jump": 2}
+	p := report.NewReplayPage(report.ReplayInfo{Variant: sc.Variant})
+	p.Finish(rep, start)
+	var b bytes.Buffer
+	if err := p.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"<i>log lines</i> 1 to ", "<i>log offset</i> &#43;", "<i>log offset rooms</i> " + strconv.Itoa(rep.Log.Rooms),
+		"<i>log ended before capture</i> false", "<i>log inconclusive rooms</i> 0",
+		"<i>capture damage snaplen</i> 20", "<i>capture damage time-jump</i> 2",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	rep.Log.Refused = "the event log does not belong to the capture: (why)"
+	b.Reset()
+	if err := p.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "<i>log refused</i> the event log does not belong to the capture: (why)"; !strings.Contains(b.String(), want) {
+		t.Errorf("the page does not say %q", want)
+	}
+}
+
+func findScenarioPage(t *testing.T, name string) scenarios.Scenario {
+	t.Helper()
+	for _, sc := range allScenarios(t) {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %s", name)
+	return scenarios.Scenario{}
 }

@@ -256,7 +256,12 @@ func defaultMaxMemory() int64 {
 }
 
 func (cr *checkRun) do(ctx context.Context) *check.Result {
-	m, err := cr.load()
+	loadStart := time.Now()
+	m, stopped, err := boundedLoad(ctx, cr.load, cr.bounds.MaxMemory, check.HeapBytes)
+	if stopped != "" {
+		cr.elapsed = time.Since(loadStart)
+		return &check.Result{Outcome: check.Incomplete, Stopped: stopped, LoopStart: -1}
+	}
 	if err != nil {
 		return &check.Result{Outcome: check.Failure, Err: err, LoopStart: -1}
 	}
@@ -297,6 +302,38 @@ func (cr *checkRun) do(ctx context.Context) *check.Result {
 		fmt.Fprintf(cr.stderr, "warning: %s\n", w)
 	}
 	return r
+}
+
+// boundedLoad runs load while it watches the heap and ctx: a spec too
+// large for -max-memory (a module of 1.5M conjuncts takes 800 MB to
+// parse), or SIGINT/SIGTERM, stops check while the spec is still being
+// read, which the parser, taking no context, would not. It returns why
+// it stopped ("" if load returned); the abandoned load ends with the
+// process, which exits once the result is printed.
+func boundedLoad(ctx context.Context, load func() (*check.Model, error), maxMemory uint64, heap func() uint64) (*check.Model, string, error) {
+	type loaded struct {
+		m   *check.Model
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		m, err := load()
+		done <- loaded{m, err}
+	}()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case l := <-done:
+			return l.m, "", l.err
+		case <-ctx.Done():
+			return nil, "interrupted while loading the spec", nil
+		case <-tick.C:
+			if maxMemory > 0 && heap() > maxMemory {
+				return nil, fmt.Sprintf("-max-memory %d MiB reached while loading the spec", maxMemory>>20), nil
+			}
+		}
+	}
 }
 
 // load reads the module (and those it uses) and its configuration, and

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roomspec/roomspec/tla/check"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -153,4 +156,59 @@ func TestCheckLongChain(t *testing.T) {
 	code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", tla})
 	assert.Equal(t, exitBadInput, code)
 	assert.Regexp(t, `Chain.tla:4:\d+: expression nested too deeply`, errOut.String())
+}
+
+// boundedLoad returns what load returns, or stops it when the heap
+// exceeds the budget or the context is done (issue 25: a spec of 1.5M
+// conjuncts took 800 MB to load, -max-memory notwithstanding).
+func TestBoundedLoad(t *testing.T) {
+	block := func() (*check.Model, error) { select {} }
+	m := &check.Model{}
+	for _, tc := range []struct {
+		name    string
+		load    func() (*check.Model, error)
+		limit   uint64
+		heap    uint64
+		cancel  bool
+		stopped string
+	}{
+		{"loaded", func() (*check.Model, error) { return m, nil }, 1 << 30, 0, false, ""},
+		{"no bound", func() (*check.Model, error) { return m, nil }, 0, 1 << 40, false, ""},
+		{"over the budget", block, 400 << 20, 401 << 20, false, "-max-memory 400 MiB reached while loading the spec"},
+		{"interrupted", block, 0, 0, true, "interrupted while loading the spec"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				cancel()
+			}
+			got, stopped, err := boundedLoad(ctx, tc.load, tc.limit, func() uint64 { return tc.heap })
+			require.NoError(t, err)
+			assert.Equal(t, tc.stopped, stopped)
+			if tc.stopped == "" {
+				assert.Same(t, m, got)
+			}
+		})
+	}
+}
+
+// A spec that takes a while to load (100,000 conjuncts) under a budget
+// the heap already exceeds: check stops while it reads the spec, exit 3,
+// and says so (before, it loaded the whole spec first).
+func TestCheckStopsWhileLoading(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("---- MODULE Big ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x' = x\nBig ==\n")
+	for i := range 100000 {
+		fmt.Fprintf(&b, "  /\\ x # %d\n", i+1)
+	}
+	b.WriteString("====\n")
+	tla := filepath.Join(dir, "Big.tla")
+	require.NoError(t, os.WriteFile(tla, []byte(b.String()), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Big.cfg"), []byte("INIT Init\nNEXT Next\n"), 0o644))
+	var out, errOut bytes.Buffer
+	code := run(&env{stdout: &out, stderr: &errOut}, []string{"check", "-max-memory", "1", tla})
+	assert.Equal(t, exitIncomplete, code, "%s%s", out.String(), errOut.String())
+	assert.Contains(t, out.String(), "stopped before it was complete: -max-memory 1 MiB reached while loading the spec")
 }

@@ -2,12 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/roomspec/roomspec/traces/judge"
 	"github.com/roomspec/roomspec/traces/judge/replay"
 )
+
+// refused reports whether err is the refusal of a log that does not
+// belong to the capture or whose endpoint is ambiguous: no room was
+// judged, but the report says why.
+func refused(err error) bool {
+	return errors.Is(err, judge.ErrLogMismatch) || errors.Is(err, judge.ErrLogEndpoint)
+}
 
 func init() {
 	register(&command{
@@ -39,7 +47,12 @@ report says it was assumed. Which one and why are the first lines of the
 text report (on stderr with -format json or junit).
 
 Rooms are judged as they go idle (-idle), so memory follows the rooms in
-flight; -format json writes each room as soon as it is judged.
+flight; -format json writes each room as soon as it is judged, and a last
+object {"summary": {...}} with the counts, the log's fit to the capture
+("log": its lines, span, clock offset, whether it ended early, the rooms
+held inconclusive for it, or why it was refused) and the capture's damage
+by kind ("damage"); JUnit has the same as its suite's properties, the
+HTML page as facts.
 
 A log is held against the capture before any room is judged: its clock
 offset (each room's WaitingForInput line against the TransferInfo that
@@ -63,7 +76,7 @@ the damage are still judged and reported).`
 func runReplay(e *env, args []string) int {
 	fs := newFlagSet(e, "replay", "CAPTURE...", replayHelp)
 	jf := addJudgeFlags(fs)
-	format := fs.String("format", "text", "output format: text, json (one object per room) or junit")
+	format := fs.String("format", "text", "output format: text, json (one object per room, then a summary object) or junit")
 	itf := fs.String("itf", "", "write the spec behaviour matched by each violated, at-risk or invalid room (at-risk: and a pinning completion; invalid: up to the last explained event) as an ITF trace into `DIR`")
 	htmlFile := fs.String("html", "", "also write an HTML report (rooms, verdicts, each room's sequence diagram) to `FILE`")
 	if code, ok := fs.parse(args); !ok {
@@ -101,6 +114,14 @@ func runReplay(e *env, args []string) int {
 	res, err := replay.Run(in, []*judge.Judge{j}, func(_ int, ev judge.Event) error { return out.room(ev.Room) })
 	damaged := reportInput(e, *jf.log, res)
 	if err != nil {
+		if refused(err) && len(res.Reports) > 0 {
+			// The refusal is in the machine-readable outputs too (the
+			// summary's log object, JUnit's properties, the page).
+			out.refused = true
+			if err := out.finish(res); err != nil {
+				fmt.Fprintf(e.stderr, "roomspec replay: %v\n", err)
+			}
+		}
 		return bad("%v", err)
 	}
 	if err := out.finish(res); err != nil {

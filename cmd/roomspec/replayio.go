@@ -92,6 +92,10 @@ type replayOutput struct {
 	out               *bufio.Writer
 	page              *report.Page
 	kept              []*judge.Room
+	// refused says the log was refused: no room was judged, and only
+	// the machine-readable outputs say so (the text report is the
+	// error on stderr).
+	refused bool
 }
 
 func newReplayOutput(e *env, format, itf, html string, ch *variantChoice, command string, captures []string) (*replayOutput, error) {
@@ -144,9 +148,14 @@ func (o *replayOutput) finish(res *replay.Result) error {
 	}
 	var err error
 	switch o.format {
+	case "json":
+		err = rep.WriteSummaryJSON(o.out)
 	case "junit":
 		err = rep.WriteJUnit(o.out, o.variant)
 	case "text":
+		if o.refused {
+			return nil // (its first lines unwritten too)
+		}
 		err = rep.WriteText(o.out)
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +47,7 @@ type testRun struct {
 	variant   string
 	sglangEnv sglang.Env
 	base      string // with sglang: the commit whose lifecycle PRs a fork's tree is expected to have
+	fix       string // with sglang: the fix applied to a copy of the code
 	proc      subprocess.Options
 	json      *json.Encoder // nil: text
 	itfDir    string
@@ -59,6 +61,7 @@ func runTest(e *env, args []string) int {
 	tr := &testRun{e: e}
 	fs.Var((*envList)(&tr.sglangEnv), "sglang-env", "with sglang: an environment variable for SGLang's code, `KEY=VALUE` (repeatable)")
 	fs.StringVar(&tr.variant, "variant", "", "bundled spec `variant` to check against (default: the built-in's own; upstream for exec:)")
+	fs.StringVar(&tr.fix, "fix", "", "with sglang: apply the fix `NAME` (complete) to a copy of the code first; expected then: the fix's configuration (fixed-complete) unless -variant says")
 	fs.StringVar(&tr.base, "base", "", "with sglang: code of no known commit (a fork's tree): expect what the lifecycle PRs of `COMMIT` bring (a commit of the source's repository, or GITDIR@COMMIT)")
 	property := fs.String("property", "both", "`property` to run: refinement, liveness or both")
 	seed := fs.Int64("seed", 0, "random `seed` (default: from the clock, printed)")
@@ -97,7 +100,7 @@ func runTest(e *env, args []string) int {
 	}
 	if *captures != "" {
 		opt := captured.Options{Seed: *seed, Cases: *cases, Skew: skewOption(*skew), Bound: *bound, MaxSchedules: *schedules}
-		load := sglang.LoadOptions{Env: tr.sglangEnv, Variant: tr.variant, Base: tr.base, Warn: warnTo(e.stderr, "roomspec test")}
+		load := sglang.LoadOptions{Env: tr.sglangEnv, Variant: tr.variant, Base: tr.base, Fix: tr.fix, Warn: warnTo(e.stderr, "roomspec test")}
 		return runCaptures(e, names, *captures, opt, load, tr.htmlDir, args)
 	}
 	tr.opt = conformance.Options{Seed: *seed, Cases: *cases, MaxSteps: *steps, Bound: *bound, NoTour: *noTour, MaxStates: *maxStates}
@@ -161,29 +164,46 @@ func runCaptures(e *env, names []string, arg string, opt captured.Options, load 
 	return cr.run(files)
 }
 
-// one runs the properties on the implementation name.
+// one runs the properties on the implementation name (and, for SGLang's
+// code, its deferred form).
 func (tr *testRun) one(name string) int {
+	code, rc := tr.form(name)
+	if code == exitBadInput || rc != nil && rc.ClockDiffers() {
+		return code
+	}
+	return max(code, tr.deferredForm(name, rc))
+}
+
+// form runs the properties on the implementation name, against its
+// configuration.
+func (tr *testRun) form(name string) (code int, rc *realCode) {
 	t, rc, err := tr.target(name)
 	if err != nil {
 		fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
-		return exitBadInput
+		return exitBadInput, nil
 	}
 	defer func() {
 		if err := t.Impl.Close(); err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %s: close: %v\n", name, err)
 		}
 	}()
-	code := exitOK
+	code = exitOK
 	// The probe's findings beside what the commit is expected to hold: a
 	// difference is a failure, whatever the properties say.
 	if rc != nil && rc.report(tr.e.stdout, tr.e.stderr, "roomspec test: "+name) {
 		code = exitViolation
 	}
+	if rc != nil && rc.ClockDiffers() {
+		fmt.Fprintf(tr.e.stdout, "%s: the properties are not run: the code's bootstrap timeout is not the configuration's (%s)\n", name, rc.Variant)
+		return exitViolation, rc
+	}
+	opt := tr.opt
+	opt.Crowd = sglang.Crowd(t.Config.Name)
 	for _, p := range tr.props {
-		r, err := t.Check(p, tr.opt)
+		r, err := t.Check(p, opt)
 		if err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %s: %v\n", name, err)
-			return exitBadInput
+			return exitBadInput, rc
 		}
 		tr.print(r, rc)
 		if r.Holds {
@@ -192,10 +212,41 @@ func (tr *testRun) one(name string) int {
 		code = exitViolation
 		if err := tr.save(r); err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
-			return exitBadInput
+			return exitBadInput, rc
 		}
 	}
-	return code
+	return code, rc
+}
+
+// deferredForm runs, after SGLang's code was checked against its
+// configuration sglang-X with the deferred decode-side release off (its
+// default), refinement of the same code with it on against
+// sglang-X-deferred, where that is bundled: the ABORT_ACK path exists
+// only there, and a run of the default alone never executes it.
+func (tr *testRun) deferredForm(name string, rc *realCode) int {
+	if rc == nil || !strings.HasPrefix(rc.Variant, "sglang-") || strings.HasSuffix(rc.Variant, "-deferred") ||
+		!slices.Contains(spec.Variants(), rc.Variant+"-deferred") {
+		return exitOK
+	}
+	if _, set := tr.sglangEnv.Bool(sglang.DeferredEnv); set {
+		return exitOK
+	}
+	if !rc.Ingredients.DeferredAckAvailable {
+		fmt.Fprintf(tr.e.stdout, "%s: %s expects PR #35360's deferred release (%s), and the code has none\n", name, rc.Variant, sglang.DeferredEnv)
+		return exitViolation
+	}
+	if !slices.Contains(tr.props, conformance.Refinement) {
+		return exitOK
+	}
+	// Refinement only: the release is off by default, and its liveness
+	// fails on #35360's own code (AbortsAcked, the ACK-target bugs in
+	// README), which -sglang-env DeferredEnv=1 runs in full.
+	d := *tr
+	d.variant = rc.Variant + "-deferred"
+	d.sglangEnv = append(slices.Clone(tr.sglangEnv), sglang.DeferredEnv+"=1")
+	d.props = []string{conformance.Refinement}
+	fmt.Fprintf(tr.e.stderr, "roomspec test: %s: and with %s=1, refinement against %s\n", name, sglang.DeferredEnv, d.variant)
+	return d.one(name)
 }
 
 // target loads the implementation name and the configuration it is
@@ -208,7 +259,7 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 	case strings.HasPrefix(name, "sglang:"):
 		var err error
 		rc, err = loadRealCode(context.Background(), strings.TrimPrefix(name, "sglang:"), sglang.LoadOptions{Env: tr.sglangEnv,
-			Variant: v, Base: tr.base, Warn: warnTo(tr.e.stderr, "roomspec test")})
+			Variant: v, Base: tr.base, Fix: tr.fix, Warn: warnTo(tr.e.stderr, "roomspec test")})
 		if err != nil {
 			return t, nil, err
 		}
@@ -218,6 +269,8 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.Source.Label(), rc.Variant)
 		t.Impl = rc.implementation(tr.proc)
 		return t, rc, nil
+	case tr.fix != "":
+		return t, nil, fmt.Errorf("-fix %s: a fix edits SGLang's code, so it needs -impl sglang:SOURCE (not %s)", tr.fix, name)
 	case strings.HasPrefix(name, "exec:"):
 		t.Impl = subprocess.New(strings.TrimPrefix(name, "exec:"), tr.proc)
 		if v == "" {

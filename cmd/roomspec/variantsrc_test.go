@@ -36,6 +36,9 @@ func jsonVerdicts(t *testing.T, args ...string) (verdicts map[int64]string, stde
 	verdicts = map[int64]string{}
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
+		if isSummaryLine(sc.Bytes()) {
+			continue
+		}
 		var room struct {
 			Room    int64  `json:"room"`
 			Verdict string `json:"verdict"`

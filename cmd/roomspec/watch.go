@@ -244,6 +244,9 @@ func watchEnded(e *env, res *watch.Result, err, writeErr error) int {
 			how = "stopped"
 		}
 		fmt.Fprintf(e.stderr, "roomspec watch: %s: %s\n", how, res.Report.Summary())
+		if n := res.Stats.Beyond; n > 0 {
+			fmt.Fprintf(e.stderr, "roomspec watch: %d log lines past the capture time reached were not judged (the log is ahead of the capture)\n", n)
+		}
 	}
 	switch {
 	case err != nil:

@@ -411,6 +411,9 @@ func liveScenario(t *testing.T, bin, scenario, variant string, mode liveMode) {
 	}
 	var want []string
 	for _, l := range strings.Split(strings.TrimSpace(string(replayed)), "\n") {
+		if isSummaryLine([]byte(l)) {
+			continue
+		}
 		want = append(want, compact(t, json.RawMessage(l), iface))
 	}
 	slices.Sort(want)

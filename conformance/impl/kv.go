@@ -273,9 +273,8 @@ func (m *kvManager) queue(position string) []int {
 
 // failRequest is handle_bootstrap_failure / handle_inflight_transfer_failure:
 // failure_exception() marks the sender failed and clears the room where
-// the variant does (PR #27011); the request is released.
+// the variant does (PR #27011); the pass then lets the request go.
 func (m *kvManager) failRequest(s *sender) {
-	s.Position = released
 	s.SendFailed = true
 	if m.v.FailureClears {
 		m.clear(s.Room)
@@ -288,46 +287,75 @@ func (m *kvManager) releaseKV(q int) {
 	delete(m.Pool.Held, q)
 }
 
-// PollBootstrap is PrefillBootstrapQueue.pop_bootstrapped: every request of
-// the bootstrap queue is polled, then each acts on its poll. A pass in
-// which no request moves is refused (nothing changed).
-func (m *kvManager) PollBootstrap() error {
+// errRaised: a request's poll raised in a scheduler pass (RuntimeError,
+// "Unexpected poll state"): the exception escapes the event loop.
+var errRaised = errors.New("unexpected poll state")
+
+// pass is one scheduler pass over the queue at position, as SGLang makes
+// it (adca19c49709): poll_and_all_reduce polls every request of the queue
+// in order first (prefill.py:425 pop_bootstrapped, :842 the in-flight
+// queue; utils.py:177), and a poll that raises there (common/Mooncake's
+// check_status KeyError) escapes before any request acts and before the
+// later ones are polled. Then each request acts on its poll, in order
+// (act returns the position it moves to); one that raises
+// (errRaised, prefill.py:461-464, :894-897) escapes after the earlier
+// ones acted, and before the queue is rebuilt (:466, :933), so every
+// request keeps its position. A pass in which no request moves is
+// refused (nothing changed).
+func (m *kvManager) pass(position string, act func(q int, s *sender, st status) (string, error)) error {
 	if m.Crashed {
 		return errNotEnabled
 	}
-	qs := m.queue(bootstrapQueue)
+	qs := m.queue(position)
 	polls := make([]status, len(qs))
-	errs := make([]error, len(qs))
 	for i, q := range qs {
-		polls[i], errs[i] = m.senderPoll(m.Senders[q])
-	}
-	moved := false
-	for i, q := range qs {
-		s := m.Senders[q]
-		switch st := polls[i]; {
-		case errs[i] != nil:
+		st, err := m.senderPoll(m.Senders[q])
+		if err != nil {
 			// The KeyError escapes the event loop: the process dies.
 			m.Crashed = true
 			return nil
-		case st == bootstrapping:
-			// keep waiting
-		case st == failed:
-			// handle_bootstrap_failure: no KV pages yet, nothing to free.
-			m.failRequest(s)
-			moved = true
-		case st == waitingForInput:
-			s.Position = waitingQueue
-			moved = true
-		default:
-			// prefill.py:461-464: RuntimeError("Unexpected poll state").
+		}
+		polls[i] = st
+	}
+	next := make([]string, len(qs))
+	for i, q := range qs {
+		pos, err := act(q, m.Senders[q], polls[i])
+		if err != nil {
 			m.Crashed = true
 			return nil
+		}
+		next[i] = pos
+	}
+	moved := false
+	for i, q := range qs {
+		if next[i] != position {
+			m.Senders[q].Position = next[i]
+			moved = true
 		}
 	}
 	if !moved {
 		return errNotEnabled
 	}
 	return nil
+}
+
+// PollBootstrap is PrefillBootstrapQueue.pop_bootstrapped (prefill.py:383):
+// Bootstrapping keeps waiting; Failed is released by
+// handle_bootstrap_failure (no KV pages yet, nothing to free);
+// WaitingForInput goes to the waiting queue; anything else raises.
+func (m *kvManager) PollBootstrap() error {
+	return m.pass(bootstrapQueue, func(q int, s *sender, st status) (string, error) {
+		switch st {
+		case bootstrapping:
+			return bootstrapQueue, nil
+		case failed:
+			m.failRequest(s)
+			return released, nil
+		case waitingForInput:
+			return waitingQueue, nil
+		}
+		return "", errRaised
+	})
 }
 
 // Send is the forward pass of the request (its KV pages allocated) and
@@ -350,49 +378,28 @@ func (m *kvManager) Send(q int) error {
 	return nil
 }
 
-// PollInflight is process_disagg_prefill_inflight_queue: every request of
-// the in-flight queue is polled, then each acts on its poll. A pass in
-// which no request moves is refused (nothing changed).
+// PollInflight is process_disagg_prefill_inflight_queue (prefill.py:830):
+// Success is released with its KV pages freed and clear(); Failed by
+// handle_inflight_transfer_failure -> failure_exception(), then
+// release_kv_cache; Bootstrapping raises where the variant does (PR
+// #31075); anything else is kept (no timeout while WaitingForInput or
+// Transferring).
 func (m *kvManager) PollInflight() error {
-	if m.Crashed {
-		return errNotEnabled
-	}
-	qs := m.queue(inflightQueue)
-	polls := make([]status, len(qs))
-	errs := make([]error, len(qs))
-	for i, q := range qs {
-		polls[i], errs[i] = m.senderPoll(m.Senders[q])
-	}
-	moved := false
-	for i, q := range qs {
-		s := m.Senders[q]
-		switch st := polls[i]; {
-		case errs[i] != nil:
-			m.Crashed = true
-			return nil
+	return m.pass(inflightQueue, func(q int, s *sender, st status) (string, error) {
+		switch {
 		case st == success:
 			m.releaseKV(q)
-			s.Position = released
 			m.clear(s.Room)
-			moved = true
+			return released, nil
 		case st == failed:
-			// handle_inflight_transfer_failure -> failure_exception(),
-			// then release_kv_cache
 			m.failRequest(s)
 			m.releaseKV(q)
-			moved = true
+			return released, nil
 		case st == bootstrapping && m.v.InflightBootstrappingRaises:
-			// prefill.py:894-897: RuntimeError("Unexpected poll state").
-			m.Crashed = true
-			return nil
-		default:
-			// no timeout while WaitingForInput/Transferring: kept
+			return "", errRaised
 		}
-	}
-	if !moved {
-		return errNotEnabled
-	}
-	return nil
+		return inflightQueue, nil
+	})
 }
 
 // Tick moves the clock to one second before q's bootstrap timeout

@@ -152,3 +152,60 @@ SPECIFICATION Spec
 		t.Errorf("status %v, sender in %s: the pinned room moved", st, p.M.Senders[0].Position)
 	}
 }
+
+// A pass polls its whole queue before any request acts, as SGLang's
+// poll_and_all_reduce does (adca19c49709 utils.py:177, called at
+// prefill.py:425 and :842): where a later request's poll raises (Mooncake's
+// check_status of an absent room: KeyError), the process dies before the
+// earlier request, whose room read Failed, is released or its room
+// cleared; and where a request raises as it acts (RuntimeError), the
+// earlier ones acted but the queue was never rebuilt: every request keeps
+// its position.
+func TestPassRaises(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		pos      string
+		second   status // the second request's room; absent: its poll raises
+		wantRoom status // the first room after the pass
+	}{
+		{"bootstrap queue, KeyError in the poll", bootstrapQueue, absent, failed},
+		{"in-flight queue, KeyError in the poll", inflightQueue, absent, failed},
+		{"bootstrap queue, RuntimeError as it acts", bootstrapQueue, transferring, absent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &kvManager{v: mooncake, RequestStatus: map[int]status{0: failed},
+				Senders: map[int]*sender{
+					0: {Room: 0, Position: tc.pos, Seq: 0},
+					1: {Room: 1, Position: tc.pos, Seq: 1},
+				},
+				Pool: KVPool{Held: map[int]bool{0: true, 1: true}, Frees: map[int]int{}}}
+			if tc.second != absent {
+				m.RequestStatus[1] = tc.second
+			}
+			var err error
+			if tc.pos == bootstrapQueue {
+				err = m.PollBootstrap()
+			} else {
+				err = m.PollInflight()
+			}
+			if err != nil || !m.Crashed {
+				t.Fatalf("pass: %v, crashed %v; want the process dead", err, m.Crashed)
+			}
+			for q, s := range m.Senders {
+				if s.Position != tc.pos {
+					t.Errorf("request %d moved to %s", q, s.Position)
+				}
+			}
+			got, ok := m.RequestStatus[0]
+			if !ok {
+				got = absent
+			}
+			if got != tc.wantRoom {
+				t.Errorf("the first request's room reads %v, want %v", got, tc.wantRoom)
+			}
+			if tc.second == absent && (m.Senders[0].SendFailed || m.Pool.Frees[0] != 0) {
+				t.Errorf("the first request acted before the poll raised: send failed %v, frees %d", m.Senders[0].SendFailed, m.Pool.Frees[0])
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/roomspec/roomspec/spec"
 )
 
 // This file is the expectation table: what SGLang's code must refine,
@@ -261,10 +263,21 @@ type Difference struct {
 	// PR brought the expected value ("" where the expectation did not
 	// come from PRs, or no PR changed the switch).
 	PR string `json:"pr,omitempty"`
+	// Value differences (BootstrapTimeoutSecs): what the configuration
+	// says and what the code has, in words.
+	ExpectedValue string `json:"expected_value,omitempty"`
+	ProbedValue   string `json:"probed_value,omitempty"`
 }
+
+// TimeoutSwitch names the difference of a bootstrap timeout that is not
+// the configuration's BootstrapTimeoutSecs.
+const TimeoutSwitch = "BootstrapTimeoutSecs"
 
 // String names the behaviour: what was expected, what the code does.
 func (d Difference) String() string {
+	if d.ExpectedValue != "" {
+		return fmt.Sprintf("%s: expected %s; the code: %s", d.Switch, d.ExpectedValue, d.ProbedValue)
+	}
 	b, ok := Behaviour[d.Switch]
 	if !ok {
 		b = [2]string{d.Switch, "not " + d.Switch}
@@ -302,8 +315,35 @@ func (e *Expectation) Compare(ing Ingredients) []Difference {
 		}
 		out = append(out, d)
 	}
+	if d, ok := e.compareTimeout(ing); ok {
+		out = append(out, d)
+	}
 	return out
 }
+
+// compareTimeout holds the code's bootstrap timeout to the
+// configuration's BootstrapTimeoutSecs: a request of the code would fail
+// at another time than the spec's (the harness's reset refuses such a
+// configuration, so the properties cannot run).
+func (e *Expectation) compareTimeout(ing Ingredients) (Difference, bool) {
+	if ing.BootstrapTimeout == 0 || !e.Switches["HasBootstrapTimeout"] {
+		return Difference{}, false
+	}
+	v, err := spec.Parse(e.Variant, e.Text)
+	if err != nil {
+		return Difference{}, false
+	}
+	k, err := v.Constants()
+	if err != nil || float64(k.BootstrapTimeoutSecs) == ing.BootstrapTimeout {
+		return Difference{}, false
+	}
+	return Difference{Switch: TimeoutSwitch, PR: "34692",
+		ExpectedValue: fmt.Sprintf("a request stuck in Bootstrapping fails after %d s (BootstrapTimeoutSecs, environ.py's default of %s)", k.BootstrapTimeoutSecs, TimeoutEnv),
+		ProbedValue:   fmt.Sprintf("it fails after %g s", ing.BootstrapTimeout)}, true
+}
+
+// TimeoutEnv sets the bootstrap timeout (PR #34692 for NIXL).
+const TimeoutEnv = "SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT"
 
 // Bool reads key as SGLang's EnvBool does (environ.py: true, 1, yes, y;
 // false, 0, no, n; any case); set is false where env does not give key a

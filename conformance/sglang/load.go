@@ -55,6 +55,10 @@ type LoadOptions struct {
 	// Warn, if set, is told each of the source's warnings as soon as they
 	// are known (before anything else can fail).
 	Warn func(string)
+	// Fix names a fix (Fixes) applied to a copy of the code before it is
+	// run; without Variant or Base the code is then expected to refine
+	// the fix's configuration.
+	Fix string
 }
 
 // Load resolves given, checks env against the variables the code reads,
@@ -73,6 +77,15 @@ func Load(ctx context.Context, given string, opt LoadOptions) (*Code, error) {
 	src, err := Resolve(ctx, given, cache)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Fix != "" {
+		fix, err := FindFix(opt.Fix)
+		if err != nil {
+			return nil, err
+		}
+		if src, err = ApplyFix(src, fix, cache); err != nil {
+			return nil, err
+		}
 	}
 	if opt.Warn != nil {
 		for _, w := range src.Warnings {
@@ -103,8 +116,27 @@ func Load(ctx context.Context, given string, opt LoadOptions) (*Code, error) {
 		return c, err
 	}
 	c.Variant, c.ConfigText = c.Expect.Variant, c.Expect.Text
-	c.Differences = c.Expect.Compare(c.Ingredients)
+	c.Differences = c.compare()
 	return c, nil
+}
+
+// compare is the expectation's differences from the probe; a bootstrap
+// timeout the environment (-sglang-env) sets is the user's choice, not
+// a difference (the harness's reset names it).
+func (c *Code) compare() []Difference {
+	out := c.Expect.Compare(c.Ingredients)
+	for _, kv := range c.Env {
+		if k, _, _ := strings.Cut(kv, "="); k == TimeoutEnv {
+			return slices.DeleteFunc(out, func(d Difference) bool { return d.Switch == TimeoutSwitch })
+		}
+	}
+	return out
+}
+
+// ClockDiffers says the code's bootstrap timeout is not the
+// configuration's: the suite cannot run it against that configuration.
+func (c *Code) ClockDiffers() bool {
+	return slices.ContainsFunc(c.Differences, func(d Difference) bool { return d.Switch == TimeoutSwitch })
 }
 
 // expectationOf finds what src must refine: -variant, -base, its commit,
@@ -113,6 +145,16 @@ func expectationOf(ctx context.Context, src Source, opt LoadOptions) (*Expectati
 	switch {
 	case opt.Variant != "":
 		return ExpectVariant(opt.Variant)
+	case opt.Fix != "" && opt.Base == "":
+		fix, err := FindFix(opt.Fix)
+		if err != nil {
+			return nil, err
+		}
+		e, err := ExpectVariant(fix.Variant)
+		if err == nil {
+			e.From = "the configuration of -fix " + fix.Name
+		}
+		return e, err
 	case opt.Base != "":
 		e, err := expectBase(ctx, src, opt)
 		if err != nil {
@@ -233,7 +275,7 @@ func (c *Code) Notes() []string {
 func (c *Code) Hold(e *Expectation) {
 	c.Expect = e
 	c.Variant, c.ConfigText = e.Variant, e.Text
-	c.Differences = e.Compare(c.Ingredients)
+	c.Differences = c.compare()
 }
 
 // AsFound is the expectation that other code behaves as c does: c's
@@ -242,4 +284,18 @@ func (c *Code) Hold(e *Expectation) {
 func (c *Code) AsFound(label string) *Expectation {
 	return &Expectation{Variant: c.Variant, Text: c.ConfigText, Switches: maps.Clone(c.Ingredients.Switches),
 		From: "as found in " + label + ", whose probe chose it (no expectation exists)"}
+}
+
+// Crowd is the configuration of variant with several requests whose
+// crowded-queue cases refinement runs too (conformance.Options.Crowd):
+// the bundled VARIANT-rooms, where there is one (nil otherwise).
+func Crowd(variant string) *model.Config {
+	if !slices.Contains(spec.Variants(), variant+"-rooms") {
+		return nil
+	}
+	c, err := spec.Compiled(variant + "-rooms")
+	if err != nil {
+		return nil
+	}
+	return c
 }

@@ -26,6 +26,10 @@ type Ingredients struct {
 	// TimeReaders are the loaded modules whose time.time() the harness's
 	// clock replaces.
 	TimeReaders []string `json:"time_readers"`
+	// BootstrapTimeout is the code's bootstrap timeout in seconds (its
+	// manager's, SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT or environ.py's
+	// default); 0 for code without one.
+	BootstrapTimeout float64 `json:"bootstrap_timeout,omitempty"`
 }
 
 // Probe runs the harness's probe on src: which ingredients the code has.
@@ -50,6 +54,8 @@ func Probe(ctx context.Context, harnessDir string, src Source, env Env) (Ingredi
 			json.Unmarshal(v, &ing.DeferredAckAvailable)
 		case "time_readers":
 			json.Unmarshal(v, &ing.TimeReaders)
+		case "bootstrap_timeout":
+			json.Unmarshal(v, &ing.BootstrapTimeout) // null: none
 		default:
 			var b bool
 			if err := json.Unmarshal(v, &b); err != nil {
@@ -63,10 +69,14 @@ func Probe(ctx context.Context, harnessDir string, src Source, env Env) (Ingredi
 
 // Label names the source for messages: its commit, else what was given.
 func (s Source) Label() string {
+	l := s.Given
 	if s.Commit != "" {
-		return s.Commit[:min(len(s.Commit), 12)]
+		l = s.Commit[:min(len(s.Commit), 12)]
 	}
-	return s.Given
+	if s.Fix != "" {
+		l += " (fix " + s.Fix + ")"
+	}
+	return l
 }
 
 // unprobed are the switches no shipped SGLang commit has: the proposed

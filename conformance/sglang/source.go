@@ -38,6 +38,9 @@ type Source struct {
 	// Warnings are what the user should know of the source: edits of a
 	// checkout that GITDIR@COMMIT does not read.
 	Warnings []string
+	// Fix names the fix (-fix) applied to a copy of the code at Root; ""
+	// for the code as it is.
+	Fix string
 }
 
 // ErrNoSource: the path holds no SGLang sources the harness can drive.

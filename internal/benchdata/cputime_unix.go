@@ -16,3 +16,13 @@ func CPUTime() (time.Duration, bool) {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }
+
+// MaxRSS is the peak resident set size of the process so far, in bytes
+// (Linux reports kilobytes).
+func MaxRSS() (uint64, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return uint64(ru.Maxrss) << 10, true
+}

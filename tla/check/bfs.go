@@ -284,6 +284,11 @@ func (c *checker) watch() func() {
 const watchEvery = 20 * time.Millisecond
 
 // heapBytes returns the bytes of the Go heap's objects.
+// HeapBytes is the bytes of live and unswept heap objects, the measure
+// MaxMemory bounds (for callers that bound work done before Check, such
+// as loading a spec).
+func HeapBytes() uint64 { return heapBytes() }
+
 func heapBytes() uint64 {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(sample)

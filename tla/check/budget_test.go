@@ -61,7 +61,7 @@ func TestInterruptInsideExpression(t *testing.T) {
 // TestMemoryInsideExpression: MaxMemory stops one expression that would
 // build more than the bound allows: before it builds (SUBSET of 22
 // elements, whose size is known up front) or as it builds (a set of 9M
-// pairs, made one at a time).
+// pairs, made one at a time; a sequence doubled again and again).
 func TestMemoryInsideExpression(t *testing.T) {
 	for _, tc := range []struct {
 		name, expr string
@@ -69,6 +69,9 @@ func TestMemoryInsideExpression(t *testing.T) {
 	}{
 		{"estimated", long, 400 << 20},
 		{"watched", `Cardinality({<<i, j>> : i \in 1..3000, j \in 1..3000})`, 200 << 20},
+		// Issue 25's doubling sequence (a sequence concatenated with
+		// itself 23 times: 8M elements, 826 MB under -max-memory 400).
+		{"doubled", `LET f[n \in 0..23] == IF n = 0 THEN <<0>> ELSE f[n-1] \o f[n-1] IN Len(f[23])`, 100 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := modelOf(t, "Init == x = "+tc.expr+"\nNext == x' = x")

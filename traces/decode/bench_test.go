@@ -2,11 +2,9 @@ package decode
 
 import (
 	"bytes"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -209,10 +207,10 @@ func BenchmarkText(b *testing.B) {
 // benchmark runs without root. Kernel-made captures of the same shape, for
 // whole-process runs, come from traces/testdata/make_conns.py --rst N.
 func BenchmarkShortConnections(b *testing.B) {
-	sizes := []connSize{{100_000, "100k"}, {200_000, "200k"}, {1_000_000, "1M"}}
+	sizes := []benchdata.ConnSize{{N: 100_000, Label: "100k"}, {N: 200_000, Label: "200k"}, {N: 1_000_000, Label: "1M"}}
 	data := make([][]byte, len(sizes))
 	for i, sz := range sizes {
-		data[i] = refusedConns(b, sz.n, 3600*time.Microsecond)
+		data[i] = refusedConns(b, sz.N, 3600*time.Microsecond)
 	}
 	// Making them left garbage: return its memory to the system now,
 	// not in the background during the first pass.
@@ -225,49 +223,13 @@ func BenchmarkShortConnections(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if sum.Connections != sz.n {
-					b.Fatalf("%d connections, want %d", sum.Connections, sz.n)
+				if sum.Connections != sz.N {
+					b.Fatalf("%d connections, want %d", sum.Connections, sz.N)
 				}
 			})
 		}
 	}
-	reportPerConn(b, sizes, timers)
-}
-
-// connSize is one capture size of the connection benchmarks.
-type connSize struct {
-	n     int // connections
-	label string
-}
-
-// reportPerConn reports, for each size, the wall and CPU time per
-// connection of its passes ("ns/conn-L", "cpu-ns/conn-L"), each later
-// size's ratio to the first ("L/F", "cpu-L/F": 1 when the cost is linear
-// in the capture), and the allocations per connection of the last
-// ("allocs/conn-L", "B/conn-L").
-func reportPerConn(b *testing.B, sizes []connSize, timers []benchdata.Timer) {
-	perConn := func(i int, d time.Duration) float64 {
-		return float64(d.Nanoseconds()) / float64(b.N) / float64(sizes[i].n)
-	}
-	for i, sz := range sizes {
-		t := &timers[i]
-		b.ReportMetric(perConn(i, t.Wall), "ns/conn-"+sz.label)
-		if !t.NoCPU {
-			b.ReportMetric(perConn(i, t.CPU), "cpu-ns/conn-"+sz.label)
-		}
-		if i == 0 {
-			continue
-		}
-		ratio := sz.label + "/" + sizes[0].label
-		b.ReportMetric(perConn(i, t.Wall)/perConn(0, timers[0].Wall), ratio)
-		if !t.NoCPU && timers[0].CPU > 0 {
-			b.ReportMetric(perConn(i, t.CPU)/perConn(0, timers[0].CPU), "cpu-"+ratio)
-		}
-	}
-	last := len(sizes) - 1
-	conns := float64(b.N) * float64(sizes[last].n)
-	b.ReportMetric(float64(timers[last].Allocs)/conns, "allocs/conn-"+sizes[last].label)
-	b.ReportMetric(float64(timers[last].Bytes)/conns, "B/conn-"+sizes[last].label)
+	benchdata.ReportPerConn(b, sizes, timers)
 }
 
 // BenchmarkHalfOpenConnections decodes captures of 1M and 2M SYNs whose
@@ -289,23 +251,17 @@ func reportPerConn(b *testing.B, sizes []connSize, timers []benchdata.Timer) {
 //	go test ./traces/decode -run '^$' -bench HalfOpen -benchtime 2x
 func BenchmarkHalfOpenConnections(b *testing.B) {
 	const every = 17500 * time.Nanosecond
-	sizes := []connSize{{1_000_000, "1M"}, {2_000_000, "2M"}}
+	sizes := []benchdata.ConnSize{{N: 1_000_000, Label: "1M"}, {N: 2_000_000, Label: "2M"}}
 	data := make([][]byte, len(sizes))
 	for i, sz := range sizes {
-		data[i] = shortConns(b, sz.n, every, false)
+		data[i] = shortConns(b, sz.N, every, false)
 	}
 	debug.FreeOSMemory()
 	timers := make([]benchdata.Timer, len(sizes))
 	held := make([]uint64, len(sizes))
 	for b.Loop() {
 		for i, sz := range sizes {
-			var before, atEOF runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			r := &eofHook{r: bytes.NewReader(data[i]), hook: func() {
-				runtime.GC()
-				runtime.ReadMemStats(&atEOF)
-			}}
+			r := benchdata.NewHeldAtEOF(data[i])
 			var sum Summary
 			timers[i].Time(func() {
 				var err error
@@ -313,35 +269,16 @@ func BenchmarkHalfOpenConnections(b *testing.B) {
 					b.Fatal(err)
 				}
 			})
-			if want := sz.n - 1<<16; sum.Connections != sz.n || sum.Evicted != want {
-				b.Fatalf("%d connections, %d evicted; want %d and %d", sum.Connections, sum.Evicted, sz.n, want)
+			if want := sz.N - 1<<16; sum.Connections != sz.N || sum.Evicted != want {
+				b.Fatalf("%d connections, %d evicted; want %d and %d", sum.Connections, sum.Evicted, sz.N, want)
 			}
-			held[i] = max(held[i], atEOF.HeapAlloc-min(atEOF.HeapAlloc, before.HeapAlloc))
+			held[i] = max(held[i], r.Held)
 		}
 	}
-	reportPerConn(b, sizes, timers)
-	for i, sz := range sizes {
-		b.ReportMetric(float64(held[i])/(1<<20), "held-MB-"+sz.label)
-	}
-	b.ReportMetric(float64(held[1])/float64(held[0]), "held-"+sizes[1].label+"/"+sizes[0].label)
-	b.ReportMetric(float64(held[1])/(1<<16), "B/open-conn-"+sizes[1].label)
-}
-
-// eofHook calls hook when r first reports io.EOF: the whole capture has
-// been read, and Run has not yet closed the connections still open.
-type eofHook struct {
-	r    io.Reader
-	hook func()
-	done bool
-}
-
-func (e *eofHook) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err == io.EOF && !e.done {
-		e.done = true
-		e.hook()
-	}
-	return n, err
+	benchdata.ReportPerConn(b, sizes, timers)
+	benchdata.ReportHeld(b, sizes, held)
+	b.ReportMetric(float64(held[1])/float64(held[0]), "held-"+sizes[1].Label+"/"+sizes[0].Label)
+	b.ReportMetric(float64(held[1])/(1<<16), "B/open-conn-"+sizes[1].Label)
 }
 
 // refusedConns serializes a pcap of n refused connections, every apart:

@@ -3,6 +3,7 @@ package decode
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +20,8 @@ func damaged(name string) string { return filepath.Join("..", "testdata", "damag
 
 // decodeDamaged decodes path and returns its messages' contents (kind,
 // room, parts: not frame numbers, which damage shifts), the diagnostics
-// given to onDiag and the summary.
+// given to onDiag and the summary. The counts Options.Count was given as
+// they grew must be the summary's.
 func decodeDamaged(t *testing.T, path string) (msgs []string, diags []Diagnostic, sum Summary) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -27,7 +29,13 @@ func decodeDamaged(t *testing.T, path string) (msgs []string, diags []Diagnostic
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sum, err = Run(f, Options{}, func(m *Message) {
+	counted := Counts{}
+	defer func() {
+		if !maps.Equal(counted, sum.Kinds) {
+			t.Errorf("Options.Count counted %v, the summary %v", counted, sum.Kinds)
+		}
+	}()
+	sum, err = Run(f, Options{Count: func(k Kind) { counted[k]++ }}, func(m *Message) {
 		msgs = append(msgs, m.Src.String()+" "+string(m.Wire.Kind())+" "+string(bytes.Join(m.Parts, []byte{'|'})))
 	}, func(d Diagnostic) { diags = append(diags, d) })
 	if err != nil {

@@ -42,6 +42,10 @@ type Options struct {
 	// exactly). A live watch needs a bound: a joined connection that
 	// carries only heartbeats may never resynchronize.
 	MaxHold time.Duration
+	// Count, if set, is called with the kind of every diagnostic as it is
+	// counted in Summary.Kinds, those of a kind only counted after its
+	// first included: the counts as they grow (a live watch's metrics).
+	Count func(Kind)
 }
 
 // Message is one decoded multipart message with its provenance.
@@ -230,6 +234,9 @@ func (p *pipeline) run(src capture.Records) Summary {
 			if p.sum.Kinds[k] > 0 {
 				p.sum.Kinds[k]++
 				p.sum.Diagnostics++
+				if p.opt.Count != nil {
+					p.opt.Count(k)
+				}
 				return
 			}
 			d.Msg += " (further " + string(k) + " diagnostics are only counted, in the summary)"
@@ -317,6 +324,9 @@ func (p *pipeline) newMessage() *Message {
 func (p *pipeline) diag(d Diagnostic) {
 	p.sum.Diagnostics++
 	p.sum.Kinds[d.Kind]++
+	if p.opt.Count != nil {
+		p.opt.Count(d.Kind)
+	}
 	if p.onDiag != nil {
 		p.onDiag(d)
 	}

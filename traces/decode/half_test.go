@@ -2,9 +2,9 @@ package decode
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"runtime"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -16,85 +16,6 @@ import (
 	"github.com/roomspec/roomspec/traces/capture"
 )
 
-// greetingHead is the signature and version of a ZMTP 3.1 greeting: 12
-// of its 64 bytes.
-var greetingHead = []byte{0xff, 0, 0, 0, 0, 0, 0, 0, 1, 0x7f, 3, 1}
-
-// halfGreetings serializes a pcap of n connections that each send a SYN
-// and the first 12 bytes of a ZMTP greeting, 20 us apart, and are still
-// open (in their greeting) when the capture ends; beside them, one ZeroMQ
-// connection with a whole greeting sends a 2-frame ABORT after every
-// every-th of them. It is the shape of make_conns.py --half N, made
-// without root.
-func halfGreetings(tb testing.TB, n, every int) []byte {
-	tb.Helper()
-	var out bytes.Buffer
-	w := pcapgo.NewWriter(&out)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		tb.Fatal(err)
-	}
-	buf := gopacket.NewSerializeBuffer()
-	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	server := net.IP{10, 1, 0, 1}
-	at := t0
-	write := func(src net.IP, sport layers.TCPPort, dport layers.TCPPort, seq uint32, syn bool, payload []byte) {
-		at = at.Add(10 * time.Microsecond)
-		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
-		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: src, DstIP: server}
-		tcp := &layers.TCP{SrcPort: sport, DstPort: dport, Seq: seq, SYN: syn, ACK: !syn, PSH: len(payload) > 0, Window: 65495}
-		if err := tcp.SetNetworkLayerForChecksum(ip); err != nil {
-			tb.Fatal(err)
-		}
-		if err := gopacket.SerializeLayers(buf, opts, eth, ip, tcp, gopacket.Payload(payload)); err != nil {
-			tb.Fatal(err)
-		}
-		pkt := buf.Bytes()
-		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(pkt), Length: len(pkt)}, pkt); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	// The live ZeroMQ connection: SYN, then a whole greeting and READY.
-	live := net.IP{10, 2, 0, 1}
-	liveSeq := uint32(1000)
-	write(live, 40000, 5556, liveSeq, true, nil)
-	liveSeq++
-	hello := append(greeting(), readyPush()...)
-	write(live, 40000, 5556, liveSeq, false, hello)
-	liveSeq += uint32(len(hello))
-	abort := []byte{1, 5, 'A', 'B', 'O', 'R', 'T', 0, 3, '4', '2', '1'}
-	for i := range n {
-		client := net.IP{10, 0, byte(i >> 16), byte(i >> 8)}
-		cport := layers.TCPPort(1024 + i&0xff)
-		seq := uint32(i) * 7919
-		write(client, cport, 5555, seq, true, nil)
-		write(client, cport, 5555, seq+1, false, greetingHead)
-		if i%every == 0 {
-			write(live, 40000, 5556, liveSeq, false, abort)
-			liveSeq += uint32(len(abort))
-		}
-	}
-	return out.Bytes()
-}
-
-// greeting is a whole ZMTP 3.1 NULL greeting.
-func greeting() []byte {
-	g := make([]byte, 64)
-	copy(g, greetingHead)
-	copy(g[12:], "NULL")
-	return g
-}
-
-// readyPush is a READY command announcing a PUSH socket.
-func readyPush() []byte {
-	body := append([]byte{5}, "READY"...)
-	body = append(body, 11)
-	body = append(body, "Socket-Type"...)
-	body = append(body, 0, 0, 0, 4)
-	body = append(body, "PUSH"...)
-	return append([]byte{4, byte(len(body))}, body...)
-}
-
 // TestHalfGreetingsLinear: the streams stopped in their greeting hold
 // back the messages of the live connection until the capture ends (they
 // may still turn out to be ZeroMQ), and the end of the capture closes
@@ -104,25 +25,30 @@ func readyPush() []byte {
 // to events times open streams, quadratic at the end of the capture).
 func TestHalfGreetingsLinear(t *testing.T) {
 	const n = 20000
-	data := halfGreetings(t, n, 1000)
-	rd, err := capture.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := 0
-	p := newPipeline(Options{}, func(*Message) { msgs++ }, func(Diagnostic) {})
-	sum := p.run(rd)
-	if sum.Connections != n+1 || msgs != n/1000 {
-		t.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, msgs, n+1, n/1000)
-	}
-	// Each event looks at the head of the heap of held streams once.
-	if looked := p.order.looked; looked > 3*sum.Frames+2*n {
-		t.Errorf("releasing looked at held streams %d times for %d frames and %d streams", looked, sum.Frames, n)
+	data := benchdata.HalfGreetings(t, n, 1000)
+	// As replay decodes (no bound on holding), and as watch does (MaxHold
+	// is its merge's Hold, 250 ms: watch fell off a cliff near 32k open
+	// connections).
+	for _, hold := range []time.Duration{0, 250 * time.Millisecond} {
+		rd, err := capture.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := 0
+		p := newPipeline(Options{MaxHold: hold}, func(*Message) { msgs++ }, func(Diagnostic) {})
+		sum := p.run(rd)
+		if sum.Connections != n+1 || msgs != n/1000 {
+			t.Fatalf("MaxHold %v: %d connections, %d messages; want %d and %d", hold, sum.Connections, msgs, n+1, n/1000)
+		}
+		// Each event looks at the head of the heap of held streams once.
+		if looked := p.order.looked; looked > 3*sum.Frames+2*n {
+			t.Errorf("MaxHold %v: releasing looked at held streams %d times for %d frames and %d streams", hold, looked, sum.Frames, n)
+		}
 	}
 }
 
 // BenchmarkHalfGreetings decodes captures of 10k, 100k and 1M connections
-// stopped in the middle of their greeting (halfGreetings, one message on
+// stopped in the middle of their greeting (benchdata.HalfGreetings, one message on
 // a live connection per 1000 of them), and reports the time per
 // connection of each and the ratios of 100k's and 1M's to 10k's
 // ("100k/10k", "1M/10k", and "cpu-..." in process CPU time; issue 25
@@ -133,42 +59,19 @@ func TestHalfGreetingsLinear(t *testing.T) {
 //
 //	go test ./traces/decode -run '^$' -bench HalfGreetings -benchtime 2x
 //
-// Whole-process figures (RSS) come from the kernel-made captures of
-// traces/testdata/make_conns.py --half N.
+// Whole-process figures (RSS) come from the same capture written to a
+// file (go run ./internal/benchdata/halfgreetings -n N -o FILE) or the
+// kernel-made captures of traces/testdata/make_conns.py --half N.
 func BenchmarkHalfGreetings(b *testing.B) {
-	sizes := []connSize{{10_000, "10k"}, {100_000, "100k"}, {1_000_000, "1M"}}
-	data := make([][]byte, len(sizes))
-	for i, sz := range sizes {
-		data[i] = halfGreetings(b, sz.n, 1000)
-	}
-	debug.FreeOSMemory()
-	timers := make([]benchdata.Timer, len(sizes))
-	held := make([]uint64, len(sizes))
-	for b.Loop() {
-		for i, sz := range sizes {
-			var before, atEOF runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			r := &eofHook{r: bytes.NewReader(data[i]), hook: func() {
-				runtime.GC()
-				runtime.ReadMemStats(&atEOF)
-			}}
-			timers[i].Time(func() {
-				sum, err := Run(r, Options{}, func(*Message) {}, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if sum.Connections != sz.n+1 || sum.Messages != sz.n/1000 {
-					b.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, sum.Messages, sz.n+1, sz.n/1000)
-				}
-			})
-			held[i] = max(held[i], atEOF.HeapAlloc-min(atEOF.HeapAlloc, before.HeapAlloc))
+	benchdata.BenchHalfGreetings(b, func(r io.Reader, sz benchdata.ConnSize) {
+		sum, err := Run(r, Options{}, func(*Message) {}, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
-	}
-	reportPerConn(b, sizes, timers)
-	for i, sz := range sizes {
-		b.ReportMetric(float64(held[i])/(1<<20), "held-MB-"+sz.label)
-	}
+		if sum.Connections != sz.N+1 || sum.Messages != sz.N/1000 {
+			b.Fatalf("%d connections, %d messages; want %d and %d", sum.Connections, sum.Messages, sz.N+1, sz.N/1000)
+		}
+	})
 }
 
 // TestManyEmptyFrames: one message of ten million empty frames (20 MB of
@@ -203,7 +106,7 @@ func TestManyEmptyFrames(t *testing.T) {
 		}
 	}
 	send(nil, true)
-	send(append(greeting(), readyPush()...), false)
+	send(append(benchdata.Greeting(), benchdata.ReadyPush()...), false)
 	const frames = 10_000_000
 	chunk := bytes.Repeat([]byte{1, 0}, 32000) // MORE, empty
 	for sent := 0; sent < frames; sent += len(chunk) / 2 {

@@ -52,8 +52,8 @@ type Event struct {
 // next observation, so that replay and watch judge it at the same point
 // of the capture) or when Finish drains every room. It is then judged
 // once the log has been held against the capture (logcheck.go), counted,
-// and reported with a Verdict event if its verdict is aborted or invalid
-// (every room with Options.AllRooms).
+// and reported with a Verdict event if it is aborted or invalid, or only
+// the log shows it (every room with Options.AllRooms).
 
 // forgotten judges a room the Grouper no longer holds, at time end.
 func (j *Judge) forgotten(rm *room, end int64) {
@@ -80,7 +80,7 @@ func (j *Judge) final(rm *room, end int64) {
 		// the wire alone) sees it: noted now.
 		j.noteRelease(out.Latency)
 	}
-	if !j.opt.AllRooms && !out.Aborted && out.Verdict != Invalid {
+	if !j.opt.AllRooms && !out.Aborted && out.Verdict != Invalid && !out.LogOnly {
 		// Judged again from its start (see verdictFromStart), it is
 		// valid after all: counted, not reported.
 		j.count(out.Verdict, out.Aborted)

@@ -6,18 +6,21 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 )
 
-// Reported returns the rooms a report shows: the aborted rooms and the
-// invalid ones, in order of first observation.
+// Reported returns the rooms a report shows: the aborted rooms, the
+// invalid ones and those only the log shows, in order of first
+// observation.
 func (r *Report) Reported() []*Room {
 	var out []*Room
 	for _, room := range r.Rooms {
-		if room.Aborted || room.Verdict == Invalid {
+		if room.Aborted || room.Verdict == Invalid || room.LogOnly {
 			out = append(out, room)
 		}
 	}
@@ -62,6 +65,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	if r.Log != nil {
 		b.WriteString("log: " + r.Log.String() + "\n")
+	}
+	if len(r.Damage) > 0 {
+		b.WriteString("capture damage judged through: " + r.damage() + "\n")
 	}
 	rooms := r.Reported()
 	if len(rooms) > 0 {
@@ -118,16 +124,19 @@ type jsonRoom struct {
 	Prefill      string   `json:"prefill,omitempty"`
 	Start        string   `json:"start"`
 	WireOnly     bool     `json:"wire_only,omitempty"`
+	LogOnly      bool     `json:"log_only,omitempty"`
 }
 
-// WriteJSON writes one JSON object per reported room, one per line.
+// WriteJSON writes one JSON object per reported room, one per line, then
+// the summary's (WriteSummaryJSON): what roomspec replay -format json
+// writes.
 func (r *Report) WriteJSON(w io.Writer) error {
 	for _, room := range r.Reported() {
 		if err := WriteRoomJSON(w, room); err != nil {
 			return err
 		}
 	}
-	return nil
+	return r.WriteSummaryJSON(w)
 }
 
 // WriteRoomJSON writes room as one line of JSON (the objects of
@@ -136,7 +145,7 @@ func WriteRoomJSON(w io.Writer, room *Room) error {
 	j := jsonRoom{Room: room.Room, Verdict: room.Verdict, Reason: room.Reason, Why: room.Why,
 		FirstSeen: stamp(room.FirstSeen), LastSeen: stamp(room.LastSeen),
 		Frames: append([]int{}, room.Frames...), Lines: append([]int{}, room.Lines...), More: room.More,
-		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String(), WireOnly: room.WireOnly}
+		State: room.State, MaxHidden: room.MaxHidden, BoundHit: room.BoundHit, Start: room.Start.String(), WireOnly: room.WireOnly, LogOnly: room.LogOnly}
 	if room.Prefill.IsValid() {
 		j.Prefill = room.Prefill.String()
 	}
@@ -167,11 +176,21 @@ type junitSuites struct {
 }
 
 type junitSet struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	List []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -192,9 +211,17 @@ type junitMessage struct {
 // violated, invalid and at-risk rooms (a possible pin) are failures,
 // inconclusive ones skipped; satisfied and predicted-released rooms pass,
 // the verdict and its reason in the case's output (a prediction stays
-// named as one). suite names the test suite (e.g. the variant).
+// named as one). suite names the test suite (e.g. the variant). The
+// suite's properties are the report's Facts: the log's fit to the capture
+// and the capture's damage.
 func (r *Report) WriteJUnit(w io.Writer, suite string) error {
 	set := junitSet{Name: "roomspec replay " + suite}
+	if facts := r.Facts(); len(facts) > 0 {
+		set.Properties = &junitProperties{}
+		for _, f := range facts {
+			set.Properties.List = append(set.Properties.List, junitProperty{f.Name, f.Value})
+		}
+	}
 	for _, room := range r.Reported() {
 		c := junitCase{Class: "replay." + suite, Name: fmt.Sprintf("room %d", room.Room),
 			Output: fmt.Sprintf("frames %s; log lines %s", ints(room.Frames, room.More), ints(room.Lines, 0))}
@@ -220,6 +247,69 @@ func (r *Report) WriteJUnit(w io.Writer, suite string) error {
 		return fmt.Errorf("judge: junit: %w", err)
 	}
 	_, err = fmt.Fprintf(w, "%s%s\n", xml.Header, b)
+	return err
+}
+
+// Facts are what the report says of its inputs, as name/value pairs: the
+// log's fit (LogFit.Facts, "log.*") and the capture's damage by kind
+// ("capture.damage.KIND"); none for a clean capture without a log.
+func (r *Report) Facts() []Fact {
+	var out []Fact
+	if r.Log != nil {
+		out = r.Log.Facts()
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Damage)) {
+		out = append(out, Fact{"capture.damage." + k, strconv.Itoa(r.Damage[k])})
+	}
+	return out
+}
+
+// damage lists the damage counts: "3 snaplen, 1 time-jump" (by kind).
+func (r *Report) damage() string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(r.Damage)) {
+		parts = append(parts, fmt.Sprintf("%d %s", r.Damage[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// jsonSummary is the last line of replay -format json.
+type jsonSummary struct {
+	Summary struct {
+		Rooms     int             `json:"rooms"`
+		Aborted   int             `json:"aborted"`
+		Verdicts  map[Verdict]int `json:"verdicts"`
+		DeadlineS float64         `json:"deadline_s"`
+		End       string          `json:"capture_end"`
+		MaxHidden int             `json:"max_unseen_steps"`
+		MaxStates int             `json:"max_states"`
+		Log       *LogFit         `json:"log,omitempty"`
+		Damage    map[string]int  `json:"damage,omitempty"`
+	} `json:"summary"`
+}
+
+// WriteSummaryJSON writes the report's counts as one line of JSON, the
+// last of roomspec replay -format json (after the rooms' objects, as
+// roomspec decode's summary ends its messages):
+//
+//	{"summary":{"rooms":12,"aborted":8,"verdicts":{...},...,"log":{...},"damage":{...}}}
+//
+// with the log's fit to the capture (LogFit.MarshalJSON; absent without
+// a log) and the capture's damage by kind (absent when none).
+func (r *Report) WriteSummaryJSON(w io.Writer) error {
+	var j jsonSummary
+	s := &j.Summary
+	s.Rooms, s.Aborted, s.Verdicts = r.Total, r.Aborted, map[Verdict]int{}
+	for _, v := range Verdicts {
+		s.Verdicts[v] = r.Count(v)
+	}
+	s.DeadlineS, s.End, s.MaxHidden, s.MaxStates = r.Deadline.Seconds(), stamp(r.End), r.MaxHidden, r.MaxStates
+	s.Log, s.Damage = r.Log, r.Damage
+	b, err := json.Marshal(&j)
+	if err != nil {
+		return fmt.Errorf("judge: json: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
 	return err
 }
 

@@ -89,6 +89,10 @@ type LogFit struct {
 	// Doubted counts the rooms held inconclusive for a part of the log
 	// that does not fit them.
 	Doubted int
+	// Refused says why the log was refused (Judge.Err: it does not belong
+	// to the capture, or its endpoint is ambiguous), "" when it was
+	// believed.
+	Refused string
 }
 
 // String says the fit in a line.
@@ -97,6 +101,7 @@ func (f *LogFit) String() string {
 	if f.LastLine == 0 {
 		return "the log shows no event of prefill"
 	}
+
 	fmt.Fprintf(&b, "lines %d to %d, %s to %s", f.FirstLine, f.LastLine, stamp(f.LogFirst), stamp(f.LogLast))
 	if !f.WireFirst.IsZero() {
 		fmt.Fprintf(&b, " (the capture's messages: %s to %s)", stamp(f.WireFirst), stamp(f.WireLast))
@@ -114,6 +119,9 @@ func (f *LogFit) String() string {
 	}
 	if f.Doubted > 0 {
 		fmt.Fprintf(&b, "; %d rooms inconclusive for parts of the log that do not fit", f.Doubted)
+	}
+	if f.Refused != "" {
+		b.WriteString("; refused: " + f.Refused)
 	}
 	return b.String()
 }
@@ -507,6 +515,9 @@ func (j *Judge) LogFit() *LogFit {
 		LogFirst: stamp64(f.logFirst), LogLast: stamp64(f.logLast), FirstLine: f.firstLine, LastLine: f.lastLine,
 		Ended: f.ended(j.endTime()), EndRoom: f.end.room, EndFrame: f.end.frame,
 		Endpoint: f.ep0, Shared: f.shared, Matched: f.matched, Doubted: f.doubted}
+	if j.err != nil {
+		out.Refused = j.err.Error()
+	}
 	if !f.decided && len(f.samples) > 0 {
 		s := slices.Clone(f.samples)
 		slices.Sort(s)

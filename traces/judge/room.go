@@ -93,6 +93,10 @@ type Room struct {
 	// log was given: the log does not show it, or is another prefill
 	// endpoint's (Reason says which).
 	WireOnly bool
+	// LogOnly says only the log shows the room: the capture has none of
+	// its messages. Such a room is inconclusive (Reason says why) and
+	// reported, never invalid.
+	LogOnly bool
 	// MaxHidden is the most unseen steps one observation needed;
 	// BoundHit says a search stopped at Options.MaxHidden or MaxStates,
 	// or a burst was cut at explain.MaxBurst observations.
@@ -132,6 +136,11 @@ type Report struct {
 	// Log is what the log was measured to be against the capture (its
 	// clock offset, its coverage; logfit.go), nil without a log.
 	Log *LogFit
+	// Damage counts the damage of the capture the rooms were judged
+	// through, by kind (decode.Summary.Damage, by decode.Kind's names:
+	// snaplen, link-type, ip-fragment, retransmission-conflict,
+	// time-jump, ...), set by the driver that decoded it; nil when none.
+	Damage map[string]int
 }
 
 // Count returns how many rooms have verdict v.

@@ -48,8 +48,8 @@ type roomState struct {
 	start                   Start
 	// invalid, once set, makes later observations evidence only.
 	invalid *invalidity
-	// logSeen: the log showed the room.
-	logSeen bool
+	// logSeen: the log showed the room; wireSeen: the capture did.
+	logSeen, wireSeen bool
 	// again: the room's history is being explained again (from another
 	// start, or from the wire alone); its releases were noted already.
 	// noted: a release of the room was noted (Releases).
@@ -96,6 +96,7 @@ func (j *Judge) observe(o observe.Observation) *room {
 		rs.hist, rs.evidence = rs.histBuf[:0], rs.evBuf[:0]
 	}
 	j.evidence(rs, &o)
+	rs.wireSeen = rs.wireSeen || o.Kind.Wire()
 	if j.opt.Log {
 		j.fitObserve(rm, &o, now)
 		j.observeLog(rm, &o, now)

@@ -44,6 +44,17 @@ func (j *Judge) judged(rm *room, end int64, final bool) *Room {
 		out.Reason = fmt.Sprintf("judged from the wire alone (%s): %s", why, out.Reason)
 	}
 	j.believe(rm, out, end)
+	if j.opt.Log && !rs.wireSeen && !rs.preCapture && out.Verdict == Invalid {
+		// Only the log shows it, within the capture's span: the capture
+		// has none of its messages (its traffic was not captured), which
+		// is no evidence that the log's steps cannot happen. (A room the
+		// log shows before the capture's first message is judged from
+		// every state the capture may have missed: invalid there is the
+		// log's own contradiction.)
+		out.LogOnly = true
+		out.Reason = fmt.Sprintf("would be invalid (%s), but only the log shows this room: the capture has none of its messages (its traffic is not in the capture: another interface, port or prefill endpoint?)", out.Reason)
+		out.Verdict = Inconclusive
+	}
 	return out
 }
 
@@ -67,7 +78,7 @@ func (j *Judge) uncovered(rm *room) bool {
 	// assignment clears: clone them.)
 	*rs = roomState{inst: inst, set: inst.Start(), hist: slices.Clone(rs.hist), evidence: slices.Clone(rs.evidence), more: rs.more,
 		aborted: rs.aborted, abortTime: rs.abortTime, abortFrame: rs.abortFrame, latency: -1,
-		startWindow: rs.startWindow, preCapture: rs.preCapture, boundHit: rs.boundHit, again: true, noted: rs.noted}
+		startWindow: rs.startWindow, preCapture: rs.preCapture, boundHit: rs.boundHit, again: true, noted: rs.noted, wireSeen: rs.wireSeen}
 	begin := 0
 	for end := range explain.Bursts(rs.hist, j.opt.Skew) {
 		rs.burst = begin

@@ -80,6 +80,7 @@ type LiveStats struct {
 	Wire, Log int // observations handed on, by source
 	Late      int // observations handed on after capture time had passed them
 	Forced    int // observations handed on before the other source caught up (MaxQueued)
+	Beyond    int // log observations past the capture when stopped (Stop): not handed on
 }
 
 // Input is what Live hands on: an observation, or (Tick) the capture time
@@ -163,6 +164,25 @@ func (l *Live) Tick(wall time.Time) { l.release(wall) }
 // the end of both sources.
 func (l *Live) Flush() {
 	for l.wireQ.len()+l.logQ.len() > 0 {
+		l.feed(l.head())
+	}
+}
+
+// Stop hands on, at wall time wall, every observation still held that the
+// capture has reached, as when the watch is stopped (not at the end of
+// its sources): the wire's, and the log's up to the capture time every
+// message up to which has been decoded. The log's lines past that time
+// (a log ahead of the capture) are dropped, and counted (Beyond): the
+// capture has not shown what they are about, and they are no evidence
+// for or against a room that it has.
+func (l *Live) Stop(wall time.Time) {
+	wt, wok := l.wireThrough(wall)
+	for l.wireQ.len()+l.logQ.len() > 0 {
+		if l.logFirst() && (!wok || l.logQ.front().Time.After(wt)) {
+			l.logQ.pop()
+			l.stats.Beyond++
+			continue
+		}
 		l.feed(l.head())
 	}
 }

@@ -27,6 +27,9 @@ them, and the fuzz targets use the captures as seeds.
   damaged/reordered.events.jsonl  lines swapped in pairs (each pair out of
                                   time order)
   damaged/binary.events.jsonl     the capture itself, given as the log
+  damaged/logonly.events.jsonl    the log with a room the capture does not
+                                  show: each line of room 101 followed by a
+                                  copy for room 999
 
 Rerun (no root needed; Python 3 standard library only):
 
@@ -173,6 +176,11 @@ def main():
         f.write(b"".join(swapped))
     with open(BASE + ".pcap", "rb") as src, open(os.path.join(OUT, "binary.events.jsonl"), "wb") as f:
         f.write(src.read())
+    with open(os.path.join(OUT, "logonly.events.jsonl"), "wb") as f:
+        for l in lines:
+            f.write(l)
+            if b'"room":101,' in l:
+                f.write(l.replace(b'"room":101,', b'"room":999,'))
 
 
 if __name__ == "__main__":

@@ -125,6 +125,47 @@ class DriverTest(SandboxTest):
         h.reset(ONE)
         self.run_steps(h, HAPPY, INITIAL)
         self.assertEqual(type(h.reqs[0].finished_reason).__name__, "FINISH_LENGTH")
+        # the client got one answer, the metadata buffer went back once
+        self.assertEqual(h.client.answers, {"req-0": ["FINISH_LENGTH"]})
+        self.assertEqual(h.client.meta_frees, {h.client.meta_of["req-0"]: 1})
+        self.assertEqual(h.client.set_bufs, {"req-0": [True]})
+
+    def test_release_without_an_answer_is_sglangs_finding(self):
+        # The in-flight pass lets a Success request go but never streams it
+        # (done_reqs.append deleted): the client waits forever. The spec's
+        # variables cannot show it; the client boundary does, at the step
+        # (the release, or the send that leaves the gate open).
+        cases = [
+            ("no answer", "done_reqs.append(req)\n                req.time_stats.set_prefill_kv_transfer_finish_time()",
+             "req.time_stats.set_prefill_kv_transfer_finish_time()", "without an answer to the client"),
+            ("metadata kept", "            maybe_release_metadata_buffer(\n                req, self.req_to_metadata_buffer_idx_allocator\n            )",
+             "            pass", "metadata buffer"),
+            ("no finish reason", "                    req.finished_reason = FINISH_LENGTH(length=0)",
+             "                    pass", "answering None for a room that read Success"),
+            ("metadata set with a non-last chunk", "        if last_chunk:\n            self.disagg_metadata_buffers.set_buf(req)",
+             "        if not last_chunk:\n            self.disagg_metadata_buffers.set_buf(req)",
+             "with its metadata buffer set [False]"),
+            ("chunk ids", "nixl/conn.py", "        self.chunk_id += 1\n", "        pass\n",
+             "KV chunks (id, last)"),
+            ("gate not told", "            self.disagg_prefill_pending_chunk_rids.add(req.rid)", "            pass",
+             "without its rid in the pending-chunk set"),
+        ]
+        for case in cases:
+            name, path, old, new, message = case if len(case) == 5 else (case[0], "prefill.py") + case[1:]
+            with self.subTest(name):
+                # in a child: one process loads one tree
+                lines = "".join(json.dumps(x) + "\n" for x in [
+                    {"op": "reset", "config": ONE},
+                    *({"op": "apply", "action": a, "params": p} for a, p, _ in HAPPY),
+                    {"op": "quit"}])
+                code, out, err = run_module("--sglang", copy_tree(self, {path: [(old, new)]}),
+                                            stdin=lines)
+                self.assertEqual(code, 0, err)
+                replies = [json.loads(line) for line in out.splitlines()]
+                bad = [r["error"] for r in replies if not r["ok"]]
+                self.assertTrue(bad, replies)
+                self.assertTrue(bad[0].startswith("real effect: SGLang "), bad[0])
+                self.assertIn(message, bad[0])
 
     def test_reset_starts_over(self):
         h = self.harness()
@@ -192,6 +233,33 @@ class DriverTest(SandboxTest):
             h.apply("SchedulerDance", [0])
         self.assertEqual(cm.exception.boundary, "protocol")
 
+    def test_a_pass_that_moves_nothing(self):
+        # While the transfer runs, SGLang's event loop keeps polling the
+        # in-flight queue: the pass keeps the request (prefill.py:880-882)
+        # and the harness refuses it as a step (nothing moved). A pass that
+        # drops it (undone_reqs.append deleted) lets it go with no answer
+        # and its KV pages held: the client boundary says so, and the
+        # state shows it released.
+        lines = "".join(json.dumps(x) + "\n" for x in [
+            {"op": "reset", "config": ONE},
+            *({"op": "apply", "action": a, "params": p} for a, p, _ in HAPPY[:8]),
+            {"op": "apply", "action": "SchedulerPollInFlight", "params": []},
+            {"op": "observe"}, {"op": "quit"}])
+        code, out, err = run_module("--sglang", TREE, stdin=lines)
+        self.assertEqual(code, 0, err)
+        replies = [json.loads(line) for line in out.splitlines()]
+        self.assertTrue(all(r["ok"] for r in replies[:9]), replies)
+        self.assertIn("moved no request", replies[9]["error"])
+        self.assertEqual(replies[-2]["state"]["sender"], ["InflightQueue"])
+        old = "undone_reqs.append(req)\n            elif poll == KVPoll.Success:"
+        code, out, err = run_module("--sglang", copy_tree(self, {"prefill.py": [
+            (old, "pass\n            elif poll == KVPoll.Success:")]}), stdin=lines)
+        self.assertEqual(code, 0, err)
+        replies = [json.loads(line) for line in out.splitlines()]
+        self.assertFalse(replies[9]["ok"], replies)
+        self.assertIn("without an answer to the client", replies[9]["error"])
+        self.assertEqual(replies[-2]["state"]["sender"], ["Released"])
+
     def test_abort_in_the_bootstrap_queue_clears_the_room(self):
         # Issue 12, finding 1: the bootstrap failure's failure_exception()
         # clears the room: Absent, not Failed.
@@ -208,6 +276,7 @@ class DriverTest(SandboxTest):
         # a request failed in the bootstrap queue never had KV pages
         self.assertEqual(h.pool.events, [])
         self.assertEqual(type(h.reqs[0].finished_reason).__name__, "FINISH_ABORT")
+        self.assertEqual(h.client.answers, {"req-0": ["FINISH_ABORT"]})
 
     def test_bootstrap_timeout(self):
         # The clock moves to one second before the timeout expires (the
@@ -301,6 +370,8 @@ class ProtocolTest(SandboxTest):
             {"op": "apply", "action": "SchedulerCreateSender", "params": [0]},
             "\n",
             {"op": "apply", "action": "SchedulerSend", "params": [0]},
+            # the bootstrap pass, which moves no request: refused
+            {"op": "apply", "action": "SchedulerPollBootstrap", "params": []},
             {"op": "observe"},
             {"op": "dance"},
             {"op": "quit"},
@@ -309,11 +380,13 @@ class ProtocolTest(SandboxTest):
         self.assertEqual(code, 0)
         self.assertEqual(replies[:3], [{"ok": True}, {"ok": True},
                                        {"ok": False, "error": "not in the waiting queue"}])
-        self.assertEqual(replies[3]["state"], dict(INITIAL, request_status=["Bootstrapping"],
+        self.assertFalse(replies[3]["ok"])
+        self.assertIn("moved no request", replies[3]["error"])
+        self.assertEqual(replies[4]["state"], dict(INITIAL, request_status=["Bootstrapping"],
                                                    sender=["BootstrapQueue"]))
-        self.assertEqual(replies[4], {"ok": False, "error": "unknown op 'dance'"})
-        self.assertEqual(replies[5], {"ok": True})
-        self.assertEqual(len(replies), 6)
+        self.assertEqual(replies[5], {"ok": False, "error": "unknown op 'dance'"})
+        self.assertEqual(replies[6], {"ok": True})
+        self.assertEqual(len(replies), 7)
 
     def test_end_of_input(self):
         code, replies = self.serve([{"op": "reset", "config": ONE}])

@@ -133,6 +133,14 @@ class QueueTest(FakeTest):
 
 class AgentTest(FakeTest):
 
+    def test_only_its_own_handles(self):
+        # A worker that waits on None (no transfer posted) gets the real
+        # binding's TypeError, not "DONE".
+        agent = fakes.FakeAgent(self.ctl, "prefill-0", object())
+        for h in (None, fakes.FakeHandle("prep")):
+            with self.assertRaises(TypeError):
+                agent.check_xfer_state(h)
+
     def test_transfers_complete_when_the_driver_says(self):
         agent = fakes.FakeAgent(self.ctl, "prefill-0", object())
         self.assertEqual(agent.name, "prefill-0")
@@ -143,9 +151,14 @@ class AgentTest(FakeTest):
                 hs = [agent.make_prepped_xfer("WRITE", None, [0], None, [0], notifs[0])]
                 hs += [agent.initialize_xfer("WRITE", None, None, "decode-0", n) for n in notifs[1:]]
                 self.assertEqual(agent.transfer(hs[0]), "PROC")
+                # in progress when first checked, as a real transfer is:
+                # the worker checks again (nixl/conn.py's DONE barrier)
+                results[name + " first"] = [agent.check_xfer_state(h) for h in hs]
                 results[name] = [agent.check_xfer_state(h) for h in hs]
                 results[name + " handles done"] = [h.done for h in hs]
-                agent.check_xfer_state(agent.initialize_xfer("WRITE", None, None, "d", b"next"))
+                nxt = agent.initialize_xfer("WRITE", None, None, "d", b"next")
+                agent.check_xfer_state(nxt)
+                agent.check_xfer_state(nxt)
             return body
 
         self.run_parked("w0", post("w0", [b"1000_kv_0_1_0", b"1000_aux"]))
@@ -156,6 +169,7 @@ class AgentTest(FakeTest):
         # completing w0's writes completes both of its handles, not w1's
         w0 = [p for p in self.ctl.find("xfer") if p.thread.name == "w0"][0]
         self.assertEqual(self.ctl.resume(w0, "DONE", "w0 done"), "parked")
+        self.assertEqual(results["w0 first"], ["PROC", "PROC"])
         self.assertEqual(results["w0"], ["DONE", "DONE"])
         self.assertEqual(results["w0 handles done"], [True, True])
         self.assertNotIn("w1", results)

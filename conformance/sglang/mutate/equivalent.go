@@ -14,6 +14,9 @@ type Equivalence struct {
 	// source lines it changes (the diff's removed lines). An empty field
 	// matches anything.
 	Function, Operator, What, Source string
+	// Near, where set, must be part of the mutant's diff, its context
+	// lines included: it tells apart the same change on two places.
+	Near string
 	// Reason says why no run of the suite could tell the mutant from the
 	// original, naming the configuration (or boundary) that could.
 	Reason string
@@ -26,6 +29,9 @@ const (
 	stagingOnly  = "staging (SGLANG_DISAGG_STAGING_BUFFER, PR #30545's staging buffer) is off in every configuration of Room.tla: the mutant takes or skips a staging branch, which changes only how KV data moves, not the room lifecycle the suite observes; only a staging configuration could tell"
 	prefixOnly   = "a decode-side prefix (decode radix cache, PR #19746): the harness's TransferInfo carries none and Room.tla models none; only a configuration with a decode prefix could tell"
 	unreadSender = "a sender field NIXL's prefill never reads (conclude_state and has_sent are read on the receiving side only); no configuration could tell"
+	optimistic   = "optimistic prefill (optimistic_prefill_attempts > 0: a request prefilled and its chunks sent before its bootstrap completes, pending_bootstrap) is off in every configuration of Room.tla: a request that fails in the bootstrap queue has no metadata buffer, no pending chunk and no pending bootstrap; only an optimistic configuration could tell"
+	onePage      = "the harness's pages hold one token (page_size 1; Room.tla counts chunks, not pages): aligning a chunk's end to a page changes nothing; only a configuration with pages of several tokens could tell"
+	prefillAbort = "the request's finish reason is FINISH_ABORT before its transfer concludes only where the client aborts it on prefill (the tokenizer's abort), which no configuration drives: the test decides between two answers only then"
 	sameStep     = "poll() returns Failed either way and the same pop_bootstrapped releases the request with clear(), so the status written here never outlives the step: Room.tla's timeout and release are one scheduler step; only a step of another thread inside the scheduler's poll could tell"
 )
 
@@ -101,6 +107,65 @@ var Equivalents = []Equivalence{
 	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", What: "resolve_kv_replica_factor", Reason: "the KV replica factor of several prefill ranks: Room.tla models one prefill rank; only a configuration with replicated KV could tell"},
 	{Function: "Envs", What: "SGLANG_DISAGGREGATION_QUEUE_SIZE default", Reason: "the number of transfer worker queues: one room is sharded to one queue either way; only rooms on several queues could tell, which Room.tla does not model"},
 
+	// The early return of a pass over an empty queue, and a function's last
+	// return None.
+	{Function: "PrefillBootstrapQueue.pop_bootstrapped", Operator: "delete-stmt", What: "delete return []", Reason: "the early return for an empty queue: on an empty queue the rest of the function polls nothing and returns the same empty list (return_failed_reqs is True only for pipeline parallelism's caller); no configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "delete-stmt", What: "delete return []", Reason: "the early return for an empty queue: on an empty queue the rest of the function polls nothing, streams an empty list, leaves the queue empty and returns the same empty list; no configuration could tell"},
+	{Function: "NixlKVManager.add_transfer_request", Operator: "delete-stmt", What: "delete return None", Reason: "the function's last statement: without it the function returns None all the same"},
+
+	// The answer's detail, and answers only a prefill-side abort chooses.
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "change-number", Source: "FINISH_LENGTH(length=0)", Reason: "the finish reason's length is detail of the answer (the tokens prefill generated); the client boundary judges the answer's kind, abort or not, and no part of the room lifecycle reads the length; no configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "drop-cond", Source: "if not isinstance(req.finished_reason, FINISH_ABORT):", Reason: prefillAbort},
+	{Function: "SchedulerDisaggregationPrefillMixin.handle_inflight_transfer_failure", Operator: "drop-cond", Source: "if not isinstance(req.finished_reason, FINISH_ABORT):", Reason: prefillAbort + " (prepare_abort again changes only the message)"},
+
+	// Optimistic prefill.
+	{Function: "SchedulerDisaggregationPrefillMixin.handle_bootstrap_failure", Source: "req.pending_bootstrap = False", Reason: optimistic},
+	{Function: "SchedulerDisaggregationPrefillMixin.handle_bootstrap_failure", Operator: "delete-call", What: "maybe_release_metadata_buffer", Reason: optimistic},
+	{Function: "SchedulerDisaggregationPrefillMixin.handle_bootstrap_failure", Operator: "delete-call", What: "self.clear_pending_chunk_send(req)", Reason: optimistic},
+
+	// Pages of one token.
+	{Function: "SchedulerDisaggregationPrefillMixin.send_kv_chunk", Source: "end_idx = end_idx - end_idx % page_size", Reason: onePage},
+	{Function: "SchedulerDisaggregationPrefillMixin.send_kv_chunk", Operator: "negate-cond", What: "negate `not last_chunk`", Reason: onePage + " (the branch only aligns end_idx, and staging, off)"},
+	{Function: "SchedulerDisaggregationPrefillMixin.send_kv_chunk", Operator: "drop-cond", What: "`not last_chunk` always true", Reason: onePage + " (the branch only aligns end_idx, and staging, off)"},
+	{Function: "CommonKVSender.should_send_kv_chunk", Operator: "change-number", Source: "num_pages > 0", Reason: "the harness's chunks have 4 pages: num_pages > 1 and num_pages > 0 agree; only a chunk of exactly one page could tell"},
+
+	// The transfer worker's paths no configuration takes.
+	{Source: "staging_base_ptr", Reason: stagingOnly},
+	{Source: "staging_total_size", Reason: stagingOnly},
+	{Function: "NixlKVManager.transfer_worker", Operator: "drop-cond", What: "`kv_xfer_handle is None` always true", Reason: "only the staging path sets kv_xfer_handle before this test. " + stagingOnly},
+	{Function: "NixlKVManager.transfer_worker", Operator: "drop-cond", What: "`dst_info.kv_xfer_segments is None` always true", Reason: "mixed memory segments (kv_xfer_segments: a decode whose KV spans several memory kinds) are registered by no decode of any configuration; only such a decode could tell"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "drop-cond", Source: "if len(chunked_dst_kv_indice) < len(", Reason: "truncating the chunk's source pages to the destination's count is a no-op wherever the destination has as many or more: the test always true changes nothing; no configuration could tell"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "negate-cond", Source: "if len(chunked_dst_kv_indice) < len(", Reason: "decode's TransferInfo gives as many destination pages as prefill sends (the code's own comment: 'this should never happen'); only a decode giving fewer could tell"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "change-number", Source: "if self._staging_outstanding.get(room, 0) <= 0 and (", Reason: "the room's entry exists here (the loop counted this chunk in it, nixl/conn.py:1136-1138 at adca19c4), so get's default is never used; no configuration could tell"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "drop-cond", What: "drop `self._staging_outstanding.get(room, 0) <= 0` from the test", Reason: "every room of the model shares one worker queue, so a room's chunks are taken and completed one at a time and its count is 0 whenever this test runs; only chunks of one room in flight at once (staging's re-enqueue, rooms on several queues) could tell"},
+
+	{Function: "NixlKVManager.transfer_worker", Operator: "drop-cond", What: "`kv_xfer_handle is not None` always true", Reason: "kv_xfer_handle is None at this test only on the mixed-segment path (kv_xfer_segments), which no decode of any configuration registers; only such a decode could tell"},
+	{Function: "NixlKVManager.transfer_worker", Source: "elif self.check_status(room) != KVPoll.Success:", Reason: "a room's chunks complete in order (every room of the model shares one worker queue, FIFO), so a non-last chunk never completes after the last one's Success: the room then reads Transferring (written again, the same) or Failed, which NIXL's update_status never leaves (nixl/conn.py:698-702 at adca19c4); every variant of this test leaves the same status; only chunks completing out of order (staging's re-enqueue) could tell"},
+
+	{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", Source: "dst_info = self.decode_kv_args_table[req.agent_name]", What: "delete dst_info", Reason: "dst_info already holds decode_kv_args_table[req.agent_name] for this request (the loop body binds it first, nixl/conn.py:1174 at adca19c4); only decode re-registering its agent during the transfer (a restarted decode rank) could tell"},
+	{Function: "NixlKVManager.transfer_worker", Source: "isinstance(e, _NIXL_TRANSPORT_ERRORS)", Reason: "the log level of the worker's error only (a warning for a transport error, a traceback otherwise): the except branch then fails the room the same way; no configuration could tell"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", Source: "self.exceptions[room] = e", Reason: messageOnly + " (the worker's exception is what failure_exception raises)"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "delete-call", What: "self.record_failure(room, str(e))", Reason: messageOnly},
+	{Function: "SchedulerDisaggregationPrefillMixin.send_kv_chunk", Operator: "delete-stmt", Source: "translate_kv_indices_for_transfer", Reason: "translate_kv_indices_for_transfer maps virtual to physical page ids only under unified memory (the comment above it), off in every configuration, where it is the identity; only a unified-memory configuration could tell"},
+	{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "delete-stmt", What: "delete return done_reqs", Reason: "only pipeline parallelism's event loop reads the returned requests (managers/scheduler_pp_mixin.py:332 at adca19c4); prefill.py's loops call it for its effects; only a PP configuration could tell"},
+	{Function: "CommonKVSender.__init__", Operator: "delete-stmt", Source: "self.aux_index = None", Reason: "init() sets aux_index (prefill.py:354, when the request leaves the bootstrap queue) before send() reads it (nixl/conn.py:2818 at adca19c4); nothing reads it earlier; no configuration could tell"},
+	{Function: "PrefillBootstrapQueue.pop_bootstrapped", Operator: "drop-cond", What: "`poll == KVPoll.WaitingForInput` always true", Reason: "after the Failed and Bootstrapping branches, a request in the bootstrap queue reads WaitingForInput unless another request reuses its room and is already Transferring or Success; the campaign runs the commit's configuration, which reuses no room: sglang-35360-reuse could tell (not run by the campaign)"},
+
+	// What decode sends that no configuration's decode varies.
+	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Source: "decode_prefix_len", Reason: prefixOnly},
+	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Operator: "change-number", What: "0 -> 1", Source: "0,", Reason: prefixOnly + " (the prefix length a room gets when no TransferInfo carries one)"},
+	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Operator: "narrow-slice", Source: "waiting_req_bytes = waiting_req_bytes[1:]", Reason: "the last frame of decode's TransferInfo and registration is optional (TransferInfo.from_zmq's is_dummy_rank, frame 9; KVArgsRegisterInfo's trailing fields): without it a rank with KV pages is not a dummy either way; only a decode dummy rank (is_dummy_rank = 1, context or data parallelism) could tell"},
+
+	// Defaults overwritten before they are read.
+	{Function: "CommonKVSender.__init__", Source: "self.init_time: Optional[float] = None", Reason: "NixlKVSender.__init__ sets init_time = time.time() right after CommonKVSender.__init__ returns (nixl/conn.py:2785 at adca19c4): the deleted default is never read"},
+
+	// The deferred release's ACKs where no target is registered, and
+	// ABORTs as decode sends them.
+	{Function: "NixlKVManager.transfer_worker", Operator: "drop-cond", What: "`self.enable_deferred_decode_kv_release` always true", Reason: "with the deferred release off no ACK target is ever registered, so _maybe_ack_drained_abort finds none and sends nothing; with it on the test is true anyway (the campaign with SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1 ran it)"},
+	{Function: "NixlKVManager.transfer_worker", Operator: "negate-cond", What: "negate `self.enable_deferred_decode_kv_release`", Near: "# Skipped => nothing written for this aborted room; ack.", Reason: "the ACK of a chunk skipped for a Failed room: chunks are counted when a worker takes them, so when the ABORT came this chunk was not counted and the ABORT's own handler already sent the ACK (nixl/conn.py:2683-2688 at adca19c4) and dropped the target; the skip's call finds none (with the release off, none is ever registered); only a chunk counted before the abort and re-enqueued (staging's deferral) could tell"},
+	{Function: "NixlKVManager._handle_abort_notification", Operator: "change-number", What: "2 -> 3", Source: `decode_ip = msg[2].decode("ascii") if len(msg) > 2 else None`, Reason: "decode's ABORT has four frames (ABORT, room, its ip, its port; decode's scheduler since PR #35049): len(msg) > 3 holds wherever len(msg) > 2 does; only an ABORT with an ip and no port could tell"},
+	{Function: "NixlKVManager._handle_abort_notification", Operator: "drop-cond", What: "drop `decode_port is not None` from the test", Reason: "decode's ABORT always carries its port (four frames, decode's scheduler since PR #35049); only an ABORT without one (a decode older than the deferred release) could tell"},
+
 	// Tests that always hold for NIXL.
 	{Function: "CommonKVSender.clear", Operator: "drop-cond", Source: `hasattr(self.kv_mgr, "transfer_infos")`, Reason: "NIXL's manager has transfer_infos: the test always holds"},
 	{Function: "CommonKVSender.clear", Operator: "drop-cond", Source: `hasattr(self.kv_mgr, "_deferred_ack_targets")`, Reason: "NIXL's manager has _deferred_ack_targets since PR #35049: the test always holds"},
@@ -121,7 +186,7 @@ func equivalent(table []Equivalence, m Mutant) (string, bool) {
 	removed := removedLines(m.Diff)
 	for _, e := range table {
 		if (e.Function == "" || e.Function == m.Function) && (e.Operator == "" || e.Operator == m.Operator) &&
-			strings.Contains(m.What, e.What) && strings.Contains(removed, e.Source) {
+			strings.Contains(m.What, e.What) && strings.Contains(removed, e.Source) && strings.Contains(m.Diff, e.Near) {
 			return e.Reason, true
 		}
 	}

@@ -19,6 +19,7 @@ func TestEquivalent(t *testing.T) {
 	table := []Equivalence{
 		{Function: "Envs", Operator: "change-number", What: "SGLANG_DISAGGREGATION_QUEUE_SIZE default", Reason: "one room, one queue"},
 		{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", Source: "self._metric = ", Reason: "a metric"},
+		{Function: "NixlKVManager.transfer_worker", Operator: "negate-cond", Near: "# here", Reason: "only here"},
 	}
 	diff := "--- a/x.py\n+++ b/x.py\n@@ -3,3 +3,3 @@\n x = 1\n-        self._metric = 1\n+        pass\n"
 	for _, tc := range []struct {
@@ -30,6 +31,9 @@ func TestEquivalent(t *testing.T) {
 		{Mutant{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", What: "delete self._metric = 1", Diff: diff}, "a metric"},
 		{Mutant{Function: "NixlKVManager.transfer_worker", Operator: "delete-stmt", What: "delete x = 1", Diff: strings.Replace(diff, "-        self._metric", "+        self._metric", 1)}, ""},
 		{Mutant{Function: "NixlKVManager.transfer_worker", Operator: "delete-call", What: "delete self._metric = 1", Diff: diff}, ""},
+		// the same change in two places, told apart by the diff's context
+		{Mutant{Function: "NixlKVManager.transfer_worker", Operator: "negate-cond", What: "negate `a`", Diff: "-if a:\n+if not (a):\n     # here\n"}, "only here"},
+		{Mutant{Function: "NixlKVManager.transfer_worker", Operator: "negate-cond", What: "negate `a`", Diff: "-if a:\n+if not (a):\n     # there\n"}, ""},
 	} {
 		reason, ok := equivalent(table, tc.m)
 		assert.Equal(t, tc.reason != "", ok, tc.m.What)
@@ -45,6 +49,10 @@ func TestEquivalent(t *testing.T) {
 		{Function: "NixlKVManager._handle_abort_notification", Operator: "swap-kvpoll", What: "KVPoll.Failed -> KVPoll.Transferring", Diff: "-            self.update_status(room_to_be_aborted, KVPoll.Failed)\n"},
 		{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "delete-call", What: "delete the call release_kv_cache(req, self.tree_cache)", Diff: "-                release_kv_cache(req, self.tree_cache)\n"},
 		{Function: "NixlKVManager.transfer_worker", Operator: "delete-call", What: "delete the call self._staging_outstanding.pop(room, None)", Diff: "-                    self._staging_outstanding.pop(room, None)\n"},
+		// killed by the campaign with the deferred release on (the ACK of a
+		// room whose writes completed)
+		{Function: "NixlKVManager.transfer_worker", Operator: "negate-cond", What: "negate `self.enable_deferred_decode_kv_release`", Diff: "-                if self.enable_deferred_decode_kv_release:\n+                if not (self.enable_deferred_decode_kv_release):\n                     # Handles all DONE => this room's writes landed; ack if it\n"},
+		{Function: "SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue", Operator: "delete-call", What: "delete the call done_reqs.append(req)", Diff: "-                done_reqs.append(req)\n"},
 	} {
 		if reason, ok := equivalent(Equivalents, m); ok {
 			t.Errorf("%s (%s) is marked equivalent: %s", m.What, m.Function, reason)

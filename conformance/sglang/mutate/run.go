@@ -36,7 +36,7 @@ func suite(c *sglang.Code, impl conformance.Implementation, opt Options) (outcom
 		return outcome{}, err
 	}
 	t := conformance.Target{Name: "sglang:" + c.Source.Label(), Impl: impl, Config: conf}
-	so := conformance.Options{Seed: opt.Seed, Cases: opt.Cases}
+	so := conformance.Options{Seed: opt.Seed, Cases: opt.Cases, Crowd: sglang.Crowd(conf.Name)}
 	var o outcome
 	r, err := t.Check(conformance.Refinement, so)
 	if err != nil {

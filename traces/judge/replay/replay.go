@@ -158,8 +158,16 @@ func Run(in Input, js []*judge.Judge, emit func(k int, ev judge.Event) error) (*
 	if lr.rd != nil {
 		res.LogStats = lr.rd.Stats()
 	}
+	damage := map[string]int{}
+	for k, n := range sum.Damage() {
+		damage[string(k)] = n
+	}
 	for _, j := range js {
-		res.Reports = append(res.Reports, j.Finish(end))
+		rep := j.Finish(end)
+		if len(damage) > 0 {
+			rep.Damage = damage
+		}
+		res.Reports = append(res.Reports, rep)
 	}
 	if in.Log != nil && len(js) > 0 {
 		res.LogFit = js[0].LogFit()

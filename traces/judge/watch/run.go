@@ -91,9 +91,15 @@ func (w *watcher) pump() {
 }
 
 // finish hands on every observation still held and judges every room
-// at capture time end.
-func (w *watcher) finish(end time.Time) *judge.Report {
-	w.live.Flush()
+// at capture time end. A stopped watch (stopped, at wall time wall) hands
+// on only what the capture has reached (observe.Live.Stop): the log's
+// lines past it are no evidence.
+func (w *watcher) finish(end time.Time, stopped bool, wall time.Time) *judge.Report {
+	if stopped {
+		w.live.Stop(wall)
+	} else {
+		w.live.Flush()
+	}
 	w.judge.Feed(w.live.Ready())
 	rep := w.judge.Finish(end)
 	for _, ev := range w.judge.Ready() {
@@ -150,6 +156,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if r.warn == nil {
 		r.warn = func(error) {}
+	}
+	if s, ok := cfg.Source.(Staller); ok && cfg.Metrics != nil {
+		cfg.Metrics.WatchStall(s)
 	}
 	opt := cfg.Judge
 	opt.Overdue = true
@@ -217,6 +226,9 @@ func (r *run) readWire() {
 	}
 	opt := cfg.Decode
 	opt.Reuse = true
+	if cfg.Metrics != nil {
+		opt.Count = cfg.Metrics.Diagnostic
+	}
 	if opt.MaxHold <= 0 {
 		// A joined connection that never resynchronizes must not hold
 		// every verdict back.
@@ -229,17 +241,7 @@ func (r *run) readWire() {
 		if o, ok := observe.FromMessage(m); ok {
 			r.send(item{kind: itemWire, obs: o})
 		}
-	}, func(d decode.Diagnostic) {
-		if cfg.Metrics == nil {
-			return
-		}
-		switch d.Kind {
-		case decode.KindGap:
-			cfg.Metrics.Gaps.Inc()
-		case decode.KindResynced:
-			cfg.Metrics.Resyncs.Inc()
-		}
-	})
+	}, nil)
 	if err == nil {
 		err = pr.Err()
 	}
@@ -343,7 +345,7 @@ func (r *run) captureTime() time.Time { return r.w.live.Now(r.now()) }
 // at() (read after the rest of the log).
 func (r *run) end(at func() time.Time, stopped bool) *Result {
 	r.finishLog()
-	res := &Result{Report: r.w.finish(at()), Stopped: stopped}
+	res := &Result{Report: r.w.finish(at(), stopped, r.now()), Stopped: stopped}
 	res.Stats = r.w.stats()
 	r.update()
 	return res

@@ -160,7 +160,7 @@ func (e *engine) Tick(wall time.Time)                        { e.live.Tick(wall)
 func (e *engine) Now(wall time.Time) time.Time               { return e.live.Now(wall) }
 func (e *engine) Last() time.Time                            { return e.live.Last() }
 func (e *engine) Stats() Stats                               { return e.stats() }
-func (e *engine) Finish(end time.Time) *judge.Report         { return e.finish(end) }
+func (e *engine) Finish(end time.Time) *judge.Report         { return e.finish(end, false, time.Time{}) }
 
 // arrival is something a source delivers at a wall time.
 type arrival struct {

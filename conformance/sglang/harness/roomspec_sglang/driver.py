@@ -20,6 +20,7 @@ import sys
 import types
 
 from . import fakes
+from .client import Client
 from .loader import Loader
 from .origin import describe, raise_site
 from .park import Controller, HarnessError
@@ -58,6 +59,12 @@ def transfer_info_frames(guard, room, addr, agent, index, num_tokens, required):
 
 class Refused(Exception):
     """The action is not possible in the implementation's current state."""
+
+
+class EffectViolation(Refused):
+    """The step ran, and what it did to a boundary the spec's variables do
+    not show (the client's answer, the metadata pool) is wrong: SGLang's
+    finding at this step (client.py)."""
 
 
 class ConfigMismatch(Exception):
@@ -194,12 +201,17 @@ class Harness:
         self.room_ids = [1000 + i * max(workers, 1) for i in range(len(self.rooms))]
         self.controller.wait_parked(1 + workers, "start-up (bootstrap thread and workers)")
         self.bootstrap_thread = self.controller.find("recv")[0].thread
+        # A message whose handler sleeps waits in it, unhandled: (rank, entry).
+        self.held = None
+        self.clock.controller = None if self.live else self.controller
+        self.clock.sleepers = (self.bootstrap_thread,)
         for i in range(len(self.ranks)):
             what = f"registration of decode rank {i}"
             if self._deliver(self._registration(i), what) == "died":
                 raise BoundaryError("decode registration",
                                     f"the bootstrap thread died on {what}: {self.controller._deaths_text()}")
         self._start_decode_listeners()
+        self.client = Client(self.num_chunks)
         self.bq = self._build_bootstrap_queue()
         self.pool = fakes.KVPool(max(n, 1), TOKENS_PER_CHUNK * self.num_chunks)
         self.sched = self._build_scheduler(self.pool)
@@ -284,8 +296,8 @@ class Harness:
         PBQ = self.prefill.PrefillBootstrapQueue
         bq = PBQ.__new__(PBQ)
         allocator = Namespace("metadata_allocator", available_size=lambda: 1 << 20)
-        allocator.alloc = self._alloc_metadata
-        allocator.free = lambda idx: None
+        allocator.alloc = self.client.alloc
+        allocator.free = self.client.free
         attrs = dict(
             token_to_kv_pool=Namespace("token_to_kv_pool", page_size=1),
             draft_token_to_kv_pool=None, is_mla_backend=False,
@@ -298,10 +310,6 @@ class Harness:
         for k, v in attrs.items():
             setattr(bq, k, v)
         return bq
-
-    def _alloc_metadata(self):
-        self._next_meta = getattr(self, "_next_meta", 0) + 1
-        return self._next_meta
 
     def _build_scheduler(self, pool):
         Mixin = self.prefill.SchedulerDisaggregationPrefillMixin
@@ -329,7 +337,10 @@ class Harness:
                                    disaggregation_mode="prefill"),
             attn_cp_cpu_group=None, attn_tp_cpu_group=None, tp_cpu_group=None,
             tree_cache=pool,
-            output_streamer=Namespace("output_streamer", stream_output=lambda *a, **k: None),
+            # one metadata pool, as in SGLang (the scheduler hands its
+            # allocator to the bootstrap queue)
+            req_to_metadata_buffer_idx_allocator=self.bq.req_to_metadata_buffer_idx_allocator,
+            output_streamer=Namespace("output_streamer", stream_output=self.client.stream_output),
             metrics_reporter=Namespace("metrics_reporter", enable_metrics=False),
             enable_metrics=False, enable_hicache_storage=False, enable_overlap=False,
             enable_staging=False, spec_algorithm=Namespace("spec_algorithm"),
@@ -338,7 +349,7 @@ class Harness:
                 translate_kv_indices_for_transfer=lambda idx: idx),
             req_to_token_pool=Namespace("req_to_token_pool", req_to_token=req_to_token),
             disagg_metadata_buffers=Namespace("disagg_metadata_buffers",
-                                               set_buf=lambda req: None),
+                                               set_buf=self.client.set_buf),
             ps=Namespace("ps", tp_rank=0, pp_rank=0, dp_rank=0, gpu_id=0),
             tp_rank=0, pp_rank=0, chunked_req=None, waiting_queue=[],
         )
@@ -396,7 +407,17 @@ class Harness:
         fn = getattr(self, "do_" + action, None)
         if fn is None:
             raise BoundaryError("protocol", f"unknown action {action}")
-        fn(*params)
+        self._judged(lambda: fn(*params))
+
+    def _judged(self, step):
+        """Run step, then judge what it did at the client boundary."""
+        self.client.before(self.reqs, self._room_status)
+        step()
+        if self.crashed is None:
+            problem = self.client.after(self.reqs, lambda r: self._position(r) != "Released",
+                                        self.sched.disagg_prefill_pending_chunk_rids)
+            if problem:
+                raise EffectViolation("real effect: " + problem)
 
     def do_DecodeSendTransferInfo(self, d, qi):
         if self.aborted[qi] or d in self.ti_sent[qi]:
@@ -464,13 +485,29 @@ class Harness:
             dm.clear_deferred_abort_state(room)
 
     def _bootstrap_recv(self, d, kind):
-        box = self.net.inbound[d]
-        if not box or box[0][0] != kind:
-            raise Refused(f"the head of rank {d}'s connection is not a {kind}")
-        if not self.bootstrap_thread.is_alive():
-            raise Refused("the bootstrap thread is dead")
-        _, _, frames = box.pop(0)
-        self._deliver(frames, f"bootstrap thread: {kind} from decode rank {d}")
+        what = f"bootstrap thread: {kind} from decode rank {d}"
+        if self.held is not None:
+            # The thread sleeps in the handler of a message it read: only
+            # that message's step can go on (it re-checks what it waits for).
+            hd, entry = self.held
+            if (hd, entry[0]) != (d, kind):
+                raise Refused(f"the bootstrap thread waits in the handler of rank {hd}'s {entry[0]}")
+            p = self.controller.find("sleep", lambda x: x.thread is self.bootstrap_thread)
+            self.controller.resume(p[0], None, what)
+        else:
+            box = self.net.inbound[d]
+            if not box or box[0][0] != kind:
+                raise Refused(f"the head of rank {d}'s connection is not a {kind}")
+            if not self.bootstrap_thread.is_alive():
+                raise Refused("the bootstrap thread is dead")
+            entry = box.pop(0)
+            self._deliver(entry[2], what)
+        self.held = None
+        if self.controller.find("sleep", lambda x: x.thread is self.bootstrap_thread):
+            # It sleeps before it acted on the message (the state is as
+            # before: the message is still the head of its connection).
+            self.held = (d, entry)
+            raise Refused(f"the bootstrap thread waits in the handler of this {kind}")
 
     def do_BootstrapRecvTransferInfo(self, d):
         self._bootstrap_recv(d, "TransferInfo")
@@ -509,12 +546,14 @@ class Harness:
         event_loop_normal_disagg_prefill makes it (prefill.py:577):
         waiting_queue.extend(pop_bootstrapped())."""
         before = list(self.bq.queue)
-        popped = self._scheduler_call("pop_bootstrapped", self.bq.pop_bootstrapped)
-        if self.crashed is not None:
-            return
-        self.sched.waiting_queue.extend(popped or [])
-        if [id(r) for r in self.bq.queue] == [id(r) for r in before]:
+        self._bootstrap_pass()
+        if self.crashed is None and [id(r) for r in self.bq.queue] == [id(r) for r in before]:
             raise Refused("the bootstrap-queue pass moved no request (" + self._statuses(before) + ")")
+
+    def _bootstrap_pass(self):
+        popped = self._scheduler_call("pop_bootstrapped", self.bq.pop_bootstrapped)
+        if self.crashed is None:
+            self.sched.waiting_queue.extend(popped or [])
 
     def do_SchedulerSend(self, qi):
         """The forward pass of request qi, a batch of one: the scheduler
@@ -542,7 +581,13 @@ class Harness:
         req.fill_ids = list(req.origin_input_ids) + list(req.output_ids)
         for k in range(1, self.num_chunks):
             self.sched.send_kv_chunk(req, last_chunk=False, end_idx=k * TOKENS_PER_CHUNK)
-        self._batch_result(req)
+        if self.num_chunks > 1:
+            self.client.chunks_sent(req, self.sched.disagg_prefill_pending_chunk_rids)
+        self.client.in_last = True
+        try:
+            self._batch_result(req)
+        finally:
+            self.client.in_last = False
 
     def _batch_result(self, req):
         from .stubs import FakeTensor
@@ -559,13 +604,16 @@ class Harness:
         """One pass of the event loop over the in-flight queue
         (process_disagg_prefill_inflight_queue, prefill.py:830)."""
         before = list(self.sched.disagg_prefill_inflight_queue)
-        self._scheduler_call("process_disagg_prefill_inflight_queue",
-                             self.sched.process_disagg_prefill_inflight_queue)
+        self._inflight_pass()
         if self.crashed is not None:
             return
         after = self.sched.disagg_prefill_inflight_queue
         if [id(r) for r in after] == [id(r) for r in before]:
             raise Refused("the in-flight pass moved no request (" + self._statuses(before) + ")")
+
+    def _inflight_pass(self):
+        self._scheduler_call("process_disagg_prefill_inflight_queue",
+                             self.sched.process_disagg_prefill_inflight_queue)
 
     def do_Tick(self, qi):
         """The clock moves to one second before request qi's bootstrap
@@ -609,6 +657,7 @@ class Harness:
         for p in self.controller.find("xfer"):
             if self.processing.get(p.thread) == qi:
                 del self.processing[p.thread]
+                self.client.landed(self.reqs[qi].rid, p.key)
                 outcome = self.controller.resume(p, "DONE", f"transfer worker: writes of request {qi} complete")
                 if outcome == "died":
                     raise HarnessError("a transfer worker died")
@@ -679,8 +728,9 @@ class Harness:
             posted[qi] = True
         chan = []
         for d in range(len(self.ranks)):
+            waiting = [self.held[1]] if self.held is not None and self.held[0] == d else []
             chan.append([{"type": kind, "room": self.requests[qi]["room"], "rank": d}
-                         for kind, qi, _ in self.net.inbound[d]])
+                         for kind, qi, _ in waiting + self.net.inbound[d]])
         ack_chan = []
         for d in range(len(self.ranks)):
             ack_chan.append([{"type": "ABORT_ACK", "room": room_index[r], "rank": d}

@@ -215,6 +215,7 @@ class FakeHandle:
         self.kind = kind
         self.notif = notif.decode() if isinstance(notif, bytes) else notif
         self.done = False
+        self.checked = False  # check_xfer_state has said "PROC" once
 
     def __bool__(self):
         return True
@@ -278,8 +279,20 @@ class FakeAgent:
         return "PROC"
 
     def check_xfer_state(self, handle):
-        if getattr(handle, "done", True):
+        # nixl_agent.check_xfer_state takes a handle the agent returned:
+        # anything else (None where no transfer was posted) raises in the
+        # real binding, and does here.
+        if not isinstance(handle, FakeHandle) or handle.kind != "xfer":
+            raise TypeError(f"check_xfer_state(): not a transfer handle: {handle!r}")
+        if handle.done:
             return "DONE"
+        if not handle.checked:
+            # A real transfer is in progress when first checked: "PROC",
+            # and the worker must check again (nixl/conn.py's DONE
+            # barrier); it parks at the next check until the driver
+            # completes the chunk.
+            handle.checked = True
+            return "PROC"
         me = self._thread()
         mine = self.pending.get(me, [])
         self.controller.park("xfer", key=tuple(h.notif for h in mine))
@@ -435,9 +448,26 @@ class Clock:
     def __init__(self, now=1_000_000.0):
         self.now = now
         self.override = None
+        # The threads whose sleep parks (the bootstrap thread), and the
+        # controller they park with; see sleep.
+        self.sleepers = ()
+        self.controller = None
 
     def time(self):
         return self.override if self.override is not None else self.now
+
+    def sleep(self, seconds):
+        """Retries and polling loops sleep; under the harness time does not
+        pass by itself, so a sleep returns at once (a loop that never parks
+        is then caught by the controller's timeout), except in a thread of
+        `sleepers`: a bootstrap thread that sleeps in a message's handler
+        waits for another thread's step (a fix's ABORT handler waiting for
+        the room's KV writes), so it parks, holding the message unhandled,
+        until the driver hands the same message again."""
+        import threading
+
+        if self.controller is not None and threading.current_thread() in self.sleepers:
+            self.controller.park("sleep")
 
 
 def fake_time_module(clock):
@@ -449,8 +479,5 @@ def fake_time_module(clock):
         if not k.startswith("__"):
             setattr(mod, k, getattr(_time, k))
     mod.time = clock.time
-    # Retries and polling loops sleep; under the harness time does not pass
-    # by itself, so a sleep returns at once (a loop that never parks is then
-    # caught by the controller's timeout).
-    mod.sleep = lambda seconds: None
+    mod.sleep = clock.sleep
     return mod

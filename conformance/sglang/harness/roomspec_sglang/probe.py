@@ -172,6 +172,22 @@ def _deferred_ack(h):
             "enabled": h.deferred_release()}
 
 
+def _ack_on_drain(h, deferred):
+    """PR #35360's ACK on drain: an ABORT of a room whose chunk is in
+    flight holds the ACK (an ACK target of the room) until the count
+    drains. A fix that ACKs every ABORT as it handles it holds none."""
+    if not (deferred["available"] and deferred["enabled"]):
+        return False
+    room = _sent(h)
+    h.apply("WorkerPost", [0])
+    h.apply("DecodeAbort", [0])
+    try:
+        h.apply("BootstrapRecvAbort", [0])
+    except Refused:
+        pass  # the handler waits for the room's writes: nothing held
+    return getattr(h.mgr, "_deferred_ack_targets", {}).get(room) is not None
+
+
 def probe(h):
     """The ingredients of the code h loaded, as a JSON-able dict."""
     out = {}
@@ -187,12 +203,16 @@ def probe(h):
     out["InflightBootstrappingRaises"] = _run("InflightBootstrappingRaises", _inflight_bootstrapping_raises, h)
     out["CountsOutstanding"] = _run("CountsOutstanding", _counts_outstanding, h)
     out["CountsAtDequeue"] = _run("CountsAtDequeue", _counts_at_dequeue, h)
-    out["AckOnDrain"] = deferred["available"] and deferred["enabled"]
+    out["AckOnDrain"] = _run("AckOnDrain", _ack_on_drain, h, deferred)
     # Decode waits for an ABORT_ACK wherever the deferred release is on
     # (decode.py reads the same variable), whether prefill sends one or
     # not (PR #35049 before #35360: it does not).
     out["AbortAckSent"] = deferred["enabled"]
     out["deferred_ack_available"] = deferred["available"]
+    # The code's own bootstrap timeout (the manager's, read at a reset
+    # that names none): the configuration's BootstrapTimeoutSecs must be it.
+    _fresh(h)
+    out["bootstrap_timeout"] = h.bootstrap_timeout
     out["time_readers"] = sorted(h.time_readers)
     h.close()
     return out
