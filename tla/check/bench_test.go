@@ -3,8 +3,10 @@ package check
 import (
 	"context"
 	"path/filepath"
+	"runtime/metrics"
 	"testing"
 
+	"github.com/roomspec/roomspec/internal/benchdata"
 	"github.com/roomspec/roomspec/internal/sharedpath"
 )
 
@@ -32,4 +34,63 @@ func BenchmarkTokenRing(b *testing.B) {
 // the default test run.
 func BenchmarkPaxosCommit(b *testing.B) {
 	benchModel(b, "transaction_commit--PaxosCommit", "PaxosCommit", "PaxosCommit.cfg", 0)
+}
+
+// BenchmarkWorkers checks a model with one worker and with two, one after
+// the other in each iteration, and reports the ratio of their wall times
+// (speedup: the goal on PaxosCommit is at least 1.7 on a 2-core machine
+// with nothing else running), of their CPU times (cpu-speedup: below 1 by
+// the extra work two workers do), and busy: the share of the Go processors' time
+// the runtime had work for during the two-worker passes. busy says how
+// much of the search runs in parallel whatever else the machine runs; on
+// a loaded machine the wall-time speedup says how much CPU the others
+// left. The final measurement is
+//
+//	go test ./tla/check -run '^$' -bench 'Workers/PaxosCommit' -benchtime 3x
+func BenchmarkWorkers(b *testing.B) {
+	for _, m := range []struct{ name, set, dir, module, config string }{
+		{"PaxosCommit", "tla-examples", "transaction_commit--PaxosCommit", "PaxosCommit", "PaxosCommit.cfg"},
+		{"TokenRing", "tla-examples", "ewd426--TokenRing", "TokenRing", "TokenRing.cfg"},
+		{"FastPaxos", "tla-corpus", "SimplifiedFastPaxos--FastPaxos", "FastPaxos", "FastPaxos.cfg"},
+	} {
+		b.Run(m.name, func(b *testing.B) {
+			model := loadModel(b, filepath.Join(sharedpath.Require(b, m.set), m.dir), m.module, m.config)
+			var one, two benchdata.Timer
+			var idle, total float64
+			var distinct [2]int64
+			for i := 0; i < b.N; i++ {
+				for w, t := range []*benchdata.Timer{&one, &two} {
+					i0, t0 := schedulerTime()
+					t.Time(func() {
+						r := Check(context.Background(), model, Options{Workers: w + 1})
+						if r.Err != nil {
+							b.Fatal(r.Err)
+						}
+						distinct[w] = r.Distinct
+					})
+					if i1, t1 := schedulerTime(); w == 1 {
+						idle, total = idle+i1-i0, total+t1-t0
+					}
+				}
+			}
+			if distinct[0] != distinct[1] {
+				b.Fatalf("one worker found %d states, two %d", distinct[0], distinct[1])
+			}
+			benchdata.Report(b, "one-worker", &one, "two-workers", &two, "speedup")
+			if total > 0 {
+				b.ReportMetric(1-idle/total, "busy")
+			}
+		})
+	}
+}
+
+// schedulerTime returns the Go runtime's account of its processors' time
+// so far: idle, and in total (as if each processor had a CPU).
+func schedulerTime() (idle, total float64) {
+	s := []metrics.Sample{{Name: "/cpu/classes/idle:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 || s[1].Value.Kind() != metrics.KindFloat64 {
+		return 0, 0
+	}
+	return s[0].Value.Float64(), s[1].Value.Float64()
 }

@@ -93,8 +93,11 @@ type checker struct {
 	seen  map[uint64]int32
 	res   *Result
 	g     *graph // nil unless liveness is checked
-	perms []map[string]*value.Model
-	live  *liveness
+	// sym is the SYMMETRY group (nil without one), and hashers the
+	// scratch space of the goroutines that fingerprint states with it.
+	sym     *value.Symmetry
+	hashers sync.Pool
+	live    *liveness
 	// codec writes the states of the queue, through enc in the merge.
 	codec *value.Codec
 	enc   *value.Encoder
@@ -675,32 +678,32 @@ func (c *checker) actionAllowed(s, t eval.State) (bool, error) {
 
 // fingerprint hashes a state (its view, if any), reduced by symmetry.
 func (c *checker) fingerprint(s eval.State) (uint64, error) {
-	if c.m.View == nil && c.perms == nil {
+	if c.m.View == nil {
 		for _, x := range s {
 			if err := normalize(x); err != nil {
 				return 0, err
 			}
 		}
-		return value.HashTuple(s), nil
-	}
-	var v value.Value = value.NewTuple(s...)
-	if c.m.View != nil {
-		vv, err := c.m.Spec.Eval(c.m.View, s)
-		if err != nil {
-			return 0, fmt.Errorf("evaluating VIEW: %w", err)
+		if c.sym == nil {
+			return value.HashTuple(s), nil
 		}
-		v = vv
+		h := c.hashers.Get().(*value.SymmetryHasher)
+		defer c.hashers.Put(h)
+		return h.HashTuple(s), nil
+	}
+	v, err := c.m.Spec.Eval(c.m.View, s)
+	if err != nil {
+		return 0, fmt.Errorf("evaluating VIEW: %w", err)
 	}
 	if err := normalize(v); err != nil {
 		return 0, err
 	}
-	fp := value.Hash(v)
-	for _, p := range c.perms {
-		if h := value.PermutedHash(v, p); h < fp {
-			fp = h
-		}
+	if c.sym == nil {
+		return value.Hash(v), nil
 	}
-	return fp, nil
+	h := c.hashers.Get().(*value.SymmetryHasher)
+	defer c.hashers.Put(h)
+	return h.Hash(v), nil
 }
 
 // normalize rejects state values that cannot be fingerprinted.

@@ -27,6 +27,7 @@ func (c *checker) setupSymmetry() error {
 	if err != nil {
 		return fmt.Errorf("SYMMETRY: %w", err)
 	}
+	var gens []map[string]*value.Model
 	for _, p := range set.Elems() {
 		f, ok := p.(*value.Func)
 		if !ok {
@@ -44,14 +45,17 @@ func (c *checker) setupSymmetry() error {
 			identity = identity && from.Name == to.Name
 		}
 		if !identity {
-			c.perms = append(c.perms, perm)
+			gens = append(gens, perm)
 		}
 	}
-	perms, err := permutationGroup(c.perms)
+	perms, err := permutationGroup(gens)
 	if err != nil {
 		return fmt.Errorf("SYMMETRY: %w", err)
 	}
-	c.perms = perms
+	if len(perms) > 0 {
+		c.sym = value.NewSymmetry(perms)
+		c.hashers.New = func() any { return c.sym.NewHasher() }
+	}
 	return nil
 }
 

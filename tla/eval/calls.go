@@ -119,10 +119,21 @@ func (c *ctx) applyClosure(cl *closure, args []expr, ops []*opArg, at tla.Pos) v
 // written in c: operators to closures, the other arguments to what
 // bindArg gives.
 func (c *ctx) bindArgs(args []expr, ops []*opArg, next *env) *env {
+	// An argument that is a value already (a literal, a name bound to a
+	// value) needs no thunk: the group is allocated with as many as the
+	// others need.
+	thunks := 0
+	for i, a := range args {
+		if (ops == nil || ops[i] == nil) && c.argValue(a) == nil {
+			thunks++
+		}
+	}
 	var e *env
 	var ths []thunk
-	switch len(args) {
-	case 1:
+	switch {
+	case thunks == 0:
+		e = next.push(len(args))
+	case len(args) == 1:
 		// One allocation for the group, its slot and the argument's
 		// thunk.
 		g := &struct {
@@ -131,7 +142,7 @@ func (c *ctx) bindArgs(args []expr, ops []*opArg, next *env) *env {
 			t [1]thunk
 		}{}
 		g.env.slots, e, ths = g.s[:], &g.env, g.t[:]
-	case 2:
+	case len(args) == 2:
 		g := &struct {
 			env
 			s [2]binding
@@ -139,7 +150,7 @@ func (c *ctx) bindArgs(args []expr, ops []*opArg, next *env) *env {
 		}{}
 		g.env.slots, e, ths = g.s[:], &g.env, g.t[:]
 	default:
-		e = &env{slots: make([]binding, len(args))}
+		e, ths = next.push(len(args)), make([]thunk, thunks)
 	}
 	e.next = next
 	for i, a := range args {
@@ -147,26 +158,30 @@ func (c *ctx) bindArgs(args []expr, ops []*opArg, next *env) *env {
 			e.slots[i].op = c.closureOf(ops[i])
 			continue
 		}
-		switch x := a.(type) {
-		case *lit:
-			e.slots[i].val = x.v
+		if v := c.argValue(a); v != nil {
+			e.slots[i].val = v
 			continue
-		case *local:
-			if b := c.env.at(x.up, x.slot); b.op == nil && b.th == nil && b.val != nil {
-				e.slots[i].val = b.val
-				continue
-			}
 		}
-		var th *thunk
-		if ths != nil {
-			th = &ths[i]
-		} else {
-			th = new(thunk)
-		}
+		th := &ths[0]
+		ths = ths[1:]
 		th.e, th.sc, th.env, th.shared = a, c.sc, c.env, c.shared
 		e.slots[i].th = th
 	}
 	return e
+}
+
+// argValue returns the value of an argument that is one already: a
+// literal, or a name bound to a value; nil for any other.
+func (c *ctx) argValue(a expr) value.Value {
+	switch x := a.(type) {
+	case *lit:
+		return x.v
+	case *local:
+		if b := c.env.at(x.up, x.slot); b.op == nil && b.th == nil {
+			return b.val
+		}
+	}
+	return nil
 }
 
 // closureOf returns the operator an operator argument stands for in c.

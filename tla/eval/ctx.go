@@ -63,6 +63,20 @@ func (e *env) push(n int) *env {
 		}{}
 		g.env.slots, g.env.next = g.s[:], e
 		return &g.env
+	case 3:
+		g := &struct {
+			env
+			s [3]binding
+		}{}
+		g.env.slots, g.env.next = g.s[:], e
+		return &g.env
+	case 4:
+		g := &struct {
+			env
+			s [4]binding
+		}{}
+		g.env.slots, g.env.next = g.s[:], e
+		return &g.env
 	}
 	return &env{slots: make([]binding, n), next: e}
 }
@@ -210,13 +224,8 @@ func (c *ctx) argCtx(b *binding, at tla.Pos) *ctx {
 // literal, or a name bound to a value, is that value; anything else is
 // evaluated where the parameter is used.
 func (c *ctx) bindArg(arg expr) binding {
-	switch x := arg.(type) {
-	case *lit:
-		return binding{val: x.v}
-	case *local:
-		if b := c.env.at(x.up, x.slot); b.op == nil && b.th == nil && b.val != nil {
-			return binding{val: b.val}
-		}
+	if v := c.argValue(arg); v != nil {
+		return binding{val: v}
 	}
 	return binding{th: &thunk{e: arg, sc: c.sc, env: c.env, shared: c.shared}}
 }

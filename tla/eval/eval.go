@@ -420,6 +420,26 @@ func (c *ctx) domain(bd *bound) *value.Set {
 	return s
 }
 
+// intRange returns the bounds of a domain a..b that is computed where it
+// is used (not once for all), and small enough to be enumerated: such a
+// domain is walked as it is, without being made into a set.
+func (c *ctx) intRange(bd *bound) (lo, hi int64, ok bool) {
+	r, isCall := bd.set.(*callBuiltin)
+	if bd.dom >= 0 || !isCall || r.op != tla.OpRange {
+		return 0, 0, false
+	}
+	// Evaluated, and refused, as the operator .. does.
+	at := pos(r)
+	a, b := c.eval(r.args[0]), c.eval(r.args[1])
+	lo, hi = c.asInt(a, at), c.asInt(b, at)
+	if hi >= lo && uint64(hi-lo) >= value.MaxEnumerate {
+		// Too large: left to enumerate, which says so. The bounds are
+		// evaluated twice, but this is an error.
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
+
 // forBounds calls f for every combination of values of a binder such as
 // `x, y \in S, z \in T`; f returns true to stop. The *ctx passed to f, and
 // its group, are reused for the next combination: f must not keep them
@@ -434,6 +454,21 @@ func (c *ctx) bounds(b *binder, fresh bool, f func(*ctx) bool) {
 	if len(b.bounds) == 1 && !b.bounds[0].tuple && b.bounds[0].names == 1 && !fresh {
 		// \E x \in S : P, the common case, needs none of what follows:
 		// one context serves every element.
+		if lo, hi, ok := c.intRange(b.bounds[0]); ok {
+			// x \in a..b, the bounds computed here: the integers are
+			// not made into a set.
+			if lo > hi {
+				return
+			}
+			c2 := c.with(value.Int(lo))
+			for i := lo; ; i++ {
+				c.poll()
+				c2.env.slots[0].val = value.Int(i)
+				if f(c2) || i == hi {
+					return
+				}
+			}
+		}
 		elems := c.domain(b.bounds[0]).Elems()
 		if len(elems) == 0 {
 			return

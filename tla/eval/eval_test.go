@@ -78,6 +78,14 @@ var evalCases = []struct {
 }{
 	// Integers: \div rounds toward negative infinity, % is in 0..b-1.
 	{`7 \div 2`, `3`},
+	// Quantifiers over a..b computed where they are used, empty ones
+	// included.
+	{`LET n == N IN \A i \in 1..n : i > 0`, `TRUE`},
+	{`LET n == N IN \E i \in n..1 : TRUE`, `FALSE`},
+	{`LET n == N IN \E i \in 2..n - 1 : i = 2`, `TRUE`},
+	{`LET n == N IN \E i \in 3..n - 1 : TRUE`, `FALSE`},
+	{`LET n == N IN \A i \in 3..n - 1 : FALSE`, `TRUE`},
+	{`LET n == N IN {i \in 1..n : \E j \in 1..i - 1 : j * 2 = i}`, `{2}`},
 	{`(-7) \div 2`, `-4`},
 	{`7 \div (-2)`, `-4`},
 	{`(-7) \div (-2)`, `3`},
@@ -393,6 +401,10 @@ func TestEvalErrors(t *testing.T) {
 		{"ErrSelectSeq", "Inc", "must be a boolean, found 2"},
 		{"ErrSortSeq", "Plus", "must be a boolean, found 3"},
 		{"ErrHuge", "..", "too large"},
+		// A quantifier over a..b walks the integers without making a
+		// set, but refuses what the set would refuse, where it would.
+		{"ErrHugeQuant", "..", "too large"},
+		{"ErrRangeBound", "..", "expected an integer, found TRUE"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.def, func(t *testing.T) {

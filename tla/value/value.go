@@ -114,9 +114,12 @@ func HashTuple(vals []Value) uint64 {
 // Sets and functions hash their elements (argument-value pairs)
 // commutatively, by summing a strong mix of each: the hash of a value with
 // its model values permuted can then be computed without sorting the
-// permuted value (PermutedHash), which is what symmetry reduction needs.
+// permuted value (SymmetryHasher), which is what symmetry reduction needs.
 
-func pairHash(k, v uint64) uint64 { return mix(mix(0x3c6ef372fe94f82b, k), v) }
+func pairHash(k, v uint64) uint64 { return mix(keyHash(k), v) }
+
+// keyHash is the part of pairHash that depends on the key only.
+func keyHash(k uint64) uint64 { return mix(0x3c6ef372fe94f82b, k) }
 
 func funcHash(n int, acc uint64) uint64 {
 	h := mix(uint64(0xbb67ae8584caa73b)^uint64(n), acc)
@@ -134,41 +137,6 @@ func setHash(n int, acc uint64) uint64 {
 		h = 1
 	}
 	return h
-}
-
-// PermutedHash returns Hash(Permute(v, perm)) without building the
-// permuted value.
-func PermutedHash(v Value, perm map[string]*Model) uint64 {
-	switch x := v.(type) {
-	case *Model:
-		if y, ok := perm[x.Name]; ok {
-			return y.hash()
-		}
-		return x.hash()
-	case *Set:
-		if !hasModels(x) {
-			return x.hash()
-		}
-		var acc uint64
-		for _, e := range x.elems {
-			acc += elemHash(PermutedHash(e, perm))
-		}
-		return setHash(len(x.elems), acc)
-	case *Func:
-		if !hasModels(x) {
-			return x.hash()
-		}
-		var acc uint64
-		for i := range x.keys {
-			acc += pairHash(PermutedHash(x.keys[i], perm), PermutedHash(x.vals[i], perm))
-		}
-		return funcHash(len(x.keys), acc)
-	case SetValue:
-		if e, err := x.Enumerate(); err == nil {
-			return PermutedHash(e, perm)
-		}
-	}
-	return v.hash()
 }
 
 func mix(h, x uint64) uint64 {

@@ -99,24 +99,64 @@ func TestHashTuple(t *testing.T) {
 	assert.Equal(t, Hash(EmptyFunc), HashTuple(nil))
 }
 
-// TestPermutedHash: the hash of a permuted value, computed without building
-// it, is the hash of the permuted value, and HashTuple is the hash of the
-// tuple.
-func TestPermutedHash(t *testing.T) {
-	a, b, c := &Model{Name: "a"}, &Model{Name: "b"}, &Model{Name: "c"}
-	v := NewTuple(
+// TestSymmetryHash: the least hash over a group of permutations,
+// computed without building the permuted values, is the least of the
+// hashes of the permuted values, for values of every kind, some holding no
+// model value, some a model value the group fixes.
+func TestSymmetryHash(t *testing.T) {
+	a, b, c, x, y := &Model{Name: "a"}, &Model{Name: "b"}, &Model{Name: "c"}, &Model{Name: "x"}, &Model{Name: "y"}
+	other := &Model{Name: "other"}
+	// The group Permutations({a, b, c}) x Permutations({x, y}), without
+	// the identity.
+	var perms []map[string]*Model
+	for _, abc := range [][3]*Model{{a, b, c}, {a, c, b}, {b, a, c}, {b, c, a}, {c, a, b}, {c, b, a}} {
+		for _, xy := range [][2]*Model{{x, y}, {y, x}} {
+			p := map[string]*Model{"a": abc[0], "b": abc[1], "c": abc[2], "x": xy[0], "y": xy[1]}
+			if abc[0] == a && abc[1] == b && xy[0] == x {
+				continue
+			}
+			perms = append(perms, p)
+		}
+	}
+	sym := NewSymmetry(perms)
+	require.Equal(t, 12, sym.Len())
+	h := sym.NewHasher()
+	least := func(v Value) uint64 {
+		m := Hash(v)
+		for _, p := range perms {
+			m = min(m, Hash(Permute(v, p)))
+		}
+		return m
+	}
+	vals := []Value{
+		Int(3), String("s"), other, a, x,
 		NewSet(a, b, Int(3)),
+		NewSet(Int(1), Int(2)),
 		NewFunc([]Value{a, b, c}, []Value{NewSet(b), NewTuple(c, a), String("x")}),
 		NewRecord([]string{"p", "q"}, []Value{a, NewSet(NewSet(a, c), NewSet(b))}),
-	)
-	perm := map[string]*Model{"a": b, "b": c, "c": a}
-	if got, want := PermutedHash(v, perm), Hash(Permute(v, perm)); got != want {
-		t.Errorf("PermutedHash = %x, Hash(Permute) = %x", got, want)
+		NewRecord([]string{"acceptor", "value", "ballot"}, []Value{b, y, Int(2)}),
+		NewSet(NewRecord([]string{"r", "v"}, []Value{a, x}), NewRecord([]string{"r", "v"}, []Value{c, y}), other),
+		NewTuple(other, NewSet(Int(1)), NewFunc([]Value{x, y}, []Value{Int(0), a})),
+		EmptySet, EmptyFunc,
 	}
-	if PermutedHash(v, nil) != Hash(v) {
-		t.Error("PermutedHash with no permutation differs from Hash")
+	for _, v := range vals {
+		assert.Equal(t, least(v), h.Hash(v), "%s", Format(v))
 	}
-	vals := []Value{a, Int(1), NewSet(b)}
+	// Whole states: HashTuple is the least hash of the tuple, and equal
+	// for states the group maps to each other.
+	for i := range vals {
+		state := vals[i:]
+		assert.Equal(t, least(NewTuple(state...)), h.HashTuple(state))
+	}
+	s1 := []Value{NewSet(a, x), NewFunc([]Value{a, b, c}, []Value{x, y, x})}
+	s2 := []Value{NewSet(c, y), NewFunc([]Value{a, b, c}, []Value{x, y, y})}
+	s3 := []Value{NewSet(c, y), NewFunc([]Value{a, b, c}, []Value{y, y, x})}
+	assert.Equal(t, h.HashTuple(s1), h.HashTuple(s2))
+	assert.NotEqual(t, h.HashTuple(s1), h.HashTuple(s3))
+}
+
+func TestHashTupleIsTupleHash(t *testing.T) {
+	vals := []Value{&Model{Name: "a"}, Int(1), NewSet(&Model{Name: "b"})}
 	if HashTuple(vals) != Hash(NewTuple(vals...)) {
 		t.Error("HashTuple differs from the tuple's Hash")
 	}

@@ -62,4 +62,6 @@ ErrPow == 2^63
 ErrSelectSeq == SelectSeq(<<1, 2>>, Inc)
 ErrSortSeq == SortSeq(<<2, 1>>, Plus)
 ErrHuge == CHOOSE k \in 1..Big : TRUE
+ErrHugeQuant == \E j \in {Big} : \A k \in 1..j : k > 0
+ErrRangeBound == \E j \in {1} : \E k \in 1..(j = 1) : TRUE
 =============================================================================
