@@ -151,6 +151,8 @@ var Equivalents = []Equivalence{
 	{Function: "CommonKVSender.__init__", Operator: "delete-stmt", Source: "self.aux_index = None", Reason: "init() sets aux_index (prefill.py:354, when the request leaves the bootstrap queue) before send() reads it (nixl/conn.py:2818 at adca19c4); nothing reads it earlier; no configuration could tell"},
 	{Function: "PrefillBootstrapQueue.pop_bootstrapped", Operator: "drop-cond", What: "`poll == KVPoll.WaitingForInput` always true", Reason: "after the Failed and Bootstrapping branches, a request in the bootstrap queue reads WaitingForInput unless another request reuses its room and is already Transferring or Success; the campaign runs the commit's configuration, which reuses no room: sglang-35360-reuse could tell (not run by the campaign)"},
 
+	{Function: "NixlKVManager.transfer_worker", Source: "time.sleep(0)", Reason: "the pause between two checks of the DONE barrier (a yield of the thread): how long the worker waits between checks, which no configuration models (the harness's clock makes sleep return at once); the writes it waits for complete at the same step either way"},
+
 	// What decode sends that no configuration's decode varies.
 	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Source: "decode_prefix_len", Reason: prefixOnly},
 	{Function: "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread", Operator: "change-number", What: "0 -> 1", Source: "0,", Reason: prefixOnly + " (the prefix length a room gets when no TransferInfo carries one)"},
