@@ -130,15 +130,22 @@ def _inflight_bootstrapping_raises(h):
     return h.crashed is not None
 
 
-def _sent(h):
-    """A fresh room whose request is bootstrapped by both decode ranks and
-    sent: its chunk waits in a transfer queue. Returns the room."""
+def _bootstrapped(h):
+    """A fresh room whose request is bootstrapped by both decode ranks: it
+    waits in the scheduler's waiting queue. Returns the room."""
     room = _fresh(h)
     h.apply("SchedulerCreateSender", [0])
     for d in (0, 1):
         h.apply("DecodeSendTransferInfo", [d, 0])
         h.apply("BootstrapRecvTransferInfo", [d])
     h.apply("SchedulerPollBootstrap", [])
+    return room
+
+
+def _sent(h):
+    """A fresh room whose request is bootstrapped by both decode ranks and
+    sent: its chunk waits in a transfer queue. Returns the room."""
+    room = _bootstrapped(h)
     h.apply("SchedulerSend", [0])
     return room
 
@@ -181,12 +188,7 @@ def _worker_skips(h, drop):
 def _send_skips_failed(h):
     """A bootstrapped request whose room reads Failed is sent: is nothing
     enqueued?"""
-    room = _fresh(h)
-    h.apply("SchedulerCreateSender", [0])
-    for d in (0, 1):
-        h.apply("DecodeSendTransferInfo", [d, 0])
-        h.apply("BootstrapRecvTransferInfo", [d])
-    h.apply("SchedulerPollBootstrap", [])
+    room = _bootstrapped(h)
     h.mgr.update_status(room, h.KVPoll.Failed)
     h.apply("SchedulerSend", [0])
     return not h.observe()["wqueue"]
