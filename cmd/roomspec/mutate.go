@@ -123,7 +123,7 @@ func rejudgeReport(e *env, file, format string) int {
 		fmt.Fprintf(e.stderr, "roomspec mutate: %s: not a campaign's JSON report (roomspec mutate -format json): %v\n", file, err)
 		return exitBadInput
 	}
-	rep.Rejudge(mutate.Equivalents)
+	rep.Rejudge(mutate.TableFor(rep.Backend))
 	return writeCampaign(e, &rep, format)
 }
 

@@ -1,6 +1,10 @@
 package mutate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/roomspec/roomspec/conformance/sglang"
+)
 
 // Equivalence marks surviving mutants as equivalent to the original, with
 // the reason: which configuration could tell them apart, or why none
@@ -180,6 +184,18 @@ var Equivalents = []Equivalence{
 	{Function: "NixlKVManager.add_transfer_request", Operator: "delete-stmt", Source: "assert self.disaggregation_mode == DisaggregationMode.PREFILL", Reason: "the manager is prefill's: the assertion always holds"},
 	{Function: "NixlKVManager.add_transfer_request", Operator: "delete-stmt", Source: "assert not is_last_chunk or", Reason: "send_kv_chunk gives the last chunk its aux index: the assertion always holds"},
 	{Function: "NixlKVManager._handle_abort_notification", Operator: "drop-cond", What: "drop `not msg` from the test", Reason: "ZeroMQ delivers no empty multipart message: msg[0] exists whenever the handler runs"},
+}
+
+// TableFor is the reviewed table of backend's campaigns: Equivalents for
+// NIXL. Its entries were read against NIXL's code (and the common/conn.py
+// and prefill.py that NIXL runs), so no other backend borrows them: a
+// Mooncake survivor is reported as survived until a table reviewed
+// against Mooncake's code says otherwise.
+func TableFor(backend string) []Equivalence {
+	if backend == "" || backend == sglang.NIXL {
+		return Equivalents
+	}
+	return []Equivalence{}
 }
 
 // equivalent returns the reason of the first entry of table that matches

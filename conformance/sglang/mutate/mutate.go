@@ -79,7 +79,9 @@ type Baseline struct {
 
 // Report is a campaign.
 type Report struct {
-	Source   string   `json:"source"`
+	Source string `json:"source"`
+	// Backend is the KV-transfer backend mutated ("" is NIXL's).
+	Backend  string   `json:"backend,omitempty"`
 	Commit   string   `json:"commit,omitempty"`
 	Variant  string   `json:"variant"`
 	Expected string   `json:"expected,omitempty"`
@@ -130,7 +132,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		opt.Workers = runtime.NumCPU()
 	}
 	if opt.Equivalents == nil {
-		opt.Equivalents = Equivalents
+		opt.Equivalents = TableFor(opt.Code.Source.Backend)
 	}
 	work, err := os.MkdirTemp("", "roomspec-mutate-")
 	if err != nil {
@@ -190,7 +192,7 @@ func List(ctx context.Context, opt Options) (*Report, []Mutant, error) {
 // prepare runs the unmutated code and lists the mutants.
 func prepare(ctx context.Context, work string, opt Options) (*Report, []Mutant, string, error) {
 	c := opt.Code
-	rep := &Report{Source: c.Source.Given, Commit: c.Source.Commit, Variant: c.Variant, Seed: opt.Seed, Cases: opt.Cases}
+	rep := &Report{Source: c.Source.Given, Backend: c.Source.Backend, Commit: c.Source.Commit, Variant: c.Variant, Seed: opt.Seed, Cases: opt.Cases}
 	if c.Expect != nil {
 		rep.Expected = c.Expect.From
 	}

@@ -170,3 +170,18 @@ func TestRealCodeMutants(t *testing.T) {
 		assert.NotEmpty(t, r.Diff)
 	}
 }
+
+// The reviewed table is NIXL's: a Mooncake campaign borrows none of it,
+// so its survivors stay survivors until a table reviewed against
+// Mooncake's code exists.
+func TestTableForBackend(t *testing.T) {
+	assert.Equal(t, Equivalents, TableFor(""))
+	assert.Equal(t, Equivalents, TableFor(sglang.NIXL))
+	assert.Empty(t, TableFor(sglang.Mooncake))
+	m := Mutant{Function: "CommonKVSender.__init__", Operator: "delete-stmt", What: "delete self.init_time: Optional[float] = None",
+		Diff: "-        self.init_time: Optional[float] = None\n+        pass\n"}
+	_, nixl := equivalent(TableFor(sglang.NIXL), m)
+	_, mooncake := equivalent(TableFor(sglang.Mooncake), m)
+	assert.True(t, nixl, "NIXL's sender sets init_time right after: equivalent there")
+	assert.False(t, mooncake, "an entry reviewed against NIXL's sender is not borrowed for Mooncake's")
+}
