@@ -13,8 +13,9 @@ path: prefill.py handle_bootstrap_failure, handle_inflight_transfer_failure;
 FINISH_LENGTH(0) on Success, prefill.py:884-885 at adca19c4), its metadata
 buffer index freed once (maybe_release_metadata_buffer, prefill.py:102)
 and, after Success, set once with the last chunk (set_buf), the writes
-decode counts on landed (KV chunks 0..n-1 and one aux write with the last
-chunk, as decode's receiver counts them by their notifications), and its rid gone from the pending-chunk set ("a stale entry holds the
+NIXL's decode counts on landed (KV chunks 0..n-1 and one aux write with
+the last chunk, as its receiver counts them by their notifications), and
+its rid gone from the pending-chunk set ("a stale entry holds the
 unified-memory compaction gate closed for the process lifetime",
 clear_pending_chunk_send, prefill.py:984). A release that breaks one of
 these is SGLang's finding at the step that released the request: the
@@ -78,8 +79,9 @@ class Client:
     def _transfer_problem(self, rid):
         """Decode takes a room's transfer as complete when each of its
         destination ranks has KV chunks 0..n-1, the last flagged last, and
-        an aux write landed with the last chunk (decode's receiver counts chunks by their ids and reads
-        the metadata from the aux buffer): "" if so, else what is wrong."""
+        an aux write landed with the last chunk (decode's receiver counts
+        chunks by their ids and reads the metadata from the aux buffer):
+        "" if so, else what is wrong."""
         kv, aux_with_last, aux = [], False, 0
         for group in self.writes.get(rid, []):
             parts = [str(n).split("_") for n in group]
@@ -120,9 +122,7 @@ class Client:
         """Judge each request the step let go; returns the first problem
         (a sentence naming the request), or None. held(req) says whether
         the scheduler still holds req; pending is the pending-chunk set."""
-        if self.noted:
-            problem, self.noted = self.noted[0], []
-            return problem
+        problems, self.noted = self.noted, []
         for r in reqs:
             idx = getattr(r, "metadata_buffer_index", -1)
             if isinstance(idx, int) and idx >= 0:
@@ -133,8 +133,8 @@ class Client:
             self.released.add(r.rid)
             problem = self._problem(r, pending)
             if problem:
-                return f"SGLang let {r.rid} go {problem}"
-        return None
+                problems.append(f"SGLang let {r.rid} go {problem}")
+        return problems[0] if problems else None
 
     def _problem(self, r, pending):
         answers = self.answers.get(r.rid, [])
