@@ -574,14 +574,12 @@ class Harness:
         event_loop_normal_disagg_prefill makes it (prefill.py:577):
         waiting_queue.extend(pop_bootstrapped())."""
         before = list(self.bq.queue)
-        self._bootstrap_pass()
-        if self.crashed is None and [id(r) for r in self.bq.queue] == [id(r) for r in before]:
-            raise Refused("the bootstrap-queue pass moved no request (" + self._statuses(before) + ")")
-
-    def _bootstrap_pass(self):
         popped = self._scheduler_call("pop_bootstrapped", self.bq.pop_bootstrapped)
-        if self.crashed is None:
-            self.sched.waiting_queue.extend(popped or [])
+        if self.crashed is not None:
+            return
+        self.sched.waiting_queue.extend(popped or [])
+        if [id(r) for r in self.bq.queue] == [id(r) for r in before]:
+            raise Refused("the bootstrap-queue pass moved no request (" + self._statuses(before) + ")")
 
     def do_SchedulerSend(self, qi):
         """The forward pass of request qi, a batch of one: the scheduler
@@ -632,16 +630,13 @@ class Harness:
         """One pass of the event loop over the in-flight queue
         (process_disagg_prefill_inflight_queue, prefill.py:830)."""
         before = list(self.sched.disagg_prefill_inflight_queue)
-        self._inflight_pass()
+        self._scheduler_call("process_disagg_prefill_inflight_queue",
+                             self.sched.process_disagg_prefill_inflight_queue)
         if self.crashed is not None:
             return
         after = self.sched.disagg_prefill_inflight_queue
         if [id(r) for r in after] == [id(r) for r in before]:
             raise Refused("the in-flight pass moved no request (" + self._statuses(before) + ")")
-
-    def _inflight_pass(self):
-        self._scheduler_call("process_disagg_prefill_inflight_queue",
-                             self.sched.process_disagg_prefill_inflight_queue)
 
     def do_Tick(self, qi):
         """The clock moves to one second before request qi's bootstrap
