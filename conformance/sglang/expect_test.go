@@ -161,6 +161,25 @@ func TestEnvBool(t *testing.T) {
 	}
 }
 
+// emptyCommits is a new repository in a temporary folder (skipping the
+// test where git is missing): git runs git there with commits dated
+// *date (which the test may move), commit makes an empty commit with a
+// subject and returns its hash.
+func emptyCommits(t *testing.T, date *string) (dir string, git func(args ...string) string, commit func(subject string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found")
+	}
+	dir = t.TempDir()
+	git = gitIn(t, dir, date)
+	git("init", "-q")
+	commit = func(subject string) string {
+		git("commit", "-q", "--allow-empty", "-m", subject)
+		return git("rev-parse", "HEAD")
+	}
+	return dir, git, commit
+}
+
 // gitIn returns a runner of git in dir, its commits dated *date.
 func gitIn(t *testing.T, dir string, date *string) func(args ...string) string {
 	return func(args ...string) string {
@@ -180,17 +199,8 @@ func gitIn(t *testing.T, dir string, date *string) func(args ...string) string {
 // taking one out; ExpectCommit tells a commit older than the modelled
 // range from one of a history roomspec does not know.
 func TestPRsIn(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not found")
-	}
-	dir := t.TempDir()
 	date := "2026-05-01T10:00:00Z"
-	git := gitIn(t, dir, &date)
-	git("init", "-q")
-	commit := func(subject string) string {
-		git("commit", "-q", "--allow-empty", "-m", subject)
-		return git("rev-parse", "HEAD")
-	}
+	dir, git, commit := emptyCommits(t, &date)
 	old := commit("An old commit (#1)")
 	date = "2026-06-01T10:00:00Z"
 	commit("[Disagg][NIXL] Add staging buffer support (#22536)")

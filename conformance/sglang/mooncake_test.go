@@ -3,7 +3,6 @@ package sglang
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,17 +15,8 @@ import (
 // without its first entry is older than the modelled range; the deferred
 // release's variable picks the -deferred configuration.
 func TestExpectMooncakeCommit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not found")
-	}
-	dir := t.TempDir()
 	date := "2026-08-01T10:00:00Z"
-	git := gitIn(t, dir, &date)
-	git("init", "-q")
-	commit := func(subject string) string {
-		git("commit", "-q", "--allow-empty", "-m", subject)
-		return git("rev-parse", "HEAD")
-	}
+	dir, _, commit := emptyCommits(t, &date)
 	old := commit("[PD] Refactor hybrid state transfer (#24932)")
 	first := commit("[PD] Fix KV cache corruption on abort by notifying ongoing prefill (#27372)")
 	commit("[PD] Fix optimistic prefill inflight-queue hangs on parked/aborted reqs (#31075)")
