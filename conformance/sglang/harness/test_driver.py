@@ -149,6 +149,13 @@ class DriverTest(SandboxTest):
              "KV chunks (id, last)"),
             ("gate not told", "            self.disagg_prefill_pending_chunk_rids.add(req.rid)", "            pass",
              "without its rid in the pending-chunk set"),
+            # the worker stops waiting for the aux write: Success before
+            # decode has the metadata
+            ("aux not waited for", "nixl/conn.py", "                        handles.append(aux_xfer_handle)\n",
+             "                        pass\n", "0 aux writes reached decode"),
+            ("counter kept", "nixl/conn.py",
+             "                    self._staging_outstanding.pop(room, None)\n                    self.transfer_infos.pop(",
+             "                    self.transfer_infos.pop(", "_staging_outstanding with no chunk of it"),
         ]
         for case in cases:
             name, path, old, new, message = case if len(case) == 5 else (case[0], "prefill.py") + case[1:]

@@ -176,6 +176,32 @@ class AgentTest(FakeTest):
         self.assertEqual(sorted(p.key for p in self.ctl.find("xfer")),
                          [("1001_kv_0_0_0",), ("next",)])
 
+    def test_a_write_never_waited_for_never_lands(self):
+        # nixl/conn.py's worker waits on every handle it posts; one it
+        # leaves out of its wait (the aux write) is not completed with the
+        # chunk, and its notification is not in the park's key (what the
+        # driver reports landed at decode).
+        agent = fakes.FakeAgent(self.ctl, "prefill-0", object())
+        results = {}
+
+        def body():
+            kv = agent.initialize_xfer("WRITE", None, None, "d", b"1000_kv_0_1_0")
+            aux = agent.initialize_xfer("WRITE", None, None, "d", b"1000_aux")
+            results["first"] = agent.check_xfer_state(kv)
+            results["second"] = agent.check_xfer_state(kv)
+            results["done"] = (kv.done, aux.done)
+            agent.check_xfer_state(aux)
+            agent.check_xfer_state(aux)
+
+        self.run_parked("w0", body)
+        (p,) = self.ctl.find("xfer")
+        self.assertEqual(p.key, ("1000_kv_0_1_0",))
+        self.assertEqual(self.ctl.resume(p, "DONE", "kv done"), "parked")
+        self.assertEqual(results, {"first": "PROC", "second": "DONE", "done": (True, False)})
+        # checked later, it is waited for, and lands with the next completion
+        (p,) = self.ctl.find("xfer")
+        self.assertEqual(p.key, ("1000_aux",))
+
     def test_every_other_call_succeeds(self):
         os.environ["SGLANG_DISAGGREGATION_NIXL_BACKEND"] = "LIBFABRIC"
         agent = fakes.FakeAgent(self.ctl)

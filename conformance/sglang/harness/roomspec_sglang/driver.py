@@ -446,6 +446,30 @@ class Harness:
                                         self.sched.disagg_prefill_pending_chunk_rids)
             if problem:
                 raise EffectViolation("real effect: " + problem)
+            problem = self._left_behind()
+            if problem:
+                raise EffectViolation("real effect: " + problem)
+
+    def _left_behind(self):
+        """The transfer manager's per-room chunk counter
+        (_staging_outstanding, PR #30545) must not outlive the room's
+        chunks: a room none of whose chunks is queued or posted has no
+        entry, or prefill keeps one entry per room it ever served (the
+        worker drops it with the last chunk, nixl/conn.py transfer_worker).
+        The spec's `outstanding` is the count, which cannot tell an entry
+        at 0 from none; this is the presence. An entry above 0 is the
+        spec's to judge (a worker that raised keeps its chunk counted on
+        purpose: its writes may still land). "" if none is left."""
+        counter = getattr(self.mgr, "_staging_outstanding", None)
+        if not counter:
+            return ""
+        busy = {self.requests[tag]["room"] for q in self.queues for tag, _ in q.items}
+        busy |= {self.requests[qi]["room"] for qi in self.processing.values()}
+        for i, rid in enumerate(self.room_ids):
+            if i not in busy and rid in counter and counter[rid] == 0:
+                return (f"SGLang keeps an entry at 0 for room {i} in the transfer manager's _staging_outstanding "
+                        "with no chunk of it queued or posted: a per-room counter prefill never frees")
+        return ""
 
     def do_DecodeSendTransferInfo(self, d, qi):
         if self.aborted[qi] or d in self.ti_sent[qi]:

@@ -9,7 +9,8 @@
 2. Transfer queues: FastQueue's replacement, a FIFO whose get() parks the
    worker until the driver lets it take the head chunk.
 3. The NIXL agent: every call succeeds; a transfer is DONE only once the
-   driver completes the chunk it belongs to (check_xfer_state parks).
+   driver completes the chunk it belongs to (check_xfer_state parks), and
+   only a transfer the worker waits for (checks) ever lands.
 4. The clock: time.time() as the modules that read it see it.
 5. Decode's registration: built by the harness as decode's frames.
 6. The KV cache pool (KVPool): the scheduler's tree cache, its
@@ -293,12 +294,19 @@ class FakeAgent:
             # completes the chunk.
             handle.checked = True
             return "PROC"
+        # The driver's step completes the writes the worker is waiting
+        # for: those it has checked. A write it posted and never checks may
+        # land at any later time as far as NIXL promises, so here it never
+        # does (its notification never reaches decode): code that stops
+        # waiting for a write (the aux write left out of `handles`) is seen
+        # to declare Success before decode has what it needs.
         me = self._thread()
         mine = self.pending.get(me, [])
-        self.controller.park("xfer", key=tuple(h.notif for h in mine))
-        for h in mine:
+        waited = [h for h in mine if h.checked]
+        self.controller.park("xfer", key=tuple(h.notif for h in waited))
+        for h in waited:
             h.done = True
-        self.pending[me] = []
+        self.pending[me] = [h for h in mine if not h.checked]
         return "DONE"
 
     def release_xfer_handle(self, *args, **kwargs):
