@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -173,21 +174,21 @@ func runCaptures(e *env, names []string, arg string, opt captured.Options, load 
 // one runs the properties on the implementation name (and, for SGLang's
 // code, its deferred form).
 func (tr *testRun) one(name string) int {
-	code, rc := tr.form(name)
-	if code == exitBadInput || rc != nil && rc.ClockDiffers() {
+	t, rc, err := tr.target(name)
+	if err != nil {
+		fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
+		return exitBadInput
+	}
+	code := tr.form(name, t, rc, tr.props)
+	if code == exitBadInput || rc == nil || rc.ClockDiffers() {
 		return code
 	}
 	return max(code, tr.deferredForm(name, rc))
 }
 
-// form runs the properties on the implementation name, against its
-// configuration.
-func (tr *testRun) form(name string) (code int, rc *realCode) {
-	t, rc, err := tr.target(name)
-	if err != nil {
-		fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
-		return exitBadInput, nil
-	}
+// form runs props on the implementation t, against its configuration,
+// and closes it.
+func (tr *testRun) form(name string, t conformance.Target, rc *realCode, props []string) (code int) {
 	defer func() {
 		if err := t.Impl.Close(); err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %s: close: %v\n", name, err)
@@ -201,15 +202,15 @@ func (tr *testRun) form(name string) (code int, rc *realCode) {
 	}
 	if rc != nil && rc.ClockDiffers() {
 		fmt.Fprintf(tr.e.stdout, "%s: the properties are not run: the code's bootstrap timeout is not the configuration's (%s)\n", name, rc.Variant)
-		return exitViolation, rc
+		return exitViolation
 	}
 	opt := tr.opt
 	opt.Crowd = sglang.Crowd(t.Config.Name)
-	for _, p := range tr.props {
+	for _, p := range props {
 		r, err := t.Check(p, opt)
 		if err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %s: %v\n", name, err)
-			return exitBadInput, rc
+			return exitBadInput
 		}
 		tr.print(r, rc)
 		if r.Holds {
@@ -218,41 +219,39 @@ func (tr *testRun) form(name string) (code int, rc *realCode) {
 		code = exitViolation
 		if err := tr.save(r); err != nil {
 			fmt.Fprintf(tr.e.stderr, "roomspec test: %v\n", err)
-			return exitBadInput, rc
+			return exitBadInput
 		}
 	}
-	return code, rc
+	return code
 }
 
-// deferredForm runs, after SGLang's code was checked against its
-// configuration sglang-X with the deferred decode-side release off (its
-// default), refinement of the same code with it on against
-// sglang-X-deferred, where that is bundled: the ABORT_ACK path exists
-// only there, and a run of the default alone never executes it.
+// deferredForm runs refinement of SGLang's code in its deferred form
+// (sglang.Code.DeferredForm: the decode-side release on, against
+// sglang-X-deferred), where it has one.
 func (tr *testRun) deferredForm(name string, rc *realCode) int {
-	if rc == nil || !strings.HasPrefix(rc.Variant, "sglang-") || strings.HasSuffix(rc.Variant, "-deferred") ||
-		!slices.Contains(spec.Variants(), rc.Variant+"-deferred") {
-		return exitOK
-	}
-	if _, set := tr.sglangEnv.Bool(sglang.DeferredEnv); set {
-		return exitOK
-	}
-	if !rc.Ingredients.DeferredAckAvailable {
-		fmt.Fprintf(tr.e.stdout, "%s: %s expects PR #35360's deferred release (%s), and the code has none\n", name, rc.Variant, sglang.DeferredEnv)
+	d, err := rc.DeferredForm(context.Background())
+	switch {
+	case errors.Is(err, sglang.ErrNoDeferredRelease):
+		fmt.Fprintf(tr.e.stdout, "%s: %v\n", name, err)
 		return exitViolation
-	}
-	if !slices.Contains(tr.props, conformance.Refinement) {
+	case err != nil:
+		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: %v\n", name, err)
+		return exitBadInput
+	case d == nil || !slices.Contains(tr.props, conformance.Refinement):
 		return exitOK
 	}
 	// Refinement only: the release is off by default, and its liveness
 	// fails on #35360's own code (AbortsAcked, the ACK-target bugs in
 	// README), which -sglang-env DeferredEnv=1 runs in full.
-	d := *tr
-	d.variant = rc.Variant + "-deferred"
-	d.sglangEnv = append(slices.Clone(tr.sglangEnv), sglang.DeferredEnv+"=1")
-	d.props = []string{conformance.Refinement}
-	fmt.Fprintf(tr.e.stderr, "roomspec test: %s: and with %s=1, refinement against %s\n", name, sglang.DeferredEnv, d.variant)
-	return d.one(name)
+	fmt.Fprintf(tr.e.stderr, "roomspec test: %s: and with %s=1, refinement against %s\n", name, sglang.DeferredEnv, d.Variant)
+	drc := &realCode{d}
+	t := conformance.Target{Name: name, Impl: drc.implementation(tr.proc)}
+	if t.Config, err = drc.config(); err != nil {
+		t.Impl.Close()
+		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: %v\n", name, err)
+		return exitBadInput
+	}
+	return tr.form(name, t, drc, []string{conformance.Refinement})
 }
 
 // target loads the implementation name and the configuration it is

@@ -74,7 +74,18 @@ type Baseline struct {
 	Liveness    bool                `json:"liveness"`
 	Pinned      []string            `json:"pinned,omitempty"`
 	Differences []sglang.Difference `json:"differences,omitempty"`
-	Seconds     float64             `json:"seconds"`
+	// Deferred is the unmutated code's deferred form, where it has one
+	// (sglang.Code.DeferredForm): it refines Deferred.Variant, and a
+	// mutant nothing else tells apart is run in that form too.
+	Deferred *DeferredBaseline `json:"deferred,omitempty"`
+	Seconds  float64           `json:"seconds"`
+}
+
+// DeferredBaseline is the unmutated code's deferred form: the
+// configuration it refines and its probe's differences from it.
+type DeferredBaseline struct {
+	Variant     string              `json:"variant"`
+	Differences []sglang.Difference `json:"differences,omitempty"`
 }
 
 // Report is a campaign.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/roomspec/roomspec/conformance/sglang"
 )
 
 // Score is the kill rate: killed mutants of those not shown equivalent.
@@ -49,7 +51,11 @@ func WriteText(w io.Writer, r *Report) {
 		cases = fmt.Sprintf("%d cases", r.Cases)
 	}
 	fmt.Fprintf(w, "; suite at %s, seed %d\n", cases, r.Seed)
-	fmt.Fprintf(w, "unmutated: refinement holds, liveness %s (%.1fs)\n\n", holdsText(r.Baseline.Liveness, r.Baseline.Pinned), r.Baseline.Seconds)
+	deferred := ""
+	if d := r.Baseline.Deferred; d != nil {
+		deferred = fmt.Sprintf("; with %s=1, refinement of %s holds", sglang.DeferredEnv, d.Variant)
+	}
+	fmt.Fprintf(w, "unmutated: refinement holds, liveness %s%s (%.1fs)\n\n", holdsText(r.Baseline.Liveness, r.Baseline.Pinned), deferred, r.Baseline.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERDICT\tMUTANT\tLINE\tFUNCTION\tOPERATOR\tWHAT\tHOW")
 	for _, m := range r.Results {

@@ -28,9 +28,9 @@ type outcome struct {
 	livenessText   string
 }
 
-// suite runs refinement and liveness on impl against the code's
-// configuration, as roomspec test does.
-func suite(c *sglang.Code, impl conformance.Implementation, opt Options) (outcome, error) {
+// suite runs refinement and, with liveness, liveness on impl against
+// the code's configuration, as roomspec test does.
+func suite(c *sglang.Code, impl conformance.Implementation, opt Options, liveness bool) (outcome, error) {
 	conf, err := c.Config()
 	if err != nil {
 		return outcome{}, err
@@ -46,6 +46,9 @@ func suite(c *sglang.Code, impl conformance.Implementation, opt Options) (outcom
 	if !r.Holds {
 		o.refinementText = fmt.Sprintf("%s (%d steps)", r.Failure, len(r.Steps))
 		return o, nil // a mutant that fails refinement is killed: liveness would add nothing
+	}
+	if !liveness {
+		return o, nil
 	}
 	if r, err = t.Check(conformance.Liveness, so); err != nil {
 		return o, err
@@ -72,12 +75,7 @@ func baseline(ctx context.Context, c *sglang.Code, coverage string, opt Options)
 	if _, err := subprocess.Output(ctx, append(argv, "--probe"), subprocess.OutputOptions{Timeout: 5 * time.Minute, Env: env}); err != nil {
 		return b, fmt.Errorf("mutate: the probe of the unmutated code: %w", err)
 	}
-	argv, env = tracedArgv(c, suiteCov)
-	im := subprocess.NewArgv(argv, env, subprocess.Options{Timeout: 10 * opt.Timeout, StartTimeout: 2 * subprocess.DefaultStartTimeout})
-	o, err := suite(c, im, opt)
-	if cerr := im.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
+	o, err := tracedSuite(c, suiteCov, opt, true)
 	if err != nil {
 		return b, fmt.Errorf("mutate: the unmutated code: %w", err)
 	}
@@ -85,8 +83,39 @@ func baseline(ctx context.Context, c *sglang.Code, coverage string, opt Options)
 		return b, fmt.Errorf("mutate: %w against %s: %s", ErrBaseline, c.Variant, o.refinementText)
 	}
 	b.Refinement, b.Liveness, b.Pinned = o.refinement, o.liveness, o.pinned
+	covs := []string{probeCov, suiteCov}
+	// The deferred form, as roomspec test runs it: its lines count as run,
+	// and a mutant is held to it too.
+	d, err := c.DeferredForm(ctx)
+	if err != nil {
+		return b, fmt.Errorf("mutate: the unmutated code's deferred form: %w", err)
+	}
+	if d != nil {
+		deferredCov := coverage + ".deferred"
+		o, err := tracedSuite(d, deferredCov, opt, false)
+		if err != nil {
+			return b, fmt.Errorf("mutate: the unmutated code's deferred form: %w", err)
+		}
+		if !o.refinement {
+			return b, fmt.Errorf("mutate: %w against %s (its deferred form): %s", ErrBaseline, d.Variant, o.refinementText)
+		}
+		b.Deferred = &DeferredBaseline{Variant: d.Variant, Differences: d.Differences}
+		covs = append(covs, deferredCov)
+	}
 	b.Seconds = time.Since(start).Seconds()
-	return b, mergeCoverage(coverage, probeCov, suiteCov)
+	return b, mergeCoverage(coverage, covs...)
+}
+
+// tracedSuite runs the suite on c under the line tracer, which writes
+// the lines run into coverage.
+func tracedSuite(c *sglang.Code, coverage string, opt Options, liveness bool) (outcome, error) {
+	argv, env := tracedArgv(c, coverage)
+	im := subprocess.NewArgv(argv, env, subprocess.Options{Timeout: 10 * opt.Timeout, StartTimeout: 2 * subprocess.DefaultStartTimeout})
+	o, err := suite(c, im, opt, liveness)
+	if cerr := im.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return o, err
 }
 
 // mergeCoverage writes the union of the line sets of files into out.
@@ -169,14 +198,7 @@ func judge(ctx context.Context, m Mutant, work, keys string, base Baseline, opt 
 	if how := probeDiffers(opt.Code, ing, base); how != "" {
 		return how, nil
 	}
-	im := c.Implementation(subprocess.Options{Timeout: opt.Timeout})
-	stop := context.AfterFunc(ctx, func() { im.Close() }) // the mutant's time is up: kill its harness
-	o, err := suite(&c, im, opt)
-	stop()
-	im.Close()
-	if ctx.Err() != nil {
-		return "", fmt.Errorf("%w: it ran longer than %v", errMutantTimeout, opt.MutantTimeout)
-	}
+	o, err := supervisedSuite(ctx, &c, opt, true)
 	if err != nil {
 		return "", err
 	}
@@ -188,7 +210,45 @@ func judge(ctx context.Context, m Mutant, work, keys string, base Baseline, opt 
 	case pinKinds(o.pinned) != pinKinds(base.Pinned):
 		return "liveness: " + o.livenessText, nil
 	}
+	if base.Deferred == nil {
+		return "", nil
+	}
+	// Nothing told it apart yet: its deferred form, held as the unmutated
+	// code's is.
+	c.Ingredients = ing
+	d, err := c.DeferredForm(ctx)
+	switch {
+	case errors.Is(err, sglang.ErrNoDeferredRelease):
+		return "probe: " + err.Error(), nil
+	case err != nil:
+		return "", err
+	case d == nil:
+		return "", fmt.Errorf("the unmutated code has a deferred form (%s) and the mutant none", base.Deferred.Variant)
+	}
+	if how := newDifferences(d.Differences, base.Deferred.Differences); how != "" {
+		return fmt.Sprintf("with %s=1, %s", sglang.DeferredEnv, how), nil
+	}
+	if o, err = supervisedSuite(ctx, d, opt, false); err != nil {
+		return "", err
+	}
+	if !o.refinement {
+		return fmt.Sprintf("refinement with %s=1 (%s): %s", sglang.DeferredEnv, d.Variant, o.refinementText), nil
+	}
 	return "", nil
+}
+
+// supervisedSuite runs the suite on c's harness, killed when ctx (the
+// mutant's time) ends.
+func supervisedSuite(ctx context.Context, c *sglang.Code, opt Options, liveness bool) (outcome, error) {
+	im := c.Implementation(subprocess.Options{Timeout: opt.Timeout})
+	stop := context.AfterFunc(ctx, func() { im.Close() }) // the mutant's time is up: kill its harness
+	o, err := suite(c, im, opt, liveness)
+	stop()
+	im.Close()
+	if ctx.Err() != nil {
+		return o, fmt.Errorf("%w: it ran longer than %v", errMutantTimeout, opt.MutantTimeout)
+	}
+	return o, err
 }
 
 // pinKinds says how a liveness run failed: requests left unterminated,
@@ -209,18 +269,29 @@ func pinKinds(pinned []string) string {
 // unmutated code's expectation (or, without one, from its probe) where
 // the unmutated code's does not.
 func probeDiffers(c *sglang.Code, ing sglang.Ingredients, base Baseline) string {
-	var out []string
 	if c.Expect != nil {
-		for _, d := range c.Expect.Compare(ing) {
-			if !slices.Contains(base.Differences, d) {
-				out = append(out, d.String())
-			}
+		return newDifferences(c.Expect.Compare(ing), base.Differences)
+	}
+	var out []string
+	for k, v := range ing.Switches {
+		if was, ok := c.Ingredients.Switches[k]; ok && was != v {
+			out = append(out, fmt.Sprintf("%s: the unmutated code has %v, the mutant %v", k, was, v))
 		}
-	} else {
-		for k, v := range ing.Switches {
-			if was, ok := c.Ingredients.Switches[k]; ok && was != v {
-				out = append(out, fmt.Sprintf("%s: the unmutated code has %v, the mutant %v", k, was, v))
-			}
+	}
+	slices.Sort(out)
+	if len(out) == 0 {
+		return ""
+	}
+	return "probe: " + strings.Join(out, "; ")
+}
+
+// newDifferences says which of got the unmutated code's base does not
+// have, as "probe: ..." ("" if none).
+func newDifferences(got, base []sglang.Difference) string {
+	var out []string
+	for _, d := range got {
+		if !slices.Contains(base, d) {
+			out = append(out, d.String())
 		}
 	}
 	slices.Sort(out)
