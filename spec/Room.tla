@@ -112,7 +112,8 @@
 (*    every ABORT; decode's thread only logs it (:2143-2151 notes an ACK   *)
 (*    only with 3 frames, under the deferred release) and freed its pages  *)
 (*    when it aborted, so it is no ABORT_ACK of this spec (AbortAckSent    *)
-(*    FALSE).  Under the deferred release the handler is NIXL's            *)
+(*    FALSE; AbortAckLogged TRUE: replay skips it).  Under the deferred    *)
+(*    release the handler is NIXL's                                        *)
 (*    (:2001-2030: AckOnDrain, one target per room).                       *)
 (*  - update_status is common/conn.py:327's (Failed not sticky: a write    *)
 (*    that completes after an ABORT turns Failed into Success) and         *)
@@ -242,6 +243,11 @@ CONSTANTS
                             \*   and its assert kills the bootstrap thread
     AbortAckSent,           \* prefill ACKs ABORTs; decode frees a rank's
                             \*   pages only on that rank's ACK
+    AbortAckLogged,         \* Mooncake: the ABORT handler also sends every
+                            \*   ABORT a 2-frame ABORT_ACK that decode's
+                            \*   thread only logs (mooncake/conn.py:2040-2050,
+                            \*   :2143-2151): no message of this spec, and no
+                            \*   action reads it; replay skips such an ACK
     AckWaitsForWrites,      \* fix (deferred release): the ABORT, and so its
                             \*   ACK, waits until the room's writes complete
     AckOnDrain,             \* PR #35360: ACK when the room's chunk count

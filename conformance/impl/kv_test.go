@@ -84,6 +84,7 @@ func TestForkSeedRacePinsTheRoom(t *testing.T) {
     AbortSparesSuccess = FALSE
     AbortKillsBootstrap = FALSE
     AbortAckSent = FALSE
+    AbortAckLogged = FALSE
     AckWaitsForWrites = FALSE
     RecordTombstones = FALSE
     FailureTombstones = FALSE

@@ -15,7 +15,7 @@ import (
 )
 
 // SourceSHA256 is the SHA-256 of the text of spec/Room.tla this package was generated from.
-const SourceSHA256 = "3cb6065436bb7e466125eb8ad2f72c5bfb485a48a56ffc221b4ada857cc2093b"
+const SourceSHA256 = "94bd6aa082629c6b9c8be3e419c136c0c0e04b142c8b14587c8f06913620016e"
 
 // SourceName is the spec this package was generated from.
 const SourceName = "spec/Room.tla"
@@ -175,6 +175,7 @@ type Constants struct {
 	AbortSparesSuccess          bool     `tla:"AbortSparesSuccess"`
 	AbortKillsBootstrap         bool     `tla:"AbortKillsBootstrap"`
 	AbortAckSent                bool     `tla:"AbortAckSent"`
+	AbortAckLogged              bool     `tla:"AbortAckLogged"`
 	AckWaitsForWrites           bool     `tla:"AckWaitsForWrites"`
 	AckOnDrain                  bool     `tla:"AckOnDrain"`
 	AckOnDrainFixed             bool     `tla:"AckOnDrainFixed"`
@@ -213,6 +214,7 @@ type Config struct {
 	AbortSparesSuccess          bool
 	AbortKillsBootstrap         bool
 	AbortAckSent                bool
+	AbortAckLogged              bool
 	AckWaitsForWrites           bool
 	AckOnDrain                  bool
 	AckOnDrainFixed             bool
@@ -267,6 +269,7 @@ func NewConfig(k Constants) (_ *Config, err error) {
 	c.AbortSparesSuccess = k.AbortSparesSuccess
 	c.AbortKillsBootstrap = k.AbortKillsBootstrap
 	c.AbortAckSent = k.AbortAckSent
+	c.AbortAckLogged = k.AbortAckLogged
 	c.AckWaitsForWrites = k.AckWaitsForWrites
 	c.AckOnDrain = k.AckOnDrain
 	c.AckOnDrainFixed = k.AckOnDrainFixed
@@ -381,7 +384,7 @@ func (c *Config) KVPoll(s *State, p_s Str) int {
 		if p_s == StrSuccess {
 			return 4
 		}
-		panic("spec/Room.tla:371:5: no CASE arm is true and there is no OTHER")
+		panic("spec/Room.tla:377:5: no CASE arm is true and there is no OTHER")
 	}()
 }
 

@@ -176,6 +176,9 @@ type Judge struct {
 	marks     *explain.MarkTable
 	rooms     *observe.Grouper[roomState]
 	sources   observe.Sources
+	// ackLogged: the configuration's code sends 2-frame ABORT_ACKs decode
+	// only logs (Room.tla's AbortAckLogged); Step skips them.
+	ackLogged bool
 	// wireMarks holds the interned wire marks by kind and rank, plus one.
 	wireMarks [observe.AbortAck + 1][observe.MaxRanks]int32
 	// lastTime is the latest time observed (unix nanoseconds).
@@ -209,7 +212,8 @@ func New(c *model.Config, opt Options) (*Judge, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Judge{opt: opt, instances: is, marks: is.Marks(), overdue: overdue{alerts: map[int64][]*alert{}}}
+	j := &Judge{opt: opt, instances: is, marks: is.Marks(), overdue: overdue{alerts: map[int64][]*alert{}},
+		ackLogged: c.AbortAckLogged}
 	j.rooms = observe.NewGrouper(observe.GroupOptions{Idle: opt.Idle, LogEndpoint: opt.LogEndpoint}, func(rm *room) {
 		j.forgotten(rm, j.lastTime)
 	})
@@ -219,6 +223,12 @@ func New(c *model.Config, opt Options) (*Judge, error) {
 // Step feeds the next observation, in time order.
 func (j *Judge) Step(o observe.Observation) {
 	if j.finished {
+		return
+	}
+	if j.ackLogged && o.Kind == observe.AbortAck && o.AckFrames == 2 {
+		// Mooncake's immediate ACK, which decode only logs: no message of
+		// the spec (Room.tla, AbortAckLogged).
+		j.overdue.stats.LoggedAcks++
 		return
 	}
 	rm := j.observe(o)
@@ -299,6 +309,10 @@ type Stats struct {
 	// Alerts counts the Pinned and AtRisk events, Releases the Released
 	// ones, Verdicts the Verdict events.
 	Alerts, Releases, Verdicts int
+	// LoggedAcks counts the 2-frame ABORT_ACKs skipped under a
+	// configuration whose code sends them for decode only to log
+	// (AbortAckLogged: Mooncake's).
+	LoggedAcks int
 }
 
 // Stats returns the Judge's counts.

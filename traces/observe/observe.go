@@ -99,6 +99,10 @@ type Wire struct {
 	RankFromConn bool
 	// Required is a TransferInfo's required_dst_info_num.
 	Required int
+	// AckFrames is an ABORT_ACK's frame count: 3 (PR #35360's deferred
+	// release, naming prefill's rank) or 2 (the immediate form: legacy
+	// NIXL's, and Mooncake's, which decode only logs).
+	AckFrames int
 }
 
 // Log is what a log observation says beyond its kind, room and time.

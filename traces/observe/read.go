@@ -35,7 +35,7 @@ func FromMessage(m *decode.Message) (o Observation, ok bool) {
 			announced(w.DecodeIP, w.DecodePort)
 		}
 	case *wire.AbortAck:
-		o.Kind, o.Room, o.Rank = AbortAck, w.RoomID, m.Dst
+		o.Kind, o.Room, o.Rank, o.AckFrames = AbortAck, w.RoomID, m.Dst, w.Frames
 	default:
 		return o, false
 	}
