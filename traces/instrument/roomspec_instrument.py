@@ -1,7 +1,7 @@
 """roomspec's prefill event log (traces/eventlog), written from a running
 SGLang prefill without editing SGLang: one file, standard library only.
 
-Turn it on (SGLang unchanged, NIXL backend):
+Turn it on (SGLang unchanged, NIXL or Mooncake backend):
 
     python -m roomspec_instrument --log /var/log/sglang/roomspec-events.jsonl \\
         -- python -m sglang.launch_server --disaggregation-mode prefill ...
@@ -17,8 +17,9 @@ Every Python process started from it, the scheduler processes that
 SGLang starts with multiprocessing's spawn included, inherits both: at
 start-up the sitecustomize loads this file and, with ROOMSPEC_EVENT_LOG
 set, waits for SGLang's disaggregation modules to be imported; once
-prefill.py, nixl/conn.py and common/utils.py are, it wraps their methods
-(instrument_sglang) before any KV manager is built. Only a KV manager in
+prefill.py, common/utils.py and the backend's conn.py (nixl/ or
+mooncake/) are, it wraps their methods (instrument_sglang) before any KV
+manager is built. Only a KV manager in
 prefill mode writes lines: the processes of decode, the tokenizer and
 the detokenizer write nothing and never open the file. A sitecustomize
 the directory hides (Debian's, a virtualenv's) still runs, after it.
@@ -36,7 +37,7 @@ As a library (roomspec's harness and scenario scripts):
 
     import roomspec_instrument as ri
     log = ri.EventLog(open("prefill.events.jsonl", "a"), host="p0", role="prefill", rank=0)
-    undo = ri.instrument_sglang(prefill, nixl_conn, common_utils, log)
+    undo = ri.instrument_sglang(prefill, nixl_conn, common_utils, log)  # or mooncake_conn
 
 before the prefill's KV manager is built (its worker threads start in its
 constructor). roomspec's Python emulator (conformance/python/prefill.py)
@@ -383,20 +384,43 @@ def instrument(mod, log):
     return p.apply()
 
 
-def instrument_sglang(prefill, nixl_conn, common_utils, log, prefill_only=False):
-    """Wrap SGLang's real classes (NIXL backend) so that they write log;
-    returns undo. Call it before the KV manager is built.
+# The KV manager and sender classes of the backends instrument_sglang
+# knows: NIXL's (nixl/conn.py) and Mooncake's (mooncake/conn.py).
+BACKEND_CLASSES = (("NixlKVManager", "NixlKVSender"), ("MooncakeKVManager", "MooncakeKVSender"))
 
-    Hooks: NixlKVManager.update_status and add_transfer_request;
-    NixlKVSender.__init__, poll and clear; the scheduler's bootstrap-queue
+# The manager methods through which a transfer worker writes a chunk's
+# data, those a commit has. Mooncake's worker writes no Transferring
+# status, so a chunk it did not skip is known by one of these calls.
+WRITE_METHODS = ("send_kvcache", "send_kvcache_slice", "send_kvcache_dcp", "send_aux",
+                 "maybe_send_extra", "_do_staging_transfer")
+
+
+def backend_classes(conn):
+    """The (KV manager, sender) classes of a backend module (nixl/conn.py
+    or mooncake/conn.py); InstrumentError for another."""
+    for mgr, sender in BACKEND_CLASSES:
+        if hasattr(conn, mgr) and hasattr(conn, sender):
+            return getattr(conn, mgr), getattr(conn, sender)
+    raise InstrumentError("cannot instrument %s: no KV manager and sender of NIXL or Mooncake"
+                          % getattr(conn, "__name__", conn))
+
+
+def instrument_sglang(prefill, conn, common_utils, log, prefill_only=False):
+    """Wrap SGLang's real classes (conn: the backend's module, NIXL's or
+    Mooncake's) so that they write log; returns undo. Call it before the
+    KV manager is built.
+
+    Hooks: the KV manager's update_status and add_transfer_request; the
+    sender's __init__, poll and clear; the scheduler's bootstrap-queue
     and in-flight polls (PrefillBootstrapQueue.pop_bootstrapped,
     SchedulerDisaggregationPrefillMixin.process_disagg_prefill_inflight_queue
     and, where the commit has optimistic prefill, check_bootstrap). The
     transfer worker has no method per chunk; its skips are seen from
-    outside: NixlKVManager.transfer_worker (the thread's body) marks its
+    outside: the manager's transfer_worker (the thread's body) marks its
     thread, and the worker queue's get() (common/utils.py FastQueue) ends
-    the previous chunk's iteration: a chunk after which the thread wrote no
-    status was skipped (its room read Failed).
+    the previous chunk's iteration: a chunk for which the thread neither
+    marked its room Transferring nor called a write method (WRITE_METHODS)
+    was skipped (its room read Failed, or had no transfer_infos).
 
     prefill_only (start-up): only KV managers built in prefill mode write
     lines (a process of decode imports the same classes), and the log's
@@ -404,7 +428,7 @@ def instrument_sglang(prefill, nixl_conn, common_utils, log, prefill_only=False)
     prefill_mgrs = weakref.WeakSet()
     rec = _Recorder(log, keep=(lambda mgr: mgr in prefill_mgrs) if prefill_only else None)
     p = _Patcher()
-    mgr_cls = nixl_conn.NixlKVManager
+    mgr_cls, sender_cls = backend_classes(conn)
     p.add(mgr_cls, "update_status", lambda o: rec.update_status(o, lambda m: m.request_status))
 
     def manager_init(orig):
@@ -457,7 +481,10 @@ def instrument_sglang(prefill, nixl_conn, common_utils, log, prefill_only=False)
                 room = getattr(item, "room", None)
                 rec.local.chunk_room = room
                 rec.local.posted = False
-                failed = status_name(mgr.request_status.get(room)) == "Failed"
+                # Mooncake's worker skips a room absent from
+                # request_status as a Failed one (mooncake/conn.py:1648).
+                status = status_name(mgr.request_status.get(room))
+                failed = status == "Failed" or status == "Absent" and mgr_cls.__name__.startswith("Mooncake")
                 rec.local.chunk_reason = "Failed" if failed else "no transfer_infos"
             return item
         return w
@@ -469,15 +496,25 @@ def instrument_sglang(prefill, nixl_conn, common_utils, log, prefill_only=False)
         mgr = kwargs.get("mgr", args[0] if args else None)
         return mgr.request_status
 
+    def wrote(orig):
+        def w(self, *args, **kwargs):
+            if getattr(rec.local, "worker_mgr", None) is self:
+                rec.local.posted = True
+            return orig(self, *args, **kwargs)
+        return w
+
     p.add(mgr_cls, "add_transfer_request", add_transfer_request)
     p.add(mgr_cls, "transfer_worker", transfer_worker)
+    for name in WRITE_METHODS:
+        if hasattr(mgr_cls, name):
+            p.add(mgr_cls, name, wrote)
     p.add(common_utils.FastQueue, "get", queue_get)
     def sender_mgr(args, kwargs):
         return kwargs.get("mgr", args[0] if args else None)
 
-    p.add(nixl_conn.NixlKVSender, "__init__", lambda o: rec.sender_init(o, sender_room, sender_statuses, sender_mgr))
-    p.add(nixl_conn.NixlKVSender, "poll", rec.poll)
-    p.add(nixl_conn.NixlKVSender, "clear", rec.clear)
+    p.add(sender_cls, "__init__", lambda o: rec.sender_init(o, sender_room, sender_statuses, sender_mgr))
+    p.add(sender_cls, "poll", rec.poll)
+    p.add(sender_cls, "clear", rec.clear)
     p.add(prefill.PrefillBootstrapQueue, "pop_bootstrapped", lambda o: rec.in_queue("bootstrap", o))
     mixin = prefill.SchedulerDisaggregationPrefillMixin
     p.add(mixin, "process_disagg_prefill_inflight_queue", lambda o: rec.in_queue("inflight", o))
@@ -511,8 +548,10 @@ def _queue_len(q):
 
 # ---- turning it on at start-up ----------------------------------------------
 
-SGLANG_MODULES = ("sglang.srt.disaggregation.prefill", "sglang.srt.disaggregation.nixl.conn",
-                  "sglang.srt.disaggregation.common.utils")
+# What instrument_sglang wraps: prefill.py and common/utils.py, and the
+# backend's conn.py, whichever of them the process imports.
+SGLANG_MODULES = ("sglang.srt.disaggregation.prefill", "sglang.srt.disaggregation.common.utils")
+SGLANG_BACKENDS = ("sglang.srt.disaggregation.nixl.conn", "sglang.srt.disaggregation.mooncake.conn")
 
 _active = None  # the process's EventLog, once activate() found ROOMSPEC_EVENT_LOG
 
@@ -529,7 +568,8 @@ def activate(environ=None):
     try:
         _active = EventLog(os.path.abspath(path), host=environ.get(ENV_HOST) or socket.gethostname(),
                            role="prefill", rank=0)
-        _when_imported(SGLANG_MODULES, _instrument_loaded)
+        for backend in SGLANG_BACKENDS:
+            _when_imported(SGLANG_MODULES + (backend,), _instrument_loaded)
     except Exception as e:
         _active = None
         _warn("not active: %s" % e)
@@ -545,9 +585,10 @@ def active():
 
 
 def _instrument_loaded(mods):
-    prefill, nixl_conn, common_utils = (mods[n] for n in SGLANG_MODULES)
+    prefill, common_utils = (mods[n] for n in SGLANG_MODULES)
+    (conn,) = (m for n, m in mods.items() if n not in SGLANG_MODULES)
     try:
-        instrument_sglang(prefill, nixl_conn, common_utils, _active, prefill_only=True)
+        instrument_sglang(prefill, conn, common_utils, _active, prefill_only=True)
     except Exception as e:
         _warn("not instrumenting SGLang (%s): %s" % (getattr(prefill, "__file__", "?"), e))
 

@@ -161,6 +161,85 @@ def sglang_shaped():
     return prefill, nixl, types.SimpleNamespace(FastQueue=FastQueue)
 
 
+def mooncake_shaped():
+    """Mooncake's classes as instrument_sglang sees them: a worker that
+    takes chunks from a FastQueue, writes through send_kvcache and never
+    marks its room Transferring; the last chunk makes it Success."""
+    import types
+
+    prefill, _, _ = sglang_shaped()
+
+    class FastQueue:
+        def __init__(self, rooms):
+            self.items = [types.SimpleNamespace(room=r) for r in rooms]
+
+        def get(self):
+            return self.items.pop(0) if self.items else None
+
+    class MooncakeKVManager:
+        def __init__(self):
+            self.request_status, self.transfer_queues = {}, []
+
+        def update_status(self, bootstrap_room, status):
+            self.request_status[bootstrap_room] = status
+
+        def add_transfer_request(self, bootstrap_room, kv_indices, index_slice, is_last_chunk):
+            pass
+
+        def send_kvcache(self, session, indices):
+            return 0
+
+        def transfer_worker(self, queue, chunks):
+            for room, last in chunks:
+                queue.get()
+                if self.request_status.get(room) in (None, 0):  # absent or Failed: skipped
+                    continue
+                self.send_kvcache("s", [])
+                if last:
+                    self.update_status(room, 4)  # Success
+            queue.get()  # the next chunk's wait ends the last one's iteration
+
+    class MooncakeKVSender:
+        def __init__(self, mgr, bootstrap_addr, bootstrap_room, dest_tp_ranks=None, pp_rank=0):
+            self.kv_mgr, self.bootstrap_room = mgr, bootstrap_room
+
+        def poll(self):
+            return self.kv_mgr.request_status.get(self.bootstrap_room)
+
+        def clear(self):
+            pass
+
+    conn = types.SimpleNamespace(MooncakeKVManager=MooncakeKVManager, MooncakeKVSender=MooncakeKVSender)
+    return prefill, conn, types.SimpleNamespace(FastQueue=FastQueue)
+
+
+class MooncakeTest(unittest.TestCase):
+    def test_skips_seen_by_the_writes(self):
+        # Mooncake's worker writes no Transferring: a chunk it wrote is
+        # known by the write call, a skipped one (room absent or Failed)
+        # by its absence.
+        prefill, conn, utils = mooncake_shaped()
+        buf = io.StringIO()
+        undo = ri.instrument_sglang(prefill, conn, utils, ri.EventLog(buf, host="h", rank=0))
+        try:
+            mgr = conn.MooncakeKVManager()
+            mgr.request_status = {1: 2, 3: 0}  # WaitingForInput, Failed
+            chunks = [(1, False), (1, True), (2, True), (3, True)]
+            mgr.transfer_worker(utils.FastQueue([r for r, _ in chunks]), chunks)
+        finally:
+            undo()
+        events = [json.loads(line) for line in buf.getvalue().splitlines()]
+        self.assertEqual([(e["event"], e["room"], e.get("reason")) for e in events],
+                         [("status", 1, None), ("chunk_skip", 2, "Failed"), ("chunk_skip", 3, "Failed")])
+
+    def test_another_backend(self):
+        import types
+        prefill, _, utils = sglang_shaped()
+        with self.assertRaisesRegex(ri.InstrumentError, "no KV manager and sender of NIXL or Mooncake"):
+            ri.instrument_sglang(prefill, types.SimpleNamespace(MoriKVManager=object), utils,
+                                 ri.EventLog(io.StringIO(), host="h", rank=0))
+
+
 class StartupTest(unittest.TestCase):
     def test_prefill_only(self):
         # At start-up only a manager built in prefill mode logs, with its

@@ -32,7 +32,9 @@ The real-* scenarios run SGLang's own prefill code instead of the
 emulator (roomspec's harness, conformance/sglang, free-running: real
 ZeroMQ sockets, the real bootstrap thread, transfer workers and prefill.py's
 scheduler functions; NIXL, torch and the model faked), instrumented by
-roomspec_instrument.instrument_sglang. They need SGLang's python/ folder at the commit
+roomspec_instrument.instrument_sglang; real-storm-mooncake-* runs
+Mooncake's backend (mooncake/conn.py, its transfer engine faked) the same
+way, decode speaking Mooncake's wire forms. They need SGLang's python/ folder at the commit
 the scenario names (none of SGLang's code is committed here):
 
     sudo /usr/bin/python3 make_scenarios.py --real /path/to/sglang-at-COMMIT/python real-storm-adca19c4
@@ -216,17 +218,18 @@ class RealPrefill:
     free-running) with what run_real drives: arrivals, held requests, a
     crash. Its PULL socket is SGLang's own, on the port SGLang picks."""
 
-    def __init__(self, source, log, env):
+    def __init__(self, source, log, env, backend="nixl"):
         from roomspec_sglang.live import LivePrefill
 
         self.undo = lambda: None
 
         def instrument(h):
-            self.undo = roomspec_instrument.instrument_sglang(h.prefill, h.nixl,
+            self.undo = roomspec_instrument.instrument_sglang(h.prefill, h.conn,
                                                               h.loader.module("disaggregation.common.utils"), log)
 
         env = dict(env, SGLANG_HOST_IP="127.0.0.1")
-        self.live = LivePrefill(source, env=env, instrument=instrument if log is not None else None)
+        self.live = LivePrefill(source, env=env, instrument=instrument if log is not None else None,
+                                backend=backend)
         self.port = self.live.port
 
     @property
@@ -398,10 +401,31 @@ def run(name, variant, plan, tail, seed, real_decode=False, expected_suffix=".ex
 
 def run_real(name, variant, events, tail, real, outdir=HERE):
     """run() for SGLang's real code: real["source"] is its python/ folder,
-    real["env"] its environment, real["commit"] the commit it is. Decode
-    registers each rank first (the real worker needs the registration),
-    and sends TransferInfos the real handler accepts (decode prefix 0)."""
-    from roomspec_sglang.driver import registration_frames, transfer_info_frames, TOKENS_PER_CHUNK
+    real["env"] its environment, real["commit"] the commit it is,
+    real["backend"] the backend whose conn.py runs ("nixl", the default, or
+    "mooncake"). Decode registers each rank first (the real worker needs
+    the registration), and sends TransferInfos the real handler accepts
+    (decode prefix 0), in the backend's wire form."""
+    from roomspec_sglang import driver, mooncake
+    from roomspec_sglang.driver import TOKENS_PER_CHUNK
+
+    backend = real.get("backend", "nixl")
+    if backend == "mooncake":
+        # A decode rank's Mooncake session id names its transfer engine
+        # (faked here): "ip:port", one port per rank.
+        def registration(guard, addr, agent, i):
+            return mooncake.registration_frames(addr, agent, i)
+
+        def transfer_info(guard, room, addr, agent, k, tokens, required):
+            return mooncake.transfer_info_frames(room, addr, agent, k, tokens, required)
+
+        def agent_name(i):
+            return "127.0.0.1:%d" % (mooncake.SESSION_PORT + i)
+    else:
+        registration, transfer_info = driver.registration_frames, driver.transfer_info_frames
+
+        def agent_name(i):
+            return "decode-agent-%d" % i
 
     if not real.get("source"):
         raise SystemExit("%s: give SGLang's python/ folder at commit %s with --real" % (name, real["commit"]))
@@ -412,7 +436,7 @@ def run_real(name, variant, events, tail, real, outdir=HERE):
         log = roomspec_instrument.EventLog(logf, host="prefill-0", role="prefill", rank=0)
     # else: run under python -m roomspec_instrument --log OUTDIR/NAME.events.jsonl,
     # whose start-up hook instruments SGLang's code as it is imported.
-    pre = RealPrefill(real["source"], log, real.get("env", {}))
+    pre = RealPrefill(real["source"], log, real.get("env", {}), backend=backend)
     dports = [free_port() for _ in range(2)]
     cap = Capture(pcap, "lo", " or ".join("tcp port %d" % p for p in [pre.port] + dports))
     pre.start()
@@ -425,8 +449,8 @@ def run_real(name, variant, events, tail, real, outdir=HERE):
         sock = ctx.socket(zmq.PUSH)
         sock.setsockopt(zmq.HEARTBEAT_IVL, 200)
         sock.connect("tcp://127.0.0.1:%d" % pre.port)
-        agent = "decode-agent-%d" % i
-        sock.send_multipart(registration_frames(pre.live.guard, ("127.0.0.1", dports[i]), agent, i))
+        agent = agent_name(i)
+        sock.send_multipart(registration(pre.live.guard, ("127.0.0.1", dports[i]), agent, i))
         ranks.append((sock, dports[i], agent))
     time.sleep(0.3)
     aborted, index = {}, {}
@@ -442,8 +466,8 @@ def run_real(name, variant, events, tail, real, outdir=HERE):
             sock, dport, agent = ranks[i]
             if what == "ti":
                 k = index.setdefault((room, inc), len(index))
-                parts = transfer_info_frames(pre.live.guard, room, ("127.0.0.1", dport), agent, k,
-                                             TOKENS_PER_CHUNK, 2)
+                parts = transfer_info(pre.live.guard, room, ("127.0.0.1", dport), agent, k,
+                                      TOKENS_PER_CHUNK, 2)
             else:
                 _, parts = abort(room, "127.0.0.1", dport)
                 aborted.setdefault((room, inc), time.time())
@@ -478,6 +502,8 @@ def run_real(name, variant, events, tail, real, outdir=HERE):
             latency[str(req[0])] = round(pre.live.released_at[req] - t, 4)
     out = {"variant": variant, "deadline": "%gs" % DEADLINE, "pinned": pinned, "with_log": expected,
            "sglang_commit": real["commit"], "released_after_abort_s": latency}
+    if backend != "nixl":
+        out["sglang_backend"] = backend
     with open(os.path.join(outdir, name + ".expected.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -672,6 +698,10 @@ REAL = {
     "real-storm-69a31ce34": dict(variant="sglang-30545", commit="69a31ce342e7"),
     # The same, ten rooms: the README's first command.
     "real-small-69a31ce34": dict(variant="sglang-30545", commit="69a31ce342e7", rooms=10),
+    # Mooncake's backend (mooncake/conn.py) at the same commit as the
+    # first: its own wire forms, its transfer engine faked.
+    "real-storm-mooncake-adca19c4": dict(variant="mooncake", commit="adca19c4970933fa1990fecf3541b527d3153594",
+                                         backend="mooncake"),
 }
 REAL_SOURCE = None
 
@@ -684,7 +714,8 @@ def real_scenario(name, variant=None, commit=None):
 
     def make(outdir=HERE, **kw):
         run_real(name, r["variant"], real_storm(11, r.get("rooms", 40)), DEADLINE + 1.5,
-                 dict(source=REAL_SOURCE, commit=r["commit"], env={"SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT": "1"}),
+                 dict(source=REAL_SOURCE, commit=r["commit"], env={"SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT": "1"},
+                      backend=r.get("backend", "nixl")),
                  outdir=outdir)
     return make
 

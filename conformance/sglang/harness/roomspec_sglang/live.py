@@ -7,6 +7,8 @@ real queues, its scheduler functions (prefill.py) are called by a
 scheduler loop, time is the real clock. Only the GPU side is faked: the
 NIXL agent completes each transfer after write_time seconds, and the model
 is no model (a request's forward pass is the scheduler sending its KV).
+With backend "mooncake" it runs mooncake/conn.py the same way, its
+transfer engine's writes taking write_time each (mooncake.TimedEngine).
 
 traces/testdata/scenarios/make_scenarios.py --real SOURCE uses it to make
 captures of the real code under tcpdump, with roomspec_instrument's event log.
@@ -16,6 +18,7 @@ import threading
 import time
 
 from . import fakes
+from .client import Client
 from .driver import Harness, TOKENS_PER_CHUNK
 
 
@@ -48,16 +51,24 @@ class LivePrefill:
     released; crashed says why the scheduler died, if it did."""
 
     def __init__(self, root, env=None, write_time=0.05, tick=0.02, num_chunks=1, instrument=None,
-                 max_requests=4096):
+                 max_requests=4096, backend="nixl"):
         self.tick = tick
         self.num_chunks = num_chunks
-        self.h = Harness(root, env=env, agent=lambda *a, **k: TimedAgent(write_time, *a, **k))
+        if backend == "mooncake":
+            from .mooncake import MooncakeHarness, TimedEngine
+
+            self.h = MooncakeHarness(root, env=env, engine=lambda: TimedEngine(write_time))
+        elif backend == "nixl":
+            self.h = Harness(root, env=env, agent=lambda *a, **k: TimedAgent(write_time, *a, **k))
+        else:
+            raise ValueError(f"backend {backend!r}: nixl or mooncake")
         if instrument is not None:
             # roomspec_instrument wraps the classes before the manager's threads start
             instrument(self.h)
         h = self.h
         h.num_chunks = num_chunks
         h.mgr = h._build_manager()
+        h.client = Client(num_chunks, h.COUNTS_NOTIFICATIONS)
         h.bq = h._build_bootstrap_queue()
         h.pool = fakes.KVPool(max_requests, TOKENS_PER_CHUNK * num_chunks)
         h.sched = h._build_scheduler(h.pool)
