@@ -184,6 +184,23 @@ class DriverTest(SandboxTest):
         self.assertEqual(h.observe(), INITIAL)
         self.run_steps(h, HAPPY, INITIAL)
 
+    def test_writes_fill_the_pages_of_the_transfer_info_held(self):
+        # Room reuse: request 2's chunk is written with the TransferInfos
+        # the room holds, request 1's (decode aborted it and freed those
+        # pages); what lands is request 1's, whatever prefill answers
+        # request 2.
+        h = self.harness()
+        h.reset(REUSE)
+        for d in range(2):
+            h.apply("DecodeSendTransferInfo", [d, 0])
+            h.apply("BootstrapRecvTransferInfo", [d])
+        for action, params in [("SchedulerCreateSender", [1]), ("SchedulerPollBootstrap", []),
+                               ("SchedulerSend", [1]), ("WorkerPost", [1])]:
+            h.apply(action, params)
+        self.assertEqual(list(h.destination.values()), [[0]])
+        h.apply("WorkerComplete", [1])
+        self.assertEqual(sorted(h.client.writes), ["req-0"])
+
     def test_refused_actions_change_nothing(self):
         h = self.harness()
         h.reset(ONE)

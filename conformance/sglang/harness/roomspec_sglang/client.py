@@ -67,11 +67,13 @@ class Client:
                               "pending-chunk set (memory compaction may move pages still being written)")
 
     def landed(self, rid, notifs):
-        """A worker's posted writes for request rid completed
+        """Posted writes into request rid's pages completed
         (WorkerComplete): their notifications reach NIXL's decode,
         `{room}_kv_{chunk}_{last}_{src}` per KV chunk and `{room}_aux...`
-        with the metadata (nixl/conn.py's transfer_worker). By request, not
-        room: a reused room id carries two requests' writes."""
+        with the metadata (nixl/conn.py's transfer_worker). By the request
+        whose pages they fill, not by room: a reused room id carries two
+        requests' writes, and one incarnation's chunk may fill the other's
+        pages (the driver tells whose, _destination)."""
         if not self.counts_notifications:
             return
         self.writes.setdefault(rid, []).append(list(notifs))
@@ -118,10 +120,12 @@ class Client:
         for r in reqs:
             self.status[r.rid] = room_status(r)
 
-    def after(self, reqs, held, pending):
+    def after(self, reqs, held, pending, aborted=lambda r: False):
         """Judge each request the step let go; returns the first problem
         (a sentence naming the request), or None. held(req) says whether
-        the scheduler still holds req; pending is the pending-chunk set."""
+        the scheduler still holds req; pending is the pending-chunk set;
+        aborted(req) whether decode has aborted req (its receiver is gone:
+        what reached decode for it no longer matters)."""
         problems, self.noted = self.noted, []
         for r in reqs:
             idx = getattr(r, "metadata_buffer_index", -1)
@@ -131,12 +135,12 @@ class Client:
             if r.rid in self.released or r.disagg_kv_sender is None or held(r):
                 continue
             self.released.add(r.rid)
-            problem = self._problem(r, pending)
+            problem = self._problem(r, pending, aborted(r))
             if problem:
                 problems.append(f"SGLang let {r.rid} go {problem}")
         return problems[0] if problems else None
 
-    def _problem(self, r, pending):
+    def _problem(self, r, pending, aborted):
         answers = self.answers.get(r.rid, [])
         if not answers:
             return "without an answer to the client (output_streamer.stream_output never got it)"
@@ -149,7 +153,7 @@ class Client:
                     "a failed transfer must reach the client as an abort")
         if not want_abort and got in (None, "FINISH_ABORT"):
             return f"answering {got} for a room that read Success"
-        if not want_abort and self.counts_notifications:
+        if not want_abort and self.counts_notifications and not aborted:
             wrong = self._transfer_problem(r.rid)
             if wrong:
                 return f"after Success, though decode could not complete the transfer: {wrong}"

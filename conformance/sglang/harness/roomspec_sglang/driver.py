@@ -203,6 +203,7 @@ class Harness:
         fakes.ParkingQueue.tagger = lambda: self.sending
         self.crashed = None
         self.processing = {}  # worker thread -> request index of its posted chunk
+        self.destination = {}  # worker thread -> the requests whose pages its writes fill
 
         # decode's own bookkeeping (the environment)
         n = len(self.requests)
@@ -446,7 +447,8 @@ class Harness:
         step()
         if self.crashed is None:
             problem = self.client.after(self.reqs, lambda r: self._position(r) != "Released",
-                                        self.sched.disagg_prefill_pending_chunk_rids)
+                                        self.sched.disagg_prefill_pending_chunk_rids,
+                                        lambda r: self.aborted[self.reqs.index(r)])
             if problem:
                 raise EffectViolation("real effect: " + problem)
             problem = self._left_behind() if self.left_behind_checked else ""
@@ -700,14 +702,33 @@ class Harness:
                     raise HarnessError("a transfer worker died")
                 if self.controller.find("xfer", lambda x: x.thread is p.thread):
                     self.processing[p.thread] = qi
+                    self.destination[p.thread] = self._destination(qi)
                 return
         raise Refused("no worker's queue has a chunk of this request at its head")
+
+    def _destination(self, qi):
+        """The requests whose pages a chunk of request qi's room is written
+        to: those whose TransferInfo the room's transfer_infos holds as the
+        worker posts (it reads them there), told by their page indices
+        (decode's pages are a range per request index, _transfer_info).
+        With a room id reused, a chunk of one incarnation may be written
+        into the other's pages. [qi] where the room holds none."""
+        room = self.room_ids[self.requests[qi]["room"]]
+        infos = getattr(self.mgr, "transfer_infos", {}).get(room, {})
+        per = TOKENS_PER_CHUNK * self.num_chunks
+        dest = set()
+        for ti in infos.values():
+            pages = getattr(ti, "dst_kv_indices", None)
+            if pages is not None and len(pages) > 0 and int(pages[0]) // per < len(self.reqs):
+                dest.add(int(pages[0]) // per)
+        return sorted(dest) or [qi]
 
     def do_WorkerComplete(self, qi):
         for p in self.controller.find("xfer"):
             if self.processing.get(p.thread) == qi:
                 del self.processing[p.thread]
-                self.client.landed(self.reqs[qi].rid, p.key)
+                for q in self.destination.pop(p.thread, [qi]):
+                    self.client.landed(self.reqs[q].rid, p.key)
                 outcome = self.controller.resume(p, "DONE", f"transfer worker: writes of request {qi} complete")
                 if outcome == "died":
                     raise HarnessError("a transfer worker died")
