@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -83,6 +84,7 @@ func (rc *realCode) annotate(j conformance.JSONResult) any {
 	var m map[string]any
 	json.Unmarshal(b, &m)
 	m["variant"] = rc.Variant
+	m["backend"] = cmp.Or(rc.Source.Backend, sglang.NIXL)
 	if rc.Source.Commit != "" {
 		m["commit"] = rc.Source.Commit
 	}

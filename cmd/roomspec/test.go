@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -271,7 +272,8 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 		if t.Config, err = rc.config(); err != nil {
 			return t, nil, err
 		}
-		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: SGLang %s, variant %s\n", name, rc.Source.Label(), rc.Variant)
+		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: SGLang %s, %s's backend, variant %s\n", name, rc.Source.Label(),
+			cmp.Or(rc.Source.Backend, sglang.NIXL), rc.Variant)
 		t.Impl = rc.implementation(tr.proc)
 		return t, rc, nil
 	case tr.fix != "":
