@@ -468,7 +468,10 @@ class Harness:
         counter = getattr(self.mgr, "_staging_outstanding", None)
         if not counter:
             return ""
-        busy = {self.requests[tag]["room"] for q in self.queues for tag, _ in q.items}
+        tags = [tag for q in self.queues for tag, _ in q.items]
+        if None in tags:
+            return ""  # a chunk of no known request: its room cannot be told
+        busy = {self.requests[tag]["room"] for tag in tags}
         busy |= {self.requests[qi]["room"] for qi in self.processing.values()}
         for i, rid in enumerate(self.room_ids):
             if i not in busy and rid in counter and counter[rid] == 0:
