@@ -184,6 +184,22 @@ class DriverTest(SandboxTest):
         self.assertEqual(h.observe(), INITIAL)
         self.run_steps(h, HAPPY, INITIAL)
 
+    def test_no_compaction_gate_before_it_existed(self):
+        # A commit before PR #33362 has no pending-chunk set to keep: its
+        # sends are not judged by that set's rules (history ran every
+        # commit before it into "SGLang sent non-last chunks ... without
+        # its rid in the pending-chunk set").
+        tree = copy_tree(self, {"prefill.py": [
+            ("clear_pending_chunk_send", "forget_pending_chunk_send"),
+            ("            self.disagg_prefill_pending_chunk_rids.add(req.rid)", "            pass")]})
+        lines = "".join(json.dumps(x) + "\n" for x in [
+            {"op": "reset", "config": ONE},
+            *({"op": "apply", "action": a, "params": p} for a, p, _ in HAPPY),
+            {"op": "quit"}])
+        code, out, err = run_module("--sglang", tree, stdin=lines)
+        self.assertEqual(code, 0, err)
+        self.assertEqual([r["error"] for r in map(json.loads, out.splitlines()) if not r["ok"]], [])
+
     def test_writes_fill_the_pages_of_the_transfer_info_held(self):
         # Room reuse: request 2's chunk is written with the TransferInfos
         # the room holds, request 1's (decode aborted it and freed those

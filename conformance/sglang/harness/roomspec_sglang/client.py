@@ -123,7 +123,8 @@ class Client:
     def after(self, reqs, held, pending, aborted=lambda r: False):
         """Judge each request the step let go; returns the first problem
         (a sentence naming the request), or None. held(req) says whether
-        the scheduler still holds req; pending is the pending-chunk set;
+        the scheduler still holds req; pending is the pending-chunk set
+        (None in a commit without the memory-compaction gate);
         aborted(req) whether decode has aborted req (its receiver is gone:
         what reached decode for it no longer matters)."""
         problems, self.noted = self.noted, []
@@ -163,6 +164,6 @@ class Client:
         idx = self.meta_of.get(r.rid)
         if idx is not None and self.meta_frees.get(idx, 0) != 1:
             return f"with its metadata buffer {idx} freed {self.meta_frees.get(idx, 0)} times (once is right)"
-        if r.rid in pending:
+        if pending is not None and r.rid in pending:
             return "with its rid left in the pending-chunk set (the memory-compaction gate stays closed)"
         return None

@@ -447,7 +447,7 @@ class Harness:
         step()
         if self.crashed is None:
             problem = self.client.after(self.reqs, lambda r: self._position(r) != "Released",
-                                        self.sched.disagg_prefill_pending_chunk_rids,
+                                        self._compaction_gate(),
                                         lambda r: self.aborted[self.reqs.index(r)])
             if problem:
                 raise EffectViolation("real effect: " + problem)
@@ -462,9 +462,12 @@ class Harness:
         entry, or prefill keeps one entry per room it ever served (the
         worker drops it with the last chunk, nixl/conn.py transfer_worker).
         The spec's `outstanding` is the count, which cannot tell an entry
-        at 0 from none; this is the presence. An entry above 0 is the
-        spec's to judge (a worker that raised keeps its chunk counted on
-        purpose: its writes may still land). "" if none is left."""
+        at 0 from none; this is the presence, judged once the room is gone
+        from request_status (while it is there, the spec's variables show
+        the room alive, or left behind: NoEntryAfterRelease). An entry
+        above 0 is the spec's to judge (a worker that raised keeps its
+        chunk counted on purpose: its writes may still land). "" if none
+        is left."""
         counter = getattr(self.mgr, "_staging_outstanding", None)
         if not counter:
             return ""
@@ -474,7 +477,7 @@ class Harness:
         busy = {self.requests[tag]["room"] for tag in tags}
         busy |= {self.requests[qi]["room"] for qi in self.processing.values()}
         for i, rid in enumerate(self.room_ids):
-            if i not in busy and rid in counter and counter[rid] == 0:
+            if i not in busy and counter.get(rid) == 0 and rid not in self.mgr.request_status:
                 return (f"SGLang keeps an entry at 0 for room {i} in the transfer manager's _staging_outstanding "
                         "with no chunk of it queued or posted: a per-room counter prefill never frees")
         return ""
@@ -629,6 +632,15 @@ class Harness:
         finally:
             self.sending = None
 
+    def _compaction_gate(self):
+        """The scheduler's pending-chunk set (the memory-compaction gate of
+        PR #33362, prefill.py clear_pending_chunk_send), or None in a
+        commit before it, where nothing gates compaction and no rule of
+        the set applies."""
+        if not hasattr(self.prefill.SchedulerDisaggregationPrefillMixin, "clear_pending_chunk_send"):
+            return None
+        return self.sched.disagg_prefill_pending_chunk_rids
+
     def forward(self, req):
         """The forward pass of req (a batch of one) and its KV sent."""
         self.sched.waiting_queue.remove(req)
@@ -639,8 +651,8 @@ class Harness:
         req.fill_ids = list(req.origin_input_ids) + list(req.output_ids)
         for k in range(1, self.num_chunks):
             self.sched.send_kv_chunk(req, last_chunk=False, end_idx=k * TOKENS_PER_CHUNK)
-        if self.num_chunks > 1:
-            self.client.chunks_sent(req, self.sched.disagg_prefill_pending_chunk_rids)
+        if self.num_chunks > 1 and self._compaction_gate() is not None:
+            self.client.chunks_sent(req, self._compaction_gate())
         self.client.in_last = True
         try:
             self._batch_result(req)
