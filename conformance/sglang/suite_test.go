@@ -200,6 +200,11 @@ func TestRealCodeMoreRequests(t *testing.T) {
 	if l.variant != "sglang-35360" {
 		t.Skipf("%s: the probe chooses %s; the two-request shapes are of sglang-35360", l.src.Label(), l.variant)
 	}
+	// With a room id reused, the real code answers the retry Success while
+	// its KV went into the first request's freed pages (README, "Bugs in
+	// SGLang found this way"): refinement fails there at the client
+	// boundary, and must, until SGLang changes.
+	finding := map[string]string{"sglang-35360-reuse": "though decode could not complete the transfer"}
 	for _, shape := range []string{"sglang-35360-rooms", "sglang-35360-reuse"} {
 		c, err := spec.Compiled(shape)
 		if err != nil {
@@ -208,14 +213,17 @@ func TestRealCodeMoreRequests(t *testing.T) {
 		sl := *l
 		sl.variant, sl.config = shape, c
 		r := sl.check(t, conformance.Refinement, 1, 100)
-		if !r.Holds {
+		switch want := finding[shape]; {
+		case want == "" && !r.Holds:
 			t.Fatalf("SGLang %s does not refine %s:\n%s", l.src.Label(), shape, report(r))
+		case want != "" && (r.Holds || !strings.Contains(r.Failure, want)):
+			t.Fatalf("SGLang %s under %s: want the finding %q, got:\n%s", l.src.Label(), shape, want, report(r))
 		}
 		live := sl.check(t, conformance.Liveness, 1, 50)
 		if want := checkerVerdict(t, shape, "AbortedRoomsTerminate"); live.Holds != want {
 			t.Fatalf("liveness on SGLang %s: holds=%v, the model checker's AbortedRoomsTerminate on %s: %v\n%s",
 				l.src.Label(), live.Holds, shape, want, report(live))
 		}
-		t.Logf("%s: refinement holds (%d cases), liveness %v as the checker says", shape, r.Cases, live.Holds)
+		t.Logf("%s: refinement holds %v (%d cases; %s), liveness %v as the checker says", shape, r.Holds, r.Cases, r.Failure, live.Holds)
 	}
 }
