@@ -15,7 +15,8 @@ import (
 var ErrNoDeferredRelease = errors.New("the code has no deferred decode-side release")
 
 // DeferredForm is the second form in which the suite runs SGLang's code:
-// where the configuration X it is held to has a bundled X-deferred twin
+// where the configuration X it is held to (sglang-*, or mooncake) has a
+// bundled X-deferred twin
 // and the environment leaves the deferred decode-side release at its
 // default (off), the same code with the release on
 // (SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE=1), probed again and
@@ -26,11 +27,16 @@ var ErrNoDeferredRelease = errors.New("the code has no deferred decode-side rele
 // and the code cannot switch the release on.
 func (c *Code) DeferredForm(ctx context.Context) (*Code, error) {
 	v := c.Variant + "-deferred"
-	if !strings.HasPrefix(c.Variant, "sglang-") || strings.HasSuffix(c.Variant, "-deferred") ||
-		!slices.Contains(spec.Variants(), v) {
+	real := strings.HasPrefix(c.Variant, familyPrefix) || c.Variant == Mooncake
+	if !real || strings.HasSuffix(c.Variant, "-deferred") || !slices.Contains(spec.Variants(), v) {
 		return nil, nil
 	}
 	if _, set := c.Env.Bool(DeferredEnv); set {
+		return nil, nil
+	}
+	if c.Variant == Mooncake && (c.Expect == nil || !slices.Contains(c.Expect.PRs, mooncakeDeferredPR)) {
+		// mooncake.cfg models Mooncake's code from before its release
+		// (PR #35049) too: the expectation's PRs say whether it is there.
 		return nil, nil
 	}
 	if !c.Ingredients.DeferredAckAvailable {

@@ -16,7 +16,11 @@ func TestDeferredFormApplies(t *testing.T) {
 	}{
 		{"a configuration with no -deferred twin", Code{Variant: "sglang-34692"}, nil},
 		{"already the deferred form", Code{Variant: "sglang-35360-deferred"}, nil},
-		{"not SGLang's family", Code{Variant: "mooncake"}, nil},
+		{"not SGLang's code", Code{Variant: "fixed"}, nil},
+		{"a rendered configuration", Code{Variant: "expected"}, nil},
+		{"Mooncake's code before its release (PR #35049)", Code{Variant: "mooncake", Expect: &Expectation{PRs: []string{"27372", "30545"}}}, nil},
+		{"Mooncake's code held to -variant mooncake", Code{Variant: "mooncake", Expect: &Expectation{}}, nil},
+		{"Mooncake's code expected to have the release and without it", Code{Variant: "mooncake", Expect: &Expectation{PRs: []string{"35049"}}}, ErrNoDeferredRelease},
 		{"the environment sets the release", Code{Variant: "sglang-35360", Env: Env{DeferredEnv + "=0"}}, nil},
 		{"code without the release", Code{Variant: "sglang-35360"}, ErrNoDeferredRelease},
 	} {

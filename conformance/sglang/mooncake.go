@@ -53,11 +53,14 @@ var MooncakeLifecycle = []PR{
 	{Number: "30545", Commit: "05c7ebf64c1a", Date: "2026-08-06", Row: true,
 		What:   "_staging_outstanding counts a room's chunks; the sender's poll holds Success while counted",
 		Brings: map[string]bool{"CountsOutstanding": true}},
-	{Number: "35049", Commit: "97dedd1ce9b1", Date: "2026-08-18", Row: true,
+	{Number: mooncakeDeferredPR, Commit: "97dedd1ce9b1", Date: "2026-08-18", Row: true,
 		What: "Mooncake's deferred decode-side release (" + DeferredEnv + ")"},
 	{Number: "35360", Commit: "adca19c49709", Date: "2026-08-19", Row: true,
 		What: "Mooncake's worker counts a chunk as it takes it (no switch: the spec reads CountsAtDequeue only on the assertion path Mooncake's worker does not have); the deferred ACK moved to common/conn.py"},
 }
+
+// mooncakeDeferredPR brought Mooncake's deferred decode-side release.
+const mooncakeDeferredPR = "35049"
 
 // mooncakeBefore are the switches of Mooncake's code before the PRs of
 // MooncakeLifecycle that bring them: mooncake.cfg's (the newest code's)
@@ -91,7 +94,7 @@ func ExpectMooncakeCommit(ctx context.Context, gitDir, commit string, env Env) (
 			maps.Copy(e.Switches, p.Brings)
 		}
 	}
-	if deferred, set := env.Bool(DeferredEnv); set && deferred && prs["35049"] {
+	if deferred, set := env.Bool(DeferredEnv); set && deferred && prs[mooncakeDeferredPR] {
 		maps.Copy(e.Switches, deferredBrings)
 	}
 	e.Variant, e.Text, err = configFor(Mooncake, e.Switches, "expected", "expected: the switches of Mooncake's lifecycle PRs "+strings.Join(prefixed(e.PRs), " "))
