@@ -185,3 +185,15 @@ func TestTableForBackend(t *testing.T) {
 	assert.True(t, nixl, "NIXL's sender sets init_time right after: equivalent there")
 	assert.False(t, mooncake, "an entry reviewed against NIXL's sender is not borrowed for Mooncake's")
 }
+
+// A mutant of Mooncake's code runs under Mooncake's harness: its source
+// keeps the backend (without it, every Mooncake mutant was probed as
+// NIXL's code and "killed" by the difference).
+func TestMutantSourceKeepsBackend(t *testing.T) {
+	for _, b := range []string{"", sglang.Mooncake} {
+		got := mutantSource(sglang.Source{Root: "/src", Given: "x", Backend: b}, "/tmp/m", "f.py:3")
+		if got.Backend != b || got.Root != "/tmp/m" || got.Given != "mutant f.py:3" {
+			t.Errorf("backend %q: %+v", b, got)
+		}
+	}
+}

@@ -190,7 +190,7 @@ func judge(ctx context.Context, m Mutant, work, keys string, base Baseline, opt 
 	if err := python(ctx, &c, &out, "apply", "--sglang", c.Source.Root, "--id", m.ID, "--out", dir, "--env-keys", keys); err != nil {
 		return "", fmt.Errorf("the mutator: %w", err)
 	}
-	c.Source = sglang.Source{Root: dir, Given: "mutant " + m.ID}
+	c.Source = mutantSource(c.Source, dir, m.ID)
 	ing, err := sglang.Probe(ctx, c.Harness, c.Source, c.Env)
 	if err != nil {
 		return "", err
@@ -235,6 +235,13 @@ func judge(ctx context.Context, m Mutant, work, keys string, base Baseline, opt 
 		return fmt.Sprintf("refinement with %s=1 (%s): %s", sglang.DeferredEnv, d.Variant, o.refinementText), nil
 	}
 	return "", nil
+}
+
+// mutantSource is the source of mutant id, written into dir: the
+// unmutated source's backend, so that the mutant runs under the same
+// harness (Mooncake's, or NIXL's).
+func mutantSource(orig sglang.Source, dir, id string) sglang.Source {
+	return sglang.Source{Root: dir, Given: "mutant " + id, Backend: orig.Backend}
 }
 
 // supervisedSuite runs the suite on c's harness, killed when ctx (the
