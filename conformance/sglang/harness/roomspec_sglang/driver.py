@@ -448,7 +448,7 @@ class Harness:
         if self.crashed is None:
             problem = self.client.after(self.reqs, lambda r: self._position(r) != "Released",
                                         self._compaction_gate(),
-                                        lambda r: self.aborted[self.reqs.index(r)])
+                                        lambda r: any(x is r and self.aborted[i] for i, x in enumerate(self.reqs)))
             if problem:
                 raise EffectViolation("real effect: " + problem)
             problem = self._left_behind() if self.left_behind_checked else ""
