@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -84,7 +83,7 @@ func (rc *realCode) annotate(j conformance.JSONResult) any {
 	var m map[string]any
 	json.Unmarshal(b, &m)
 	m["variant"] = rc.Variant
-	m["backend"] = cmp.Or(rc.Source.Backend, sglang.NIXL)
+	m["backend"] = rc.Source.BackendName()
 	if rc.Source.Commit != "" {
 		m["commit"] = rc.Source.Commit
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -273,7 +272,7 @@ func (tr *testRun) target(name string) (conformance.Target, *realCode, error) {
 			return t, nil, err
 		}
 		fmt.Fprintf(tr.e.stderr, "roomspec test: %s: SGLang %s, %s's backend, variant %s\n", name, rc.Source.Label(),
-			cmp.Or(rc.Source.Backend, sglang.NIXL), rc.Variant)
+			rc.Source.BackendName(), rc.Variant)
 		t.Impl = rc.implementation(tr.proc)
 		return t, rc, nil
 	case tr.fix != "":

@@ -40,7 +40,11 @@ func (c *Code) DeferredForm(ctx context.Context) (*Code, error) {
 		return nil, nil
 	}
 	if !c.Ingredients.DeferredAckAvailable {
-		return nil, fmt.Errorf("%s expects PR #35360's deferred release (%s): %w", c.Variant, DeferredEnv, ErrNoDeferredRelease)
+		pr := "35360"
+		if c.Variant == Mooncake {
+			pr = mooncakeDeferredPR
+		}
+		return nil, fmt.Errorf("%s expects PR #%s's deferred release (%s): %w", c.Variant, pr, DeferredEnv, ErrNoDeferredRelease)
 	}
 	e, err := ExpectVariant(v)
 	if err != nil {

@@ -1,6 +1,7 @@
 package sglang
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -80,6 +81,9 @@ func (s Source) Label() string {
 	}
 	return l
 }
+
+// BackendName is the backend whose conn.py the harness drives for s.
+func (s Source) BackendName() string { return cmp.Or(s.Backend, NIXL) }
 
 // unprobed are the switches no shipped SGLang commit has: the proposed
 // fixes and the fork's. Real code reads them FALSE.
