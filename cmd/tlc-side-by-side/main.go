@@ -9,7 +9,10 @@
 // TLC comes from ../shared/tools/build-tlc.sh (which also leaves
 // CommunityModules.jar beside tla2tools.jar: it is used when there). Models
 // that EXTEND TLAPS or the proof libraries need those modules on TLC's
-// library path: -lib DIR (the library/ folder of a tlaplus/tlapm snapshot).
+// library path: -lib DIR[:DIR...] (the library/ folder of a tlaplus/tlapm
+// snapshot; and the modules/ folder of a tlaplus/CommunityModules snapshot
+// for the theorem modules the jar of tla2tools' build predates, such as
+// FunctionTheorems, which bcastByz extends).
 // Nothing is written beside the models: TLC runs in a scratch directory
 // with -noGenerateSpecTE and its states there.
 //
@@ -128,7 +131,7 @@ func parseFlags(args []string, stderr io.Writer) (o options, code int, ok bool) 
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.tlc, "tlc", "", "TLC's `tla2tools.jar` (required; built by ../shared/tools/build-tlc.sh)")
 	fs.StringVar(&o.community, "community", "", "CommunityModules `jar` for TLC (default: CommunityModules.jar beside -tlc, if there)")
-	fs.StringVar(&o.lib, "lib", "", "`DIR` of library modules for TLC (TLAPS, NaturalsInduction, ...: tlapm's library/)")
+	fs.StringVar(&o.lib, "lib", "", "`DIRS` of library modules for TLC, separated by ':' (tlapm's library/ for TLAPS and the proof libraries; CommunityModules' modules/ for the theorem modules its jar lacks)")
 	fs.StringVar(&o.java, "java", "java", "the `java` command")
 	fs.StringVar(&o.roomspec, "roomspec", "", "roomspec `binary` (default: built from this checkout into a scratch directory)")
 	fs.StringVar(&o.shared, "shared", "../shared", "the shared `DIR` holding tla-examples and tla-corpus")
@@ -307,8 +310,11 @@ var (
 	tlcStates    = regexp.MustCompile(`(?m)^([\d,]+) states generated, ([\d,]+) distinct states found`)
 	tlcInvariant = regexp.MustCompile(`(?m)^Error: Invariant (\S+) is violated`)
 	tlcAction    = regexp.MustCompile(`(?m)^Error: Action property (\S+) .*is violated`)
-	tlcAssume    = regexp.MustCompile(`(?m)^Error: Assumption .* is false`)
-	tlcError     = regexp.MustCompile(`(?m)^Error: (.*)$`)
+	// TLC says "Temporal properties were violated." or, naming the one
+	// property, "Temporal property P was violated."
+	tlcTemporal = regexp.MustCompile(`(?m)^Error: Temporal propert(?:ies were|y (\S+) was) violated`)
+	tlcAssume   = regexp.MustCompile(`(?m)^Error: Assumption .* is false`)
+	tlcError    = regexp.MustCompile(`(?m)^Error: (.*)$`)
 )
 
 // tlcVerdict reads TLC's output, in roomspec's words for the outcome.
@@ -327,8 +333,8 @@ func tlcVerdict(out []byte) (verdict string, distinct int64, detail string) {
 		return "invariant", distinct, string(tlcInvariant.FindSubmatch(out)[1])
 	case bytes.Contains(out, []byte("Error: Deadlock reached.")):
 		return "deadlock", distinct, ""
-	case bytes.Contains(out, []byte("Error: Temporal properties were violated.")):
-		return "property", distinct, ""
+	case tlcTemporal.Match(out):
+		return "property", distinct, string(tlcTemporal.FindSubmatch(out)[1])
 	case tlcAction.Match(out):
 		return "property", distinct, string(tlcAction.FindSubmatch(out)[1])
 	case tlcAssume.Match(out):

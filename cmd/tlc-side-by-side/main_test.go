@@ -23,6 +23,8 @@ func TestTLCVerdict(t *testing.T) {
 			"73 states generated, 14 distinct states found, 1 states left on queue.\n", "invariant", "NotSolved", 14},
 		{"deadlock", "Error: Deadlock reached.\n9 states generated, 8 distinct states found, 0 states left on queue.\n", "deadlock", "", 8},
 		{"temporal", "Error: Temporal properties were violated.\n", "property", "", -1},
+		{"one temporal property", "Error: Temporal property ErrorTemporal was violated.\n" +
+			"216 states generated, 216 distinct states found, 0 states left on queue.\n", "property", "ErrorTemporal", 216},
 		{"action property", "Error: Action property Inc is violated.\n", "property", "Inc", -1},
 		{"assumption", "Error: Assumption line 5, col 8 to line 5, col 12 of module M is false.\n", "assumption", "", -1},
 		{"other error", "Error: Cannot find source file for module TLAPS.\n", "error", "Cannot find source file for module TLAPS.", -1},
