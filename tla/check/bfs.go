@@ -341,6 +341,13 @@ type succ struct {
 	// bytes are the state's bytes for the queue, written by the worker
 	// that claimed it as new.
 	bytes []byte
+	// seen is the id of the state where it was found before the chunk
+	// (the worker looked it up: the seen set does not change while
+	// workers run), or -1: the merge then looks it up again, as it may
+	// have been added by an earlier entry of the chunk. Most successors
+	// are states seen before, and the merge, which runs alone, is spared
+	// their lookups.
+	seen int32
 }
 
 func (c *checker) run() error {
@@ -473,7 +480,10 @@ func (c *checker) run() error {
 				}
 				for _, sc := range succs[i].list {
 					c.res.Generated++
-					tid, dup := c.seen[sc.fp]
+					tid, dup := sc.seen, sc.seen >= 0
+					if !dup {
+						tid, dup = c.seen[sc.fp]
+					}
 					if !dup && c.opts.MaxStates > 0 && c.res.Distinct >= c.opts.MaxStates {
 						return &stopped{fmt.Sprintf("-max-states %d reached", c.opts.MaxStates), len(frontier) - lo - i + len(next)}
 					}
@@ -635,11 +645,13 @@ func (c *checker) successors(s eval.State, out *succList, wk *worker) error {
 				}
 			}
 		}
-		sc := succ{state: t, action: a, fp: fp, broken: broken}
+		sc := succ{state: t, action: a, fp: fp, broken: broken, seen: -1}
 		// The merge adds no state while workers run: a fingerprint not
 		// seen yet is of a new state, which the first worker to claim it
 		// prechecks.
-		if _, dup := c.seen[fp]; !dup && c.claims.claim(fp) {
+		if id, dup := c.seen[fp]; dup {
+			sc.seen = id
+		} else if c.claims.claim(fp) {
 			c.precheck(t, &sc.pre)
 			if !c.kept {
 				from := len(wk.bytes)

@@ -155,7 +155,9 @@ func (e *Encoder) domainIndex(f *Func, add bool) (uint32, bool) {
 	// The slot holds the keys' address, so the keys cannot be collected
 	// and their address reused for other keys while it does.
 	first := &f.keys[0]
-	slot := &e.recent[(uintptr(unsafe.Pointer(first))>>4)%uintptr(len(e.recent))]
+	// Tuples of different lengths share the address of their keys (oneTo):
+	// the length picks the slot too.
+	slot := &e.recent[((uintptr(unsafe.Pointer(first))>>4)+uintptr(len(f.keys)))%uintptr(len(e.recent))]
 	if slot.first == first && slot.n == len(f.keys) {
 		return slot.idx, true
 	}

@@ -160,8 +160,14 @@ func compareModels(x, y *Model) int {
 	return strings.Compare(x.Name, y.Name)
 }
 
+// sameKeys reports, cheaply, that f and g have the same domain: the same
+// keys, or both 1..n for one n (sequences, whose keys are not always
+// shared).
 func sameKeys(f, g *Func) bool {
-	return len(f.keys) > 0 && len(f.keys) == len(g.keys) && &f.keys[0] == &g.keys[0]
+	if len(f.keys) != len(g.keys) {
+		return false
+	}
+	return f.seq && g.seq || len(f.keys) > 0 && &f.keys[0] == &g.keys[0]
 }
 
 // hashesDiffer reports whether two cached hashes (0: not computed) prove

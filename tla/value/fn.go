@@ -54,12 +54,32 @@ func NewTuple(elems ...Value) *Func {
 	if len(elems) == 0 {
 		return EmptyFunc
 	}
-	keys := make([]Value, len(elems))
-	for i := range elems {
+	return &Func{keys: oneTo(len(elems)), vals: elems, seq: true}
+}
+
+// oneTo returns the keys 1..n. Tuples are built at every step of a search
+// (a message, an edge of a graph): up to len(sharedOneTo) they share one
+// array of keys, which is never written, rather than each allocating its
+// own; sharing also lets an encoder find their domain by the keys'
+// address.
+func oneTo(n int) []Value {
+	if n <= len(sharedOneTo) {
+		return sharedOneTo[:n:n]
+	}
+	keys := make([]Value, n)
+	for i := range keys {
 		keys[i] = Int(i + 1)
 	}
-	return &Func{keys: keys, vals: elems, seq: true}
+	return keys
 }
+
+var sharedOneTo = func() []Value {
+	keys := make([]Value, 256)
+	for i := range keys {
+		keys[i] = Int(i + 1)
+	}
+	return keys
+}()
 
 // RecordShape is the domain of the records a record constructor
 // [f1 |-> e1, ...] builds, sorted once so that each record is built without
