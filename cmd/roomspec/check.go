@@ -47,11 +47,9 @@ func runCheck(e *env, args []string) int {
 	if code, ok := fl.validate(e, fs); !ok {
 		return code
 	}
-	// Exploring states allocates fast and keeps a large, pointer-rich heap
-	// (the states of a level); collecting at the default 100% growth
-	// spends more time marking than checking. The heap is bounded by
-	// -max-memory instead.
-	debug.SetGCPercent(gcPercent)
+	// The heap is bounded by -max-memory rather than by the collector's
+	// default growth (see check.GCPercent).
+	debug.SetGCPercent(check.GCPercent)
 	switch {
 	case fl.list:
 		// One line each: the name, then which SGLang commits or code it
@@ -235,9 +233,6 @@ type checkRun struct {
 	vars     []string
 	elapsed  time.Duration
 }
-
-// gcPercent is the garbage collector's target heap growth during a check.
-const gcPercent = 400
 
 // defaultMaxMemory is a quarter of physical memory in MiB (as the JVM
 // bounds TLC's heap by default), or 0 where it cannot be read.

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 func benchModel(b *testing.B, dir, module, config string, workers int) {
 	root := sharedpath.Require(b, "tla-examples")
 	m := loadModel(b, filepath.Join(root, dir), module, config)
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	b.ResetTimer()
 	var distinct int64
 	for i := 0; i < b.N; i++ {
@@ -55,6 +57,8 @@ func BenchmarkWorkers(b *testing.B) {
 	} {
 		b.Run(m.name, func(b *testing.B) {
 			model := loadModel(b, filepath.Join(sharedpath.Require(b, m.set), m.dir), m.module, m.config)
+			// As roomspec check runs.
+			defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 			var one, two benchdata.Timer
 			var idle, total float64
 			var distinct [2]int64

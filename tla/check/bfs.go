@@ -13,6 +13,14 @@ import (
 	"github.com/roomspec/roomspec/tla/value"
 )
 
+// GCPercent is the garbage collector's target heap growth that roomspec
+// check runs with (debug.SetGCPercent), and the benchmarks with it:
+// exploring states allocates fast and keeps a large, pointer-rich heap (the
+// states of a level), and at the default 100% the collector spends more
+// time marking than the search spends checking. The heap is bounded by
+// Options.MaxMemory instead.
+const GCPercent = 400
+
 // Options tune a check.
 type Options struct {
 	// Workers is the number of goroutines computing successors; 0 means
