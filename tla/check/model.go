@@ -11,6 +11,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/cfg"
@@ -88,6 +89,12 @@ type Model struct {
 	Properties        []Property
 	// Fairness are the WF/SF conjuncts of the specification.
 	Fairness []*eval.Temporal
+	// Assumed are the specification's other temporal conjuncts (such as
+	// <>[][A]_v: from some point on, every step is an A step or
+	// stutters). As TLC, the checker explores every state Init and Next
+	// reach, and checks the liveness of a property P as Assumed => P: only
+	// on the behaviours that satisfy them.
+	Assumed []*eval.Temporal
 	// Symmetry is a set of permutations of model values; nil if none.
 	Symmetry *eval.Formula
 	// View maps a state to the value that is fingerprinted; nil if none.
@@ -203,6 +210,7 @@ func Build(mods *tla.Modules, conf *cfg.Config) (*Model, error) {
 		}
 		m.Properties = append(m.Properties, splitProperty(n.Name, t))
 	}
+	m.assume()
 	if conf.Symmetry != nil {
 		if m.Symmetry, err = def(conf.Symmetry, "SYMMETRY"); err != nil {
 			return nil, err
@@ -261,14 +269,48 @@ func (m *Model) fromSpecification(conf *cfg.Config, n *cfg.Name) error {
 			m.Fairness = append(m.Fairness, c)
 		case isFairnessConjunction(c):
 			m.Fairness = append(m.Fairness, c)
+		case !hasActionBox(c):
+			m.Assumed = append(m.Assumed, c)
 		default:
-			return specErr(m, c.Pos, "unsupported conjunct of the specification: %s (expected Init, [][Next]_vars or WF/SF)", c)
+			return specErr(m, c.Pos, "unsupported conjunct of the specification: %s (expected Init, [][Next]_vars, WF/SF, or a temporal formula without [][Next]_vars)", c)
 		}
 	}
 	if len(m.Init) == 0 || m.Next == nil {
 		return cfgErr(conf, n.Pos, "SPECIFICATION %s must have the form Init /\\ [][Next]_vars /\\ Fairness", n.Name)
 	}
 	return nil
+}
+
+// hasActionBox reports whether t is, or has below its top-level
+// conjunctions, a conjunct [][A]_v, the form of a next-state relation
+// (a second one, or one in a conjunct the checker cannot split).
+func hasActionBox(t *eval.Temporal) bool {
+	switch t.Op {
+	case eval.TAnd:
+		return slices.ContainsFunc(t.Args, hasActionBox)
+	case eval.TAlways:
+		return t.Args[0].Op == eval.TAtom && t.Args[0].Box != nil
+	}
+	return false
+}
+
+// assume makes the liveness of each property P into Assumed => P.
+func (m *Model) assume() {
+	if len(m.Assumed) == 0 {
+		return
+	}
+	a := m.Assumed[0]
+	if len(m.Assumed) > 1 {
+		a = &eval.Temporal{Op: eval.TAnd, Args: m.Assumed, Pos: a.Pos}
+	}
+	for i := range m.Properties {
+		p := &m.Properties[i]
+		if p.Liveness == nil {
+			continue
+		}
+		p.Liveness = &eval.Temporal{Op: eval.TOr, Pos: p.Liveness.Pos, Args: []*eval.Temporal{
+			{Op: eval.TNot, Pos: a.Pos, Args: []*eval.Temporal{a}}, p.Liveness}}
+	}
 }
 
 // isFairnessConjunction reports whether t is a conjunction (as from \A over a
