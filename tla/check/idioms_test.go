@@ -43,6 +43,7 @@ func TestIdioms(t *testing.T) {
 		// Checked against TLC (cc6b616): the same outcome and states.
 		{"Assumed", 4, OK, ""},
 		{"AssumedUnfair", 4, Violation, "Assumed"},
+		{"LetLambda", 4, OK, ""},
 	}
 	dir := filepath.Join("testdata", "idioms")
 	for _, tc := range cases {

@@ -292,6 +292,7 @@ func (c *ctx) contains(e expr, seen map[*defn]bool, is func(expr) bool) bool {
 		if n.op == tla.OpEnabled {
 			return false
 		}
+		return c.allContain(n.args, seen, is) || c.lambdasContain(n.ops, seen, is)
 	case *defRef:
 		if c.defContains(n.d, n.at, seen, is) {
 			return true
@@ -300,6 +301,12 @@ func (c *ctx) contains(e expr, seen map[*defn]bool, is func(expr) bool) bool {
 		if c.defContains(n.d, n.at, seen, is) {
 			return true
 		}
+		for _, h := range n.at.hops {
+			if c.allContain(h.args, seen, is) {
+				return true
+			}
+		}
+		return c.allContain(n.args, seen, is) || c.lambdasContain(n.ops, seen, is)
 	case *selector:
 		if c.defContains(n.d, n.at, seen, is) {
 			return true
@@ -312,10 +319,12 @@ func (c *ctx) contains(e expr, seen map[*defn]bool, is func(expr) bool) bool {
 		if c.localContains(n.up, n.slot, seen, is) {
 			return true
 		}
+		return c.allContain(n.args, seen, is) || c.lambdasContain(n.ops, seen, is)
 	case *callSubst:
 		if n.s.op != nil && c.opContains(n.s, seen, is) {
 			return true
 		}
+		return c.allContain(n.args, seen, is) || c.lambdasContain(n.ops, seen, is)
 	case *substRef:
 		if n.s.e != nil {
 			cx := c.sc.cx
@@ -373,6 +382,29 @@ func (c *ctx) contains(e expr, seen map[*defn]bool, is func(expr) bool) bool {
 	found := false
 	children(e, func(x expr) { found = found || c.contains(x, seen, is) })
 	return found
+}
+
+// allContain is contains for each of es.
+func (c *ctx) allContain(es []expr, seen map[*defn]bool, is func(expr) bool) bool {
+	for _, x := range es {
+		if x != nil && c.contains(x, seen, is) {
+			return true
+		}
+	}
+	return false
+}
+
+// lambdasContain is contains for the bodies of the LAMBDA arguments of a
+// call, inside a group for their parameters: a name a body binds must not
+// be taken for the one in the same slot around the call (a LET definition
+// the call is the body of, which would be visited again without end).
+func (c *ctx) lambdasContain(ops []*opArg, seen map[*defn]bool, is func(expr) bool) bool {
+	for _, o := range ops {
+		if o != nil && o.body != nil && c.inside(o.nparams).contains(o.body, seen, is) {
+			return true
+		}
+	}
+	return false
 }
 
 // boundsContain is contains for a binder's sets and the expression its
