@@ -40,6 +40,7 @@ func TestMalformed(t *testing.T) {
 		{"CASE without arrow", head + "A == CASE x y\n====\n", "2:13", `expected "->" after a CASE condition (CASE at 2:6), found "y"`},
 		{"CASE with only OTHER", head + "A == CASE OTHER -> 1\n====\n", "2:11", `expected an expression, found "OTHER"`},
 		{"operator-named instance", head + "a ++ b == INSTANCE M\n====\n", "2:11", `expected an expression after ++ ==, found INSTANCE`},
+		{"LET instance with WITH", head + "A == LET I == INSTANCE M WITH x <- 1 IN I!B\n====\n", "2:10", `an INSTANCE in a LET definition is supported with implicit substitutions only (no WITH, no parameters): define I at the module's level`},
 		{"unclosed set", head + "A == {1, 2\n====\n", "3:1", `expected "}" to close "{" at 2:6`},
 		{"unclosed tuple", head + "A == <<1, 2\nB == 1\n====\n", "3:1", `expected ">>" to close "<<" at 2:6, found "B"`},
 		{"bracket without form", head + "A == [x]\n====\n", "2:8", `expected "|->", "->", EXCEPT or "]_" in "[" at 2:6, found "]"`},

@@ -79,6 +79,9 @@ type parser struct {
 	tok     token // toks[i], or a tOffside copy of it
 	offside []int // bullet columns; 0 suspends the rule inside brackets
 	depth   int
+	// hoisted are the instances named in LET definitions of the unit being
+	// parsed, which become LOCAL definitions of the module before it.
+	hoisted []Unit
 }
 
 var moduleStart = regexp.MustCompile(`-{4,}[ \t]*MODULE\b`)
@@ -251,9 +254,26 @@ func (p *parser) parseModule() *Module {
 				p.next()
 			}
 		default:
-			m.Units = append(m.Units, p.parseUnit()...)
+			units := p.parseUnit()
+			m.Units = append(append(m.Units, p.hoisted...), units...)
+			p.hoisted = nil
 		}
 	}
+}
+
+// hoist makes an instance named in a LET definition (LET M == INSTANCE N
+// IN ...) a LOCAL definition of the module, before the unit the LET is in:
+// with its substitutions implicit, M!Op means the same there (a name the
+// LET could see and the module cannot, such as an operator's parameter,
+// cannot be the name of one of N's constants or variables without
+// redeclaring a name of the module, which TLA+ forbids). Substitutions
+// written out could name what only the LET sees: they are refused.
+func (p *parser) hoist(in *Instance) {
+	if len(in.Subst) > 0 || len(in.Params) > 0 {
+		p.errorf(in.At, "an INSTANCE in a LET definition is supported with implicit substitutions only (no WITH, no parameters): define %s at the module's level", in.Name)
+	}
+	in.Local = true
+	p.hoisted = append(p.hoisted, in)
 }
 
 // parseUnit parses one module-level unit (a proof-only unit such as USE
@@ -757,13 +777,17 @@ func (p *parser) parsePrimary() Expr {
 					p.errorf(p.tok.pos, "expected a definition or IN after LET at %s, found %s", t.pos, p.tok.describe())
 				}
 				d := p.parseDef(false)
-				if _, ok := d.(*Instance); ok {
-					p.errorf(d.Pos(), "expected an operator or function definition in LET, found INSTANCE")
+				if in, ok := d.(*Instance); ok {
+					p.hoist(in)
+					continue
 				}
 				l.Defs = append(l.Defs, d)
 			}
 			p.next()
 			l.Body = p.parseExpr()
+			if len(l.Defs) == 0 {
+				return l.Body // only instances, now the module's
+			}
 			return l
 		case "CHOOSE":
 			p.next()

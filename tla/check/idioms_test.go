@@ -44,6 +44,7 @@ func TestIdioms(t *testing.T) {
 		{"Assumed", 4, OK, ""},
 		{"AssumedUnfair", 4, Violation, "Assumed"},
 		{"LetLambda", 4, OK, ""},
+		{"LetInstance", 4, OK, ""},
 	}
 	dir := filepath.Join("testdata", "idioms")
 	for _, tc := range cases {
