@@ -3,6 +3,7 @@ package eval
 import (
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/value"
+	"sync/atomic"
 )
 
 // defValue evaluates a definition without arguments, reached through w.
@@ -80,7 +81,25 @@ func (c *ctx) substValue(s *substitution, at tla.Pos) value.Value {
 		c.fail(at, "%s is an operator: apply it to arguments", s.name)
 	}
 	cx := c.sc.cx
-	return c.call(cx.outer, cx.env, at).eval(s.e)
+	// As TLC's lazy values of an instance's substitutions: a variable
+	// replaced by an expression (a refinement mapping, which V!Next reads
+	// many times) is computed once in a state, not at every reference.
+	// Only in the current state, which is complete, and where the
+	// evaluation did not read the next one, which may be being built.
+	memo := !c.primed && !c.partial && !c.shared && len(c.s) > 0 && s.slot < len(cx.substMemo)
+	var slot *atomic.Pointer[stateValue]
+	if memo {
+		slot = cx.substMemo[s.slot].slot(c.s)
+		if m := slot.Load(); m != nil && sameState(m.s, c.s) {
+			return m.v
+		}
+	}
+	reads := c.readsOfNext()
+	v := c.call(cx.outer, cx.env, at).eval(s.e)
+	if memo && c.readsOfNext() == reads {
+		slot.Store(&stateValue{c.s, v})
+	}
+	return v
 }
 
 // substOp returns the operator that replaces an operator constant of the

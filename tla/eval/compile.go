@@ -701,7 +701,8 @@ func (t *template) substitution(s *tla.Symbol) *substitution {
 	if sub := t.substs[s]; sub != nil {
 		return sub
 	}
-	sub := &substitution{name: s.Name, unit: t.instUnit}
+	sub := &substitution{name: s.Name, unit: t.instUnit, slot: t.nsubst}
+	t.nsubst++
 	t.substs[s] = sub
 	for _, x := range t.spec.info.Substitutions(t.inst) {
 		if x.Decl != s {

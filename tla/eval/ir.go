@@ -330,6 +330,7 @@ type substitution struct {
 	op     *opArg
 	unit   int // the instantiating unit
 	varies bool
+	slot   int // of its values in a context's memo (substMemo)
 }
 
 // children calls f with each direct subexpression of e (the expressions

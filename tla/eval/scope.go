@@ -2,6 +2,7 @@ package eval
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/value"
@@ -36,6 +37,9 @@ type template struct {
 	// ncache counts the cache slots of a context: constant definitions,
 	// constant expressions and quantifier domains.
 	ncache int
+	// nsubst counts the substitutions, each with a slot in a context's
+	// substMemo.
+	nsubst int
 }
 
 // namedInst is a named instance M(p) == INSTANCE ... of a template.
@@ -79,6 +83,26 @@ type context struct {
 	named []atomic.Pointer[context]
 	cache []atomic.Pointer[valueBox]
 	units []scope
+	// substMemo keeps, per substitution, its latest values in states
+	// (substValue).
+	substMemo []substMemo
+}
+
+// substMemo is the latest values of a substitution, each with the state
+// it was computed in: a few, so that the workers that evaluate it in
+// their states at the same time do not keep pushing each other's out.
+type substMemo [4]atomic.Pointer[stateValue]
+
+// stateValue is a value computed in a state; holding the state keeps its
+// array, whose address tells it apart, from being reused for another.
+type stateValue struct {
+	s []value.Value
+	v value.Value
+}
+
+// slot returns where the value in state s is kept.
+func (m *substMemo) slot(s []value.Value) *atomic.Pointer[stateValue] {
+	return &m[(uintptr(unsafe.Pointer(&s[0]))>>6)%uintptr(len(m))]
 }
 
 // scope is where a compiled expression is evaluated: a context, and the
@@ -96,9 +120,10 @@ type valueBox struct{ v value.Value }
 // is written and its parameters.
 func newContext(t *template, outer *scope, env *env) *context {
 	cx := &context{t: t, outer: outer, env: env,
-		cache: make([]atomic.Pointer[valueBox], t.ncache),
-		units: make([]scope, len(t.units)),
-		named: make([]atomic.Pointer[context], len(t.named)),
+		cache:     make([]atomic.Pointer[valueBox], t.ncache),
+		substMemo: make([]substMemo, t.nsubst),
+		units:     make([]scope, len(t.units)),
+		named:     make([]atomic.Pointer[context], len(t.named)),
 	}
 	for i, m := range t.units {
 		cx.units[i] = scope{cx: cx, file: m.File, spec: t.spec}
