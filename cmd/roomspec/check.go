@@ -474,10 +474,15 @@ func writeCheckText(w io.Writer, cr *checkRun, r *check.Result) {
 	case check.Deadlock:
 		fmt.Fprintln(w, "Error: Deadlock reached.")
 	case check.Violation:
-		if r.ActionProperty {
-			// TLC's words for a step that a [][A]_v property forbids.
+		// TLC's words for each part of a property.
+		switch r.Part {
+		case check.PartStep:
 			fmt.Fprintf(w, "Error: Action property %s is violated.\n", r.Violated)
-		} else {
+		case check.PartAlways:
+			fmt.Fprintf(w, "Error: Invariant %s is violated.\n", r.Violated)
+		case check.PartInitially:
+			fmt.Fprintf(w, "Error: Property %s is violated by the initial state:\n", r.Violated)
+		default:
 			fmt.Fprintf(w, "Error: Temporal properties were violated: %s.\n", r.Violated)
 		}
 	case check.Postcondition:

@@ -47,9 +47,9 @@ type Result struct {
 	// deadlock; for a property, a lasso whose cycle starts at LoopStart.
 	Trace     []Step
 	LoopStart int
-	// ActionProperty says that the violated property is violated by a step
-	// of Trace, the last, that one of its [][A]_v conjuncts forbids.
-	ActionProperty bool
+	// Part says which part of the violated property (Outcome Violation)
+	// Trace breaks.
+	Part PropertyPart
 	// Verdicts has one entry per invariant and property, in configuration
 	// order, when Options.All is set: the check then goes on after a
 	// violation so that every verdict is known. Outcome, Violated and Trace
@@ -92,3 +92,22 @@ type Edge struct {
 	From, To int32
 	Action   *eval.Action
 }
+
+// PropertyPart is a part of a property, as TLC checks and reports it.
+type PropertyPart int
+
+const (
+	// PartLiveness is what remains of a property once its safety parts
+	// are set apart; Trace is a lasso ("Temporal properties were
+	// violated").
+	PartLiveness PropertyPart = iota
+	// PartInitially is a state predicate conjunct, which every initial
+	// state must satisfy ("Property P is violated by the initial state").
+	PartInitially
+	// PartAlways is the P of a []P conjunct, a state predicate checked on
+	// every state as an invariant is ("Invariant P is violated").
+	PartAlways
+	// PartStep is the A of a [][A]_v conjunct, which the last step of
+	// Trace breaks ("Action property P is violated").
+	PartStep
+)

@@ -71,7 +71,7 @@ func (c *checker) checkInvariants(id int32, s eval.State, pre *preChecked) (bool
 	k := 0 // the index of the next predicate in precheck's order
 	for i, p := range c.m.Properties {
 		for _, f := range p.Always {
-			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s, pre, k); done || err != nil {
+			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, PartAlways, f, id, s, pre, k); done || err != nil {
 				return done, err
 			}
 			k++
@@ -80,7 +80,7 @@ func (c *checker) checkInvariants(id int32, s eval.State, pre *preChecked) (bool
 			continue
 		}
 		for _, f := range p.Initially {
-			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, f, id, s, nil, 0); done || err != nil {
+			if done, err := c.checkSafety(len(c.m.Invariants)+i, p.Name, PartInitially, f, id, s, nil, 0); done || err != nil {
 				return done, err
 			}
 		}
@@ -128,7 +128,7 @@ func hasLiveness(m *Model) bool {
 // checkSafety checks the state-level property []P in state id (P is the
 // k-th predicate of pre, if pre is not nil), recording a violation; it
 // returns true when the search must stop.
-func (c *checker) checkSafety(verdict int, name string, f *eval.Formula, id int32, s eval.State, pre *preChecked, k int) (bool, error) {
+func (c *checker) checkSafety(verdict int, name string, part PropertyPart, f *eval.Formula, id int32, s eval.State, pre *preChecked, k int) (bool, error) {
 	if c.opts.All && !c.res.Verdicts[verdict].Holds {
 		return false, nil
 	}
@@ -146,22 +146,22 @@ func (c *checker) checkSafety(verdict int, name string, f *eval.Formula, id int3
 	if err != nil {
 		return true, err
 	}
-	return c.recordSafety(verdict, name, trace, false), nil
+	return c.recordSafety(verdict, name, trace, part), nil
 }
 
-// recordSafety records a violated safety property (by the last step of
-// trace when step is set); it returns true when the search must stop.
-func (c *checker) recordSafety(verdict int, name string, trace []Step, step bool) bool {
+// recordSafety records a violated safety part of a property; it returns
+// true when the search must stop.
+func (c *checker) recordSafety(verdict int, name string, trace []Step, part PropertyPart) bool {
 	if c.opts.All {
 		c.res.Verdicts[verdict].Holds = false
 		c.res.Verdicts[verdict].Trace = trace
 		if c.res.Outcome == OK {
-			c.res.ActionProperty = step
+			c.res.Part = part
 		}
 		c.firstViolation(Violation, name, trace, -1)
 		return false
 	}
-	c.res.Outcome, c.res.Violated, c.res.Trace, c.res.ActionProperty = Violation, name, trace, step
+	c.res.Outcome, c.res.Violated, c.res.Trace, c.res.Part = Violation, name, trace, part
 	return true
 }
 
@@ -180,7 +180,7 @@ func (c *checker) checkSteps(id int32, list []succ) (bool, error) {
 				return true, err
 			}
 			trace = append(trace, Step{Action: sc.action, State: sc.state})
-			if c.recordSafety(v, c.m.Properties[i].Name, trace, true) {
+			if c.recordSafety(v, c.m.Properties[i].Name, trace, PartStep) {
 				return true, nil
 			}
 		}
