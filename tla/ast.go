@@ -70,6 +70,8 @@ type Module struct {
 	Library bool
 	Extends []*Ident
 	Units   []Unit
+	// End is where its closing ==== is.
+	End Pos
 	// Comments holds every comment of the module's text, in source order,
 	// for tools that read structured comments such as `\* @action: ...`
 	// (see Doc). Comments of nested submodules are listed in the outermost

@@ -36,7 +36,9 @@ type Modules struct {
 // slash-separated subdirectory of fsys) from fsys and the
 // sibling modules it EXTENDS or INSTANCEs, transitively. Standard modules
 // (StandardModules) have no file and are only recorded. Modules defined as
-// submodules inside a file are resolved there and not looked up on disk.
+// submodules inside a file are resolved there and not looked up on disk;
+// nor are the modules that follow the first at the top level of a file
+// read already (as SANY reads a file whole).
 // Errors are *Error (syntax errors; a missing module wraps ErrModuleNotFound,
 // a cycle wraps ErrCycle), with the position of the offending reference.
 func Load(fsys fs.FS, name string) (*Modules, error) {
@@ -49,7 +51,7 @@ func Load(fsys fs.FS, name string) (*Modules, error) {
 		}
 		fsys, name = sub, path.Base(name)
 	}
-	l := &loader{fsys: fsys, ms: &Modules{ByName: map[string]*Module{}}, state: map[string]int{}, std: map[string]bool{}}
+	l := &loader{fsys: fsys, ms: &Modules{ByName: map[string]*Module{}}, state: map[string]int{}, std: map[string]bool{}, inFile: map[string]*Module{}}
 	root, err := l.load(name, "", Pos{})
 	if err != nil {
 		return nil, err
@@ -64,6 +66,9 @@ type loader struct {
 	state map[string]int // 0 unseen, 1 loading, 2 done
 	stack []string
 	std   map[string]bool
+	// inFile are the modules found after the first at the top level of the
+	// files read, by name.
+	inFile map[string]*Module
 }
 
 // load reads and resolves the module name, referenced from file at pos (for
@@ -76,6 +81,9 @@ func (l *loader) load(name string, file string, pos Pos) (*Module, error) {
 			Msg: fmt.Sprintf("module dependency cycle: %s", strings.Join(cycle, " -> "))}
 	case 2:
 		return l.ms.ByName[name], nil
+	}
+	if m := l.inFile[name]; m != nil {
+		return l.resolved(m, m.File)
 	}
 	path := name + ".tla"
 	src, err := fs.ReadFile(l.fsys, path)
@@ -94,14 +102,27 @@ func (l *loader) load(name string, file string, pos Pos) (*Module, error) {
 		}
 		return nil, &Error{File: file, Pos: pos, Msg: msg, Err: ErrModuleNotFound}
 	}
-	m, err := ParseFile(path, src)
+	ms, err := ParseFileAll(path, src)
 	if err != nil {
 		return nil, err
 	}
+	m := ms[0]
 	m.Library = lib
 	if m.Name != name {
 		return nil, &Error{File: path, Pos: m.At, Msg: fmt.Sprintf("expected module %s in %s, found module %s", name, path, m.Name)}
 	}
+	for _, o := range ms[1:] {
+		o.Library = lib
+		if l.inFile[o.Name] == nil && l.state[o.Name] == 0 {
+			l.inFile[o.Name] = o
+		}
+	}
+	return l.resolved(m, path)
+}
+
+// resolved loads the dependencies of m, read from path, and records it.
+func (l *loader) resolved(m *Module, path string) (*Module, error) {
+	name := m.Name
 	l.state[name] = 1
 	l.stack = append(l.stack, name)
 	if err := l.resolve(m, path, map[string]bool{}); err != nil {

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func mod(name, body string) *fstest.MapFile {
@@ -108,4 +111,31 @@ func TestLoadShared(t *testing.T) {
 			t.Errorf("%s: root %s", f, ms.Root.Name)
 		}
 	}
+}
+
+// TestLoadModulesOfAFile: a module may EXTEND one that follows it at the
+// top level of its file (as the tlaplus/Examples braf specification does);
+// that one is not looked for on disk, and a module of the file that is
+// not used is parsed (a syntax error there is one) but not loaded.
+func TestLoadModulesOfAFile(t *testing.T) {
+	fsys := fstest.MapFS{
+		"Main.tla": &fstest.MapFile{Data: []byte(
+			"---- MODULE Main ----\nEXTENDS Common\nX == C\n====\n\ntext between modules\n" +
+				"---- MODULE Other ----\nEXTENDS Common\nO == 1\n=======\n" +
+				"---- MODULE Common ----\nC == 1\n====\n")},
+	}
+	ms, err := Load(fsys, "Main")
+	require.NoError(t, err)
+	var order []string
+	for _, m := range ms.Order {
+		order = append(order, m.Name)
+	}
+	assert.Equal(t, []string{"Common", "Main"}, order)
+	assert.Equal(t, "Main.tla", ms.ByName["Common"].File)
+	assert.Equal(t, Pos{13, 1}, ms.ByName["Common"].End)
+
+	fsys["Main.tla"].Data = append(fsys["Main.tla"].Data, "---- MODULE Broken ----\nB == \n====\n"...)
+	_, err = Load(fsys, "Main")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `Main.tla:16:1: expected an expression, found "===="`)
 }

@@ -94,16 +94,69 @@ func ParseFile(filename string, src []byte) (m *Module, err error) {
 	if loc == nil {
 		return nil, &Error{File: filename, Pos: Pos{1, 1}, Msg: `expected a module header "---- MODULE Name ----", found none`}
 	}
-	line := 1 + strings.Count(s[:loc[0]], "\n")
-	col := loc[0] - strings.LastIndexByte(s[:loc[0]], '\n')
-	p := &parser{file: filename, lx: newLexer(s, loc[0], Pos{line, col})}
-	p.toks = make([]token, 0, (len(s)-loc[0])/16+16)
+	return parseModuleAt(filename, s, loc[0])
+}
+
+// ParseFileAll parses every module at the top level of src, in order: a
+// file may hold several after the first (TLC reads them too, and a module
+// may EXTEND one defined further down the same file). Text between them is
+// ignored.
+func ParseFileAll(filename string, src []byte) ([]*Module, error) {
+	first, err := ParseFile(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	s := string(src)
+	ms := []*Module{first}
+	for off := offsetAfterEnd(s, first.End); ; {
+		loc := moduleStart.FindStringIndex(s[off:])
+		if loc == nil {
+			return ms, nil
+		}
+		m, err := parseModuleAt(filename, s, off+loc[0])
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+		off = offsetAfterEnd(s, m.End)
+	}
+}
+
+// parseModuleAt parses the module whose header starts at byte off of s.
+func parseModuleAt(filename, s string, off int) (m *Module, err error) {
+	line := 1 + strings.Count(s[:off], "\n")
+	col := off - strings.LastIndexByte(s[:off], '\n')
+	p := &parser{file: filename, lx: newLexer(s, off, Pos{line, col})}
+	p.toks = make([]token, 0, (len(s)-off)/16+16)
 	defer p.recover(&err)
 	p.update()
 	m = p.parseModule()
 	m.File = filename
 	m.Comments = p.lx.Comments
 	return m, nil
+}
+
+// offsetAfterEnd returns the byte offset in s just after the ==== that
+// starts at end (the first run of four = on its line: no token but the end
+// of a module has one).
+func offsetAfterEnd(s string, end Pos) int {
+	off := 0
+	for line := 1; line < end.Line; line++ {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			return len(s)
+		}
+		off += i + 1
+	}
+	i := strings.Index(s[off:], "====")
+	if i < 0 {
+		return len(s)
+	}
+	off += i
+	for off < len(s) && s[off] == '=' {
+		off++
+	}
+	return off
 }
 
 // ParseExpr parses a single TLA+ expression, for tests and tools.
@@ -243,6 +296,7 @@ func (p *parser) parseModule() *Module {
 	for {
 		switch t := p.tok; {
 		case t.kind == tEnd:
+			m.End = t.pos
 			p.next()
 			return m
 		case t.kind == tEOF:
