@@ -112,6 +112,15 @@ func TestExamplesBreadth(t *testing.T) {
 					rel, err := filepath.Rel(dir, filepath.Join(root, filepath.FromSlash(model.Path)))
 					require.NoError(t, err)
 					m := loadModel(t, dir, strings.TrimSuffix(path.Base(mod.Path), ".tla"), rel)
+					// TLC runs from the root of the snapshot in its CI: a
+					// file a spec reads is named from there.
+					m.Spec.ReadFile = func(name string) ([]byte, error) {
+						if !filepath.IsAbs(name) {
+							name = filepath.Join(root, name)
+						}
+						return os.ReadFile(name)
+					}
+					m.Spec.Environ = os.Environ
 					ctx, cancel := context.WithTimeout(context.Background(), examplesTimeout)
 					defer cancel()
 					r := Check(ctx, m, Options{Workers: workers})
