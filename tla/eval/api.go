@@ -168,7 +168,9 @@ func (sp *Spec) Holds(f *Formula, s State) (b bool, err error) {
 // HoldsStep evaluates a boolean action-level formula on the step s -> t.
 func (sp *Spec) HoldsStep(f *Formula, s, t State) (b bool, err error) {
 	defer recoverError(&err)
-	return f.ctx(s, t).bool(f.e), nil
+	c := f.ctx(s, t)
+	c.whole = true
+	return c.bool(f.e), nil
 }
 
 // Enabled evaluates ENABLED f in s.

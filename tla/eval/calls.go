@@ -84,9 +84,10 @@ func (c *ctx) substValue(s *substitution, at tla.Pos) value.Value {
 	// As TLC's lazy values of an instance's substitutions: a variable
 	// replaced by an expression (a refinement mapping, which V!Next reads
 	// many times) is computed once in a state, not at every reference.
-	// Only in the current state, which is complete, and where the
-	// evaluation did not read the next one, which may be being built.
-	memo := !c.primed && !c.partial && !c.shared && len(c.s) > 0 && s.slot < len(cx.substMemo)
+	// Only in a whole state (the current one, or a next one that is not
+	// being built), and where the evaluation did not read a next state
+	// that may be.
+	memo := (!c.primed || c.whole) && !c.partial && !c.shared && len(c.s) > 0 && s.slot < len(cx.substMemo)
 	var slot *atomic.Pointer[stateValue]
 	if memo {
 		slot = cx.substMemo[s.slot].slot(c.s)

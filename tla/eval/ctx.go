@@ -148,6 +148,10 @@ type states struct {
 	// shared is set while a temporal formula is decomposed: what it binds
 	// is evaluated later by several goroutines at once.
 	shared bool
+	// whole is set where the next state is a whole one (a step judged by
+	// HoldsStep), not one being built by an action: under a prime, s is
+	// then that whole state.
+	whole bool
 	// nextReads counts the reads of the next state by the evaluation the
 	// states belong to (every copy made from the first shares it, nil
 	// where there is no next state): a parameter's value is kept only when

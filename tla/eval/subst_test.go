@@ -12,8 +12,9 @@ import (
 
 // TestSubstitutionOncePerState: a variable an instance replaces by an
 // expression is computed once in a state however often the instance's
-// definitions read it (as TLC's lazy values of the substitutions); in
-// another state, or primed, it is computed again.
+// definitions read it (as TLC's lazy values of the substitutions), primed
+// in the whole next state of a step too; in another state it is computed
+// again.
 func TestSubstitutionOncePerState(t *testing.T) {
 	sp := loadSpec(t, "testdata", "Refine")
 	prints := 0
@@ -30,15 +31,17 @@ func TestSubstitutionOncePerState(t *testing.T) {
 
 	step, err := sp.Formula("Step")
 	require.NoError(t, err)
+	t2, t3 := eval.State{value.Int(2)}, eval.State{value.Int(3)}
 	for _, tc := range []struct {
-		next int64
+		next eval.State
 		want bool
-	}{{2, true}, {3, false}} {
-		ok, err := sp.HoldsStep(step, s1, eval.State{value.Int(tc.next)})
+	}{{t2, true}, {t3, false}, {t2, true}} {
+		ok, err := sp.HoldsStep(step, s1, tc.next)
 		require.NoError(t, err)
-		assert.Equal(t, tc.want, ok, "x' = %d", tc.next)
+		assert.Equal(t, tc.want, ok, "x' = %v", tc.next[0])
 	}
-	assert.Equal(t, 3, prints, "y kept in state x = 1, y' computed in each next state")
+	// A step's next state is whole: y' is kept in it too.
+	assert.Equal(t, 3, prints, "y kept in state x = 1, y' computed once in each next state")
 
 	v, err := sp.Eval(thrice, eval.State{value.Int(2)})
 	require.NoError(t, err)
