@@ -10,9 +10,12 @@
 // CommunityModules.jar beside tla2tools.jar: it is used when there). Models
 // that EXTEND TLAPS or the proof libraries need those modules on TLC's
 // library path: -lib DIR[:DIR...] (the library/ folder of a tlaplus/tlapm
-// snapshot; and the modules/ folder of a tlaplus/CommunityModules snapshot
-// for the theorem modules the jar of tla2tools' build predates, such as
-// FunctionTheorems, which bcastByz extends).
+// snapshot; and a folder with the theorem modules the CommunityModules jar
+// of tla2tools' build predates: FunctionTheorems, which bcastByz extends,
+// and the Functions.tla it needs, from a tlaplus/CommunityModules
+// snapshot. Not that snapshot's whole modules/ folder: its newer
+// UndirectedGraphs.tla would take the place of the jar's, and YoYo then
+// fails in TLC without the jar's Java implementation of it).
 // Nothing is written beside the models: TLC runs in a scratch directory
 // with -noGenerateSpecTE and its states there.
 //
@@ -131,7 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (o options, code int, ok bool) 
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.tlc, "tlc", "", "TLC's `tla2tools.jar` (required; built by ../shared/tools/build-tlc.sh)")
 	fs.StringVar(&o.community, "community", "", "CommunityModules `jar` for TLC (default: CommunityModules.jar beside -tlc, if there)")
-	fs.StringVar(&o.lib, "lib", "", "`DIRS` of library modules for TLC, separated by ':' (tlapm's library/ for TLAPS and the proof libraries; CommunityModules' modules/ for the theorem modules its jar lacks)")
+	fs.StringVar(&o.lib, "lib", "", "`DIRS` of library modules for TLC, separated by ':' (tlapm's library/ for TLAPS and the proof libraries; a folder with CommunityModules' FunctionTheorems.tla and Functions.tla, which its jar lacks)")
 	fs.StringVar(&o.java, "java", "java", "the `java` command")
 	fs.StringVar(&o.roomspec, "roomspec", "", "roomspec `binary` (default: built from this checkout into a scratch directory)")
 	fs.StringVar(&o.shared, "shared", "../shared", "the shared `DIR` holding tla-examples and tla-corpus")
