@@ -1,9 +1,10 @@
 package eval
 
 import (
+	"sync/atomic"
+
 	"github.com/roomspec/roomspec/tla"
 	"github.com/roomspec/roomspec/tla/value"
-	"sync/atomic"
 )
 
 // defValue evaluates a definition without arguments, reached through w.
