@@ -66,20 +66,19 @@ func oneTo(n int) []Value {
 	if n <= len(sharedOneTo) {
 		return sharedOneTo[:n:n]
 	}
+	return newOneTo(n)
+}
+
+var sharedOneTo = newOneTo(256)
+
+// newOneTo allocates the keys 1..n.
+func newOneTo(n int) []Value {
 	keys := make([]Value, n)
 	for i := range keys {
 		keys[i] = Int(i + 1)
 	}
 	return keys
 }
-
-var sharedOneTo = func() []Value {
-	keys := make([]Value, 256)
-	for i := range keys {
-		keys[i] = Int(i + 1)
-	}
-	return keys
-}()
 
 // RecordShape is the domain of the records a record constructor
 // [f1 |-> e1, ...] builds, sorted once so that each record is built without
